@@ -1,0 +1,294 @@
+package published
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// The rules a world-model path can break. Each is the text a PathError
+// carries in Rule, so callers can compare against these constants.
+const (
+	RuleEmpty    = "the path is empty (a world-model file needs a name)"
+	RuleDotDot   = `".." segments are not allowed (world-model paths stay inside the node)`
+	RuleAbsolute = "absolute paths are not allowed (world-model paths are relative to the node)"
+	RuleDrive    = "Windows drive paths are not allowed (world-model paths are relative to the node)"
+	RuleControl  = "NUL and control characters are not allowed in world-model paths"
+	RuleUTF8     = "world-model paths must be valid UTF-8"
+)
+
+// PathError reports a world-model path that breaks one of the path rules.
+// Path is the path as given; Rule is one of the Rule constants.
+type PathError struct {
+	Path string
+	Rule string
+}
+
+// Error returns a sentence naming the path and the rule it breaks.
+func (e *PathError) Error() string {
+	return fmt.Sprintf("path %q: %s", e.Path, e.Rule)
+}
+
+// NormalizePath returns the normal form of a world-model file path:
+// backslashes become slashes and empty and "." segments are dropped, so
+// "a\\b", "./a//b/" and "a/./b" all become "a/b". It rejects, with a
+// *PathError, paths that are not valid UTF-8, contain NUL or other control
+// characters, are absolute (a leading slash or backslash, a Windows drive such
+// as "C:"), contain a ".." segment, or are empty once normalized.
+//
+// NormalizePath does not look at case or Unicode normalization: two paths
+// that differ only there are distinct here and a collision for
+// CheckCollisions.
+func NormalizePath(p string) (string, error) {
+	if !utf8.ValidString(p) {
+		return "", &PathError{Path: p, Rule: RuleUTF8}
+	}
+	for _, r := range p {
+		if unicode.IsControl(r) {
+			return "", &PathError{Path: p, Rule: RuleControl}
+		}
+	}
+	s := strings.ReplaceAll(p, `\`, "/")
+	if strings.HasPrefix(s, "/") {
+		return "", &PathError{Path: p, Rule: RuleAbsolute}
+	}
+	segs := make([]string, 0, strings.Count(s, "/")+1)
+	for seg := range strings.SplitSeq(s, "/") {
+		switch seg {
+		case "", ".":
+			continue
+		case "..":
+			return "", &PathError{Path: p, Rule: RuleDotDot}
+		}
+		segs = append(segs, seg)
+	}
+	if len(segs) == 0 {
+		return "", &PathError{Path: p, Rule: RuleEmpty}
+	}
+	// Checked after dropping "." segments: "./C:/x" is as much a drive path
+	// as "C:/x", and the normal form must stay valid when normalized again.
+	if isDrive(segs[0]) {
+		return "", &PathError{Path: p, Rule: RuleDrive}
+	}
+	n := strings.Join(segs, "/")
+	if n == p {
+		return p, nil // keep the caller's string; no new allocation survives
+	}
+	return n, nil
+}
+
+// isDrive reports whether a first path segment names a Windows drive ("C:",
+// "c:foo"), which Windows resolves outside the node directory.
+func isDrive(seg string) bool {
+	if len(seg) < 2 || seg[1] != ':' {
+		return false
+	}
+	c := seg[0] | 0x20
+	return 'a' <= c && c <= 'z'
+}
+
+// CollisionError reports two world-model paths that would name the same
+// file or directory on some filesystem.
+type CollisionError struct {
+	Path   string // the later path, as given
+	Other  string // the earlier path it collides with, as given
+	Reason string
+}
+
+// Error returns a sentence naming both paths and why they collide.
+func (e *CollisionError) Error() string {
+	return fmt.Sprintf("path %q collides with %q: %s", e.Path, e.Other, e.Reason)
+}
+
+// CheckCollisions reports the first problem in a set of world-model paths,
+// in input order: a path that breaks a NormalizePath rule (a *PathError), or
+// a *CollisionError naming both paths when two of them normalize to the same
+// path, differ only in case or Unicode normalization (compared after NFC with
+// Unicode simple case folding, as strings.EqualFold does, for the whole path
+// and for each directory on the way), or when one path is a file and also a
+// directory of another ("a" and "a/b"). Case-insensitive and normalizing
+// filesystems (macOS, Windows) would otherwise merge such files silently.
+func CheckCollisions(paths []string) error {
+	type seen struct {
+		spelling string // normalized path or directory prefix
+		path     string // the path that introduced it, as given
+	}
+	files := make(map[string]seen, len(paths))
+	dirs := make(map[string]seen)
+	for _, p := range paths {
+		n, err := NormalizePath(p)
+		if err != nil {
+			return err
+		}
+		segs := strings.Split(n, "/")
+		var key strings.Builder
+		for i, seg := range segs {
+			if i > 0 {
+				key.WriteByte('/')
+			}
+			key.WriteString(foldKey(seg))
+			k := key.String()
+			spelling := strings.Join(segs[:i+1], "/")
+			if i < len(segs)-1 {
+				if f, ok := files[k]; ok {
+					return &CollisionError{Path: p, Other: f.path,
+						Reason: fmt.Sprintf("%q would be both a file and a directory", spelling)}
+				}
+				if d, ok := dirs[k]; ok {
+					if d.spelling != spelling {
+						return &CollisionError{Path: p, Other: d.path,
+							Reason: fmt.Sprintf("directories %q and %q differ only in case or Unicode normalization", spelling, d.spelling)}
+					}
+					continue
+				}
+				dirs[k] = seen{spelling: spelling, path: p}
+				continue
+			}
+			if f, ok := files[k]; ok {
+				if f.spelling == n {
+					return &CollisionError{Path: p, Other: f.path,
+						Reason: fmt.Sprintf("both name %q", n)}
+				}
+				return &CollisionError{Path: p, Other: f.path,
+					Reason: fmt.Sprintf("%q and %q differ only in case or Unicode normalization", n, f.spelling)}
+			}
+			if d, ok := dirs[k]; ok {
+				return &CollisionError{Path: p, Other: d.path,
+					Reason: fmt.Sprintf("%q would be both a file and a directory", n)}
+			}
+			files[k] = seen{spelling: n, path: p}
+		}
+	}
+	return nil
+}
+
+// foldKey maps a path segment to a key that is equal for two segments exactly
+// when strings.EqualFold holds between their NFC forms: each rune becomes the
+// smallest rune of its simple case-folding orbit.
+func foldKey(s string) string {
+	s = norm.NFC.String(s)
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		m := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			if f < m {
+				m = f
+			}
+		}
+		b.WriteRune(m)
+	}
+	return b.String()
+}
+
+// EscapeNode maps a node id to the directory name that holds the node's
+// world-model, such as published/<EscapeNode(node)>/. The mapping is
+// reversible (UnescapeNode undoes it) and its result is plain lower-case
+// ASCII, so two distinct nodes never share a directory, even on
+// case-insensitive or Unicode-normalizing filesystems.
+//
+// The bytes a-z, 0-9, '-', '_' and '.' stay as they are. Every other byte of
+// the id's UTF-8 encoding, upper-case letters and '%' included, is written as
+// '%' and two upper-case hex digits, as in URL percent-encoding. A '.' is
+// escaped too when it is the first or last byte (no hidden, ".", ".." or
+// trailing-dot names, which Windows strips), and so is the first byte of an
+// id whose part before the first '.' is a Windows device name (con, prn, aux,
+// nul, com0-com9, lpt0-lpt9). Examples:
+//
+//	ingress.press-feed        → ingress.press-feed
+//	claude-sessions::ingress  → claude-sessions%3A%3Aingress
+//	Wiki                      → %57iki
+//	.hidden                   → %2Ehidden
+//	nul                       → %6Eul
+//
+// An empty id has no directory; EscapeNode returns "" for it.
+func EscapeNode(node string) string {
+	reserved := isDeviceName(node)
+	var b strings.Builder
+	b.Grow(len(node))
+	for i := 0; i < len(node); i++ {
+		c := node[i]
+		escape := !isPlainNodeByte(c) ||
+			(c == '.' && (i == 0 || i == len(node)-1)) ||
+			(i == 0 && reserved)
+		if escape {
+			const hex = "0123456789ABCDEF"
+			b.WriteByte('%')
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&0xF])
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// UnescapeNode returns the node id whose EscapeNode form is dir. It accepts
+// only the exact output of EscapeNode: malformed or lower-case escapes,
+// bytes that should have been escaped, and escapes of bytes that should have
+// stayed plain are errors, so each directory name stands for one node.
+func UnescapeNode(dir string) (string, error) {
+	if dir == "" {
+		return "", fmt.Errorf("node directory name is empty")
+	}
+	node := make([]byte, 0, len(dir))
+	for i := 0; i < len(dir); i++ {
+		c := dir[i]
+		switch {
+		case c == '%':
+			if i+2 >= len(dir) {
+				return "", fmt.Errorf("node directory %q: escape at byte %d is cut short (want %%XX with upper-case hex)", dir, i)
+			}
+			hi, ok1 := upperHex(dir[i+1])
+			lo, ok2 := upperHex(dir[i+2])
+			if !ok1 || !ok2 {
+				return "", fmt.Errorf("node directory %q: escape %q at byte %d is not %%XX with upper-case hex", dir, dir[i:i+3], i)
+			}
+			node = append(node, hi<<4|lo)
+			i += 2
+		case isPlainNodeByte(c):
+			node = append(node, c)
+		default:
+			return "", fmt.Errorf("node directory %q: byte %q at %d should have been escaped", dir, c, i)
+		}
+	}
+	s := string(node)
+	if want := EscapeNode(s); want != dir {
+		return "", fmt.Errorf("node directory %q is not in canonical form (node %q is stored as %q)", dir, s, want)
+	}
+	return s, nil
+}
+
+// isPlainNodeByte reports whether c may appear unescaped in a node directory.
+func isPlainNodeByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.'
+}
+
+// isDeviceName reports whether a node id, up to its first '.', is a Windows
+// device name; such names cannot be directories on Windows. Only lower-case
+// ids matter: upper-case letters are escaped anyway.
+func isDeviceName(node string) bool {
+	stem, _, _ := strings.Cut(node, ".")
+	switch stem {
+	case "con", "prn", "aux", "nul":
+		return true
+	}
+	if len(stem) == 4 && (stem[:3] == "com" || stem[:3] == "lpt") && '0' <= stem[3] && stem[3] <= '9' {
+		return true
+	}
+	return false
+}
+
+// upperHex decodes one upper-case hex digit.
+func upperHex(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'A' <= c && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
+}
