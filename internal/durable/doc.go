@@ -1,0 +1,27 @@
+// Package durable makes file writes crash-safe.
+//
+// A write never modifies its target in place. The new content goes to a
+// temporary file in the target's directory (named ".tmp-<base>-<random>"),
+// which is written, fsynced and closed, then renamed over the target; finally
+// the directory is fsynced so the rename itself survives a power loss. After a
+// crash at any instant the target holds either its old content or its new
+// content, never a mix, and at worst a temporary file is left behind, which
+// CleanTemps removes.
+//
+// The package owns the mechanics of durability and nothing else: it never
+// decides what is written, where, or when.
+//
+// # Fault injection
+//
+// Tests in other packages simulate failures (a full disk, an I/O error, a
+// crash between two steps) with SetFault. The installed function is consulted
+// before each step of every write — StepWrite, StepFsync, StepRename,
+// StepDirSync — and when it returns an error the write stops there and
+// returns that error. A failure before the rename leaves the target untouched
+// and removes the temporary file; a failure at StepDirSync happens after the
+// rename, so the target already holds the new content but its durability is
+// not guaranteed, exactly as after a real directory-fsync failure.
+//
+// The hook is process-wide; tests that install one must not run in parallel
+// with other tests that write through this package.
+package durable
