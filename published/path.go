@@ -51,10 +51,17 @@ func NormalizePath(p string) (string, error) {
 			return "", &PathError{Path: p, Rule: RuleControl}
 		}
 	}
-	s := strings.ReplaceAll(p, `\`, "/")
-	if strings.HasPrefix(s, "/") {
+	if strings.HasPrefix(p, "/") || strings.HasPrefix(p, `\`) {
 		return "", &PathError{Path: p, Rule: RuleAbsolute}
 	}
+	if isNormalShape(p) {
+		// The common case, paths already in normal form, allocates nothing.
+		if isDrive(p) {
+			return "", &PathError{Path: p, Rule: RuleDrive}
+		}
+		return p, nil
+	}
+	s := strings.ReplaceAll(p, `\`, "/")
 	segs := make([]string, 0, strings.Count(s, "/")+1)
 	for seg := range strings.SplitSeq(s, "/") {
 		switch seg {
@@ -73,11 +80,22 @@ func NormalizePath(p string) (string, error) {
 	if isDrive(segs[0]) {
 		return "", &PathError{Path: p, Rule: RuleDrive}
 	}
-	n := strings.Join(segs, "/")
-	if n == p {
-		return p, nil // keep the caller's string; no new allocation survives
+	return strings.Join(segs, "/"), nil
+}
+
+// isNormalShape reports whether p, already known to be free of control
+// characters and not to start with a slash, has no backslash and no empty,
+// "." or ".." segment.
+func isNormalShape(p string) bool {
+	if p == "" || strings.IndexByte(p, '\\') >= 0 {
+		return false
 	}
-	return n, nil
+	for seg := range strings.SplitSeq(p, "/") {
+		if seg == "" || seg == "." || seg == ".." {
+			return false
+		}
+	}
+	return true
 }
 
 // isDrive reports whether a first path segment names a Windows drive ("C:",
