@@ -1,0 +1,93 @@
+package receipt
+
+import "fmt"
+
+// Problem is one thing wrong with one receipt of a sequence: its index in
+// append order, its node and recorded content_hash, and why.
+type Problem struct {
+	Index       int
+	Node        string
+	ContentHash string
+	Reason      string
+}
+
+// String names the receipt and the reason, as in
+// `receipt 12 (node "a", sha256:…): content_hash mismatch (…)`.
+func (p Problem) String() string {
+	return fmt.Sprintf("receipt %d (node %q, %s): %s", p.Index, p.Node, p.ContentHash, p.Reason)
+}
+
+// Error returns String, so a Problem can travel as an error.
+func (p Problem) Error() string { return p.String() }
+
+// VerifyChains checks receipts given in append order and returns every
+// problem found, in order; none means the sequence verifies. For each
+// receipt it checks the CheckBasic rules; that content_hash recomputes
+// ("content_hash mismatch"); that no receipt repeats an earlier one; and
+// that prev is the content_hash of the previous receipt of the same node, or
+// null for the node's first, so each node has one unforked chain that never
+// links into another node's. A nil entry is reported and skipped.
+//
+// Chains are followed by recorded content hashes, so a receipt altered after
+// sealing is reported once, as a mismatch, and its successor still links.
+func VerifyChains(rs []*Receipt) []Problem {
+	return verify(rs, true)
+}
+
+// verify is VerifyChains; reportNil false skips nil entries silently, for
+// callers that reported them already.
+func verify(rs []*Receipt, reportNil bool) []Problem {
+	var problems []Problem
+	byHash := make(map[string]int, len(rs)) // recorded content_hash → first index
+	last := make(map[string]int)            // node → index of its latest receipt
+	for i, r := range rs {
+		if r == nil {
+			if reportNil {
+				problems = append(problems, Problem{Index: i, Reason: "missing receipt (nil)"})
+			}
+			continue
+		}
+		report := func(format string, args ...any) {
+			problems = append(problems, Problem{Index: i, Node: r.Node, ContentHash: r.ContentHash, Reason: fmt.Sprintf(format, args...)})
+		}
+		for _, p := range r.basicProblems() {
+			report("%s", p)
+		}
+		if h, err := r.ComputeContentHash(); err != nil {
+			report("content_hash cannot be recomputed: %v", err)
+		} else if h != r.ContentHash {
+			report("content_hash mismatch (the receipt's content hashes to %s)", h)
+		}
+		if j, dup := byHash[r.ContentHash]; dup {
+			report("duplicate of receipt %d", j)
+			continue // a repeat does not extend its chain
+		}
+
+		prevIdx, hasPrev := last[r.Node]
+		last[r.Node] = i
+		switch {
+		case r.Prev == nil && !hasPrev:
+			// the node's first receipt
+		case r.Prev == nil:
+			report("prev is null, but node %q already has receipt %d (%s)", r.Node, prevIdx, rs[prevIdx].ContentHash)
+		case hasPrev && *r.Prev == rs[prevIdx].ContentHash:
+			// the chain goes on
+		default:
+			want := "null (this is the node's first receipt)"
+			if hasPrev {
+				want = fmt.Sprintf("%s (receipt %d)", rs[prevIdx].ContentHash, prevIdx)
+			}
+			j, known := byHash[*r.Prev]
+			switch {
+			case !known:
+				report("prev %s is no earlier receipt; want %s", *r.Prev, want)
+			case rs[j].Node != r.Node:
+				report("prev links to receipt %d of node %q, another node's chain; want %s", j, rs[j].Node, want)
+			default:
+				report("prev links to receipt %d, an older receipt of this node, so the chain forks; want %s", j, want)
+			}
+		}
+		byHash[r.ContentHash] = i
+	}
+	return problems
+}

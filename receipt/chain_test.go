@@ -1,0 +1,207 @@
+package receipt
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/prose-store/prose/canon"
+)
+
+// newReceipt returns an unsealed BLAKE3 receipt that satisfies CheckShape
+// once sealed.
+func newReceipt(node string, prev *Receipt, status Status) *Receipt {
+	r := &Receipt{
+		Schema:              Schema,
+		HashAlgorithm:       canon.BLAKE3,
+		Node:                node,
+		ContractFingerprint: "contract:" + node,
+		Wake:                Wake{Source: WakeInput, Refs: []string{}},
+		InputFingerprints:   []string{"cold-start"},
+		Fingerprints:        map[string]string{AtomicFacet: "blake3:" + strings.Repeat("ab", 32)},
+		SemanticDiff:        map[string]any{},
+		Status:              status,
+		Cost:                Cost{Provider: "offline", Model: "offline", SurpriseCause: WakeInput},
+		Sig:                 UnsignedSig(),
+	}
+	if status == Rendered {
+		r.SemanticDiff["summary"] = "changed " + node
+		r.Cost.Tokens = Tokens{Fresh: 10, Reused: 2}
+	}
+	if prev != nil {
+		h := prev.ContentHash
+		r.Prev = &h
+	}
+	return r
+}
+
+// chain builds sealed receipts from a script of node names, each linked to
+// the previous receipt of its node.
+func chain(t testing.TB, nodes ...string) []*Receipt {
+	t.Helper()
+	last := map[string]*Receipt{}
+	var rs []*Receipt
+	for i, n := range nodes {
+		r := newReceipt(n, last[n], Rendered)
+		r.SemanticDiff["i"] = float64(i) // distinct content, distinct hashes
+		if err := r.Seal(); err != nil {
+			t.Fatal(err)
+		}
+		last[n] = r
+		rs = append(rs, r)
+	}
+	return rs
+}
+
+func reseal(t *testing.T, r *Receipt) {
+	t.Helper()
+	if err := r.Seal(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestVerifyChains(t *testing.T) {
+	tests := []struct {
+		name   string
+		build  func(t *testing.T) []*Receipt
+		index  []int    // indexes of the problems expected, in order
+		reason []string // a fragment of each problem's reason
+	}{
+		{name: "empty", build: func(t *testing.T) []*Receipt { return nil }},
+		{name: "good interleaved chains", build: func(t *testing.T) []*Receipt { return chain(t, "a", "b", "a", "c", "b", "a") }},
+		{
+			name: "altered status",
+			build: func(t *testing.T) []*Receipt {
+				rs := chain(t, "a", "b", "a", "a")
+				rs[2].Status = Skipped
+				return rs
+			},
+			index: []int{2}, reason: []string{"content_hash mismatch"},
+		},
+		{
+			name: "prev null twice",
+			build: func(t *testing.T) []*Receipt {
+				rs := chain(t, "a", "a")
+				rs[1].Prev = nil
+				reseal(t, rs[1])
+				return rs
+			},
+			index: []int{1}, reason: []string{"prev is null, but node \"a\" already has receipt 0"},
+		},
+		{
+			name: "first receipt with prev",
+			build: func(t *testing.T) []*Receipt {
+				rs := chain(t, "a")
+				p := "blake3:" + strings.Repeat("0", 64)
+				rs[0].Prev = &p
+				reseal(t, rs[0])
+				return rs
+			},
+			index: []int{0}, reason: []string{"is no earlier receipt; want null"},
+		},
+		{
+			name: "prev into another node",
+			build: func(t *testing.T) []*Receipt {
+				rs := chain(t, "a", "b", "a")
+				p := rs[1].ContentHash
+				rs[2].Prev = &p
+				reseal(t, rs[2])
+				return rs
+			},
+			index: []int{2}, reason: []string{`links to receipt 1 of node "b", another node's chain`},
+		},
+		{
+			name: "fork",
+			build: func(t *testing.T) []*Receipt {
+				rs := chain(t, "a", "a", "a")
+				p := rs[0].ContentHash
+				rs[2].Prev = &p
+				reseal(t, rs[2])
+				return rs
+			},
+			index: []int{2}, reason: []string{"older receipt of this node, so the chain forks"},
+		},
+		{
+			name: "renamed node",
+			build: func(t *testing.T) []*Receipt {
+				rs := chain(t, "a", "a", "a")
+				rs[1].Node = "b"
+				reseal(t, rs[1])
+				return rs
+			},
+			index:  []int{1, 2},
+			reason: []string{`links to receipt 0 of node "a"`, `want ` /* receipt 2 of a skips its true predecessor */},
+		},
+		{
+			name: "duplicate",
+			build: func(t *testing.T) []*Receipt {
+				rs := chain(t, "a", "a")
+				return append(rs, rs[1])
+			},
+			index: []int{2}, reason: []string{"duplicate of receipt 1"},
+		},
+		{
+			name: "nil entry",
+			build: func(t *testing.T) []*Receipt {
+				return append(chain(t, "a"), nil)
+			},
+			index: []int{1}, reason: []string{"missing receipt"},
+		},
+		{
+			name: "bad shape",
+			build: func(t *testing.T) []*Receipt {
+				rs := chain(t, "a")
+				delete(rs[0].Fingerprints, AtomicFacet)
+				rs[0].Wake.Source = "cron"
+				reseal(t, rs[0])
+				return rs
+			},
+			index: []int{0, 0}, reason: []string{`wake.source "cron"`, `no "@atomic" entry`},
+		},
+		{
+			name: "unknown algorithm",
+			build: func(t *testing.T) []*Receipt {
+				rs := chain(t, "a")
+				rs[0].HashAlgorithm = "md5"
+				return rs
+			},
+			index: []int{0, 0}, reason: []string{`hash_algorithm "md5"`, "cannot be recomputed"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			problems := VerifyChains(tt.build(t))
+			if len(problems) != len(tt.index) {
+				t.Fatalf("got %d problems %v; want %d", len(problems), problems, len(tt.index))
+			}
+			for i, p := range problems {
+				if p.Index != tt.index[i] || !strings.Contains(p.Reason, tt.reason[i]) {
+					t.Errorf("problem %d = %v; want index %d, reason containing %q", i, p, tt.index[i], tt.reason[i])
+				}
+			}
+		})
+	}
+}
+
+func TestProblemString(t *testing.T) {
+	p := Problem{Index: 3, Node: "a::b", ContentHash: "sha256:00", Reason: "content_hash mismatch"}
+	want := `receipt 3 (node "a::b", sha256:00): content_hash mismatch`
+	if p.String() != want || p.Error() != want {
+		t.Fatalf("String = %q; want %q", p.String(), want)
+	}
+}
+
+func BenchmarkVerifyChains(b *testing.B) {
+	nodes := make([]string, 5000)
+	for i := range nodes {
+		nodes[i] = fmt.Sprintf("node-%02d", i%50)
+	}
+	rs := chain(b, nodes...)
+	b.ResetTimer()
+	for b.Loop() {
+		if problems := VerifyChains(rs); len(problems) != 0 {
+			b.Fatal(problems)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(rs)), "ns/receipt")
+}

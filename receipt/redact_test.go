@@ -1,0 +1,108 @@
+package receipt
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestRedactSecrets(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"plain message: upstream 503", "plain message: upstream 503"},
+		{"401 Unauthorized: invalid key sk-proj-AbC123xyz_-987", "401 Unauthorized: invalid key [REDACTED]"},
+		{"anthropic sk-ant-api03-abcdefghijkl rejected", "anthropic [REDACTED] rejected"},
+		{"Authorization: Bearer eyJhbGciOi.J9.xyz", "Authorization: Bearer [REDACTED]"},
+		{"bearer abcdefghij", "bearer [REDACTED]"},
+		{"GET https://u:hunter22@example.com/x failed", "GET https://u:[REDACTED]@example.com/x failed"},
+		{"api_key=abc123&x=1", "api_key=[REDACTED]&x=1"},
+		{"ACCESS_TOKEN: xyz, then", "ACCESS_TOKEN: [REDACTED], then"},
+		{`{"client_secret": "s3cr3t value", "n": 1}`, `{"client_secret": [REDACTED], "n": 1}`},
+		{"password='p w' user=bob", "password=[REDACTED] user=bob"},
+		{"DB_PASSWD=x", "DB_PASSWD=[REDACTED]"},
+		{"token ghp_abcdefghijklmnopqrstuvwxyz0123", "token [REDACTED]"},
+		{"aws AKIAABCDEFGHIJKLMNOP here", "aws [REDACTED] here"},
+		{"slack xoxb-1234567890-abc", "slack [REDACTED]"},
+		{"no key here; tokens used: 3", "no key here; tokens used: 3"},
+		{"max_tokens: 3", "max_tokens: [REDACTED]"},
+		{"monkey business", "monkey business"},
+	}
+	for _, tt := range tests {
+		got := RedactSecrets(tt.in)
+		if got != tt.want {
+			t.Errorf("RedactSecrets(%q) = %q; want %q", tt.in, got, tt.want)
+		}
+		if again := RedactSecrets(got); again != got {
+			t.Errorf("RedactSecrets not idempotent on %q: %q", got, again)
+		}
+	}
+}
+
+func TestRedactSecretsEnv(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "local-server-key-123")
+	if got := RedactSecrets("sent local-server-key-123 to server"); got != "sent [REDACTED] to server" {
+		t.Fatalf("RedactSecrets = %q", got)
+	}
+}
+
+func TestFailureReason(t *testing.T) {
+	long := strings.Repeat("word ", 200)
+	tests := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"nil", nil, ""},
+		{"empty", errors.New(""), ""},
+		{"plain", errors.New("render: upstream 503"), "render: upstream 503"},
+		{"first line", errors.New("render failed\ngoroutine 1 [running]:\nmain.main()"), "render failed"},
+		{"carriage return", errors.New("a\r\nb"), "a"},
+		{"tabs and controls", errors.New("a\tb\x00c"), "a b c"},
+		{"invalid UTF-8", errors.New("bad \xff byte"), "bad \uFFFD byte"},
+		{"secret", errors.New("openai: 401 for key sk-abcdefghijklmnop"), "openai: 401 for key [REDACTED]"},
+		{"wrapped secret", errors.Join(errors.New("call model: Bearer abcdefghijklmn"), errors.New("second line")), "call model: Bearer [REDACTED]"},
+		{"long", errors.New(long), strings.TrimSpace(long[:499]) + "…"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := FailureReason(tt.err)
+			if got != tt.want {
+				t.Fatalf("FailureReason = %q; want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestFailureReasonCutsRedacted checks that cutting a long message never
+// leaves a half-redacted value.
+func TestFailureReasonCutsRedacted(t *testing.T) {
+	for pad := 480; pad < 500; pad++ {
+		msg := strings.Repeat("x", pad) + " token=" + strings.Repeat("s", 30) + " tail"
+		got := FailureReason(errors.New(msg))
+		if n := utf8.RuneCountInString(got); n > MaxFailureReason {
+			t.Fatalf("pad %d: %d characters", pad, n)
+		}
+		if RedactSecrets(got) != got || strings.Contains(got, "sss") {
+			t.Fatalf("pad %d: %q is not fully redacted", pad, got)
+		}
+	}
+}
+
+func FuzzRedactSecrets(f *testing.F) {
+	for _, s := range []string{"api_key=abc", "Bearer abcdefghij", "https://a:b@c", "sk-abcdefgh1234", `"token": "x"`, "token=[REDACTED]]"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		once := RedactSecrets(s)
+		if twice := RedactSecrets(once); twice != once {
+			t.Fatalf("not idempotent: %q → %q → %q", s, once, twice)
+		}
+		reason := FailureReason(errors.New(s))
+		if utf8.RuneCountInString(reason) > MaxFailureReason || strings.ContainsAny(reason, "\r\n") || !utf8.ValidString(reason) {
+			t.Fatalf("FailureReason(%q) = %q breaks the shape rules", s, reason)
+		}
+		if RedactSecrets(reason) != reason {
+			t.Fatalf("FailureReason(%q) = %q is not redacted", s, reason)
+		}
+	})
+}
