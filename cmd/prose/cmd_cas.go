@@ -1,0 +1,198 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/prose-store/prose/cas"
+	"github.com/prose-store/prose/vault"
+)
+
+func openStore(v *vault.Vault) (*cas.Store, error) {
+	return cas.Open(v.StatePath())
+}
+
+// withStore opens the vault's object store for a cas subcommand.
+func withStore(c *cli.Context, fn func(*cas.Store, *output) error) error {
+	v, err := openVault(c)
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+	st, err := openStore(v)
+	if err != nil {
+		return err
+	}
+	return fn(st, newOutput(c))
+}
+
+func parseIDArg(c *cli.Context, what string) (cas.ID, error) {
+	if c.NArg() != 1 {
+		return cas.ID{}, usageErrorf("%s needs one object id (blake3:<64 hex>)", what)
+	}
+	id, err := cas.ParseID(c.Args().First())
+	if err != nil {
+		return cas.ID{}, usageErrorf("%s: %v", what, err)
+	}
+	return id, nil
+}
+
+func casCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "cas",
+		Usage: "the BLAKE3 content-addressed object store under .prose/",
+		Subcommands: []*cli.Command{
+			{
+				Name:      "put",
+				Usage:     "store FILE (or stdin with - or no argument); print its id",
+				ArgsUsage: "[FILE|-]",
+				Action: func(c *cli.Context) error {
+					if c.NArg() > 1 {
+						return usageErrorf("cas put takes at most one file")
+					}
+					return withStore(c, func(st *cas.Store, out *output) error {
+						var r io.Reader = os.Stdin
+						name := "-"
+						if c.NArg() == 1 && c.Args().First() != "-" {
+							name = c.Args().First()
+							f, err := os.Open(name)
+							if err != nil {
+								return usageErrorf("cas put: %v", err)
+							}
+							defer f.Close()
+							r = f
+						}
+						id, n, err := st.Put(r)
+						if err != nil {
+							return err
+						}
+						if !out.quiet || out.json {
+							out.printf("%s\n", id)
+						}
+						return out.emit(map[string]any{"id": id.String(), "size": n, "source": name})
+					})
+				},
+			},
+			{
+				Name:      "get",
+				Usage:     "write an object to stdout (or -o FILE), verifying its hash",
+				ArgsUsage: "ID",
+				Flags:     []cli.Flag{&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` instead of stdout"}},
+				Action: func(c *cli.Context) error {
+					id, err := parseIDArg(c, "cas get")
+					if err != nil {
+						return err
+					}
+					return withStore(c, func(st *cas.Store, out *output) error {
+						rc, err := st.Get(id)
+						if errors.Is(err, cas.ErrNotFound) {
+							return fmt.Errorf("cas get: no object %s in this vault", id)
+						}
+						if err != nil {
+							return err
+						}
+						defer rc.Close()
+						var w io.Writer = c.App.Writer
+						if f := c.String("output"); f != "" {
+							fh, err := os.Create(f)
+							if err != nil {
+								return err
+							}
+							defer fh.Close()
+							w = fh
+						}
+						_, err = io.Copy(w, rc)
+						return err
+					})
+				},
+			},
+			{
+				Name:      "has",
+				Usage:     "exit 0 when the object is stored, 1 when not",
+				ArgsUsage: "ID",
+				Action: func(c *cli.Context) error {
+					id, err := parseIDArg(c, "cas has")
+					if err != nil {
+						return err
+					}
+					return withStore(c, func(st *cas.Store, out *output) error {
+						ok, err := st.Has(id)
+						if err != nil {
+							return err
+						}
+						out.printf("%v\n", ok)
+						if err := out.emit(map[string]any{"id": id.String(), "present": ok}); err != nil {
+							return err
+						}
+						if !ok {
+							return findings("absent")
+						}
+						return nil
+					})
+				},
+			},
+			{
+				Name:  "verify",
+				Usage: "re-hash every object; exit 1 if any is corrupt",
+				Action: func(c *cli.Context) error {
+					return withStore(c, func(st *cas.Store, out *output) error {
+						var bad []string
+						checked, _, err := st.Verify(func(id cas.ID, err error) {
+							bad = append(bad, fmt.Sprintf("%s: %v", id, err))
+							if !out.json {
+								fmt.Fprintf(c.App.ErrWriter, "corrupt: %s: %v\n", id, err)
+							}
+						})
+						if err != nil {
+							return err
+						}
+						out.printf("%d objects checked, %d corrupt\n", checked, len(bad))
+						if bad == nil {
+							bad = []string{}
+						}
+						if err := out.emit(map[string]any{"checked": checked, "corrupt": bad}); err != nil {
+							return err
+						}
+						if len(bad) > 0 {
+							return findings("corrupt objects")
+						}
+						return nil
+					})
+				},
+			},
+			{
+				Name:  "gc",
+				Usage: "remove every object the given roots do not reach (takes the writer lock)",
+				Flags: []cli.Flag{
+					&cli.StringSliceFlag{Name: "root", Usage: "object `ID` to keep (repeatable)"},
+					&cli.BoolFlag{Name: "everything", Usage: "with no --root: remove every object"},
+				},
+				Action: func(c *cli.Context) error {
+					roots := []cas.ID{}
+					for _, s := range c.StringSlice("root") {
+						id, err := cas.ParseID(s)
+						if err != nil {
+							return usageErrorf("--root: %v", err)
+						}
+						roots = append(roots, id)
+					}
+					if len(roots) == 0 && !c.Bool("everything") {
+						return usageErrorf("cas gc needs the roots to keep (--root ID ...), or --everything to empty the store")
+					}
+					return withStore(c, func(st *cas.Store, out *output) error {
+						stats, err := st.GC(c.Context, roots, nil, c.Duration("lock-timeout"))
+						if err != nil {
+							return err
+						}
+						out.printf("kept %d objects, removed %d (%d bytes)\n", stats.Kept, stats.Removed, stats.BytesFreed)
+						return out.emit(stats)
+					})
+				},
+			},
+		},
+	}
+}

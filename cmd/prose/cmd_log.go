@@ -1,0 +1,84 @@
+package main
+
+import (
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/prose-store/prose/vault"
+)
+
+func logCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "log",
+		Usage: "receipt history, newest first, with the facets each receipt moved",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "node", Usage: "only receipts of `NODE`"},
+			&cli.BoolFlag{Name: "rendered", Usage: "only rendered receipts (the branch history)"},
+			&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Usage: "show at most `N` receipts (0: all)"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usageErrorf("log takes no arguments; use --node NODE")
+			}
+			v, err := openVault(c)
+			if err != nil {
+				return err
+			}
+			defer v.Close()
+			out := newOutput(c)
+			var docs []map[string]any
+			shown := 0
+			err = v.Receipts(func(rec vault.Record) error {
+				r := rec.Receipt
+				if n := c.String("node"); n != "" && r.Node != n {
+					return nil
+				}
+				if c.Bool("rendered") && r.Status != "rendered" {
+					return nil
+				}
+				if lim := c.Int("limit"); lim > 0 && shown >= lim {
+					return errStop
+				}
+				shown++
+				moved := movedOf(r.SemanticDiff)
+				line := rec.When.Local().Format(time.DateTime) + "  " + string(r.Status) + "  " + r.Node
+				if len(moved) > 0 {
+					line += "  moved " + strings.Join(moved, ", ")
+				}
+				out.printf("%s  %s\n", short(strings.TrimPrefix(strings.TrimPrefix(r.ContentHash, "blake3:"), "sha256:")), line)
+				d := map[string]any{"receipt": r.ToValue(), "ledger": rec.Ledger.String(), "time": rec.When.UTC().Format(time.RFC3339), "moved": moved}
+				if !rec.Commit.IsZero() {
+					d["commit"] = rec.Commit.String()
+				}
+				docs = append(docs, d)
+				return nil
+			})
+			if err != nil && err != errStop {
+				return err
+			}
+			if docs == nil {
+				docs = []map[string]any{}
+			}
+			return out.emit(docs)
+		},
+	}
+}
+
+type stopError struct{}
+
+func (stopError) Error() string { return "stop" }
+
+var errStop error = stopError{}
+
+func movedOf(d map[string]any) []string {
+	list, _ := d["moved"].([]any)
+	out := []string{}
+	for _, x := range list {
+		if s, ok := x.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/prose-store/prose/vault"
+)
+
+func globalFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "vault", Usage: "vault directory (default: $PROSE_VAULT, else the vault containing the working directory)", EnvVars: []string{"PROSE_VAULT"}},
+		&cli.BoolFlag{Name: "json", Usage: "print machine-readable JSON on stdout (one document)"},
+		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only errors"},
+		&cli.BoolFlag{Name: "no-color", Usage: "disable colored output (also NO_COLOR)", EnvVars: []string{"NO_COLOR"}},
+		&cli.DurationFlag{Name: "lock-timeout", Value: vault.DefaultLockTimeout, Usage: "how long a writer waits for the vault lock"},
+	}
+}
+
+// output prints a command's result as text or, with --json, as one JSON
+// document.
+type output struct {
+	c     *cli.Context
+	json  bool
+	quiet bool
+	w     io.Writer
+}
+
+func newOutput(c *cli.Context) *output {
+	return &output{c: c, json: c.Bool("json"), quiet: c.Bool("quiet"), w: c.App.Writer}
+}
+
+// printf writes text output unless --json or --quiet is set.
+func (o *output) printf(format string, a ...any) {
+	if o.json || o.quiet {
+		return
+	}
+	fmt.Fprintf(o.w, format, a...)
+}
+
+// emit writes v as the command's JSON document when --json is set.
+func (o *output) emit(v any) error {
+	if !o.json {
+		return nil
+	}
+	enc := json.NewEncoder(o.w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// vaultOptions reads the flags that tune how a vault is opened.
+func vaultOptions(c *cli.Context) vault.Options {
+	return vault.Options{LockTimeout: c.Duration("lock-timeout"), NoFsync: os.Getenv("PROSE_UNSAFE_NO_FSYNC") == "1"}
+}
+
+// openVault opens the vault named by --vault or $PROSE_VAULT, else the one
+// containing the working directory.
+func openVault(c *cli.Context) (*vault.Vault, error) {
+	dir := c.String("vault")
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, err
+		}
+		if dir, err = vault.Find(wd); err != nil {
+			return nil, err
+		}
+	}
+	return vault.Open(dir, vaultOptions(c))
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	// @atomic first, then the facets by name.
+	sort.Slice(keys, func(i, j int) bool {
+		if (keys[i] == "@atomic") != (keys[j] == "@atomic") {
+			return keys[i] == "@atomic"
+		}
+		return keys[i] < keys[j]
+	})
+	return keys
+}
+
+// printJSON prints v as indented JSON whatever --json says: for commands
+// whose only output is a JSON document.
+func printJSON(c *cli.Context, v any) error {
+	enc := json.NewEncoder(c.App.Writer)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}

@@ -1,0 +1,157 @@
+// Command prose is the command-line interface of the prose world-model store.
+// It parses flags, calls the packages that do the work and prints; it holds
+// no logic of its own.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "0.1.0-dev"
+
+func main() {
+	os.Exit(run(os.Args, os.Stdout, os.Stderr))
+}
+
+// run executes one command line and returns the process exit code:
+// 0 success, 1 the command ran and found failures, 2 usage error.
+func run(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	app := newApp(stdout, stderr)
+	err := app.RunContext(ctx, hoistGlobalFlags(args))
+	if err == nil {
+		return 0
+	}
+	code, msg := classify(err)
+	if msg != "" {
+		fmt.Fprintf(stderr, "prose: %s\n", msg)
+	}
+	return code
+}
+
+// exitError carries an exit code and, unless silent, a message.
+type exitError struct {
+	code   int
+	err    error
+	silent bool // the command already printed its findings
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func usageErrorf(format string, a ...any) error {
+	return &exitError{code: 2, err: fmt.Errorf(format, a...)}
+}
+
+// findings reports that the command ran and found failures it has already
+// printed.
+func findings(format string, a ...any) error {
+	return &exitError{code: 1, err: fmt.Errorf(format, a...), silent: true}
+}
+
+func classify(err error) (int, string) {
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.silent {
+			return ee.code, ""
+		}
+		return ee.code, ee.err.Error()
+	}
+	msg := err.Error()
+	// urfave/cli reports flag parsing problems as plain errors.
+	for _, p := range []string{"flag provided but not defined", "flag needs an argument", "invalid value", "Required flag", "Required flags"} {
+		if strings.Contains(msg, p) {
+			return 2, msg + " (see --help)"
+		}
+	}
+	return 1, msg
+}
+
+func newApp(stdout, stderr io.Writer) *cli.App {
+	app := &cli.App{
+		Name:                 "prose",
+		Usage:                "a content-addressed, git-backed store for OpenProse world-models",
+		Version:              version,
+		HideVersion:          true,
+		Writer:               stdout,
+		ErrWriter:            stderr,
+		EnableBashCompletion: true,
+		Flags:                globalFlags(),
+		Commands: []*cli.Command{
+			initCommand(),
+			publishCommand(),
+			logCommand(),
+			receiptsCommand(),
+			diffCommand(),
+			fsckCommand(),
+			casCommand(),
+			versionCommand(),
+		},
+		OnUsageError: func(c *cli.Context, err error, _ bool) error {
+			return &exitError{code: 2, err: fmt.Errorf("%v (see prose --help)", err)}
+		},
+		Action: func(c *cli.Context) error {
+			if c.Args().Present() {
+				return usageErrorf("unknown command %q (see prose --help)", c.Args().First())
+			}
+			return cli.ShowAppHelp(c)
+		},
+		ExitErrHandler: func(*cli.Context, error) {},
+	}
+	for _, c := range app.Commands {
+		setUsageErrors(c)
+	}
+	return app
+}
+
+func setUsageErrors(c *cli.Command) {
+	c.OnUsageError = func(ctx *cli.Context, err error, _ bool) error {
+		return &exitError{code: 2, err: fmt.Errorf("%s: %v (see prose %s --help)", c.Name, err, c.FullName())}
+	}
+	for _, s := range c.Subcommands {
+		setUsageErrors(s)
+	}
+}
+
+// hoistGlobalFlags moves global flags written after the command name to the
+// front, so `prose log --json` means `prose --json log`. Parsing stops at "--".
+func hoistGlobalFlags(args []string) []string {
+	if len(args) < 2 {
+		return args
+	}
+	withValue := map[string]bool{"--vault": true, "--lock-timeout": true}
+	plain := map[string]bool{"--json": true, "--quiet": true, "-q": true, "--no-color": true}
+	var global, rest []string
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			rest = append(rest, args[i:]...)
+			break
+		}
+		name, _, hasValue := strings.Cut(a, "=")
+		switch {
+		case plain[name]:
+			global = append(global, a)
+		case withValue[name] && hasValue:
+			global = append(global, a)
+		case withValue[name] && i+1 < len(args):
+			global = append(global, a, args[i+1])
+			i++
+		default:
+			rest = append(rest, a)
+		}
+	}
+	out := append([]string{args[0]}, global...)
+	return append(out, rest...)
+}

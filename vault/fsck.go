@@ -1,0 +1,304 @@
+package vault
+
+import (
+	"bytes"
+	"compress/zlib"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/prose-store/prose/published"
+	"github.com/prose-store/prose/receipt"
+)
+
+// FsckReport is the result of Fsck.
+type FsckReport struct {
+	Objects   int            `json:"objects"`
+	Receipts  *ReceiptReport `json:"receipts"`
+	Nodes     int            `json:"nodes"`
+	HandEdits []HandEdit     `json:"hand_edits"`
+	Problems  []Problem      `json:"problems"`
+}
+
+// OK reports whether fsck found nothing wrong.
+func (r *FsckReport) OK() bool {
+	return len(r.Problems) == 0 && len(r.HandEdits) == 0 && (r.Receipts == nil || len(r.Receipts.Problems) == 0)
+}
+
+// Fsck verifies everything the vault holds: every loose git object re-hashes
+// to its name and everything reachable from the branch and the ledger can be
+// read; every receipt chain verifies; each node's committed world-model
+// fingerprints to its last receipt; the working tree under published/ matches
+// the branch (hand edits are reported, never fixed silently).
+func (v *Vault) Fsck() (*FsckReport, error) {
+	rep := &FsckReport{}
+	n, probs := v.checkLooseObjects()
+	rep.Objects = n
+	rep.Problems = append(rep.Problems, probs...)
+	tip, err := v.readRef(v.Branch())
+	if err != nil {
+		return nil, err
+	}
+	ledger, err := v.readRef(LedgerRef)
+	if err != nil {
+		return nil, err
+	}
+	for _, h := range []plumbing.Hash{tip, ledger} {
+		if err := v.checkReachable(h); err != nil {
+			rep.Problems = append(rep.Problems, Problem{"history from " + h.String(), err.Error()})
+		}
+	}
+	rr, err := v.VerifyReceipts()
+	if err != nil {
+		rep.Problems = append(rep.Problems, Problem{"ledger", err.Error()})
+	} else {
+		rep.Receipts = rr
+	}
+	tipCommit, err := v.commit(tip)
+	if err != nil {
+		return nil, err
+	}
+	nodes, probs, err := v.checkPublished(tipCommit.TreeHash, ledger)
+	if err != nil {
+		return nil, err
+	}
+	rep.Nodes = nodes
+	rep.Problems = append(rep.Problems, probs...)
+	edits, err := v.handEdits(tipCommit.TreeHash)
+	if err != nil {
+		return nil, err
+	}
+	rep.HandEdits = edits
+	return rep, nil
+}
+
+// checkLooseObjects re-hashes every loose object against its name.
+func (v *Vault) checkLooseObjects() (int, []Problem) {
+	var probs []Problem
+	count := 0
+	objects := filepath.Join(v.gitDir, "objects")
+	dirs, _ := os.ReadDir(objects)
+	for _, d := range dirs {
+		if !d.IsDir() || len(d.Name()) != 2 {
+			continue
+		}
+		ents, _ := os.ReadDir(filepath.Join(objects, d.Name()))
+		for _, e := range ents {
+			name := d.Name() + e.Name()
+			if !plumbing.IsHash(name) {
+				continue
+			}
+			count++
+			if err := verifyLoose(filepath.Join(objects, d.Name(), e.Name()), plumbing.NewHash(name)); err != nil {
+				probs = append(probs, Problem{"object " + name, err.Error()})
+			}
+		}
+	}
+	return count, probs
+}
+
+func verifyLoose(path string, want plumbing.Hash) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	zr, err := zlib.NewReader(f)
+	if err != nil {
+		return fmt.Errorf("not a zlib stream: %v", err)
+	}
+	data, err := io.ReadAll(zr)
+	if err != nil {
+		return fmt.Errorf("damaged: %v", err)
+	}
+	nul := bytes.IndexByte(data, 0)
+	if nul < 0 {
+		return fmt.Errorf("damaged: no object header")
+	}
+	var typ string
+	var size int
+	if _, err := fmt.Sscanf(string(data[:nul]), "%s %d", &typ, &size); err != nil || size != len(data)-nul-1 {
+		return fmt.Errorf("damaged: bad object header %q", data[:nul])
+	}
+	t, err := plumbing.ParseObjectType(typ)
+	if err != nil {
+		return fmt.Errorf("damaged: unknown object type %q", typ)
+	}
+	if got := plumbing.ComputeHash(t, data[nul+1:]); got != want {
+		return fmt.Errorf("content hashes to %s", got)
+	}
+	return nil
+}
+
+// checkReachable reads every commit and tree reachable from h and checks
+// that every blob exists.
+func (v *Vault) checkReachable(h plumbing.Hash) error {
+	seen := map[plumbing.Hash]bool{}
+	var walkTree func(plumbing.Hash) error
+	walkTree = func(t plumbing.Hash) error {
+		if seen[t] {
+			return nil
+		}
+		seen[t] = true
+		tr, err := v.tree(t)
+		if err != nil {
+			return err
+		}
+		for _, e := range tr.Entries {
+			if e.Mode == filemode.Dir {
+				if err := walkTree(e.Hash); err != nil {
+					return err
+				}
+				continue
+			}
+			if e.Mode == filemode.Submodule || seen[e.Hash] {
+				continue
+			}
+			seen[e.Hash] = true
+			v.mu.Lock()
+			err := v.storage.HasEncodedObject(e.Hash)
+			v.mu.Unlock()
+			if err != nil {
+				return fmt.Errorf("blob %s is missing", e.Hash)
+			}
+		}
+		return nil
+	}
+	stack := []plumbing.Hash{h}
+	for len(stack) > 0 {
+		c := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if c.IsZero() || seen[c] {
+			continue
+		}
+		seen[c] = true
+		cm, err := v.commit(c)
+		if err != nil {
+			return err
+		}
+		if err := walkTree(cm.TreeHash); err != nil {
+			return err
+		}
+		stack = append(stack, cm.ParentHashes...)
+	}
+	return nil
+}
+
+// checkPublished recomputes each node's fingerprints from the committed
+// tree and compares them with the node's last receipt.
+func (v *Vault) checkPublished(root, ledger plumbing.Hash) (int, []Problem, error) {
+	e, ok, err := v.lookup(root, "published")
+	if err != nil || !ok {
+		return 0, nil, err
+	}
+	t, err := v.tree(e.Hash)
+	if err != nil {
+		return 0, nil, err
+	}
+	var probs []Problem
+	for _, ne := range t.Entries {
+		node, err := published.UnescapeNode(ne.Name)
+		if err != nil {
+			probs = append(probs, Problem{"published/" + ne.Name, "not a node directory name: " + err.Error()})
+			continue
+		}
+		last, err := v.lastReceiptAt(ledger, node)
+		if err != nil {
+			return 0, nil, err
+		}
+		where := "published/" + ne.Name
+		if last == nil {
+			probs = append(probs, Problem{where, "committed without a receipt"})
+			continue
+		}
+		spec, err := v.storedSpec(root, "dist/canonicalizers/"+ne.Name+".json")
+		if err != nil {
+			probs = append(probs, Problem{where, err.Error()})
+			continue
+		}
+		files, err := v.readFiles(ne.Hash)
+		if err != nil {
+			return 0, nil, err
+		}
+		fps, err := published.FingerprintFiles(files, published.Options{Algorithm: v.Algorithm(), Spec: spec})
+		if err != nil {
+			probs = append(probs, Problem{where, err.Error()})
+			continue
+		}
+		if last.Status != receipt.Failed {
+			for facet, tok := range last.Fingerprints {
+				if fps[facet] != tok {
+					probs = append(probs, Problem{where, fmt.Sprintf("facet %s fingerprints to %s but the last receipt %s says %s (the branch was changed by hand?)", facet, fps[facet], last.ContentHash, tok)})
+				}
+			}
+		}
+	}
+	return len(t.Entries), probs, nil
+}
+
+// readFiles loads every file under tree h into memory, keyed by slash path.
+func (v *Vault) readFiles(h plumbing.Hash) (map[string][]byte, error) {
+	files := map[string][]byte{}
+	err := v.walkFiles(h, "", func(p string, e object.TreeEntry) error {
+		data, err := v.blob(e.Hash)
+		if err != nil {
+			return err
+		}
+		files[p] = data
+		return nil
+	})
+	return files, err
+}
+
+// handEdits compares the working tree under published/ with the branch.
+func (v *Vault) handEdits(root plumbing.Hash) ([]HandEdit, error) {
+	idx, err := v.readIndex()
+	if err != nil {
+		return nil, err
+	}
+	im := indexMap(idx)
+	committed := map[string]bool{}
+	var edits []HandEdit
+	e, ok, err := v.lookup(root, "published")
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		err = v.walkFiles(e.Hash, "published/", func(p string, te object.TreeEntry) error {
+			committed[p] = true
+			oid, exists, err := v.worktreeOID(p, im)
+			if err != nil {
+				return err
+			}
+			switch {
+			case !exists:
+				edits = append(edits, HandEdit{p, "deleted by hand"})
+			case oid != te.Hash:
+				edits = append(edits, HandEdit{p, "modified by hand"})
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	base := filepath.Join(v.root, "published")
+	_ = filepath.WalkDir(base, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		rel, _ := filepath.Rel(v.root, path)
+		rel = filepath.ToSlash(rel)
+		if !committed[rel] && !strings.Contains(rel, "/.prose-co-") {
+			edits = append(edits, HandEdit{rel, "added by hand (not in any receipt)"})
+		}
+		return nil
+	})
+	return edits, nil
+}

@@ -1,0 +1,177 @@
+package vault
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/prose-store/prose/canon"
+	"github.com/prose-store/prose/internal/durable"
+)
+
+// InitOptions choose the settings of a new vault.
+type InitOptions struct {
+	Options
+	Hash   canon.Algorithm // default blake3
+	Branch string          // default main
+}
+
+const gitignore = "# prose keeps local state here: objects, locks, caches\n/.prose/\n"
+
+// Init creates a vault in dir: a git repository on branch main with
+// prose.yaml, .gitignore and a first commit. dir may exist but must not
+// already hold a git repository or a vault.
+func Init(dir string, opt InitOptions) (*Vault, error) {
+	root, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	if isVault(root) {
+		return nil, fmt.Errorf("%s is already a prose vault", dir)
+	}
+	if _, err := os.Stat(filepath.Join(root, ".git")); err == nil {
+		return nil, fmt.Errorf("%s is already a git repository; prose init makes a new vault, so pick an empty directory", dir)
+	}
+	cfg := defaultConfig()
+	if opt.Hash != "" {
+		if _, err := canon.ParseAlgorithm(string(opt.Hash)); err != nil {
+			return nil, fmt.Errorf("--hash %q: %v", opt.Hash, err)
+		}
+		cfg.Hash = string(opt.Hash)
+	}
+	if opt.Branch != "" {
+		if !plumbing.NewBranchReferenceName(opt.Branch).IsBranch() || opt.Branch != filepath.Clean(opt.Branch) {
+			return nil, fmt.Errorf("branch name %q is not valid", opt.Branch)
+		}
+		cfg.Branch = opt.Branch
+	}
+	gitDir := filepath.Join(root, ".git")
+	for _, d := range []string{"objects/info", "objects/pack", "refs/heads", "refs/tags", "refs/prose", "info"} {
+		if err := durable.MkdirAll(filepath.Join(gitDir, d), 0o755); err != nil {
+			return nil, fmt.Errorf("init: %w", err)
+		}
+	}
+	gitConfig := "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n"
+	files := map[string]string{
+		"config":       gitConfig,
+		"HEAD":         "ref: refs/heads/" + cfg.Branch + "\n",
+		"description":  "prose vault\n",
+		"info/exclude": "",
+	}
+	for name, content := range files {
+		if err := durable.WriteFile(filepath.Join(gitDir, name), []byte(content), 0o644); err != nil {
+			return nil, fmt.Errorf("init: %w", err)
+		}
+	}
+	v, err := open(root, cfg, opt.Options)
+	if err != nil {
+		return nil, err
+	}
+	// The first commit holds prose.yaml and .gitignore; the working tree
+	// gets the same files.
+	b := v.newBatch()
+	yml := cfg.encode()
+	yh, err := b.put(plumbing.BlobObject, yml)
+	if err != nil {
+		return nil, err
+	}
+	gh, err := b.put(plumbing.BlobObject, []byte(gitignore))
+	if err != nil {
+		return nil, err
+	}
+	th, err := b.put(plumbing.TreeObject, encodeTree([]object.TreeEntry{
+		{Name: ConfigFile, Mode: filemode.Regular, Hash: yh},
+		{Name: ".gitignore", Mode: filemode.Regular, Hash: gh},
+	}))
+	if err != nil {
+		return nil, err
+	}
+	ch, err := b.putCommit(&object.Commit{
+		Author:    v.signature(time.Now()),
+		Committer: v.signature(time.Now()),
+		Message:   "Initialize prose vault\n",
+		TreeHash:  th,
+	})
+	if err != nil {
+		return nil, err
+	}
+	empty, err := b.put(plumbing.TreeObject, nil)
+	if err != nil {
+		return nil, err
+	}
+	lh, err := b.putCommit(&object.Commit{
+		Author:    v.signature(time.Now()),
+		Committer: v.signature(time.Now()),
+		Message:   "prose ledger\n\nEvery receipt of this vault is a commit on this first-parent chain.\n",
+		TreeHash:  empty,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := b.flush(); err != nil {
+		return nil, err
+	}
+	for name, data := range map[string][]byte{ConfigFile: yml, ".gitignore": []byte(gitignore)} {
+		if err := durable.WriteFile(filepath.Join(root, name), data, 0o644); err != nil {
+			return nil, fmt.Errorf("init: %w", err)
+		}
+	}
+	if err := v.writeRef(v.Branch(), ch); err != nil {
+		return nil, err
+	}
+	if err := v.writeRef(LedgerRef, lh); err != nil {
+		return nil, err
+	}
+	if _, err := v.syncWorktree(plumbing.ZeroHash, ch); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// signature is the identity prose commits as: prose.yaml's identity, else
+// the user's git identity, else prose <prose@localhost>.
+func (v *Vault) signature(when time.Time) object.Signature {
+	name, email := v.cfg.Identity.Name, v.cfg.Identity.Email
+	if name == "" || email == "" {
+		if c, err := config.LoadConfig(config.GlobalScope); err == nil {
+			if name == "" {
+				name = c.User.Name
+			}
+			if email == "" {
+				email = c.User.Email
+			}
+		}
+	}
+	if name == "" {
+		name = "prose"
+	}
+	if email == "" {
+		email = "prose@localhost"
+	}
+	return object.Signature{Name: name, Email: email, When: when}
+}
+
+// putCommit encodes and writes a commit object.
+func (b *objectBatch) putCommit(c *object.Commit) (plumbing.Hash, error) {
+	obj := &plumbing.MemoryObject{}
+	if err := c.Encode(obj); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	r, err := obj.Reader()
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	defer r.Close()
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return b.put(plumbing.CommitObject, data)
+}

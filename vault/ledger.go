@@ -1,0 +1,172 @@
+package vault
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/prose-store/prose/published"
+	"github.com/prose-store/prose/receipt"
+)
+
+// Record is one receipt as the vault holds it.
+type Record struct {
+	Receipt *receipt.Receipt
+	Ledger  plumbing.Hash // the ledger commit that appended it
+	Commit  plumbing.Hash // the branch commit of a rendered receipt, else zero
+	When    time.Time
+}
+
+// ledgerPath is where the ledger tree keeps a node's last receipt.
+func ledgerPath(node string) string {
+	return "nodes/" + published.EscapeNode(node) + ".json"
+}
+
+// receiptMessage is the commit message that carries r: a summary line, the
+// facets it moved, then the receipt as indented JSON.
+func receiptMessage(r *receipt.Receipt, moved []string) ([]byte, error) {
+	canonical, err := r.Canonical()
+	if err != nil {
+		return nil, err
+	}
+	var pretty bytes.Buffer
+	if err := json.Indent(&pretty, canonical, "", "  "); err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%s: %s", r.Node, r.Status)
+	if len(moved) > 0 {
+		fmt.Fprintf(&b, " (moved %s)", strings.Join(moved, ", "))
+	}
+	b.WriteString("\n\n")
+	b.Write(pretty.Bytes())
+	b.WriteString("\n")
+	return b.Bytes(), nil
+}
+
+// parseReceiptMessage extracts the receipt from a commit message written by
+// receiptMessage. ok is false for commits that carry no receipt.
+func parseReceiptMessage(msg string) (*receipt.Receipt, bool, error) {
+	i := strings.Index(msg, "\n\n{")
+	if i < 0 {
+		return nil, false, nil
+	}
+	r, err := receipt.Parse([]byte(msg[i+2:]))
+	if err != nil {
+		return nil, true, err
+	}
+	return r, true, nil
+}
+
+// lastReceipt returns the last receipt of node from the ledger at tip, or
+// nil when the node has none. It reads one tree path, never history.
+func (v *Vault) lastReceiptAt(tip plumbing.Hash, node string) (*receipt.Receipt, error) {
+	if tip.IsZero() {
+		return nil, nil
+	}
+	c, err := v.commit(tip)
+	if err != nil {
+		return nil, err
+	}
+	e, ok, err := v.lookup(c.TreeHash, ledgerPath(node))
+	if err != nil || !ok {
+		return nil, err
+	}
+	data, err := v.blob(e.Hash)
+	if err != nil {
+		return nil, err
+	}
+	r, err := receipt.Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("ledger entry for %s: %w", node, err)
+	}
+	return r, nil
+}
+
+// LastReceipt returns the newest receipt of node, or nil when there is none.
+func (v *Vault) LastReceipt(node string) (*receipt.Receipt, error) {
+	tip, err := v.readRef(LedgerRef)
+	if err != nil {
+		return nil, err
+	}
+	return v.lastReceiptAt(tip, node)
+}
+
+// appendLedger writes a ledger commit for r on top of tip. A rendered
+// receipt's branch commit becomes the second parent, so the ledger reaches
+// every world-model version it describes.
+func (b *objectBatch) appendLedger(tip plumbing.Hash, r *receipt.Receipt, moved []string, branchCommit plumbing.Hash, when time.Time) (plumbing.Hash, error) {
+	canonical, err := r.Canonical()
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	bh, err := b.put(plumbing.BlobObject, append(canonical, '\n'))
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	var root plumbing.Hash
+	var parents []plumbing.Hash
+	if !tip.IsZero() {
+		c, err := b.v.commit(tip)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		root = c.TreeHash
+		parents = append(parents, tip)
+	}
+	if !branchCommit.IsZero() {
+		parents = append(parents, branchCommit)
+	}
+	root, err = b.setPath(root, ledgerPath(r.Node), object.TreeEntry{Mode: filemode.Regular, Hash: bh})
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	msg, err := receiptMessage(r, moved)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	sig := b.v.signature(when)
+	return b.putCommit(&object.Commit{Author: sig, Committer: sig, Message: string(msg), TreeHash: root, ParentHashes: parents})
+}
+
+// Receipts calls fn for every receipt in the ledger, newest first.
+func (v *Vault) Receipts(fn func(Record) error) error {
+	h, err := v.readRef(LedgerRef)
+	if err != nil {
+		return err
+	}
+	for !h.IsZero() {
+		c, err := v.commit(h)
+		if err != nil {
+			return err
+		}
+		r, ok, err := parseReceiptMessage(c.Message)
+		if err != nil {
+			return fmt.Errorf("ledger commit %s: %w", h, err)
+		}
+		if !ok && len(c.ParentHashes) == 0 {
+			return nil // the ledger's root
+		}
+		if !ok {
+			return fmt.Errorf("ledger commit %s carries no receipt; the ledger ref was moved by hand", h)
+		}
+		rec := Record{Receipt: r, Ledger: h, When: c.Committer.When}
+		if len(c.ParentHashes) > 1 {
+			rec.Commit = c.ParentHashes[1]
+		}
+		if err := fn(rec); err != nil {
+			return err
+		}
+		if len(c.ParentHashes) == 0 {
+			break
+		}
+		h = c.ParentHashes[0]
+	}
+	return nil
+}

@@ -1,0 +1,320 @@
+package vault
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/prose-store/prose/canon"
+	"github.com/prose-store/prose/published"
+	"github.com/prose-store/prose/receipt"
+)
+
+// ManifestPath is the activated compiled manifest inside the vault.
+const ManifestPath = "dist/manifest.active.json"
+
+// PublishOptions tune one publish.
+type PublishOptions struct {
+	// Spec replaces the node's stored canonicalization spec; it is stored
+	// at dist/canonicalizers/<node>.json with the rendered commit.
+	Spec *canon.Spec
+	// Changed names the only files that may have changed since the last
+	// publish from the same directory (an informed publish); nil scans all.
+	Changed []string
+	// ContractFingerprint overrides the active manifest's value.
+	ContractFingerprint string
+	// Who names the command in the lock holder file.
+	Who string
+	// Now stamps the commits (default time.Now).
+	Now func() time.Time
+}
+
+// PublishResult is the outcome of a publish.
+type PublishResult struct {
+	Receipt  *receipt.Receipt
+	Moved    []string      // facets whose tokens moved, @atomic first
+	Version  string        // version address of the published files
+	Commit   plumbing.Hash // branch commit (rendered only)
+	Ledger   plumbing.Hash // ledger commit
+	Stats    published.ScanStats
+	Warnings []string
+}
+
+// Publish runs the publish pass for node on the world-model a render wrote
+// to dir: collect, canonicalize, fingerprint, compare with the node's last
+// receipt. Material change gives a rendered receipt and a branch commit;
+// no material change gives a skipped receipt on the ledger only.
+func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOptions) (*PublishResult, error) {
+	if err := CheckNodeName(node); err != nil {
+		return nil, err
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("publish %s: %s is not a directory; pass the directory the render wrote", node, dir)
+	}
+	now := time.Now
+	if opt.Now != nil {
+		now = opt.Now
+	}
+	who := opt.Who
+	if who == "" {
+		who = "prose publish " + node
+	}
+	w, err := v.lockWriter(ctx, who)
+	if err != nil {
+		return nil, err
+	}
+	defer w.release()
+
+	tip, err := v.readRef(v.Branch())
+	if err != nil {
+		return nil, err
+	}
+	tipCommit, err := v.commit(tip)
+	if err != nil {
+		return nil, err
+	}
+	ledgerTip, err := v.readRef(LedgerRef)
+	if err != nil {
+		return nil, err
+	}
+	prev, err := v.lastReceiptAt(ledgerTip, node)
+	if err != nil {
+		return nil, err
+	}
+	esc := published.EscapeNode(node)
+	specPath := "dist/canonicalizers/" + esc + ".json"
+	spec := opt.Spec
+	storeSpec := spec != nil
+	if spec == nil {
+		if spec, err = v.storedSpec(tipCommit.TreeHash, specPath); err != nil {
+			return nil, err
+		}
+	}
+	absDir, _ := filepath.Abs(dir)
+	snap, err := published.Scan(absDir, published.Options{
+		Algorithm: v.Algorithm(),
+		Spec:      spec,
+		CachePath: v.StatePath("cache", "scan-"+cacheKey(absDir)),
+		Changed:   opt.Changed,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("publish %s: %w", node, err)
+	}
+	status, moved := published.Decide(prevFingerprints(prev), prev != nil, snap)
+	if storeSpec && status == "skipped" {
+		// A new spec is a material change of the node's definition even
+		// when no token moves: record it.
+		if old, _ := v.storedSpec(tipCommit.TreeHash, specPath); old == nil || old.Hash() != spec.Hash() {
+			status = "rendered"
+		}
+	}
+	cfp := opt.ContractFingerprint
+	if cfp == "" {
+		cfp = v.contractFingerprint(tipCommit.TreeHash, node)
+	}
+	r := newReceipt(v.Algorithm(), node, cfp, status, snap.Fingerprints, prev)
+	if status == "rendered" {
+		r.SemanticDiff = map[string]any{
+			"moved":   stringsToAny(moved),
+			"version": snap.Version,
+			"files":   float64(len(snap.Entries)),
+		}
+	}
+	if err := r.Seal(); err != nil {
+		return nil, err
+	}
+	res := &PublishResult{Receipt: r, Moved: moved, Version: snap.Version, Stats: snap.Stats}
+
+	b := v.newBatch()
+	var branchCommit plumbing.Hash
+	var changes []change
+	var idx *gitIndex
+	when := now()
+	if status == "rendered" {
+		files := make([]FileEntry, len(snap.Entries))
+		for i, e := range snap.Entries {
+			mode := filemode.Regular
+			if e.Mode&0o111 != 0 {
+				mode = filemode.Executable
+			}
+			files[i] = FileEntry{Path: e.Path, Mode: mode, Size: e.Size, OID: plumbing.Hash(e.GitOID), Source: filepath.Join(absDir, filepath.FromSlash(e.Path))}
+		}
+		nodeTree, err := b.buildTree(files)
+		if err != nil {
+			return nil, fmt.Errorf("publish %s: %w", node, err)
+		}
+		root, err := b.setPath(tipCommit.TreeHash, "published/"+esc, object.TreeEntry{Mode: filemode.Dir, Hash: nodeTree})
+		if err != nil {
+			return nil, err
+		}
+		if storeSpec {
+			if spec.Node == "" {
+				spec.Node = node
+			}
+			sj, err := specJSON(spec)
+			if err != nil {
+				return nil, err
+			}
+			sh, err := b.put(plumbing.BlobObject, append(sj, '\n'))
+			if err != nil {
+				return nil, err
+			}
+			if root, err = b.setPath(root, specPath, object.TreeEntry{Mode: filemode.Regular, Hash: sh}); err != nil {
+				return nil, err
+			}
+		}
+		msg, err := receiptMessage(r, moved)
+		if err != nil {
+			return nil, err
+		}
+		sig := v.signature(when)
+		branchCommit, err = b.putCommit(&object.Commit{Author: sig, Committer: sig, Message: string(msg), TreeHash: root, ParentHashes: []plumbing.Hash{tip}})
+		if err != nil {
+			return nil, err
+		}
+		// Refuse before anything moves if the new state would overwrite a
+		// hand edit in the working tree.
+		if err := diffTrees(b.tree, tipCommit.TreeHash, root, "", &changes); err != nil {
+			return nil, err
+		}
+		if idx, err = v.readIndex(); err != nil {
+			return nil, err
+		}
+		edits, err := v.checkClean(changes, indexMap(idx))
+		if err != nil {
+			return nil, err
+		}
+		if len(edits) > 0 {
+			return nil, handEditError(edits)
+		}
+	}
+	ledgerCommit, err := b.appendLedger(ledgerTip, r, moved, branchCommit, when)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.flush(); err != nil {
+		return nil, fmt.Errorf("publish %s: %w", node, err)
+	}
+	// The ledger moves first, then the branch: the branch is the truth, and
+	// a ledger receipt whose commit never reached the branch is rolled back
+	// by the next writer's repair.
+	if err := v.writeRef(LedgerRef, ledgerCommit); err != nil {
+		return nil, err
+	}
+	if status == "rendered" {
+		if err := v.writeRef(v.Branch(), branchCommit); err != nil {
+			return nil, err
+		}
+	}
+	res.Commit, res.Ledger = branchCommit, ledgerCommit
+	if status == "rendered" {
+		if err := v.applyChanges(changes, idx); err != nil {
+			return res, fmt.Errorf("publish %s: committed %s, but updating the working tree failed (the next prose command repairs it): %w", node, branchCommit, err)
+		}
+		if err := v.writeIndex(idx); err != nil {
+			return res, err
+		}
+		if err := v.setWorktreeState(branchCommit); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+func handEditError(edits []HandEdit) error {
+	var b strings.Builder
+	for _, e := range edits {
+		fmt.Fprintf(&b, "\n  %s", e)
+	}
+	return fmt.Errorf("%w:%s\nprose would overwrite them; commit or restore them (git checkout -- PATH), then publish again", ErrHandEdits, b.String())
+}
+
+// CheckNodeName refuses node names that cannot name a world-model.
+func CheckNodeName(node string) error {
+	if node == "" {
+		return errors.New("node name is empty")
+	}
+	if !utf8.ValidString(node) {
+		return fmt.Errorf("node name %q is not valid UTF-8", node)
+	}
+	for _, r := range node {
+		if r < 0x20 || r == 0x7f {
+			return fmt.Errorf("node name %q contains a control character", node)
+		}
+	}
+	return nil
+}
+
+func prevFingerprints(r *receipt.Receipt) map[string]string {
+	if r == nil {
+		return nil
+	}
+	return r.Fingerprints
+}
+
+func stringsToAny(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+func cacheKey(dir string) string {
+	tok := canon.BLAKE3.Token([]byte(dir))
+	return tok[len("blake3:"):][:24]
+}
+
+// storedSpec reads the node's canonicalization spec from the tree, if any.
+func (v *Vault) storedSpec(root plumbing.Hash, path string) (*canon.Spec, error) {
+	e, ok, err := v.lookup(root, path)
+	if err != nil || !ok {
+		return nil, err
+	}
+	data, err := v.blob(e.Hash)
+	if err != nil {
+		return nil, err
+	}
+	s, err := canon.ParseSpec(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
+}
+
+// newReceipt builds the receipt of a hand publish: an external wake that
+// costs nothing.
+func newReceipt(alg canon.Algorithm, node, cfp, status string, fps map[string]string, prev *receipt.Receipt) *receipt.Receipt {
+	r := &receipt.Receipt{
+		Schema:              receipt.Schema,
+		HashAlgorithm:       alg,
+		Node:                node,
+		ContractFingerprint: cfp,
+		Wake:                receipt.Wake{Source: receipt.WakeExternal, Refs: []string{}},
+		InputFingerprints:   []string{},
+		Fingerprints:        fps,
+		SemanticDiff:        map[string]any{},
+		Status:              receipt.Status(status),
+		Cost: receipt.Cost{
+			Provider:      "prose",
+			Model:         "publish",
+			Tokens:        receipt.Tokens{Fresh: 0, Reused: 0},
+			SurpriseCause: receipt.WakeExternal,
+		},
+		Sig: receipt.UnsignedSig(),
+	}
+	if prev != nil {
+		h := prev.ContentHash
+		r.Prev = &h
+	}
+	return r
+}

@@ -1,0 +1,141 @@
+package vault
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/prose-store/prose/canon"
+	"github.com/prose-store/prose/internal/durable"
+)
+
+// repair finishes what a crashed writer left: temporary files are removed,
+// a rendered receipt that reached the branch but not the ledger is appended
+// to the ledger, and the working tree and index are brought to the branch.
+// It runs under the writer lock, before every write.
+func (v *Vault) repair() error {
+	v.cleanTemps()
+	tip, err := v.readRef(v.Branch())
+	if err != nil {
+		return err
+	}
+	if tip.IsZero() {
+		return fmt.Errorf("vault branch %s does not exist; the vault is damaged (restore .git from a clone)", v.Branch())
+	}
+	if err := v.repairLedger(tip); err != nil {
+		return err
+	}
+	state, ok := v.worktreeState()
+	if ok && state == tip {
+		return nil
+	}
+	if !ok {
+		// A fresh clone: git's checkout already matches the branch.
+		return v.setWorktreeState(tip)
+	}
+	if _, err := v.syncWorktree(state, tip); err != nil {
+		return fmt.Errorf("repair working tree: %w", err)
+	}
+	return nil
+}
+
+// repairLedger rolls back a ledger receipt whose branch commit never
+// reached the branch: the writer moved the ledger ref, then died before
+// moving the branch ref. The branch is the truth, so the receipt never took
+// effect.
+func (v *Vault) repairLedger(tip plumbing.Hash) error {
+	ledgerTip, err := v.readRef(LedgerRef)
+	if err != nil || ledgerTip.IsZero() {
+		return err
+	}
+	lc, err := v.commit(ledgerTip)
+	if err != nil {
+		return err
+	}
+	if len(lc.ParentHashes) != 2 || lc.ParentHashes[1] == tip {
+		return nil
+	}
+	bc, err := v.commit(lc.ParentHashes[1])
+	if err != nil {
+		return err
+	}
+	if len(bc.ParentHashes) != 1 || bc.ParentHashes[0] != tip {
+		return nil // the branch moved on by other means; fsck reports it
+	}
+	return v.writeRef(LedgerRef, lc.ParentHashes[0])
+}
+
+// cleanTemps removes temporary files that a killed writer left behind.
+func (v *Vault) cleanTemps() {
+	objects := filepath.Join(v.gitDir, "objects")
+	dirs, _ := os.ReadDir(objects)
+	for _, d := range dirs {
+		if !d.IsDir() || len(d.Name()) != 2 {
+			continue
+		}
+		sub := filepath.Join(objects, d.Name())
+		ents, _ := os.ReadDir(sub)
+		for _, e := range ents {
+			if strings.HasPrefix(e.Name(), "tmp_obj_") {
+				os.Remove(filepath.Join(sub, e.Name()))
+			}
+		}
+	}
+	for _, d := range []string{filepath.Join(v.gitDir, "refs", "heads"), filepath.Join(v.gitDir, "refs", "prose"), v.StatePath(), v.StatePath("cache")} {
+		_, _ = durable.CleanTemps(d, 0)
+		ents, _ := os.ReadDir(d)
+		for _, e := range ents {
+			if strings.HasSuffix(e.Name(), ".prose-tmp") {
+				os.Remove(filepath.Join(d, e.Name()))
+			}
+		}
+	}
+}
+
+// contractFingerprint looks node up in the active manifest, if any.
+func (v *Vault) contractFingerprint(root plumbing.Hash, node string) string {
+	e, ok, err := v.lookup(root, ManifestPath)
+	if err != nil || !ok {
+		return "none"
+	}
+	data, err := v.blob(e.Hash)
+	if err != nil {
+		return "none"
+	}
+	m, err := canon.Decode(data)
+	if err != nil {
+		return "none"
+	}
+	obj, _ := m.(map[string]any)
+	topo, _ := obj["topology"].(map[string]any)
+	nodes, _ := topo["nodes"].([]any)
+	for _, n := range nodes {
+		nm, _ := n.(map[string]any)
+		if nm["node"] == node {
+			if s, ok := nm["contract_fingerprint"].(string); ok && s != "" {
+				return s
+			}
+		}
+	}
+	if fps, ok := obj["contract_fingerprints"].(map[string]any); ok {
+		if s, ok := fps[node].(string); ok {
+			return s
+		}
+	}
+	return "none"
+}
+
+// Repair takes the writer lock and finishes whatever a crashed writer left:
+// see repair. Every write does this first; fsck and tests call it directly.
+func (v *Vault) Repair(ctx context.Context) error {
+	w, err := v.lockWriter(ctx, "prose repair")
+	if err != nil {
+		return err
+	}
+	w.release()
+	return nil
+}

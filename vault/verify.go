@@ -1,0 +1,92 @@
+package vault
+
+import (
+	"fmt"
+
+	"github.com/prose-store/prose/receipt"
+)
+
+// Problem is one finding of a verification: where, and what is wrong.
+type Problem struct {
+	Where  string `json:"where"`
+	Reason string `json:"reason"`
+}
+
+func (p Problem) String() string { return p.Where + ": " + p.Reason }
+
+// ReceiptReport summarizes a verification of every receipt chain.
+type ReceiptReport struct {
+	Receipts int       `json:"receipts"`
+	Nodes    int       `json:"nodes"`
+	Problems []Problem `json:"problems"`
+}
+
+// AllReceipts returns every ledger record in append order (oldest first).
+func (v *Vault) AllReceipts() ([]Record, error) {
+	var recs []Record
+	if err := v.Receipts(func(r Record) error {
+		recs = append(recs, r)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	for i, j := 0, len(recs)-1; i < j; i, j = i+1, j-1 {
+		recs[i], recs[j] = recs[j], recs[i]
+	}
+	return recs, nil
+}
+
+// VerifyReceipts checks every receipt end to end: each content hash, each
+// prev link and node identity per chain, the shape of every receipt prose
+// writes, that each rendered receipt's branch commit carries the same
+// receipt, and that the ledger's last-receipt table matches the chains.
+func (v *Vault) VerifyReceipts() (*ReceiptReport, error) {
+	recs, err := v.AllReceipts()
+	if err != nil {
+		return nil, err
+	}
+	rs := make([]*receipt.Receipt, len(recs))
+	for i, r := range recs {
+		rs[i] = r.Receipt
+	}
+	rep := &ReceiptReport{Receipts: len(rs)}
+	for _, p := range receipt.VerifyChains(rs) {
+		rep.Problems = append(rep.Problems, Problem{Where: fmt.Sprintf("receipt %d (%s, %s)", p.Index, p.Node, p.ContentHash), Reason: p.Reason})
+	}
+	last := map[string]*receipt.Receipt{}
+	for i, rec := range recs {
+		r := rec.Receipt
+		last[r.Node] = r
+		where := fmt.Sprintf("receipt %d (%s, %s)", i, r.Node, r.ContentHash)
+		if err := r.CheckShape(); err != nil {
+			rep.Problems = append(rep.Problems, Problem{where, err.Error()})
+		}
+		if r.Status == receipt.Rendered {
+			if rec.Commit.IsZero() {
+				rep.Problems = append(rep.Problems, Problem{where, "rendered receipt has no branch commit"})
+				continue
+			}
+			c, err := v.commit(rec.Commit)
+			if err != nil {
+				rep.Problems = append(rep.Problems, Problem{where, err.Error()})
+				continue
+			}
+			br, ok, err := parseReceiptMessage(c.Message)
+			if err != nil || !ok || br.ContentHash != r.ContentHash {
+				rep.Problems = append(rep.Problems, Problem{where, fmt.Sprintf("branch commit %s does not carry this receipt", rec.Commit)})
+			}
+		}
+	}
+	rep.Nodes = len(last)
+	tip, err := v.readRef(LedgerRef)
+	if err != nil {
+		return nil, err
+	}
+	for node, want := range last {
+		got, err := v.lastReceiptAt(tip, node)
+		if err != nil || got == nil || got.ContentHash != want.ContentHash {
+			rep.Problems = append(rep.Problems, Problem{"ledger table " + ledgerPath(node), "does not hold the node's last receipt " + want.ContentHash})
+		}
+	}
+	return rep, nil
+}

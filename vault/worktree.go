@@ -1,0 +1,342 @@
+package vault
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/prose-store/prose/internal/durable"
+)
+
+// change is one path that differs between two commit trees.
+type change struct {
+	Path     string
+	Old, New *object.TreeEntry // nil when absent
+}
+
+// diffTrees lists the files that differ between trees a and b, skipping
+// subtrees whose hashes are equal.
+func (v *Vault) diffTrees(a, b plumbing.Hash, prefix string, out *[]change) error {
+	return diffTrees(v.tree, a, b, prefix, out)
+}
+
+func diffTrees(read func(plumbing.Hash) (*object.Tree, error), a, b plumbing.Hash, prefix string, out *[]change) error {
+	if a == b {
+		return nil
+	}
+	ta, err := read(a)
+	if err != nil {
+		return err
+	}
+	tb, err := read(b)
+	if err != nil {
+		return err
+	}
+	ma := map[string]object.TreeEntry{}
+	for _, e := range ta.Entries {
+		ma[e.Name] = e
+	}
+	names := map[string]bool{}
+	for _, e := range ta.Entries {
+		names[e.Name] = true
+	}
+	mb := map[string]object.TreeEntry{}
+	for _, e := range tb.Entries {
+		mb[e.Name] = e
+		names[e.Name] = true
+	}
+	sorted := make([]string, 0, len(names))
+	for n := range names {
+		sorted = append(sorted, n)
+	}
+	sort.Strings(sorted)
+	for _, n := range sorted {
+		ea, okA := ma[n]
+		eb, okB := mb[n]
+		p := prefix + n
+		dirA := okA && ea.Mode == filemode.Dir
+		dirB := okB && eb.Mode == filemode.Dir
+		switch {
+		case dirA && dirB:
+			if err := diffTrees(read, ea.Hash, eb.Hash, p+"/", out); err != nil {
+				return err
+			}
+			continue
+		case dirA:
+			if err := diffTrees(read, ea.Hash, plumbing.ZeroHash, p+"/", out); err != nil {
+				return err
+			}
+			okA = false
+		case dirB:
+			if err := diffTrees(read, plumbing.ZeroHash, eb.Hash, p+"/", out); err != nil {
+				return err
+			}
+			okB = false
+		}
+		if !okA && !okB {
+			continue
+		}
+		if okA && okB && ea.Hash == eb.Hash && ea.Mode == eb.Mode {
+			continue
+		}
+		c := change{Path: p}
+		if okA {
+			e := ea
+			c.Old = &e
+		}
+		if okB {
+			e := eb
+			c.New = &e
+		}
+		*out = append(*out, c)
+	}
+	return nil
+}
+
+// worktreeState reads the commit the working tree was last brought to.
+func (v *Vault) worktreeState() (plumbing.Hash, bool) {
+	data, err := os.ReadFile(v.StatePath("worktree"))
+	if err != nil || len(data) < 40 || !plumbing.IsHash(string(data[:40])) {
+		return plumbing.ZeroHash, false
+	}
+	return plumbing.NewHash(string(data[:40])), true
+}
+
+func (v *Vault) setWorktreeState(h plumbing.Hash) error {
+	return durable.WriteFile(v.StatePath("worktree"), []byte(h.String()+"\n"), 0o644)
+}
+
+// HandEdit is a working-tree file under published/ (or elsewhere that prose
+// manages) whose content matches neither the committed state nor the state
+// being written.
+type HandEdit struct {
+	Path   string
+	Reason string
+}
+
+func (h HandEdit) String() string { return h.Path + ": " + h.Reason }
+
+// ErrHandEdits is returned when a write would overwrite hand edits.
+var ErrHandEdits = errors.New("hand edits in the working tree")
+
+// worktreeOID returns the git blob id of the working-tree file at rel,
+// using the index's stat data to avoid reading it when it is unchanged.
+// ok is false when the file does not exist.
+func (v *Vault) worktreeOID(rel string, idx map[string]*indexEntry) (plumbing.Hash, bool, error) {
+	full := filepath.Join(v.root, filepath.FromSlash(rel))
+	fi, err := os.Lstat(full)
+	if errors.Is(err, os.ErrNotExist) {
+		return plumbing.ZeroHash, false, nil
+	}
+	if err != nil {
+		return plumbing.ZeroHash, false, err
+	}
+	if !fi.Mode().IsRegular() {
+		return plumbing.ZeroHash, true, nil
+	}
+	if e := idx[rel]; e != nil && statMatches(fi, e) {
+		return e.OID, true, nil
+	}
+	f, err := os.Open(full)
+	if err != nil {
+		return plumbing.ZeroHash, true, err
+	}
+	defer f.Close()
+	h := plumbing.NewHasher(plumbing.BlobObject, fi.Size())
+	if _, err := io.Copy(h, f); err != nil {
+		return plumbing.ZeroHash, true, err
+	}
+	return h.Sum(), true, nil
+}
+
+func indexMap(idx *gitIndex) map[string]*indexEntry {
+	m := make(map[string]*indexEntry, len(idx.Entries))
+	for i := range idx.Entries {
+		m[idx.Entries[i].Name] = &idx.Entries[i]
+	}
+	return m
+}
+
+// checkClean reports every changed path whose working-tree file holds
+// neither the old nor the new content: writing there would lose an edit.
+func (v *Vault) checkClean(changes []change, im map[string]*indexEntry) ([]HandEdit, error) {
+	var edits []HandEdit
+	for _, c := range changes {
+		oid, exists, err := v.worktreeOID(c.Path, im)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case !exists && c.Old == nil:
+		case !exists && c.Old != nil && c.New != nil:
+			// deleted by hand: restoring it loses nothing
+		case !exists:
+		case c.Old != nil && oid == c.Old.Hash:
+		case c.New != nil && oid == c.New.Hash:
+		case c.Old == nil:
+			edits = append(edits, HandEdit{c.Path, "untracked file would be overwritten"})
+		default:
+			edits = append(edits, HandEdit{c.Path, "modified by hand since the last commit"})
+		}
+	}
+	return edits, nil
+}
+
+// applyChanges brings the working tree and index from the old tree to the
+// new one for the given changes. Files are replaced by rename so a reader
+// never sees half a file.
+func (v *Vault) applyChanges(changes []change, idx *gitIndex) error {
+	im := indexMap(idx)
+	removed := map[string]bool{}
+	var added []indexEntry
+	for _, c := range changes {
+		full := filepath.Join(v.root, filepath.FromSlash(c.Path))
+		if c.New == nil {
+			if err := os.Remove(full); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return fmt.Errorf("update working tree: %w", err)
+			}
+			removeEmptyParents(v.root, filepath.Dir(full))
+			removed[c.Path] = true
+			continue
+		}
+		oid, exists, err := v.worktreeOID(c.Path, im)
+		if err != nil {
+			return err
+		}
+		if !exists || oid != c.New.Hash || !modeMatches(full, c.New.Mode) {
+			if err := v.checkout(full, c.New); err != nil {
+				return err
+			}
+		}
+		e := indexEntry{Name: c.Path, OID: c.New.Hash}
+		if err := statEntry(full, &e); err != nil {
+			return fmt.Errorf("update git index: %w", err)
+		}
+		if old := im[c.Path]; old != nil {
+			*old = e
+		} else {
+			added = append(added, e)
+		}
+	}
+	kept := idx.Entries[:0]
+	for _, e := range idx.Entries {
+		if !removed[e.Name] {
+			kept = append(kept, e)
+		}
+	}
+	idx.Entries = append(kept, added...)
+	return nil
+}
+
+func modeMatches(full string, m filemode.FileMode) bool {
+	fi, err := os.Lstat(full)
+	if err != nil {
+		return false
+	}
+	return (fi.Mode()&0o111 != 0) == (m == filemode.Executable)
+}
+
+// checkout writes a blob to full by temp file and rename.
+func (v *Vault) checkout(full string, e *object.TreeEntry) error {
+	data, err := v.blob(e.Hash)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+		return fmt.Errorf("update working tree: %w", err)
+	}
+	perm := os.FileMode(0o644)
+	if e.Mode == filemode.Executable {
+		perm = 0o755
+	}
+	// A directory may stand where the file goes (a facet became a file).
+	if fi, err := os.Lstat(full); err == nil && fi.IsDir() {
+		if err := os.RemoveAll(full); err != nil {
+			return fmt.Errorf("update working tree: %w", err)
+		}
+	}
+	tmp := filepath.Join(filepath.Dir(full), ".prose-co-"+filepath.Base(full))
+	if err := os.WriteFile(tmp, data, perm); err != nil {
+		return fmt.Errorf("update working tree: %w", err)
+	}
+	if err := os.Chmod(tmp, perm); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, full); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("update working tree: %w", err)
+	}
+	return nil
+}
+
+func removeEmptyParents(root, dir string) {
+	for dir != root && strings.HasPrefix(dir, root) {
+		if err := os.Remove(dir); err != nil {
+			return
+		}
+		dir = filepath.Dir(dir)
+	}
+}
+
+// syncWorktree brings the working tree and index from commit from to commit
+// to. Paths edited by hand are left alone and reported.
+func (v *Vault) syncWorktree(from, to plumbing.Hash) ([]HandEdit, error) {
+	var fromTree, toTree plumbing.Hash
+	if !from.IsZero() {
+		c, err := v.commit(from)
+		if err != nil {
+			return nil, err
+		}
+		fromTree = c.TreeHash
+	}
+	c, err := v.commit(to)
+	if err != nil {
+		return nil, err
+	}
+	toTree = c.TreeHash
+	var changes []change
+	if err := v.diffTrees(fromTree, toTree, "", &changes); err != nil {
+		return nil, err
+	}
+	idx, err := v.readIndex()
+	if err != nil {
+		return nil, err
+	}
+	edits, err := v.checkClean(changes, indexMap(idx))
+	if err != nil {
+		return nil, err
+	}
+	if len(edits) > 0 {
+		skip := map[string]bool{}
+		for _, e := range edits {
+			skip[e.Path] = true
+		}
+		kept := changes[:0]
+		for _, c := range changes {
+			if !skip[c.Path] {
+				kept = append(kept, c)
+			}
+		}
+		changes = kept
+	}
+	if len(changes) > 0 {
+		if err := v.applyChanges(changes, idx); err != nil {
+			return edits, err
+		}
+		if err := v.writeIndex(idx); err != nil {
+			return edits, err
+		}
+	}
+	if err := v.setWorktreeState(to); err != nil {
+		return edits, err
+	}
+	return edits, nil
+}
