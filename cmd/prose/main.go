@@ -29,7 +29,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	app := newApp(stdout, stderr)
-	err := app.RunContext(ctx, hoistGlobalFlags(args))
+	err := app.RunContext(ctx, interspersed(app, hoistGlobalFlags(args)))
 	if err == nil {
 		return 0
 	}
@@ -154,4 +154,65 @@ func hoistGlobalFlags(args []string) []string {
 	}
 	out := append([]string{args[0]}, global...)
 	return append(out, rest...)
+}
+
+// interspersed lets command flags follow positional arguments
+// (`prose publish NODE DIR --spec F`), which urfave/cli stops parsing at:
+// flags of the command named on the line are moved before its arguments.
+func interspersed(app *cli.App, args []string) []string {
+	i := 1
+	for i < len(args) && strings.HasPrefix(args[i], "-") {
+		i++ // global flags were hoisted; values use --flag=value or follow
+		if i < len(args) && !strings.HasPrefix(args[i-1], "--vault=") && (args[i-1] == "--vault" || args[i-1] == "--lock-timeout") {
+			i++
+		}
+	}
+	cmds := app.Commands
+	var cmd *cli.Command
+	for i < len(args) {
+		var next *cli.Command
+		for _, c := range cmds {
+			if c.HasName(args[i]) {
+				next = c
+			}
+		}
+		if next == nil {
+			break
+		}
+		cmd = next
+		cmds = next.Subcommands
+		i++
+	}
+	if cmd == nil {
+		return args
+	}
+	takesValue := map[string]bool{}
+	for _, f := range cmd.Flags {
+		_, isBool := f.(*cli.BoolFlag)
+		for _, n := range f.Names() {
+			takesValue[n] = !isBool
+		}
+	}
+	var flags, positional []string
+	for j := i; j < len(args); j++ {
+		a := args[j]
+		if a == "--" {
+			positional = append(positional, args[j:]...)
+			break
+		}
+		name := strings.TrimLeft(a, "-")
+		name, _, hasValue := strings.Cut(name, "=")
+		v, known := takesValue[name]
+		if !strings.HasPrefix(a, "-") || a == "-" || !known {
+			positional = append(positional, a)
+			continue
+		}
+		flags = append(flags, a)
+		if v && !hasValue && j+1 < len(args) {
+			flags = append(flags, args[j+1])
+			j++
+		}
+	}
+	out := append(append([]string{}, args[:i]...), flags...)
+	return append(out, positional...)
 }
