@@ -59,7 +59,7 @@ func referenceLedgers(t testing.TB) []string {
 // TestReferenceLedgers verifies every reference ledger and checks that each
 // receipt keeps its canonical bytes through Parse.
 func TestReferenceLedgers(t *testing.T) {
-	var ledgers, receipts, nodes int
+	var ledgers, receipts, nodes, strict int
 	statuses := map[Status]int{}
 	for _, path := range referenceLedgers(t) {
 		data, err := os.ReadFile(path)
@@ -85,6 +85,9 @@ func TestReferenceLedgers(t *testing.T) {
 				t.Fatalf("%s: receipt %d: %v", path, i, err)
 			}
 			statuses[r.Status]++
+			if r.CheckShape() == nil {
+				strict++
+			}
 			want, _ := canon.Marshal(item)
 			if got, err := r.Canonical(); err != nil || !bytes.Equal(got, want) {
 				t.Fatalf("%s: receipt %d: canonical bytes change through Parse (%v)", path, i, err)
@@ -94,7 +97,7 @@ func TestReferenceLedgers(t *testing.T) {
 	if ledgers != 20 || receipts != 7216 {
 		t.Errorf("verified %d ledgers with %d receipts; want 20 and 7216", ledgers, receipts)
 	}
-	t.Logf("verified %d ledgers, %d receipts, %d chains; statuses %v", ledgers, receipts, nodes, statuses)
+	t.Logf("verified %d ledgers, %d receipts, %d chains; statuses %v; %d also pass CheckShape", ledgers, receipts, nodes, statuses, strict)
 }
 
 // tamper loads the first reference ledger holding at least n receipts,
