@@ -45,14 +45,23 @@ const (
 // Marshal rejects (NaN, invalid UTF-8, an unsupported Go type, nesting past
 // 10000 levels) DigestValue returns the zero Digest.
 func DigestValue(a Algorithm, v any) Digest {
-	d, ok := digestValue(a, v, nil, 0)
+	d := digester{a: a}
+	sum, ok := d.value(v, 0)
 	if !ok {
 		return Digest{}
 	}
-	return d
+	return sum
 }
 
-func digestValue(a Algorithm, v any, buf []byte, depth int) (Digest, bool) {
+// digester computes digests with one reusable buffer: an object's input is
+// assembled only after all its children are digested, so the recursion
+// never clobbers a buffer in use.
+type digester struct {
+	a   Algorithm
+	buf []byte
+}
+
+func (d *digester) value(v any, depth int) (Digest, bool) {
 	if depth > maxDepth {
 		return Digest{}, false
 	}
@@ -60,30 +69,45 @@ func digestValue(a Algorithm, v any, buf []byte, depth int) (Digest, bool) {
 	case map[string]any:
 		children := make([]Child, 0, len(x))
 		for k, cv := range x {
-			d, ok := digestValue(a, cv, buf, depth+1)
+			sum, ok := d.value(cv, depth+1)
 			if !ok {
 				return Digest{}, false
 			}
-			children = append(children, Child{k, d})
+			children = append(children, Child{k, sum})
 		}
-		return digestSorted(a, children)
+		return d.object(children)
 	case map[string]string:
 		children := make([]Child, 0, len(x))
 		for k, cv := range x {
-			d, ok := digestValue(a, cv, buf, depth+1)
+			sum, ok := d.value(cv, depth+1)
 			if !ok {
 				return Digest{}, false
 			}
-			children = append(children, Child{k, d})
+			children = append(children, Child{k, sum})
 		}
-		return digestSorted(a, children)
+		return d.object(children)
 	}
-	buf = append(buf[:0], valuePrefix)
-	buf, err := appendValue(buf, v, depth)
-	if err != nil {
+	d.buf = append(d.buf[:0], valuePrefix)
+	var err error
+	if d.buf, err = appendValue(d.buf, v, depth); err != nil {
 		return Digest{}, false
 	}
-	return Digest(a.sum(buf)), true
+	return Digest(d.a.sum(d.buf)), true
+}
+
+// object sorts children in place and hashes them as an object.
+func (d *digester) object(children []Child) (Digest, bool) {
+	slices.SortFunc(children, func(x, y Child) int { return CompareKeys(x.Key, y.Key) })
+	d.buf = append(d.buf[:0], objectPrefix)
+	for _, c := range children {
+		if !utf8.ValidString(c.Key) {
+			return Digest{}, false
+		}
+		d.buf = binary.AppendUvarint(d.buf, uint64(len(c.Key)))
+		d.buf = append(d.buf, c.Key...)
+		d.buf = append(d.buf, c.Digest[:]...)
+	}
+	return Digest(d.a.sum(d.buf)), true
 }
 
 // DigestObject returns the digest of an object from its children's
@@ -91,30 +115,12 @@ func digestValue(a Algorithm, v any, buf []byte, depth int) (Digest, bool) {
 // children by key in UTF-16 code-unit order; keys must be distinct. A key
 // that is not valid UTF-8 gives the zero Digest, as DigestValue would.
 func DigestObject(a Algorithm, children []Child) Digest {
-	d, ok := digestSorted(a, slices.Clone(children))
+	d := digester{a: a}
+	sum, ok := d.object(slices.Clone(children))
 	if !ok {
 		return Digest{}
 	}
-	return d
-}
-
-// digestSorted sorts children in place and hashes them as an object.
-func digestSorted(a Algorithm, children []Child) (Digest, bool) {
-	slices.SortFunc(children, func(x, y Child) int { return CompareKeys(x.Key, y.Key) })
-	h := a.New()
-	var scratch [binary.MaxVarintLen64]byte
-	h.Write([]byte{objectPrefix})
-	for _, c := range children {
-		if !utf8.ValidString(c.Key) {
-			return Digest{}, false
-		}
-		h.Write(binary.AppendUvarint(scratch[:0], uint64(len(c.Key))))
-		h.Write([]byte(c.Key))
-		h.Write(c.Digest[:])
-	}
-	var d Digest
-	h.Sum(d[:0])
-	return d, true
+	return sum
 }
 
 // DigestToken formats d as a token of algorithm a, "blake3:<64 hex>".
