@@ -141,52 +141,66 @@ func CheckCollisions(paths []string) error {
 		if err != nil {
 			return err
 		}
-		segs := strings.Split(n, "/")
-		var key strings.Builder
-		for i, seg := range segs {
-			if i > 0 {
-				key.WriteByte('/')
+		// Folding and NFC never move, make or remove a '/', so the key of
+		// each directory on the way is a prefix of the path's key, ending
+		// at the same count of slashes.
+		key := foldKey(n)
+		ni, ki := 0, 0
+		for {
+			dn := strings.IndexByte(n[ni:], '/')
+			if dn < 0 {
+				break
 			}
-			key.WriteString(foldKey(seg))
-			k := key.String()
-			spelling := strings.Join(segs[:i+1], "/")
-			if i < len(segs)-1 {
-				if f, ok := files[k]; ok {
-					return &CollisionError{Path: p, Other: f.path,
-						Reason: fmt.Sprintf("%q would be both a file and a directory", spelling)}
-				}
-				if d, ok := dirs[k]; ok {
-					if d.spelling != spelling {
-						return &CollisionError{Path: p, Other: d.path,
-							Reason: fmt.Sprintf("directories %q and %q differ only in case or Unicode normalization", spelling, d.spelling)}
-					}
-					continue
-				}
-				dirs[k] = seen{spelling: spelling, path: p}
-				continue
-			}
+			dk := strings.IndexByte(key[ki:], '/')
+			ni, ki = ni+dn, ki+dk
+			spelling, k := n[:ni], key[:ki]
+			ni, ki = ni+1, ki+1
 			if f, ok := files[k]; ok {
-				if f.spelling == n {
-					return &CollisionError{Path: p, Other: f.path,
-						Reason: fmt.Sprintf("both name %q", n)}
-				}
 				return &CollisionError{Path: p, Other: f.path,
-					Reason: fmt.Sprintf("%q and %q differ only in case or Unicode normalization", n, f.spelling)}
+					Reason: fmt.Sprintf("%q would be both a file and a directory", spelling)}
 			}
 			if d, ok := dirs[k]; ok {
-				return &CollisionError{Path: p, Other: d.path,
-					Reason: fmt.Sprintf("%q would be both a file and a directory", n)}
+				if d.spelling != spelling {
+					return &CollisionError{Path: p, Other: d.path,
+						Reason: fmt.Sprintf("directories %q and %q differ only in case or Unicode normalization", spelling, d.spelling)}
+				}
+				continue
 			}
-			files[k] = seen{spelling: n, path: p}
+			dirs[k] = seen{spelling: spelling, path: p}
 		}
+		if f, ok := files[key]; ok {
+			if f.spelling == n {
+				return &CollisionError{Path: p, Other: f.path,
+					Reason: fmt.Sprintf("both name %q", n)}
+			}
+			return &CollisionError{Path: p, Other: f.path,
+				Reason: fmt.Sprintf("%q and %q differ only in case or Unicode normalization", n, f.spelling)}
+		}
+		if d, ok := dirs[key]; ok {
+			return &CollisionError{Path: p, Other: d.path,
+				Reason: fmt.Sprintf("%q would be both a file and a directory", n)}
+		}
+		files[key] = seen{spelling: n, path: p}
 	}
 	return nil
 }
 
-// foldKey maps a path segment to a key that is equal for two segments exactly
-// when strings.EqualFold holds between their NFC forms: each rune becomes the
+// foldKey maps a path to a key that is equal for two paths exactly when
+// strings.EqualFold holds between their NFC forms: each rune becomes the
 // smallest rune of its simple case-folding orbit.
 func foldKey(s string) string {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		// NFC leaves ASCII alone, and the smallest rune of an ASCII
+		// letter's orbit is its upper case ('K' < 'k' < U+212A KELVIN SIGN).
+		return strings.ToUpper(s)
+	}
 	s = norm.NFC.String(s)
 	var b strings.Builder
 	b.Grow(len(s))

@@ -2,10 +2,14 @@ package published
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 func TestNormalizePath(t *testing.T) {
@@ -258,6 +262,73 @@ func FuzzEscapeNode(f *testing.F) {
 		// Any directory name accepted must escape back to itself.
 		if n, err := UnescapeNode(node); err == nil && EscapeNode(n) != node {
 			t.Fatalf("UnescapeNode(%q) = %q, which escapes to %q", node, n, EscapeNode(n))
+		}
+	})
+}
+
+func TestFoldKeyASCII(t *testing.T) {
+	for c := rune(0); c < utf8.RuneSelf; c++ {
+		s := string(c)
+		m := c
+		for f := unicode.SimpleFold(c); f != c; f = unicode.SimpleFold(f) {
+			m = min(m, f)
+		}
+		if got := foldKey(s); got != string(m) {
+			t.Errorf("foldKey(%q) = %q; want %q", s, got, string(m))
+		}
+	}
+}
+
+func BenchmarkCheckCollisions(b *testing.B) {
+	paths := make([]string, 10000)
+	for i := range paths {
+		paths[i] = fmt.Sprintf("facet-%d/items/item-%05d.json", i%20, i)
+	}
+	for b.Loop() {
+		if err := CheckCollisions(paths); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkNormalizePath(b *testing.B) {
+	for b.Loop() {
+		if _, err := NormalizePath("state/items/item-00042.json"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// FuzzCheckCollisions compares CheckCollisions on two paths with a direct
+// statement of the rule: walking both paths segment by segment while the
+// segments are equal under strings.EqualFold after NFC, they collide when one
+// path runs out (same file, or a file that is also a directory) or when a
+// directory they share is spelled differently.
+func FuzzCheckCollisions(f *testing.F) {
+	f.Add("a/b", "A/c")
+	f.Add("a", "a/b")
+	f.Add("caf\u00e9", "cafe\u0301")
+	f.Add("x/y", "x/z")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		na, errA := NormalizePath(a)
+		nb, errB := NormalizePath(b)
+		if errA != nil || errB != nil {
+			if CheckCollisions([]string{a, b}) == nil {
+				t.Fatalf("CheckCollisions accepted an invalid path in %q, %q", a, b)
+			}
+			return
+		}
+		sa, sb := strings.Split(na, "/"), strings.Split(nb, "/")
+		k := 0
+		for k < len(sa) && k < len(sb) && strings.EqualFold(norm.NFC.String(sa[k]), norm.NFC.String(sb[k])) {
+			k++
+		}
+		want := k == len(sa) || k == len(sb)
+		for i := 0; i < k && !want; i++ {
+			want = sa[i] != sb[i]
+		}
+		if got := CheckCollisions([]string{a, b}) != nil; got != want {
+			t.Fatalf("CheckCollisions(%q, %q) collides = %v; want %v", a, b, got, want)
 		}
 	})
 }
