@@ -131,3 +131,21 @@ func BenchmarkDigestValue(b *testing.B) {
 		DigestValue(BLAKE3, v)
 	}
 }
+
+// BenchmarkReduceSmallFile measures the per-file call a directory scan
+// makes: a small value reduced at its path under a typical spec.
+func BenchmarkReduceSmallFile(b *testing.B) {
+	spec, err := ParseSpec([]byte(benchSpec))
+	if err != nil {
+		b.Fatal(err)
+	}
+	v := map[string]any{"title": "A title", "score": 3.2, "updated": "2024-01-01", "tags": []any{"b", "a"}}
+	p := Path{"records", "rec-000001"}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := spec.Reduce(p, v); err != nil {
+			b.Fatal(err)
+		}
+		spec.Materiality(p)
+	}
+}

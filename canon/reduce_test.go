@@ -2,8 +2,10 @@ package canon
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -225,4 +227,60 @@ func TestQuantize(t *testing.T) {
 			t.Errorf("quantize(%v, %v) = %v, want %v", tc.x, tc.q, got, tc.want)
 		}
 	}
+}
+
+func TestSpecChangedAfterUse(t *testing.T) {
+	s := &Spec{Fields: []Field{{Path: "a", Material: true}}}
+	in := map[string]any{"a": 1.0, "b": 2.0}
+	reduce := func() string {
+		t.Helper()
+		v, _, err := s.Reduce(Path{}, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return mustMarshal(t, v)
+	}
+	if got := reduce(); got != `{"a":1,"b":2}` {
+		t.Fatalf("Reduce = %s", got)
+	}
+	s.Fields[0].Material = false // a compiled form must not be served stale
+	if got := reduce(); got != `{"b":2}` {
+		t.Errorf("after changing a rule, Reduce = %s, want {\"b\":2}", got)
+	}
+	s.Fields = append(s.Fields, Field{Path: "b", Material: true, Number: &NumberRule{Quantum: 5}})
+	if got := reduce(); got != `{"b":0}` {
+		t.Errorf("after adding a rule, Reduce = %s, want {\"b\":0}", got)
+	}
+	s.Fields[1].Number.Quantum = 0
+	if _, _, err := s.Reduce(Path{}, in); err == nil {
+		t.Error("after making the spec invalid, Reduce succeeded")
+	}
+}
+
+func TestReduceConcurrent(t *testing.T) {
+	specs := make([]*Spec, 40) // more than the compile cache holds
+	for i := range specs {
+		specs[i] = &Spec{Fields: []Field{{Path: fmt.Sprintf("k%d", i), Material: false}}}
+	}
+	var wg sync.WaitGroup
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for n := 0; n < 200; n++ {
+				i := (g*7 + n) % len(specs)
+				key := fmt.Sprintf("k%d", i)
+				v, _, err := specs[i].Reduce(Path{}, map[string]any{key: 1.0, "x": 2.0})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if _, dropped := v.(map[string]any)[key]; dropped {
+					t.Errorf("spec %d kept %s", i, key)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }

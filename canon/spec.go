@@ -24,8 +24,10 @@ const Atomic = "@atomic"
 //	 number?: {quantum}, collection?: "ordered"|"set"}], default_material, facets: [{facet, paths}]}
 //
 // A nil *Spec means "everything material, no facets"; every method accepts a
-// nil receiver. A Spec is read, never modified, by canon; build it once and
-// do not change it while other goroutines use it.
+// nil receiver. canon never modifies a Spec and may be called from many
+// goroutines at once; it keeps the compiled rules of recently used specs and
+// notices when a Spec was changed between calls (but do not change one while
+// another goroutine uses it).
 type Spec struct {
 	Node            string  // the node the spec belongs to; informational
 	Fields          []Field // rules, at most one per path
