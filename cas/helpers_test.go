@@ -1,6 +1,7 @@
 package cas
 
 import (
+	"encoding/binary"
 	"io"
 	"os"
 	"path/filepath"
@@ -63,22 +64,31 @@ func assertConsistent(t testing.TB, s *Store) {
 }
 
 // stream is a deterministic endless byte stream that never holds more than
-// the caller's buffer.
+// the caller's buffer. It produces 8 bytes per step of its generator; pos
+// keeps the output independent of how reads are split.
 type stream struct {
-	seed uint64
-	x    uint64
+	x   uint64
+	cur [8]byte
+	pos int // next byte of cur; 8 means cur is used up
 }
 
-func newStream(seed uint64) *stream { return &stream{seed: seed, x: seed | 1} }
+func newStream(seed uint64) *stream { return &stream{x: seed | 1, pos: 8} }
 
 func (s *stream) Read(p []byte) (int, error) {
-	for i := range p {
-		s.x ^= s.x << 13
-		s.x ^= s.x >> 7
-		s.x ^= s.x << 17
-		p[i] = byte(s.x)
+	n := 0
+	for n < len(p) {
+		if s.pos == 8 {
+			s.x ^= s.x << 13
+			s.x ^= s.x >> 7
+			s.x ^= s.x << 17
+			binary.LittleEndian.PutUint64(s.cur[:], s.x)
+			s.pos = 0
+		}
+		k := copy(p[n:], s.cur[s.pos:])
+		s.pos += k
+		n += k
 	}
-	return len(p), nil
+	return n, nil
 }
 
 // hashStream returns the ID and size of n bytes of the stream with seed.

@@ -3,14 +3,12 @@ package cas
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/prose-store/prose/internal/durable"
-	"github.com/zeebo/blake3"
 )
 
 // Errors reported by the store; test for them with errors.Is.
@@ -66,67 +64,6 @@ func (s *Store) LockPath() string { return filepath.Join(s.root, "lock") }
 func (s *Store) path(id ID) string {
 	h := id.Hex()
 	return filepath.Join(s.objects, h[:2], h[2:])
-}
-
-var bufPool = sync.Pool{New: func() any { b := make([]byte, 1<<20); return &b }}
-
-// Put stores the content read from r until EOF and returns its ID and size.
-// Memory use does not depend on the size of the content. If the object
-// already exists, Put leaves it as it is. When Put returns without error the
-// object is durable.
-func (s *Store) Put(r io.Reader) (ID, int64, error) {
-	f, err := durable.CreateTemp(s.tmp, "put", objectMode)
-	if err != nil {
-		return ID{}, 0, fmt.Errorf("cas put: %w", err)
-	}
-	defer f.Abort()
-	bp := bufPool.Get().(*[]byte)
-	defer bufPool.Put(bp)
-	buf := *bp
-	h := blake3.New()
-	var size int64
-	for {
-		n, rerr := r.Read(buf)
-		if n > 0 {
-			h.Write(buf[:n])
-			if _, err := f.Write(buf[:n]); err != nil {
-				return ID{}, 0, fmt.Errorf("cas put: %w", err)
-			}
-			size += int64(n)
-		}
-		if rerr == io.EOF {
-			break
-		}
-		if rerr != nil {
-			return ID{}, 0, fmt.Errorf("cas put: read the content: %w", rerr)
-		}
-	}
-	var id ID
-	h.Sum(id[:0])
-	if err := s.commit(f, id, size); err != nil {
-		return ID{}, 0, err
-	}
-	return id, size, nil
-}
-
-// PutBytes stores b and returns its ID.
-func (s *Store) PutBytes(b []byte) (ID, error) {
-	id := ID(blake3.Sum256(b))
-	if s.present(id, int64(len(b))) {
-		return id, nil
-	}
-	f, err := durable.CreateTemp(s.tmp, "put", objectMode)
-	if err != nil {
-		return ID{}, fmt.Errorf("cas put: %w", err)
-	}
-	defer f.Abort()
-	if _, err := f.Write(b); err != nil {
-		return ID{}, fmt.Errorf("cas put: %w", err)
-	}
-	if err := s.commit(f, id, int64(len(b))); err != nil {
-		return ID{}, err
-	}
-	return id, nil
 }
 
 // commit moves a fully written temporary file into place as object id, or

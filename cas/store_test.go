@@ -141,7 +141,7 @@ func TestLargeStream(t *testing.T) {
 	if id != want || n != size {
 		t.Fatalf("Put = %s, %d; want %s, %d", id, n, want, size)
 	}
-	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 4<<20 {
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 8<<20 {
 		t.Errorf("Put allocated %d bytes for a %d-byte stream", alloc, size)
 	}
 	rc, err := s.Get(id)
@@ -317,6 +317,63 @@ func TestPutReadError(t *testing.T) {
 	if err := s.List(func(id ID) error { return fmt.Errorf("unexpected object %s", id) }); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestLargePutFailures fails a multi-buffer Put part way, on the reading and
+// on the writing side.
+func TestLargePutFailures(t *testing.T) {
+	const size = 5<<20 + 3
+	t.Run("read", func(t *testing.T) {
+		s := openStore(t)
+		boom := errors.New("source broke")
+		_, _, err := s.Put(io.MultiReader(io.LimitReader(newStream(3), size), failingReader{boom}))
+		if !errors.Is(err, boom) {
+			t.Fatalf("err = %v, want the read error", err)
+		}
+		assertConsistent(t, s)
+		if n := count(t, s); n != 0 {
+			t.Errorf("%d objects after a failed Put", n)
+		}
+	})
+	t.Run("write", func(t *testing.T) {
+		s := openStore(t)
+		var mu sync.Mutex
+		writes := 0
+		restore := durable.SetFault(func(step durable.Step, _ string) error {
+			mu.Lock()
+			defer mu.Unlock()
+			if step == durable.StepWrite {
+				writes++
+				if writes == 3 {
+					return durable.ErrInjected
+				}
+			}
+			return nil
+		})
+		_, _, err := s.Put(io.LimitReader(newStream(3), size))
+		restore()
+		if !errors.Is(err, durable.ErrInjected) {
+			t.Fatalf("err = %v, want the injected fault", err)
+		}
+		assertConsistent(t, s)
+		if n := count(t, s); n != 0 {
+			t.Errorf("%d objects after a failed Put", n)
+		}
+		id, n, err := s.Put(io.LimitReader(newStream(3), size))
+		if err != nil || n != size || id != hashStream(3, size) {
+			t.Fatalf("Put after the fault = %s, %d, %v", id, n, err)
+		}
+	})
+	t.Run("exact buffer multiples", func(t *testing.T) {
+		s := openStore(t)
+		for _, n := range []int64{bufSize - 1, bufSize, bufSize + 1, 2 * bufSize, pipelineDepth * bufSize, (pipelineDepth + 1) * bufSize} {
+			id, got, err := s.Put(io.LimitReader(newStream(uint64(n)), n))
+			if err != nil || got != n || id != hashStream(uint64(n), n) {
+				t.Fatalf("Put of %d bytes = %s, %d, %v", n, id, got, err)
+			}
+		}
+		assertConsistent(t, s)
+	})
 }
 
 type failingReader struct{ err error }
