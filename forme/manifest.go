@@ -1,0 +1,148 @@
+package forme
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// ManifestKind and ManifestVersion identify the ir-v0 compile-phase IR.
+const (
+	ManifestKind    = "openprose.compile-phase-ir"
+	ManifestVersion = 2
+)
+
+// Manifest is the compiled intent: the ir-v0 compile-phase IR plus the
+// documented additions ids, wiring, requirements, patterns, instances and
+// tests (a reader that ignores unknown keys still accepts it). Every slice
+// is non-nil so it encodes as [] rather than null.
+type Manifest struct {
+	Kind                 string               `json:"kind"`
+	Version              int                  `json:"version"`
+	Sources              []ManifestSource     `json:"sources"`
+	Topology             Topology             `json:"topology"`
+	Canonicalizers       []Canonicalizer      `json:"canonicalizers"`
+	Postconditions       []Postcondition      `json:"postconditions"`
+	ContractFingerprints map[string]string    `json:"contract_fingerprints"`
+	Diagnostics          []ManifestDiagnostic `json:"diagnostics"`
+
+	IDs          map[string]string `json:"ids"`
+	Wiring       []Binding         `json:"wiring"`
+	Requirements []Requirement     `json:"requirements"`
+	Patterns     []Pattern         `json:"patterns"`
+	Instances    []Instance        `json:"instances"`
+	Tests        []TestSpec        `json:"tests"`
+}
+
+// ManifestSource is one discovered contract file.
+type ManifestSource struct {
+	Path string `json:"path"`
+	Kind string `json:"kind"`
+	Name string `json:"name,omitempty"`
+}
+
+// Topology is Forme's wired graph.
+type Topology struct {
+	Nodes       []TopologyNode `json:"nodes"`
+	Edges       []Edge         `json:"edges"`
+	EntryPoints []string       `json:"entry_points"`
+	Acyclic     bool           `json:"acyclic"`
+}
+
+// TopologyNode is one mounted node.
+type TopologyNode struct {
+	Node                string     `json:"node"`
+	ContractFingerprint string     `json:"contract_fingerprint"`
+	WakeSource          WakeSource `json:"wake_source"`
+}
+
+// Canonicalizer is a node's compiled canonicalizer: ir-v0's node, artifact
+// and facets, plus the spec itself in canon.Spec's JSON shape.
+type Canonicalizer struct {
+	Node     string    `json:"node"`
+	Artifact string    `json:"artifact"`
+	Facets   []string  `json:"facets"`
+	Spec     CanonSpec `json:"spec"`
+}
+
+// Postcondition is a node's postcondition validator: ir-v0's node, artifact
+// and mode, plus the conditions read from the contract.
+type Postcondition struct {
+	Node       string   `json:"node"`
+	Artifact   string   `json:"artifact"`
+	Mode       string   `json:"mode"`
+	Conditions []string `json:"conditions"`
+}
+
+// ManifestDiagnostic is ir-v0's {severity, message, sourcePath} plus code,
+// line and column.
+type ManifestDiagnostic struct {
+	Severity   Severity `json:"severity"`
+	Message    string   `json:"message"`
+	SourcePath string   `json:"sourcePath,omitempty"`
+	Code       string   `json:"code"`
+	Line       int      `json:"line,omitempty"`
+	Column     int      `json:"column,omitempty"`
+}
+
+// TestSpec is a kind: test contract's subject and assertions.
+type TestSpec struct {
+	Name       string     `json:"name"`
+	Source     string     `json:"source"`
+	Subject    string     `json:"subject"`
+	Fixtures   []TestItem `json:"fixtures"`
+	Expects    []TestItem `json:"expects"`
+	ExpectsNot []TestItem `json:"expects_not"`
+}
+
+// TestItem is one fixture or assertion bullet.
+type TestItem struct {
+	Name string `json:"name,omitempty"`
+	Text string `json:"text"`
+}
+
+func newManifest() *Manifest {
+	return &Manifest{
+		Kind:                 ManifestKind,
+		Version:              ManifestVersion,
+		Sources:              []ManifestSource{},
+		Topology:             Topology{Nodes: []TopologyNode{}, Edges: []Edge{}, EntryPoints: []string{}, Acyclic: true},
+		Canonicalizers:       []Canonicalizer{},
+		Postconditions:       []Postcondition{},
+		ContractFingerprints: map[string]string{},
+		Diagnostics:          []ManifestDiagnostic{},
+		IDs:                  map[string]string{},
+		Wiring:               []Binding{},
+		Requirements:         []Requirement{},
+		Patterns:             []Pattern{},
+		Instances:            []Instance{},
+		Tests:                []TestSpec{},
+	}
+}
+
+// HasErrors reports whether the manifest records an error diagnostic; such
+// a manifest must not be written as dist/manifest.next.json.
+func (m *Manifest) HasErrors() bool {
+	for _, d := range m.Diagnostics {
+		if d.Severity == SeverityError {
+			return true
+		}
+	}
+	return false
+}
+
+// JSON encodes the manifest deterministically: fixed field order, sorted map
+// keys, two-space indent, no HTML escaping, a final newline.
+func (m *Manifest) JSON() ([]byte, error) {
+	return encodeJSON(m)
+}
+
+func encodeJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
