@@ -203,8 +203,11 @@ func project(v any, paths []Path, depth int) (any, bool) {
 // returns its fingerprint map: "@atomic", the token of the digest of the
 // reduced truth, and for each facet s declares the token of the digest of
 // Project(reduced, facet paths). A nil s makes everything material and
-// declares no facets. The error is Reduce's.
+// declares no facets. The error is Reduce's, or names an unknown algorithm.
 func Fingerprints(a Algorithm, s *Spec, truth any) (map[string]string, error) {
+	if _, err := ParseAlgorithm(string(a)); err != nil {
+		return nil, err
+	}
 	c, err := s.compile()
 	if err != nil {
 		return nil, err

@@ -267,6 +267,9 @@ func TestFingerprintsNoSpec(t *testing.T) {
 	if _, err := Fingerprints(BLAKE3, &Spec{Facets: []Facet{{Facet: Atomic, Paths: []string{"a"}}}}, map[string]any{}); err == nil {
 		t.Error("Fingerprints accepted a spec that redeclares @atomic")
 	}
+	if _, err := Fingerprints("md5", nil, map[string]any{}); err == nil || !strings.Contains(err.Error(), "unknown hash algorithm") {
+		t.Errorf("Fingerprints with algorithm md5: error %v", err)
+	}
 	if _, err := Fingerprints(BLAKE3, nil, map[string]any{"a": math.Inf(1)}); err == nil {
 		t.Error("Fingerprints accepted an infinite number")
 	}

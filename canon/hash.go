@@ -44,8 +44,9 @@ func (a Algorithm) String() string {
 }
 
 // New returns a new hash.Hash computing the algorithm. Like crypto.Hash.New
-// it panics for an algorithm that is not supported: obtain an Algorithm from
-// ParseAlgorithm or the constants, never from unchecked input.
+// it panics for an algorithm that is not supported, and so do Token,
+// DigestValue, DigestObject and MemoKey: obtain an Algorithm from
+// ParseAlgorithm or the constants, never by converting unchecked input.
 func (a Algorithm) New() hash.Hash {
 	switch a {
 	case "", BLAKE3:

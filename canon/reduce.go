@@ -141,23 +141,13 @@ func (r *reducer) reduce(st state, t *ruleTrie, v any, isRoot bool, depth int) (
 		}
 		return r.number(st, f, material)
 	case map[string]any:
-		return r.object(st, t, len(x), func(yield func(string, any) error) error {
-			for k, cv := range x {
-				if err := yield(k, cv); err != nil {
-					return err
-				}
-			}
-			return nil
-		}, isRoot, depth)
+		return r.object(st, t, x, isRoot, depth)
 	case map[string]string:
-		return r.object(st, t, len(x), func(yield func(string, any) error) error {
-			for k, cv := range x {
-				if err := yield(k, cv); err != nil {
-					return err
-				}
-			}
-			return nil
-		}, isRoot, depth)
+		m := make(map[string]any, len(x))
+		for k, cv := range x {
+			m[k] = cv
+		}
+		return r.object(st, t, m, isRoot, depth)
 	case []any:
 		return r.array(st, t, len(x), func(i int) any { return x[i] }, isRoot, depth)
 	case []string:
@@ -185,28 +175,24 @@ func (r *reducer) number(st state, f float64, material bool) (any, bool, error) 
 	return f, true, nil
 }
 
-func (r *reducer) object(st state, t *ruleTrie, n int, each func(func(string, any) error) error, isRoot bool, depth int) (any, bool, error) {
+func (r *reducer) object(st state, t *ruleTrie, x map[string]any, isRoot bool, depth int) (any, bool, error) {
 	material := st.material || isRoot
-	out := make(map[string]any, n)
-	if n == 0 {
+	out := make(map[string]any, len(x))
+	if len(x) == 0 {
 		return out, material, nil
 	}
-	err := each(func(k string, cv any) error {
+	for k, cv := range x {
 		if !utf8.ValidString(k) {
-			return fmt.Errorf("canon: object key %s is not valid UTF-8", quoteForError(k))
+			return nil, false, fmt.Errorf("canon: object key %s is not valid UTF-8", quoteForError(k))
 		}
 		cst, ct := st.child(t, k)
 		rv, kept, err := r.reduce(cst, ct, cv, false, depth+1)
 		if err != nil {
-			return err
+			return nil, false, err
 		}
 		if kept {
 			out[k] = rv
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, false, err
 	}
 	// A record whose children were all dropped goes too, unless a rule
 	// marks it material (or it is the root, which is always kept).
