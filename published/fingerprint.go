@@ -1,0 +1,457 @@
+package published
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/prose-store/prose/canon"
+)
+
+// Fingerprints are computed exactly as canon.Fingerprints computes them on
+// the whole structured truth (docs/fingerprints.md), but from per-file
+// parts, so that an unchanged file costs nothing:
+//
+//   - each file's value is reduced at its path in the truth
+//     (spec.Reduce(truthPath, value)) and digested once, when the file is
+//     read; the stat cache keeps the digest;
+//   - a directory's digest is canon.DigestObject over its kept children; a
+//     directory whose children were all dropped is dropped too, unless a
+//     rule marks it material (canon's Spec.Materiality); the root is always
+//     kept; "@atomic" is the root's digest;
+//   - a facet's token is the digest of canon.Project(reduced truth, facet
+//     paths), composed from the digests recorded at the positions of a trie
+//     of the facet paths; where a facet path reaches inside a file, the
+//     digest of the projection of that file's reduced value is computed when
+//     the file is read and cached with it.
+//
+// Without declared facets (a nil spec, or one declaring none), each
+// top-level directory of the node is a facet named after it, with the one
+// path of that directory; files at the root count toward "@atomic" only.
+
+// fpConfig is the fingerprint setup of a scan.
+type fpConfig struct {
+	alg    canon.Algorithm
+	spec   *canon.Spec
+	id     string   // identity for the stat cache
+	facets []string // declared facet names; nil: the top-level directories
+	trie   *facetTrie
+}
+
+// fileFP is what fingerprinting needs from one file.
+type fileFP struct {
+	kept   bool         // false: the whole file is immaterial
+	digest canon.Digest // of the reduced value, when kept
+	subs   []subDigest  // projections of facets whose paths reach inside the file
+}
+
+// subDigest is the digest of the projection of a file's reduced value onto
+// the paths of one facet that lie inside the file.
+type subDigest struct {
+	facet   uint16 // index in the declared facets
+	present bool   // false: nothing selected
+	digest  canon.Digest
+}
+
+// facetTrie is a node of the trie of all declared facet paths.
+type facetTrie struct {
+	children map[string]*facetTrie
+	terminal []bool // per facet: a path of the facet ends here
+	through  []bool // per facet: a path of the facet ends here or below
+
+	// Filled by compose for the position in the current truth.
+	present bool
+	digest  canon.Digest
+	file    int // index of the file at this position, or -1
+}
+
+func newFacetTrie(n int) *facetTrie {
+	return &facetTrie{terminal: make([]bool, n), through: make([]bool, n), file: -1}
+}
+
+// newFPConfig validates the options' algorithm and spec.
+func newFPConfig(opt Options) (*fpConfig, error) {
+	alg, err := canon.ParseAlgorithm(string(opt.Algorithm))
+	if err != nil {
+		return nil, err
+	}
+	if err := opt.Spec.Validate(); err != nil {
+		return nil, err
+	}
+	c := &fpConfig{alg: alg, spec: opt.Spec, id: cacheID(alg, opt.Spec)}
+	if opt.Spec == nil || len(opt.Spec.Facets) == 0 {
+		return c, nil
+	}
+	n := len(opt.Spec.Facets)
+	c.trie = newFacetTrie(n)
+	for i, f := range opt.Spec.Facets {
+		c.facets = append(c.facets, f.Facet)
+		for _, raw := range f.Paths {
+			p, err := canon.ParsePath(raw)
+			if err != nil {
+				return nil, err // unreachable: Validate parsed it
+			}
+			t := c.trie
+			t.through[i] = true
+			for _, seg := range p {
+				next := t.children[seg]
+				if next == nil {
+					next = newFacetTrie(n)
+					if t.children == nil {
+						t.children = map[string]*facetTrie{}
+					}
+					t.children[seg] = next
+				}
+				t = next
+				t.through[i] = true
+			}
+			t.terminal[i] = true
+		}
+	}
+	return c, nil
+}
+
+// lookup returns the trie node at p, or nil.
+func (t *facetTrie) lookup(p canon.Path) *facetTrie {
+	for _, seg := range p {
+		if t == nil {
+			return nil
+		}
+		t = t.children[seg]
+	}
+	return t
+}
+
+// relPaths returns the paths of facet f below t, relative to t.
+func (t *facetTrie) relPaths(f int, prefix canon.Path, out []canon.Path) []canon.Path {
+	if !t.through[f] {
+		return out
+	}
+	if t.terminal[f] {
+		return append(out, slices.Clone(prefix))
+	}
+	for k, c := range t.children {
+		out = c.relPaths(f, append(prefix, k), out)
+	}
+	return out
+}
+
+// reset clears the per-truth results.
+func (t *facetTrie) reset() {
+	t.present, t.digest, t.file = false, canon.Digest{}, -1
+	for _, c := range t.children {
+		c.reset()
+	}
+}
+
+// fileFP reduces and digests the value v of the file at path p.
+func (c *fpConfig) fileFP(p string, v any) (fileFP, error) {
+	tp := truthPath(p)
+	red, kept, err := c.spec.Reduce(tp, v)
+	if err != nil {
+		return fileFP{}, fmt.Errorf("%s: %w", p, err)
+	}
+	if !kept {
+		return fileFP{}, nil
+	}
+	fp := fileFP{kept: true, digest: canon.DigestValue(c.alg, red)}
+	node := c.trie.lookup(tp)
+	if node == nil {
+		return fp, nil
+	}
+	for f := range c.facets {
+		if !node.through[f] || node.terminal[f] {
+			continue
+		}
+		sd := subDigest{facet: uint16(f)}
+		proj := canon.Project(red, node.relPaths(f, nil, nil))
+		if m, ok := proj.(map[string]any); !ok || len(m) > 0 {
+			// Project gives an empty object only when nothing is selected:
+			// the paths here are below the file, so a selection is never
+			// the empty object itself.
+			sd.present, sd.digest = true, canon.DigestValue(c.alg, proj)
+		}
+		fp.subs = append(fp.subs, sd)
+	}
+	return fp, nil
+}
+
+// composed is the result of composing file digests.
+type composed struct {
+	fingerprints map[string]string
+	facets       []string
+}
+
+// dirFrame is a directory being composed.
+type dirFrame struct {
+	path     string // relative path; "" for the root
+	name     string // last segment
+	trie     *facetTrie
+	children []canon.Child // kept children
+	names    []childName   // every child, for collision checks
+	fold     bool          // some child name needs case folding to compare
+}
+
+type childName struct {
+	name, key, path string
+	dir             bool
+}
+
+// compose checks the tree formed by paths (sorted by bytes, normalized) and
+// computes the fingerprint map from each file's fileFP.
+func (c *fpConfig) compose(paths []string, fps []fileFP) (composed, error) {
+	if c.trie != nil {
+		c.trie.reset()
+	}
+	type topDir struct {
+		name    string
+		present bool
+		digest  canon.Digest
+	}
+	var tops []topDir
+	stack := []*dirFrame{{trie: c.trie}}
+	// pop finishes the innermost directory and adds it to its parent.
+	pop := func() error {
+		d := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if err := d.check(); err != nil {
+			return err
+		}
+		parent := stack[len(stack)-1]
+		kept := len(d.children) > 0
+		if !kept {
+			material, ruled := c.spec.Materiality(truthOfDir(d.path))
+			kept = material && ruled
+		}
+		var dg canon.Digest
+		if kept {
+			dg = canon.DigestObject(c.alg, d.children)
+			parent.children = append(parent.children, canon.Child{Key: d.name, Digest: dg})
+		}
+		if d.trie != nil {
+			d.trie.present, d.trie.digest = kept, dg
+		}
+		parent.addName(d.name, d.name, d.path, true)
+		if len(stack) == 1 {
+			tops = append(tops, topDir{d.name, kept, dg})
+		}
+		return nil
+	}
+	for i, p := range paths {
+		dir, name := "", p
+		if j := strings.LastIndexByte(p, '/'); j >= 0 {
+			dir, name = p[:j], p[j+1:]
+		}
+		if top := stack[len(stack)-1]; top.path != dir {
+			for len(stack) > 1 && !isUnder(dir, stack[len(stack)-1].path) {
+				if err := pop(); err != nil {
+					return composed{}, err
+				}
+			}
+			// Open the directories between the innermost open one and dir.
+			for cur := stack[len(stack)-1]; cur.path != dir; cur = stack[len(stack)-1] {
+				rest := dir
+				if cur.path != "" {
+					rest = dir[len(cur.path)+1:]
+				}
+				seg := rest
+				if k := strings.IndexByte(rest, '/'); k >= 0 {
+					seg = rest[:k]
+				}
+				var t *facetTrie
+				if cur.trie != nil {
+					t = cur.trie.children[seg]
+				}
+				stack = append(stack, &dirFrame{path: join(cur.path, seg), name: seg, trie: t})
+			}
+		}
+		d := stack[len(stack)-1]
+		key, _ := fileKey(name)
+		d.addName(name, key, p, false)
+		fp := &fps[i]
+		if fp.kept {
+			d.children = append(d.children, canon.Child{Key: key, Digest: fp.digest})
+		}
+		if d.trie != nil {
+			if t := d.trie.children[key]; t != nil {
+				t.present, t.digest, t.file = fp.kept, fp.digest, i
+			}
+		}
+	}
+	for len(stack) > 1 {
+		if err := pop(); err != nil {
+			return composed{}, err
+		}
+	}
+	root := stack[0]
+	if err := root.check(); err != nil {
+		return composed{}, err
+	}
+	atomic := canon.DigestObject(c.alg, root.children)
+	out := composed{fingerprints: map[string]string{canon.Atomic: c.alg.DigestToken(atomic)}, facets: []string{canon.Atomic}}
+	if c.facets == nil {
+		slices.SortFunc(tops, func(a, b topDir) int { return strings.Compare(a.name, b.name) })
+		empty := canon.DigestObject(c.alg, nil)
+		for _, t := range tops {
+			d := empty
+			if t.present {
+				d = canon.DigestObject(c.alg, []canon.Child{{Key: t.name, Digest: t.digest}})
+			}
+			out.fingerprints[t.name] = c.alg.DigestToken(d)
+			out.facets = append(out.facets, t.name)
+		}
+		return out, nil
+	}
+	c.trie.present, c.trie.digest = true, atomic
+	for f, name := range c.facets {
+		d, ok := c.project(c.trie, f, fps)
+		if !ok {
+			d = canon.DigestObject(c.alg, nil)
+		}
+		out.fingerprints[name] = c.alg.DigestToken(d)
+		out.facets = append(out.facets, name)
+	}
+	return out, nil
+}
+
+// project returns the digest of the projection of the value at t (present)
+// onto the paths of facet f below t; false when nothing is selected.
+func (c *fpConfig) project(t *facetTrie, f int, fps []fileFP) (canon.Digest, bool) {
+	if t.terminal[f] {
+		return t.digest, true
+	}
+	if t.file >= 0 {
+		for _, s := range fps[t.file].subs {
+			if int(s.facet) == f {
+				return s.digest, s.present
+			}
+		}
+		return canon.Digest{}, false
+	}
+	var children []canon.Child
+	for k, ct := range t.children {
+		if !ct.through[f] || !ct.present {
+			continue
+		}
+		if d, ok := c.project(ct, f, fps); ok {
+			children = append(children, canon.Child{Key: k, Digest: d})
+		}
+	}
+	if len(children) == 0 {
+		return canon.Digest{}, false
+	}
+	return canon.DigestObject(c.alg, children), true
+}
+
+// addName records a child of d for the collision checks.
+func (d *dirFrame) addName(name, key, path string, dir bool) {
+	if !d.fold {
+		for i := 0; i < len(name); i++ {
+			if c := name[i]; c >= 0x80 || 'A' <= c && c <= 'Z' {
+				d.fold = true
+				break
+			}
+		}
+	}
+	d.names = append(d.names, childName{name: name, key: key, path: path, dir: dir})
+}
+
+// check reports two children of d that give the same key in the truth, or
+// whose names differ only in case or Unicode normalization.
+func (d *dirFrame) check() error {
+	if len(d.names) < 2 {
+		return nil
+	}
+	if d.fold {
+		seen := make(map[string]*childName, len(d.names))
+		for i := range d.names {
+			n := &d.names[i]
+			k := foldKey(n.name)
+			if o, ok := seen[k]; ok {
+				return &CollisionError{Path: n.path, Other: o.path,
+					Reason: fmt.Sprintf("%q and %q differ only in case or Unicode normalization", n.name, o.name)}
+			}
+			seen[k] = n
+		}
+	}
+	// Keys mostly come in name order already; only files that drop an
+	// extension can move.
+	sorted := true
+	for i := 1; i < len(d.names); i++ {
+		if d.names[i-1].key >= d.names[i].key {
+			sorted = false
+			break
+		}
+	}
+	if sorted {
+		return nil
+	}
+	ns := slices.Clone(d.names)
+	slices.SortFunc(ns, func(a, b childName) int { return strings.Compare(a.key, b.key) })
+	for i := 1; i < len(ns); i++ {
+		if ns[i-1].key == ns[i].key {
+			a, b := ns[i-1].path, ns[i].path
+			if ns[i-1].dir {
+				a += "/"
+			}
+			if ns[i].dir {
+				b += "/"
+			}
+			return keyCollision(a, b, ns[i].key)
+		}
+	}
+	return nil
+}
+
+// isUnder reports whether the relative directory path dir is dir or below it.
+func isUnder(p, dir string) bool {
+	return dir == "" || p == dir || len(p) > len(dir) && p[len(dir)] == '/' && p[:len(dir)] == dir
+}
+
+// truthOfDir returns the truth path of a directory.
+func truthOfDir(p string) canon.Path {
+	if p == "" {
+		return canon.Path{}
+	}
+	return canon.Path(strings.Split(p, "/"))
+}
+
+// FingerprintFiles returns the fingerprint map of a world-model given as a
+// map from file path to content, exactly the map Scan computes for a
+// directory holding those files. Paths are checked as TruthOfFiles checks
+// them.
+func FingerprintFiles(files map[string][]byte, opt Options) (map[string]string, error) {
+	c, err := newFPConfig(opt)
+	if err != nil {
+		return nil, err
+	}
+	paths := make([]string, 0, len(files))
+	norm := make(map[string]string, len(files))
+	for p := range files {
+		paths = append(paths, p)
+	}
+	if err := CheckCollisions(paths); err != nil {
+		return nil, err
+	}
+	for i, p := range paths {
+		n, _ := NormalizePath(p) // checked by CheckCollisions
+		norm[n] = p
+		paths[i] = n
+	}
+	slices.Sort(paths)
+	fps := make([]fileFP, len(paths))
+	for i, p := range paths {
+		v, err := fileValue(p, files[norm[p]], nil)
+		if err != nil {
+			return nil, err
+		}
+		if fps[i], err = c.fileFP(p, v); err != nil {
+			return nil, err
+		}
+	}
+	res, err := c.compose(paths, fps)
+	if err != nil {
+		return nil, err
+	}
+	return res.fingerprints, nil
+}

@@ -1,0 +1,419 @@
+package published
+
+import (
+	"crypto/sha1"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/zeebo/blake3"
+
+	"github.com/prose-store/prose/canon"
+)
+
+// Entry is one file of a scanned world-model.
+type Entry struct {
+	Path   string      // normalized slash path relative to the node directory
+	Mode   fs.FileMode // 0644 or 0755 (the executable bit is kept); a symlink counts as its target
+	Size   int64       // content length in bytes
+	Sum    [32]byte    // BLAKE3 of the content
+	GitOID [20]byte    // git blob id: SHA-1 of "blob <size>\x00" and the content
+}
+
+// Options tunes a Scan.
+type Options struct {
+	// Algorithm is the fingerprint hash; "" means BLAKE3.
+	Algorithm canon.Algorithm
+	// Spec is the node's canonicalization spec; nil makes everything
+	// material with the top-level directories as facets.
+	Spec *canon.Spec
+	// CachePath is the stat cache file (for example
+	// <vault>/.prose/cache/scan-<id>); "" scans without a cache.
+	CachePath string
+	// Changed, when not nil, informs the scan that only these paths
+	// (relative to the directory; files or directories, existing or
+	// removed) may have changed since the scan that wrote the cache: every
+	// other entry is taken from the cache without a stat. A symlink whose
+	// target changed counts as changed; links in the cache are re-checked
+	// anyway. Without a usable cache the scan is a full one.
+	Changed []string
+}
+
+// Snapshot is the result of a Scan: the files of a world-model, its version
+// address and its fingerprint map.
+type Snapshot struct {
+	Dir          string            // the scanned directory, absolute
+	Entries      []Entry           // sorted by path bytes
+	Version      string            // version address, "blake3:<hex>" (see VersionOf)
+	Fingerprints map[string]string // "@atomic" and one token per facet
+	Facets       []string          // "@atomic" first, then the facets in declared order, or the top-level directories in byte order
+	Stats        ScanStats
+}
+
+// ScanStats counts the work a Scan did.
+type ScanStats struct {
+	Files     int   // files in the snapshot
+	Hashed    int   // files read (cache misses, racy entries, new files)
+	CacheHits int   // files taken from the cache without reading them
+	BytesRead int64 // bytes read from files
+	Statted   int   // stat calls on files (0 for untouched files of an informed scan)
+}
+
+// Scan collects the world-model in dir and computes its entries, version
+// address and fingerprints: the hot path of a publish.
+//
+// The directory maps to structured truth as ReadTruth describes, and the
+// fingerprints are those canon.Fingerprints gives for that truth and
+// opt.Spec (with the top-level directories as facets when the spec
+// declares none). Path rules are enforced as the walk goes: names that are
+// not valid world-model path segments, names of one directory that differ
+// only in case or Unicode normalization, two files giving the same key,
+// symlinks leaving dir, links to directories, and special files are errors.
+//
+// With opt.CachePath, a file whose stat data matches the cache is not read
+// (see cache.go for the racy-timestamp rule); the cache is rewritten when
+// anything changed. A cache that cannot be written is not an error: the
+// snapshot is still right, and the next scan reads more.
+func Scan(dir string, opt Options) (*Snapshot, error) {
+	start := time.Now()
+	cfg, err := newFPConfig(opt)
+	if err != nil {
+		return nil, fmt.Errorf("scan %s: %w", dir, err)
+	}
+	w, err := newWalker(dir)
+	if err != nil {
+		return nil, err
+	}
+	var cache *statCache
+	if opt.CachePath != "" {
+		cache = loadCache(opt.CachePath, w.root, cfg.id)
+	}
+	var walked []walkedFile
+	if opt.Changed != nil && cache != nil {
+		walked, err = w.informed(cache, opt.Changed)
+	} else {
+		walked, err = w.walk()
+	}
+	if err != nil {
+		return nil, err
+	}
+
+	snap := &Snapshot{Dir: w.root, Entries: make([]Entry, len(walked))}
+	fps := make([]fileFP, len(walked))
+	flags := make([]uint8, len(walked))
+	dirty := cache == nil
+	var misses []int
+	ci := 0
+	for i := range walked {
+		f := &walked[i]
+		e := &snap.Entries[i]
+		e.Path, e.Mode, e.Size = f.path, f.perm(), f.st.size
+		if f.link {
+			flags[i] |= flagLink
+		}
+		for ci < cache.len() && cache.recs[ci].path < f.path {
+			ci++
+			dirty = true // removed since the last scan
+		}
+		if ci < cache.len() && cache.recs[ci].path == f.path {
+			cf := cache.flags(ci)
+			if cache.stat(ci) == f.st && (f.trusted || cf&flagRacy == 0) {
+				cache.fill(ci, e, &fps[i])
+				if f.trusted {
+					flags[i] |= cf & flagRacy
+				}
+				if cf&flagLink != flags[i]&flagLink {
+					dirty = true
+				}
+				snap.Stats.CacheHits++
+				ci++
+				continue
+			}
+			ci++
+		}
+		misses = append(misses, i)
+		dirty = true
+	}
+	if ci < cache.len() {
+		dirty = true
+	}
+	if err := readMisses(w, cfg, walked, misses, snap, fps, flags); err != nil {
+		return nil, err
+	}
+
+	paths := make([]string, len(walked))
+	for i := range walked {
+		paths[i] = walked[i].path
+	}
+	res, err := cfg.compose(paths, fps)
+	if err != nil {
+		return nil, fmt.Errorf("scan %s: %w", w.root, err)
+	}
+	snap.Fingerprints, snap.Facets = res.fingerprints, res.facets
+	snap.Version = VersionOf(snap.Entries)
+	snap.Stats.Files = len(walked)
+	snap.Stats.Statted = int(w.statted.Load())
+
+	if opt.CachePath != "" {
+		// Racy entries: see cache.go. Verified entries are judged against
+		// this scan's start; trusted ones keep their flag.
+		gran := int64(racyCoarse)
+		for i := range walked {
+			if !walked[i].trusted && walked[i].st.mtime%1e9 != 0 {
+				gran = racyFine
+				break
+			}
+		}
+		racyFrom := start.UnixNano() - gran
+		for i := range walked {
+			if !walked[i].trusted && walked[i].st.mtime >= racyFrom {
+				flags[i] |= flagRacy
+				dirty = true
+			}
+		}
+		if dirty {
+			cw := newCacheWriter(w.root, cfg.id, 64+len(walked)*(cacheFixed+48))
+			for i := range walked {
+				cw.add(&snap.Entries[i], walked[i].st, flags[i], &fps[i])
+			}
+			_ = writeCacheFile(opt.CachePath, cw.bytes()) // a cache that cannot be written costs a re-read later, nothing more
+		}
+	}
+	return snap, nil
+}
+
+// readMisses reads the files at the indexes misses, fills their entries and
+// fingerprint parts, and counts the work in snap.Stats. Files are read in
+// parallel; the error reported is the first in path order.
+func readMisses(w *walker, cfg *fpConfig, walked []walkedFile, misses []int, snap *Snapshot, fps []fileFP, flags []uint8) error {
+	if len(misses) == 0 {
+		return nil
+	}
+	errs := make([]error, len(misses))
+	sizes := make([]int64, len(misses))
+	work := func(k int) {
+		i := misses[k]
+		f := &walked[i]
+		data, err := os.ReadFile(w.abs(f.path))
+		if err != nil {
+			errs[k] = fmt.Errorf("read %s: %w", w.display(f.path), err)
+			return
+		}
+		sizes[k] = int64(len(data))
+		e := &snap.Entries[i]
+		e.Size = int64(len(data))
+		e.Sum = blake3.Sum256(data)
+		e.GitOID = gitBlobID(data)
+		if int64(len(data)) != f.st.size {
+			// Changed between stat and read: do not trust this entry's
+			// stat data next time.
+			flags[i] |= flagRacy
+		}
+		v, err := fileValue(f.path, data, &e.Sum)
+		if err != nil {
+			errs[k] = err
+			return
+		}
+		if fps[i], err = cfg.fileFP(f.path, v); err != nil {
+			errs[k] = err
+		}
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(misses))
+	if workers <= 1 {
+		for k := range misses {
+			work(k)
+		}
+	} else {
+		var next sync.Mutex
+		n := 0
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					next.Lock()
+					k := n
+					n++
+					next.Unlock()
+					if k >= len(misses) {
+						return
+					}
+					work(k)
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	for k, err := range errs {
+		if err != nil {
+			return err
+		}
+		snap.Stats.Hashed++
+		snap.Stats.BytesRead += sizes[k]
+	}
+	return nil
+}
+
+// gitBlobID returns the git object id of a blob with content data.
+func gitBlobID(data []byte) [20]byte {
+	h := sha1.New()
+	var hdr [32]byte
+	b := strconv.AppendInt(append(hdr[:0], "blob "...), int64(len(data)), 10)
+	h.Write(append(b, 0))
+	h.Write(data)
+	var id [20]byte
+	h.Sum(id[:0])
+	return id
+}
+
+// informed lists the files of the root for an informed scan: the cache's
+// entries, except at and below the changed paths, which are looked at
+// afresh. A changed path below something that is no longer a directory
+// stands for that ancestor. Links in the cache are re-checked, since their
+// targets may have changed unannounced.
+func (w *walker) informed(c *statCache, changed []string) ([]walkedFile, error) {
+	root, err := openRoot(w.root)
+	if err != nil {
+		return nil, fmt.Errorf("scan %s: %w", w.root, err)
+	}
+	defer root.close()
+	type looked struct {
+		kind nameKind // kindUnknown: absent
+		st   fileStat
+	}
+	memo := map[string]looked{}
+	look := func(p string) (looked, error) {
+		if l, ok := memo[p]; ok {
+			return l, nil
+		}
+		w.statted.Add(1)
+		st, err := root.lstat(p)
+		var l looked
+		switch {
+		case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+		case err != nil:
+			return l, fmt.Errorf("scan %s: %w", w.display(p), err)
+		default:
+			l = looked{kind: kindOfMode(st.mode), st: st}
+		}
+		memo[p] = l
+		return l, nil
+	}
+
+	roots := make([]string, 0, len(changed))
+	for _, p := range changed {
+		n, err := NormalizePath(p)
+		if err != nil {
+			return nil, fmt.Errorf("changed path: %w", err)
+		}
+		r := n
+		for j := 0; j < len(n); j++ {
+			if n[j] != '/' {
+				continue
+			}
+			l, err := look(n[:j])
+			if err != nil {
+				return nil, err
+			}
+			if l.kind != kindDir {
+				r = n[:j]
+				break
+			}
+		}
+		roots = append(roots, r)
+	}
+	slices.Sort(roots)
+	roots = slices.Compact(roots)
+	kept := roots[:0]
+	for _, r := range roots {
+		// Sorted order puts "a" before "a/b" but may put "a-b" between
+		// them, so compare with every kept root above r.
+		covered := false
+		for j := 0; j < len(r); j++ {
+			if r[j] == '/' {
+				if _, ok := slices.BinarySearch(kept, r[:j]); ok {
+					covered = true
+					break
+				}
+			}
+		}
+		if !covered {
+			kept = append(kept, r)
+		}
+	}
+	roots = kept
+
+	var fresh []walkedFile
+	skip := make([]bool, c.len())
+	mark := func(p string) {
+		if i, ok := slices.BinarySearchFunc(c.recs, p, func(r cacheRec, p string) int { return strings.Compare(r.path, p) }); ok {
+			skip[i] = true
+		}
+	}
+	for _, r := range roots {
+		// Cached files at r, below r, or where a directory above r now is
+		// are replaced by what is there now.
+		mark(r)
+		lo, _ := slices.BinarySearchFunc(c.recs, r+"/", func(x cacheRec, p string) int { return strings.Compare(x.path, p) })
+		for i := lo; i < len(c.recs) && strings.HasPrefix(c.recs[i].path, r+"/"); i++ {
+			skip[i] = true
+		}
+		for j := 0; j < len(r); j++ {
+			if r[j] == '/' {
+				mark(r[:j])
+			}
+		}
+		l, err := look(r)
+		if err != nil {
+			return nil, err
+		}
+		switch l.kind {
+		case kindUnknown:
+		case kindDir:
+			sub, err := w.walkSub(r)
+			if err != nil {
+				return nil, err
+			}
+			fresh = append(fresh, sub...)
+		default:
+			f, err := w.fileOf(r, l.st)
+			if err != nil {
+				return nil, err
+			}
+			fresh = append(fresh, f)
+		}
+	}
+	slices.SortFunc(fresh, func(a, b walkedFile) int { return strings.Compare(a.path, b.path) })
+
+	out := make([]walkedFile, 0, c.len()+len(fresh))
+	fi := 0
+	for i := range c.recs {
+		if skip[i] {
+			continue
+		}
+		p := c.recs[i].path
+		for fi < len(fresh) && fresh[fi].path < p {
+			out = append(out, fresh[fi])
+			fi++
+		}
+		f := walkedFile{path: p, st: c.stat(i), trusted: true}
+		if c.flags(i)&flagLink != 0 {
+			st, err := w.followLink(p)
+			if err != nil {
+				return nil, err
+			}
+			f = walkedFile{path: p, st: st, link: true}
+		}
+		out = append(out, f)
+	}
+	return append(out, fresh[fi:]...), nil
+}

@@ -1,0 +1,375 @@
+package published
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/prose-store/prose/canon"
+)
+
+// past is the modification time test files get, far enough back that the
+// stat cache never treats them as racy.
+var past = time.Now().Add(-time.Hour).Truncate(time.Second).Add(123456789)
+
+// writeFiles writes files (slash paths relative to dir) and dates them in
+// the past.
+func writeFiles(t testing.TB, dir string, files map[string]string) {
+	t.Helper()
+	for p, c := range files {
+		writeFile(t, dir, p, c)
+	}
+}
+
+// writeFile writes one file and dates it in the past; each call moves the
+// date by a nanosecond so that rewrites are seen even at equal size.
+func writeFile(t testing.TB, dir, p, content string) {
+	t.Helper()
+	full := filepath.Join(dir, filepath.FromSlash(p))
+	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	past = past.Add(time.Microsecond)
+	if err := os.Chtimes(full, past, past); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func symlink(t *testing.T, target, link string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, link); err != nil {
+		t.Skip("no symlinks:", err)
+	}
+}
+
+func mustScan(t testing.TB, dir string, opt Options) *Snapshot {
+	t.Helper()
+	s, err := Scan(dir, opt)
+	if err != nil {
+		t.Fatalf("Scan: %v", err)
+	}
+	return s
+}
+
+func TestScanEntries(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"a.txt": "a", "a/b.txt": "ab", "a-b/c.txt": "abc", "z.sh": "#!/bin/sh\n",
+	})
+	if err := os.Chmod(filepath.Join(dir, "z.sh"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	s := mustScan(t, dir, Options{})
+	var paths []string
+	for _, e := range s.Entries {
+		paths = append(paths, e.Path)
+	}
+	want := []string{"a-b/c.txt", "a.txt", "a/b.txt", "z.sh"}
+	if !slices.Equal(paths, want) {
+		t.Fatalf("paths = %q, want %q (byte order)", paths, want)
+	}
+	for _, e := range s.Entries {
+		wantMode := os.FileMode(0o644)
+		if e.Path == "z.sh" {
+			wantMode = 0o755
+		}
+		if e.Mode != wantMode {
+			t.Errorf("%s: mode %v, want %v", e.Path, e.Mode, wantMode)
+		}
+		if e.Path == "a.txt" {
+			// git hash-object of "a"
+			if got := fmt.Sprintf("%x", e.GitOID); got != "2e65efe2a145dda7ee51d1741299f848e5bf752e" {
+				t.Errorf("git blob id of %q = %s", "a", got)
+			}
+			if e.Size != 1 {
+				t.Errorf("size = %d", e.Size)
+			}
+		}
+	}
+	if !slices.Equal(s.Facets, []string{"@atomic", "a", "a-b"}) {
+		t.Errorf("facets = %q", s.Facets)
+	}
+	if s.Stats.Files != 4 || s.Stats.Hashed != 4 || s.Stats.BytesRead != int64(1+2+3+10) {
+		t.Errorf("stats = %+v", s.Stats)
+	}
+}
+
+func TestScanImmaterialChange(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"pages/home.json": `{"title": "Home", "updated": "2024-01-01"}`,
+		"pages/about.md":  "About   us",
+	})
+	spec := &canon.Spec{Fields: []canon.Field{{Path: "pages.home.updated", Material: false}}}
+	opt := Options{Spec: spec, CachePath: filepath.Join(t.TempDir(), "cache")}
+	s1 := mustScan(t, dir, opt)
+	writeFile(t, dir, "pages/home.json", `{"updated": "2025-06-30", "title": "Home"}`)
+	writeFile(t, dir, "pages/about.md", "About us") // whitespace collapses
+	s2 := mustScan(t, dir, opt)
+	if !maps.Equal(s1.Fingerprints, s2.Fingerprints) {
+		t.Errorf("immaterial change moved fingerprints:\n%v\n%v", s1.Fingerprints, s2.Fingerprints)
+	}
+	if s1.Version == s2.Version {
+		t.Errorf("version did not change with the content")
+	}
+	if st, moved := Decide(s1.Fingerprints, true, s2); st != StatusSkipped || moved != nil {
+		t.Errorf("Decide = %s %q, want skipped", st, moved)
+	}
+	writeFile(t, dir, "pages/home.json", `{"updated": "2025-06-30", "title": "Start"}`)
+	s3 := mustScan(t, dir, opt)
+	if st, moved := Decide(s2.Fingerprints, true, s3); st != StatusRendered || !slices.Equal(moved, []string{"@atomic", "pages"}) {
+		t.Errorf("Decide = %s %q, want rendered [@atomic pages]", st, moved)
+	}
+}
+
+func TestScanFacetMoves(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"x/a.json": `{"n": 1}`, "y/b.yaml": "n: 2\n", "z/c.txt": "three", "root.md": "root",
+	})
+	opt := Options{CachePath: filepath.Join(t.TempDir(), "cache")}
+	s1 := mustScan(t, dir, opt)
+	if !slices.Equal(s1.Facets, []string{"@atomic", "x", "y", "z"}) {
+		t.Fatalf("facets = %q", s1.Facets)
+	}
+	tests := []struct {
+		path, content string
+		moved         []string
+	}{
+		{"y/b.yaml", "n: 3\n", []string{"@atomic", "y"}},
+		{"root.md", "new root", []string{"@atomic"}},
+		{"x/deep/d.json", "[]", []string{"@atomic", "x"}},
+		{"w/new.txt", "w", []string{"@atomic", "w"}},
+	}
+	prev := s1
+	for _, tc := range tests {
+		writeFile(t, dir, tc.path, tc.content)
+		s := mustScan(t, dir, opt)
+		st, moved := Decide(prev.Fingerprints, true, s)
+		if st != StatusRendered || !slices.Equal(moved, tc.moved) {
+			t.Errorf("after writing %s: Decide = %s %q, want rendered %q", tc.path, st, moved, tc.moved)
+		}
+		prev = s
+	}
+	if err := os.RemoveAll(filepath.Join(dir, "z")); err != nil {
+		t.Fatal(err)
+	}
+	s := mustScan(t, dir, opt)
+	if st, moved := Decide(prev.Fingerprints, true, s); st != StatusRendered || !slices.Equal(moved, []string{"@atomic", "z"}) {
+		t.Errorf("after removing z: Decide = %s %q, want rendered [@atomic z]", st, moved)
+	}
+}
+
+func TestScanDeclaredFacets(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"backlog/items.json":  `[{"id": 1, "state": "open", "seen": 5}, {"id": 2, "state": "done", "seen": 7}]`,
+		"backlog/counts.json": `{"open": 1, "done": 1}`,
+		"notes.md":            "n",
+	})
+	spec := &canon.Spec{
+		Fields: []canon.Field{{Path: "backlog.items.seen", Material: false}},
+		Facets: []canon.Facet{
+			{Facet: "open-items", Paths: []string{"backlog.items.state", "backlog.items.id"}},
+			{Facet: "counts", Paths: []string{"backlog.counts"}},
+			{Facet: "nothing", Paths: []string{"missing.path"}},
+		},
+	}
+	opt := Options{Spec: spec}
+	s := mustScan(t, dir, opt)
+	if !slices.Equal(s.Facets, []string{"@atomic", "open-items", "counts", "nothing"}) {
+		t.Fatalf("facets = %q", s.Facets)
+	}
+	truth, err := ReadTruth(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := canon.Fingerprints(canon.BLAKE3, spec, truth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !maps.Equal(s.Fingerprints, want) {
+		t.Fatalf("Scan fingerprints\n%v\nwant canon.Fingerprints\n%v", s.Fingerprints, want)
+	}
+	empty := canon.BLAKE3.DigestToken(canon.DigestObject(canon.BLAKE3, nil))
+	if s.Fingerprints["nothing"] != empty {
+		t.Errorf("a facet over absent paths has token %s, want the empty object's %s", s.Fingerprints["nothing"], empty)
+	}
+	writeFile(t, dir, "backlog/items.json", `[{"id": 1, "state": "open", "seen": 6}, {"id": 2, "state": "done", "seen": 9}]`)
+	s2 := mustScan(t, dir, opt)
+	if st, _ := Decide(s.Fingerprints, true, s2); st != StatusSkipped {
+		t.Errorf("immaterial change inside an array: %s", st)
+	}
+	writeFile(t, dir, "backlog/counts.json", `{"open": 2, "done": 0}`)
+	s3 := mustScan(t, dir, opt)
+	if st, moved := Decide(s2.Fingerprints, true, s3); st != StatusRendered || !slices.Equal(moved, []string{"@atomic", "counts"}) {
+		t.Errorf("Decide = %s %q, want rendered [@atomic counts]", st, moved)
+	}
+}
+
+func TestScanCache(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{}
+	for i := range 50 {
+		files[fmt.Sprintf("d%d/f%d.json", i%5, i)] = fmt.Sprintf(`{"i": %d}`, i)
+	}
+	writeFiles(t, dir, files)
+	cache := filepath.Join(t.TempDir(), "cache", "scan-node")
+	opt := Options{CachePath: cache}
+	s1 := mustScan(t, dir, opt)
+	if s1.Stats.Hashed != 50 || s1.Stats.CacheHits != 0 {
+		t.Fatalf("first scan stats = %+v", s1.Stats)
+	}
+	s2 := mustScan(t, dir, opt)
+	if s2.Stats.Hashed != 0 || s2.Stats.CacheHits != 50 || s2.Stats.BytesRead != 0 {
+		t.Fatalf("second scan stats = %+v, want no file read", s2.Stats)
+	}
+	if !slices.Equal(s1.Entries, s2.Entries) || s1.Version != s2.Version || !maps.Equal(s1.Fingerprints, s2.Fingerprints) {
+		t.Fatal("cached scan differs from the first scan")
+	}
+
+	// Same size, new content: the mtime tells.
+	writeFile(t, dir, "d1/f1.json", `{"i": 9}`)
+	s3 := mustScan(t, dir, opt)
+	if s3.Stats.Hashed != 1 || s3.Stats.CacheHits != 49 {
+		t.Fatalf("after one edit stats = %+v, want one file read", s3.Stats)
+	}
+	if s3.Fingerprints["d1"] == s2.Fingerprints["d1"] || s3.Fingerprints["d0"] != s2.Fingerprints["d0"] {
+		t.Error("one edit did not move exactly its facet")
+	}
+	fresh := mustScan(t, dir, Options{})
+	if !slices.Equal(s3.Entries, fresh.Entries) || s3.Version != fresh.Version || !maps.Equal(s3.Fingerprints, fresh.Fingerprints) {
+		t.Fatal("cached scan differs from an uncached scan")
+	}
+
+	// Another spec invalidates the digests: everything is read again.
+	other := Options{CachePath: cache, Spec: &canon.Spec{Fields: []canon.Field{{Path: "d1", Material: false}}}}
+	if s := mustScan(t, dir, other); s.Stats.Hashed != 50 {
+		t.Errorf("scan under another spec read %d files, want 50", s.Stats.Hashed)
+	}
+	if s := mustScan(t, dir, other); s.Stats.Hashed != 0 {
+		t.Errorf("second scan under the other spec read %d files, want 0", s.Stats.Hashed)
+	}
+}
+
+func TestScanRacyEntries(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"old.txt": "old"})
+	// A file written just now: its mtime is within the granularity of the
+	// scan's start, so the cache must not trust it next time.
+	if err := os.WriteFile(filepath.Join(dir, "new.txt"), []byte("new"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opt := Options{CachePath: filepath.Join(t.TempDir(), "cache")}
+	mustScan(t, dir, opt)
+	s := mustScan(t, dir, opt)
+	if s.Stats.Hashed != 1 || s.Stats.CacheHits != 1 {
+		t.Fatalf("stats = %+v, want the racy file read again and the old one trusted", s.Stats)
+	}
+	// Once it is old enough, it is trusted.
+	if err := os.Chtimes(filepath.Join(dir, "new.txt"), past, past); err != nil {
+		t.Fatal(err)
+	}
+	mustScan(t, dir, opt)
+	if s := mustScan(t, dir, opt); s.Stats.Hashed != 0 {
+		t.Fatalf("stats = %+v, want nothing read", s.Stats)
+	}
+}
+
+func TestScanInformed(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{}
+	for i := range 40 {
+		files[fmt.Sprintf("d%d/f%d.txt", i%4, i)] = fmt.Sprint(i)
+	}
+	files["top.txt"] = "top"
+	writeFiles(t, dir, files)
+	symlink(t, "../d0/f0.txt", filepath.Join(dir, "d1", "link.txt"))
+	cache := filepath.Join(t.TempDir(), "cache")
+	opt := Options{CachePath: cache}
+	mustScan(t, dir, opt)
+
+	steps := []struct {
+		name    string
+		do      func()
+		changed []string
+		maxStat int
+	}{
+		{"edit one file", func() { writeFile(t, dir, "d2/f2.txt", "two") }, []string{"d2/f2.txt"}, 3},
+		{"nothing changed", func() {}, []string{}, 1},
+		{"add a directory", func() { writeFiles(t, dir, map[string]string{"new/a.txt": "a", "new/b/c.txt": "c"}) }, []string{"new"}, 6},
+		{"remove a file", func() { os.Remove(filepath.Join(dir, "d3/f3.txt")) }, []string{"./d3//f3.txt"}, 3},
+		{"remove a directory", func() { os.RemoveAll(filepath.Join(dir, "new")) }, []string{"new/b/c.txt", "new"}, 3},
+		{"file becomes a directory", func() {
+			os.Remove(filepath.Join(dir, "top.txt"))
+			writeFile(t, dir, "top.txt/inner.txt", "inner")
+		}, []string{"top.txt/inner.txt"}, 4},
+		{"directory becomes a file", func() {
+			os.RemoveAll(filepath.Join(dir, "top.txt"))
+			writeFile(t, dir, "top.txt", "top again")
+		}, []string{"top.txt/inner.txt"}, 4},
+		{"link target edited unannounced", func() { writeFile(t, dir, "d0/f0.txt", "zero!") }, []string{"d0/f0.txt"}, 4},
+	}
+	for _, st := range steps {
+		st.do()
+		s := mustScan(t, dir, Options{CachePath: cache, Changed: st.changed})
+		full := mustScan(t, dir, Options{})
+		if !slices.Equal(s.Entries, full.Entries) || s.Version != full.Version || !maps.Equal(s.Fingerprints, full.Fingerprints) || !slices.Equal(s.Facets, full.Facets) {
+			t.Fatalf("%s: informed scan differs from a full scan:\n%+v\n%+v", st.name, s.Entries, full.Entries)
+		}
+		if s.Stats.Statted > st.maxStat {
+			t.Errorf("%s: informed scan made %d stat calls, want at most %d", st.name, s.Stats.Statted, st.maxStat)
+		}
+	}
+}
+
+func TestScanErrors(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"a.txt": "a"})
+	if _, err := Scan(filepath.Join(dir, "a.txt"), Options{}); err == nil {
+		t.Error("scanning a file: no error")
+	}
+	if _, err := Scan(filepath.Join(dir, "missing"), Options{}); err == nil {
+		t.Error("scanning a missing directory: no error")
+	}
+	if _, err := Scan(dir, Options{Algorithm: "md5"}); err == nil {
+		t.Error("unknown algorithm: no error")
+	}
+	bad := &canon.Spec{Facets: []canon.Facet{{Facet: "@atomic", Paths: []string{"a"}}}}
+	if _, err := Scan(dir, Options{Spec: bad}); err == nil {
+		t.Error("invalid spec: no error")
+	}
+	cache := filepath.Join(t.TempDir(), "c")
+	mustScan(t, dir, Options{CachePath: cache})
+	if _, err := Scan(dir, Options{CachePath: cache, Changed: []string{"../x"}}); err == nil {
+		t.Error("changed path with ..: no error")
+	}
+}
+
+func TestScanSHA256(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"f/a.json": `{"x": 1}`})
+	s := mustScan(t, dir, Options{Algorithm: canon.SHA256})
+	truth, err := ReadTruth(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := &canon.Spec{Facets: []canon.Facet{{Facet: "f", Paths: []string{"f"}}}}
+	want, err := canon.Fingerprints(canon.SHA256, spec, truth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !maps.Equal(s.Fingerprints, want) {
+		t.Errorf("sha256 fingerprints %v, want %v", s.Fingerprints, want)
+	}
+}
