@@ -4,10 +4,13 @@ import (
 	"bufio"
 	"encoding/json"
 	"math"
+	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf16"
 )
 
 // canonicalGolden maps JSON input text to the canonical bytes JavaScript's
@@ -299,5 +302,26 @@ func TestNumbersAgainstJavaScript(t *testing.T) {
 	}
 	if n < 5000 {
 		t.Fatalf("only %d golden numbers, want the full file", n)
+	}
+}
+
+// TestCompareKeysMatchesUTF16 checks CompareKeys against a direct
+// comparison of UTF-16 code units on random strings.
+func TestCompareKeysMatchesUTF16(t *testing.T) {
+	pool := []rune{'a', 'b', 0, 0x7f, 0xe9, 0x7ff, 0x800, 0xd7ff, 0xe000, 0xfffd, 0xffff, 0x10000, 0x1f600, 0x10ffff}
+	rng := rand.New(rand.NewPCG(3, 4))
+	gen := func() string {
+		r := make([]rune, rng.IntN(4))
+		for i := range r {
+			r[i] = pool[rng.IntN(len(pool))]
+		}
+		return string(r)
+	}
+	for i := 0; i < 20000; i++ {
+		a, b := gen(), gen()
+		want := slices.Compare(utf16.Encode([]rune(a)), utf16.Encode([]rune(b)))
+		if got := CompareKeys(a, b); got != want {
+			t.Fatalf("CompareKeys(%q, %q) = %d, want %d", a, b, got, want)
+		}
 	}
 }
