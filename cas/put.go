@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 
 	"github.com/prose-store/prose/internal/durable"
 	"github.com/zeebo/blake3"
@@ -87,26 +88,26 @@ func (s *Store) PutBytes(b []byte) (ID, error) {
 // It returns the total size; f has received every byte when it returns
 // without error.
 func pipeline(r io.Reader, f *durable.File, h *blake3.Hasher, first *[]byte, n int) (int64, error) {
+	type chunk struct {
+		buf *[]byte
+		n   int
+	}
 	free := make(chan *[]byte, pipelineDepth)
-	full := make(chan []byte, pipelineDepth)
+	full := make(chan chunk, pipelineDepth)
 	for range pipelineDepth - 1 {
 		free <- bufPool.Get().(*[]byte)
 	}
 	done := make(chan error, 1)
-	var failed sync.Mutex // guards writeErr, read by the reader to stop early
-	var writeErr error
+	var writeFailed atomic.Bool // tells the reader to stop early
 	go func() {
 		var err error
-		for b := range full {
+		for c := range full {
 			if err == nil {
-				if _, err = f.Write(b); err != nil {
-					failed.Lock()
-					writeErr = err
-					failed.Unlock()
+				if _, err = f.Write((*c.buf)[:c.n]); err != nil {
+					writeFailed.Store(true)
 				}
 			}
-			p := b[:cap(b)]
-			free <- &p
+			free <- c.buf
 		}
 		done <- err
 	}()
@@ -124,23 +125,15 @@ func pipeline(r io.Reader, f *durable.File, h *blake3.Hasher, first *[]byte, n i
 	size := int64(0)
 	cur, eof := first, false
 	for {
-		chunk := (*cur)[:n]
-		full <- chunk
-		h.Write(chunk) // the writer only reads the buffer too
+		full <- chunk{cur, n}
+		h.Write((*cur)[:n]) // concurrently with the write: both only read the buffer
 		size += int64(n)
-		if eof {
-			break
-		}
-		failed.Lock()
-		werr := writeErr
-		failed.Unlock()
-		if werr != nil {
-			break // the writer reports it below
+		if eof || writeFailed.Load() {
+			break // a write failure is reported by finish
 		}
 		cur = <-free
 		var err error
-		n, eof, err = fill(r, *cur)
-		if err != nil {
+		if n, eof, err = fill(r, *cur); err != nil {
 			bufPool.Put(cur)
 			_ = finish()
 			return 0, err
