@@ -124,7 +124,7 @@ func compile(p *Project) (*Manifest, []Diagnostic) {
 	for _, cyc := range cycles {
 		u := unitByName[cyc[0]]
 		report(diagAt(CodeCycle, u.c.File.Path, u.c.Pos,
-			"cycle: %s (each node subscribes to the one before it): a node may not depend on its own output; remove one of these subscriptions, or use `self-driven` continuity for feedback",
+			"%s: these nodes subscribe to each other in a loop (each to the one before it), so none can settle; remove one of these subscriptions, or use `self-driven` continuity for feedback",
 			strings.Join(append(cyc, cyc[0]), " → ")))
 	}
 

@@ -1,25 +1,10 @@
 package forme
 
 import (
-	"encoding/hex"
 	"strings"
 
-	"github.com/zeebo/blake3"
+	"github.com/prose-store/prose/canon"
 )
-
-// Hasher turns bytes into a fingerprint token such as "blake3:<64 hex>".
-// canon.Algorithm satisfies it; Options.Hash takes the vault's algorithm.
-type Hasher interface {
-	Token(data []byte) string
-}
-
-// blake3Hasher is the default until a vault says otherwise.
-type blake3Hasher struct{}
-
-func (blake3Hasher) Token(data []byte) string {
-	sum := blake3.Sum256(data)
-	return "blake3:" + hex.EncodeToString(sum[:])
-}
 
 // ContractImage is the text a contract fingerprint hashes:
 //
@@ -52,7 +37,8 @@ func ContractImage(c *Contract) string {
 	return b.String()
 }
 
-// ContractFingerprint hashes a contract's image with h.
-func ContractFingerprint(h Hasher, c *Contract) string {
-	return h.Token([]byte(ContractImage(c)))
+// ContractFingerprint hashes a contract's image with the vault's algorithm,
+// as a token such as "blake3:<64 hex>".
+func ContractFingerprint(a canon.Algorithm, c *Contract) string {
+	return a.Token([]byte(ContractImage(c)))
 }

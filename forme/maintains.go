@@ -116,7 +116,8 @@ func canonSpec(c *Contract) CanonSpec {
 
 var (
 	sentenceSplitRe = regexp.MustCompile(`[.;!?](\s+|$)`)
-	bulletRe        = regexp.MustCompile(`(?m)^\s*(?:[-*+]|\d+[.)])\s+`)
+	bulletRe        = regexp.MustCompile(`(?m)^[ \t]*(?:[-*+]|\d+[.)])[ \t]+`)
+	blankLineRe     = regexp.MustCompile(`\n[ \t]*\n`)
 	wordRe          = regexp.MustCompile(`(?i)\b(im)?material\b`)
 	backtickRe      = regexp.MustCompile("`([^`]+)`")
 	parenRe         = regexp.MustCompile(`\([^()]*\)`)
@@ -127,6 +128,7 @@ var (
 // clauses splits prose into sentence-like clauses; bullets end a clause.
 func clauses(text string) []string {
 	text = bulletRe.ReplaceAllString(text, ". ")
+	text = blankLineRe.ReplaceAllString(text, ". ")
 	text = strings.ReplaceAll(text, "\n", " ")
 	var out []string
 	for _, s := range sentenceSplitRe.Split(text, -1) {

@@ -9,11 +9,19 @@ import (
 // or digit, each reduced to a singular form, so "Decisions Log",
 // "decisions-log" and "decision_logs" compare equal.
 func tokens(s string) []string {
-	var out []string
+	out, _ := tokenPairs(s)
+	return out
+}
+
+// tokenPairs returns the singular tokens and the same words as written
+// (lower-cased, not singularized).
+func tokenPairs(s string) (norm, raw []string) {
 	start := -1
 	flush := func(end int) {
 		if start >= 0 {
-			out = append(out, singular(strings.ToLower(s[start:end])))
+			w := strings.ToLower(s[start:end])
+			raw = append(raw, w)
+			norm = append(norm, singular(w))
 			start = -1
 		}
 	}
@@ -34,7 +42,7 @@ func tokens(s string) []string {
 		flush(i)
 	}
 	flush(len(s))
-	return out
+	return norm, raw
 }
 
 // singular strips a plural ending: "entries" → "entry", "classes" → "class",

@@ -373,7 +373,7 @@ func expandInstances(insts []*Instance, patterns map[string]Pattern, callable ma
 			}
 			for _, o := range pat.Config {
 				if _, set := in.Config[o.Name]; !set && o.Default != "" && !strings.EqualFold(o.Default, "none") {
-					in.Config[o.Name] = o.Default
+					in.Config[o.Name] = defaultValue(o.Default)
 				}
 			}
 			in.Pattern = pat.Name
@@ -383,6 +383,19 @@ func expandInstances(insts []*Instance, patterns map[string]Pattern, callable ma
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
+}
+
+// defaultValue reads a ### Config default as YAML ("3" is a number,
+// "plain" a string), keeping the text when it is not a plain scalar.
+func defaultValue(s string) any {
+	var n yaml.Node
+	if safeYAML([]byte(s), &n) == nil && len(n.Content) == 1 && n.Content[0].Kind == yaml.ScalarNode {
+		var v any
+		if n.Content[0].Decode(&v) == nil {
+			return jsonable(v)
+		}
+	}
+	return s
 }
 
 func slotList(p Pattern) string {

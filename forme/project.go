@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/prose-store/prose/canon"
 )
 
 // Options control loading and compiling. The zero value works: BLAKE3
@@ -36,9 +38,9 @@ type Options struct {
 	// "mcpServers" keys of <project>/.mcp.json and ~/.claude.json.
 	MCPServers []string
 
-	// Hash computes contract fingerprints: the vault's hash algorithm
-	// (canon.Algorithm satisfies Hasher). Nil: BLAKE3.
-	Hash Hasher
+	// Hash is the vault's hash algorithm, used for contract fingerprints.
+	// Empty (or not one canon supports): BLAKE3.
+	Hash canon.Algorithm
 
 	// Workers bounds parallel parsing. Zero: GOMAXPROCS.
 	Workers int
@@ -51,11 +53,11 @@ func (o Options) env(key string) string {
 	return os.Getenv(key)
 }
 
-func (o Options) hasher() Hasher {
-	if o.Hash != nil {
-		return o.Hash
+func (o Options) hasher() canon.Algorithm {
+	if a, err := canon.ParseAlgorithm(string(o.Hash)); err == nil {
+		return a
 	}
-	return blake3Hasher{}
+	return canon.BLAKE3
 }
 
 // Source is one contract file's bytes. Path is how diagnostics name it; Rel

@@ -99,6 +99,7 @@ type cand struct {
 type alias struct {
 	u    *unit
 	toks []string
+	raw  []string
 }
 
 type wiring struct {
@@ -124,7 +125,7 @@ func newWiring(nodes []*unit) *wiring {
 	}
 	lens := map[int]bool{}
 	addAlias := func(u *unit, s string) {
-		t := tokens(s)
+		t, raw := tokenPairs(s)
 		if len(t) == 0 {
 			return
 		}
@@ -134,7 +135,7 @@ func newWiring(nodes []*unit) *wiring {
 				return
 			}
 		}
-		w.aliases[k] = append(w.aliases[k], alias{u, t})
+		w.aliases[k] = append(w.aliases[k], alias{u, t, raw})
 		lens[len(t)] = true
 	}
 	addNorm := func(key string, c cand) {
@@ -179,8 +180,10 @@ type mention struct {
 }
 
 // mentions finds the nodes a text names (by name or # title, compared by
-// tokens), leaving out self and any match inside a longer match.
-func (w *wiring) mentions(toks []string, self *unit) []mention {
+// singular tokens), leaving out self and any match inside a longer match. A
+// one-word name must appear exactly as written ("events" is not named by
+// "event"), since single words are often ordinary prose.
+func (w *wiring) mentions(toks, raw []string, self *unit) []mention {
 	var ms []mention
 	for i := range toks {
 		for _, l := range w.aliasLens {
@@ -188,6 +191,9 @@ func (w *wiring) mentions(toks []string, self *unit) []mention {
 				break
 			}
 			for _, a := range w.aliases[strings.Join(toks[i:i+l], " ")] {
+				if l == 1 && raw[i] != a.raw[0] {
+					continue
+				}
 				if a.u != self {
 					ms = append(ms, mention{a.u, span{i, i + l}})
 				}
@@ -264,8 +270,8 @@ func (w *wiring) wireNeed(u *unit, n *need, file string) {
 		return
 	}
 	scope := needScope(n.Text)
-	toks := tokens(scope)
-	named := w.mentions(toks, u)
+	toks, raw := tokenPairs(scope)
+	named := w.mentions(toks, raw, u)
 	fanIn := fanInRe.MatchString(n.Text)
 
 	// 1. explicit producer.facet
