@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -372,4 +373,65 @@ func TestScanSHA256(t *testing.T) {
 	if !maps.Equal(s.Fingerprints, want) {
 		t.Errorf("sha256 fingerprints %v, want %v", s.Fingerprints, want)
 	}
+}
+
+// TestGolden pins the truth, entries, version address and fingerprints of
+// the example node in testdata/node (run with -update after a deliberate
+// change).
+func TestGolden(t *testing.T) {
+	dir := filepath.Join("testdata", "node")
+	specData, err := os.ReadFile(filepath.Join("testdata", "node-spec.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := canon.ParseSpec(specData)
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth, err := ReadTruth(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := mustScan(t, dir, Options{})
+	withSpec := mustScan(t, dir, Options{Spec: spec})
+	var entries []any
+	for _, e := range plain.Entries {
+		entries = append(entries, map[string]any{
+			"path": e.Path, "mode": fmt.Sprintf("%o", e.Mode), "size": float64(e.Size),
+			"blake3": fmt.Sprintf("%x", e.Sum), "git": fmt.Sprintf("%x", e.GitOID),
+		})
+	}
+	got, err := canon.Marshal(map[string]any{
+		"truth":   truth,
+		"entries": entries,
+		"version": plain.Version,
+		"fingerprints": map[string]any{
+			"default": toAny(plain.Fingerprints), "spec": toAny(withSpec.Fingerprints),
+		},
+		"facets": map[string]any{"default": strings.Join(plain.Facets, " "), "spec": strings.Join(withSpec.Facets, " ")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden := filepath.Join("testdata", "node.golden.json")
+	if *update {
+		if err := os.WriteFile(golden, append(got, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got)+"\n" != string(want) {
+		t.Errorf("golden mismatch (run with -update after a deliberate change):\n got %s\nwant %s", got, want)
+	}
+}
+
+func toAny(m map[string]string) map[string]any {
+	out := map[string]any{}
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
 }
