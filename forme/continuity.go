@@ -29,7 +29,7 @@ var (
 	externalRe = regexp.MustCompile(`(?i)\bexternal[- ]driven\b`)
 	selfRe     = regexp.MustCompile(`(?i)\bself[- ]driven\b\s*:?\s*([^\n]*)`)
 	inputRe    = regexp.MustCompile(`(?i)\binput[- ]driven\b`)
-	cadenceRe  = regexp.MustCompile(`(?i)\b(every|daily|hourly|weekly|monthly|nightly|cadence|poll|polls|polled|polling|cron|periodic|periodically|tick|ticks)\b`)
+	cadenceRe  = regexp.MustCompile(`(?i)\b(every|daily|hourly|weekly|monthly|nightly|cadence|poll|polls|polled|polling|cron|periodic|periodically|tick|ticks|schedule|scheduled)\b`)
 )
 
 // readContinuity reads the wake source. Keywords decide: external-driven,

@@ -152,11 +152,10 @@ func declEntries(c *Contract, key string) []struct {
 		for _, it := range s.Items {
 			v := it.Name
 			if v == "" {
-				f := strings.Fields(it.Head)
-				if len(f) == 0 {
-					continue
-				}
-				v = strings.Trim(f[0], "`*,;:")
+				v = declHead(it.Head)
+			}
+			if v == "" {
+				continue
 			}
 			if isNone(v) || isNone(it.Head) {
 				continue
@@ -168,6 +167,18 @@ func declEntries(c *Contract, key string) []struct {
 		}
 	}
 	return out
+}
+
+// declHead reads an unbackticked declaration: the text before a
+// description separator (": ", " — ", " - ").
+func declHead(h string) string {
+	h = strings.TrimSpace(h)
+	for _, sep := range []string{": ", " — ", " – ", " - "} {
+		if i := strings.Index(h, sep); i >= 0 {
+			h = h[:i]
+		}
+	}
+	return strings.Trim(strings.TrimSpace(h), "`*,;:")
 }
 
 // checkHost resolves the skills and tools of every contract and returns the

@@ -36,6 +36,7 @@ func ParseFile(path string, src []byte) (f *File) {
 }
 
 type parser struct {
+	fmBroken   bool // the frontmatter could not be read; identity checks are moot
 	f          *File
 	src        []byte
 	lineStarts []int
@@ -137,6 +138,7 @@ func (p *parser) frontmatter() int {
 		}
 		off = end
 	}
+	p.fmBroken = true
 	p.diag(CodeFrontmatterInvalid, Pos{1, 1},
 		"the frontmatter is never closed: add a `---` line after the last frontmatter key")
 	return len(src)
@@ -156,6 +158,7 @@ func (p *parser) yaml(data []byte) {
 			}
 			msg = yamlLineRe.ReplaceAllString(msg, "frontmatter line $1")
 		}
+		p.fmBroken = true
 		p.diag(CodeFrontmatterInvalid, Pos{line, 1},
 			"the frontmatter is not valid YAML (%s): fix the YAML between the `---` lines", strings.TrimPrefix(msg, "yaml: "))
 		return
@@ -165,6 +168,7 @@ func (p *parser) yaml(data []byte) {
 	}
 	m := doc.Content[0]
 	if m.Kind != yaml.MappingNode {
+		p.fmBroken = true
 		p.diag(CodeFrontmatterInvalid, Pos{m.Line + 1, m.Column},
 			"the frontmatter must be a YAML mapping of `key: value` lines (name, kind, …)")
 		return
@@ -210,7 +214,7 @@ func (p *parser) identity() {
 	}
 	kind := strings.ToLower(fm["kind"])
 	switch {
-	case !p.f.hasFM:
+	case !p.f.hasFM || p.fmBroken:
 		e.Kind = KindUnknown
 	case kind == "":
 		e.Kind = KindUnknown
@@ -241,7 +245,7 @@ func (p *parser) identity() {
 		default:
 			e.Name = strings.TrimSuffix(strings.TrimSuffix(path.Base(strings.ReplaceAll(p.f.Path, "\\", "/")), ".md"), ".prose")
 		}
-		if p.f.hasFM {
+		if _, written := p.f.fmKeys["name"]; p.f.hasFM && !p.fmBroken && !written {
 			p.diag(CodeNameMissing, e.Pos, "the frontmatter has no name; using %q: add `name: %s`", e.Name, slug(e.Name))
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -113,7 +114,13 @@ func instancesIn(c *Contract, cb *CodeBlock, report func(Diagnostic)) []*Instanc
 	}
 	if err := safeYAML([]byte(cb.Body), &doc); err != nil {
 		if strings.Contains(cb.Body, "pattern:") {
-			report(diagAt(CodePatternInstanceInvalid, file, cb.Pos,
+			pos := cb.Pos
+			if m := yamlLineRe.FindStringSubmatch(err.Error()); m != nil {
+				if n, e := strconv.Atoi(m[1]); e == nil {
+					pos = Pos{cb.BodyLine + n - 1, 1}
+				}
+			}
+			report(diagAt(CodePatternInstanceInvalid, file, pos,
 				"%s: the yaml block is not valid YAML (%s): fix it so the pattern instance can be read", c.Name, strings.TrimPrefix(err.Error(), "yaml: ")))
 		}
 		return nil
