@@ -180,9 +180,8 @@ func (v *Vault) writeIndex(idx *gitIndex) error {
 	if err == nil {
 		err = w.Flush()
 	}
-	if err == nil && v.fsync {
-		err = f.Sync()
-	}
+	// Like git, the index is not fsynced: it is a cache of the working
+	// tree, and a damaged one is rebuilt from the branch (see syncWorktree).
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -117,7 +118,9 @@ func (b *objectBatch) write(h plumbing.Hash, fill func(io.Writer) error) error {
 		return fmt.Errorf("write git object: %w", err)
 	}
 	var buf bytes.Buffer
-	zw, _ := zlib.NewWriterLevel(&buf, zlib.BestSpeed)
+	zw := zlibPool.Get().(*zlib.Writer)
+	defer zlibPool.Put(zw)
+	zw.Reset(&buf)
 	werr := fill(flushingWriter{zw: zw, buf: &buf, f: f})
 	if werr == nil {
 		werr = zw.Close()
@@ -134,6 +137,11 @@ func (b *objectBatch) write(h plumbing.Hash, fill func(io.Writer) error) error {
 	b.seen[h] = true
 	return nil
 }
+
+var zlibPool = sync.Pool{New: func() any {
+	w, _ := zlib.NewWriterLevel(nil, zlib.BestSpeed)
+	return w
+}}
 
 // flushingWriter compresses into buf and spills to f when buf grows, so a
 // large blob never sits whole in memory.

@@ -46,7 +46,25 @@ type PublishResult struct {
 	Commit   plumbing.Hash // branch commit (rendered only)
 	Ledger   plumbing.Hash // ledger commit
 	Stats    published.ScanStats
-	Warnings []string
+	// Phases times each step of the publish, for benchmarks and --verbose.
+	Phases []Phase
+}
+
+// Phase is the wall time of one step of a publish.
+type Phase struct {
+	Name     string
+	Duration time.Duration
+}
+
+type phaseClock struct {
+	last   time.Time
+	phases []Phase
+}
+
+func (c *phaseClock) mark(name string) {
+	now := time.Now()
+	c.phases = append(c.phases, Phase{name, now.Sub(c.last)})
+	c.last = now
 }
 
 // Publish runs the publish pass for node on the world-model a render wrote
@@ -68,11 +86,13 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 	if who == "" {
 		who = "prose publish " + node
 	}
+	clock := &phaseClock{last: time.Now()}
 	w, err := v.lockWriter(ctx, who)
 	if err != nil {
 		return nil, err
 	}
 	defer w.release()
+	clock.mark("lock+repair")
 
 	tip, err := v.readRef(v.Branch())
 	if err != nil {
@@ -109,6 +129,7 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 	if err != nil {
 		return nil, fmt.Errorf("publish %s: %w", node, err)
 	}
+	clock.mark("scan")
 	status, moved := published.Decide(prevFingerprints(prev), prev != nil, snap)
 	if storeSpec && status == "skipped" {
 		// A new spec is a material change of the node's definition even
@@ -148,7 +169,13 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 			}
 			files[i] = FileEntry{Path: e.Path, Mode: mode, Size: e.Size, OID: plumbing.Hash(e.GitOID), Source: filepath.Join(absDir, filepath.FromSlash(e.Path))}
 		}
-		nodeTree, err := b.buildTree(files)
+		var oldNode plumbing.Hash
+		if e, ok, err := v.lookup(tipCommit.TreeHash, "published/"+esc); err != nil {
+			return nil, err
+		} else if ok && e.Mode == filemode.Dir {
+			oldNode = e.Hash
+		}
+		nodeTree, err := b.buildTree(files, oldNode)
 		if err != nil {
 			return nil, fmt.Errorf("publish %s: %w", node, err)
 		}
@@ -197,6 +224,7 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 			return nil, handEditError(edits)
 		}
 	}
+	clock.mark("trees+check")
 	ledgerCommit, err := b.appendLedger(ledgerTip, r, moved, branchCommit, when)
 	if err != nil {
 		return nil, err
@@ -204,6 +232,7 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 	if err := b.flush(); err != nil {
 		return nil, fmt.Errorf("publish %s: %w", node, err)
 	}
+	clock.mark("objects")
 	// The ledger moves first, then the branch: the branch is the truth, and
 	// a ledger receipt whose commit never reached the branch is rolled back
 	// by the next writer's repair.
@@ -216,6 +245,8 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 		}
 	}
 	res.Commit, res.Ledger = branchCommit, ledgerCommit
+	clock.mark("refs")
+	res.Phases = clock.phases
 	if status == "rendered" {
 		if err := v.applyChanges(changes, idx); err != nil {
 			return res, fmt.Errorf("publish %s: committed %s, but updating the working tree failed (the next prose command repairs it): %w", node, branchCommit, err)
@@ -226,6 +257,8 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 		if err := v.setWorktreeState(branchCommit); err != nil {
 			return res, err
 		}
+		clock.mark("worktree+index")
+		res.Phases = clock.phases
 	}
 	return res, nil
 }

@@ -1,10 +1,10 @@
 package vault
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -27,12 +27,19 @@ func encodeTree(entries []object.TreeEntry) []byte {
 	sort.Slice(entries, func(i, j int) bool {
 		return treeKey(entries[i]) < treeKey(entries[j])
 	})
-	var b bytes.Buffer
+	n := 0
 	for _, e := range entries {
-		fmt.Fprintf(&b, "%o %s\x00", uint32(e.Mode), e.Name)
-		b.Write(e.Hash[:])
+		n += len(e.Name) + 28
 	}
-	return b.Bytes()
+	b := make([]byte, 0, n)
+	for _, e := range entries {
+		b = strconv.AppendUint(b, uint64(e.Mode), 8)
+		b = append(b, ' ')
+		b = append(b, e.Name...)
+		b = append(b, 0)
+		b = append(b, e.Hash[:]...)
+	}
+	return b
 }
 
 func treeKey(e object.TreeEntry) string {
@@ -42,17 +49,31 @@ func treeKey(e object.TreeEntry) string {
 	return e.Name
 }
 
-// buildTree writes the tree for files (sorted by path) bottom-up. A directory
-// whose tree object already exists is complete, so its blobs are not
-// checked; only directories that changed cost blob writes.
-func (b *objectBatch) buildTree(files []FileEntry) (plumbing.Hash, error) {
-	h, _, err := b.buildDir(files, "")
-	return h, err
+// dirNode is one directory of a world-model being published: its encoded
+// tree and hash, computed before anything is written.
+type dirNode struct {
+	hash  plumbing.Hash
+	data  []byte
+	dirs  map[string]*dirNode
+	blobs map[string]FileEntry
 }
 
-func (b *objectBatch) buildDir(files []FileEntry, prefix string) (plumbing.Hash, []FileEntry, error) {
+// buildTree writes the tree for files (sorted by path) and returns its hash.
+// Hashes are computed bottom-up in memory first; then only directories whose
+// hash differs from the same directory in old (the node's previous tree) are
+// visited, so a one-file change reads and writes one path of trees, never
+// the whole world-model.
+func (b *objectBatch) buildTree(files []FileEntry, old plumbing.Hash) (plumbing.Hash, error) {
+	root := hashDir(files, "")
+	if err := b.writeDir(root, old); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return root.hash, nil
+}
+
+func hashDir(files []FileEntry, prefix string) *dirNode {
+	n := &dirNode{dirs: map[string]*dirNode{}, blobs: map[string]FileEntry{}}
 	var entries []object.TreeEntry
-	var blobs []FileEntry
 	i := 0
 	for i < len(files) {
 		rel := files[i].Path[len(prefix):]
@@ -63,32 +84,59 @@ func (b *objectBatch) buildDir(files []FileEntry, prefix string) (plumbing.Hash,
 			for j < len(files) && strings.HasPrefix(files[j].Path, sub) {
 				j++
 			}
-			h, _, err := b.buildDir(files[i:j], sub)
-			if err != nil {
-				return plumbing.ZeroHash, nil, err
-			}
-			entries = append(entries, object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: h})
+			child := hashDir(files[i:j], sub)
+			n.dirs[name] = child
+			entries = append(entries, object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: child.hash})
 			i = j
 			continue
 		}
 		entries = append(entries, object.TreeEntry{Name: rel, Mode: files[i].Mode, Hash: files[i].OID})
-		blobs = append(blobs, files[i])
+		n.blobs[rel] = files[i]
 		i++
 	}
-	data := encodeTree(entries)
-	h := plumbing.ComputeHash(plumbing.TreeObject, data)
-	if b.has(h) {
-		return h, nil, nil
+	n.data = encodeTree(entries)
+	n.hash = plumbing.ComputeHash(plumbing.TreeObject, n.data)
+	return n
+}
+
+// writeDir writes n's blobs and subtrees that old does not already hold,
+// then n itself. Blobs go before the trees that name them, so a crash in
+// the middle of a flush never leaves a tree whose blobs are missing.
+func (b *objectBatch) writeDir(n *dirNode, old plumbing.Hash) error {
+	if n.hash == old {
+		return nil
 	}
-	for _, f := range blobs {
+	oldEntries := map[string]object.TreeEntry{}
+	if !old.IsZero() {
+		t, err := b.tree(old)
+		if err != nil {
+			return err
+		}
+		for _, e := range t.Entries {
+			oldEntries[e.Name] = e
+		}
+	} else if b.has(n.hash) {
+		return nil
+	}
+	for name, f := range n.blobs {
+		if e, ok := oldEntries[name]; ok && e.Hash == f.OID {
+			continue
+		}
 		if err := b.putFile(f.Source, f.Size, f.OID); err != nil {
-			return plumbing.ZeroHash, nil, err
+			return err
 		}
 	}
-	if _, err := b.put(plumbing.TreeObject, data); err != nil {
-		return plumbing.ZeroHash, nil, err
+	for name, child := range n.dirs {
+		var oldChild plumbing.Hash
+		if e, ok := oldEntries[name]; ok && e.Mode == filemode.Dir {
+			oldChild = e.Hash
+		}
+		if err := b.writeDir(child, oldChild); err != nil {
+			return err
+		}
 	}
-	return h, blobs, nil
+	_, err := b.put(plumbing.TreeObject, n.data)
+	return err
 }
 
 // tree reads a tree object; the zero hash reads as an empty tree.

@@ -307,6 +307,13 @@ func (v *Vault) syncWorktree(from, to plumbing.Hash) ([]HandEdit, error) {
 		return nil, err
 	}
 	idx, err := v.readIndex()
+	if errors.Is(err, errIndexFormat) && from.IsZero() {
+		idx, err = &gitIndex{}, nil
+	} else if errors.Is(err, errIndexFormat) {
+		// A damaged index (a crash during a write without fsync): rebuild
+		// it from scratch against the whole tree.
+		return v.syncWorktree(plumbing.ZeroHash, to)
+	}
 	if err != nil {
 		return nil, err
 	}
