@@ -40,12 +40,12 @@ type PublishOptions struct {
 
 // PublishResult is the outcome of a publish.
 type PublishResult struct {
-	Receipt  *receipt.Receipt
-	Moved    []string      // facets whose tokens moved, @atomic first
-	Version  string        // version address of the published files
-	Commit   plumbing.Hash // branch commit (rendered only)
-	Ledger   plumbing.Hash // ledger commit
-	Stats    published.ScanStats
+	Receipt *receipt.Receipt
+	Moved   []string      // facets whose tokens moved, @atomic first
+	Version string        // version address of the published files
+	Commit  plumbing.Hash // branch commit (rendered only)
+	Ledger  plumbing.Hash // ledger commit
+	Stats   published.ScanStats
 	// Phases times each step of the publish, for benchmarks and --verbose.
 	Phases []Phase
 }
