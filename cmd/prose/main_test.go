@@ -2,12 +2,17 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/prose-store/prose/internal/lock"
 )
 
 // prose runs one command line in-process and returns stdout, stderr and the
@@ -222,5 +227,38 @@ func TestGitSeesCleanState(t *testing.T) {
 		if err != nil || (args[0] == "status" && len(out) != 0) {
 			t.Fatalf("git %v: %v %s", args, err, out)
 		}
+	}
+}
+
+func TestSecondWriterWaitsThenNamesTheHolder(t *testing.T) {
+	tmp := t.TempDir()
+	vdir := filepath.Join(tmp, "v")
+	mustProse(t, "init", vdir)
+	l, err := lock.Acquire(context.Background(), filepath.Join(vdir, ".prose", "lock"), time.Second, "prose test holder")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release()
+	src := filepath.Join(tmp, "src")
+	writeFiles(t, src, map[string]string{"a.txt": "a"})
+	start := time.Now()
+	_, errs, code := prose(t, "publish", "n", src, "--vault", vdir, "--lock-timeout", "300ms")
+	if code != 1 || !strings.Contains(errs, fmt.Sprint(os.Getpid())) || !strings.Contains(errs, "prose test holder") {
+		t.Fatalf("locked publish: exit %d, %q", code, errs)
+	}
+	if waited := time.Since(start); waited < 300*time.Millisecond {
+		t.Fatalf("gave up after %s, before the lock timeout", waited)
+	}
+}
+
+func TestNewerVaultFormatIsRefused(t *testing.T) {
+	vdir := filepath.Join(t.TempDir(), "v")
+	mustProse(t, "init", vdir)
+	cfg := filepath.Join(vdir, "prose.yaml")
+	data, _ := os.ReadFile(cfg)
+	os.WriteFile(cfg, []byte(strings.Replace(string(data), "format: 1", "format: 99", 1)), 0o644)
+	_, errs, code := prose(t, "log", "--vault", vdir)
+	if code != 1 || !strings.Contains(errs, "format 99") || !strings.Contains(errs, "upgrade prose") {
+		t.Fatalf("newer format: exit %d, %q", code, errs)
 	}
 }
