@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Benchmarks of the storage core, each against its baseline in the same run
+# on the same machine (fsync on):
+#   - full-scan republish after a one-file edit of a 10,000-file world-model
+#     vs `git add -A && git commit` on an identical tree, and vs a bare lstat walk;
+#   - informed publish (package API, one named file) vs `git add FILE && git commit`;
+#   - skipped vs rendered republish;
+#   - `prose cas put` of 256 MiB vs the physical limit (raw BLAKE3, fsync'd writes);
+#   - fingerprint throughput on a 10 MB JSON truth;
+#   - `prose receipts verify` and `prose log` on a 5,000-receipt chain.
+# Usage: scripts/bench.sh [-files N] [-runs N] [-chain N]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin="$(mktemp -d)"
+work="$(mktemp -d)"
+trap 'rm -rf "$bin" "$work"' EXIT
+go build -o "$bin/prose" ./cmd/prose
+go build -o "$bin/vaultbench" ./internal/cmd/vaultbench
+go build -o "$bin/casbench" ./cas/internal/benchcmd
+
+echo "# prose benchmarks — $(date -u +%FT%TZ), $(nproc) cores, $(git --version)"
+echo "# load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+"$bin/vaultbench" -prose "$bin/prose" -dir "$work" "$@"
+
+echo "## cas put of 256 MiB vs the physical limit"
+"$bin/casbench"
+# The same through the CLI, in a fresh vault.
+"$bin/prose" init "$work/casvault" >/dev/null
+head -c $((256 << 20)) /dev/urandom > "$work/blob"
+sync
+start=$(date +%s%N)
+"$bin/prose" --vault "$work/casvault" cas put "$work/blob" >/dev/null
+end=$(date +%s%N)
+awk -v ns=$((end - start)) 'BEGIN { printf "%-48s %9.1f MB/s  (%.0f ms, CLI process)\n", "prose cas put FILE (256 MiB)", 256*1.048576/(ns/1e9), ns/1e6 }'
+echo
+
+echo "## Fingerprint throughput (decode + reduce + @atomic and facets, 10 MB JSON truth)"
+go test -run '^$' -bench 'BenchmarkFingerprint10MB' -benchtime 5x ./canon/ | grep -E '^Benchmark'
+echo
