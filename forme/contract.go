@@ -1,5 +1,7 @@
 package forme
 
+import "strings"
+
 // Kind is a contract's kind.
 type Kind string
 
@@ -132,8 +134,11 @@ func (c *Contract) has(key string) bool {
 
 // body joins the bodies of every section with key.
 func (c *Contract) body(key string) string {
-	var out string
-	for _, s := range c.sections(key) {
+	var out strings.Builder
+	for _, s := range c.Sections {
+		if s.Key != key {
+			continue
+		}
 		b := s.Body
 		if s.Value != "" {
 			if b == "" {
@@ -145,12 +150,12 @@ func (c *Contract) body(key string) string {
 		if b == "" {
 			continue
 		}
-		if out != "" {
-			out += "\n\n"
+		if out.Len() > 0 {
+			out.WriteString("\n\n")
 		}
-		out += b
+		out.WriteString(b)
 	}
-	return out
+	return out.String()
 }
 
 // items returns the top-level items of every section with key.

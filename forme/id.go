@@ -113,7 +113,8 @@ func NewID(now time.Time, r io.Reader) (string, error) {
 
 // IDGenerator mints ids that are unique and strictly increasing even when
 // several are minted in the same millisecond or the clock steps back: the
-// next id is then the previous one plus one in its random bits.
+// next id is then the previous one plus one in its random bits (moving to
+// the next millisecond when those run out).
 type IDGenerator struct {
 	Now  func() time.Time // nil: time.Now
 	Rand io.Reader        // nil: crypto/rand
@@ -143,7 +144,17 @@ func (g *IDGenerator) Next() (string, error) {
 	if g.have && bytes.Compare(u[:], g.last[:]) <= 0 {
 		u = g.last
 		if !incrementRandom(&u) {
-			return "", errors.New("id space for this millisecond is exhausted")
+			// every random value of this millisecond is used: borrow the next one
+			var ts [8]byte
+			copy(ts[2:], u[:6])
+			ms := binary.BigEndian.Uint64(ts[:]) + 1
+			if ms >= 1<<48 {
+				return "", errors.New("id space is exhausted")
+			}
+			binary.BigEndian.PutUint64(ts[:], ms)
+			copy(u[:6], ts[2:])
+			u[6], u[7] = 0x70, 0
+			binary.BigEndian.PutUint64(u[8:], 2<<62)
 		}
 	}
 	g.last, g.have = u, true
