@@ -21,7 +21,14 @@ type File struct {
 	target string // the final path; empty until known
 	err    error  // the first failure; once set, the File is finished
 	done   bool   // committed or aborted
+
+	written, flushed int64 // bytes written, and how many of them writeback was started for
 }
+
+// writebackEvery is how many written bytes trigger early writeback (see
+// startWriteback): large enough to cost nothing for small files, small
+// enough to keep a large write streaming to disk.
+const writebackEvery = 8 << 20
 
 // Create starts a durable write of path. The temporary file lives in path's
 // directory and is created with perm (subject to the umask), so the committed
@@ -82,6 +89,11 @@ func (f *File) Write(p []byte) (int, error) {
 	n, err := f.f.Write(p)
 	if err != nil {
 		return n, f.fail(fmt.Errorf("write %s: %w", f.display(), err))
+	}
+	f.written += int64(n)
+	if f.written-f.flushed >= writebackEvery {
+		startWriteback(f.f, f.flushed, f.written-f.flushed)
+		f.flushed = f.written
 	}
 	return n, nil
 }

@@ -3,7 +3,7 @@
 // in-memory BLAKE3 hashing and a fsync'd sequential file write of the same
 // size, and prints MB/s (10^6 bytes per second) for each, the limit
 // min(hash, write) and the ratio Put/limit. Run it through
-// scripts/bench-cas.sh.
+// scripts/bench-cas.sh. Linux only (it uses sync_file_range).
 package main
 
 import (
@@ -22,6 +22,7 @@ import (
 
 	"github.com/prose-store/prose/cas"
 	"github.com/zeebo/blake3"
+	"golang.org/x/sys/unix"
 )
 
 func main() {
@@ -53,10 +54,10 @@ func run(size int64, runs int, dir string) error {
 	if _, err := timePut(work, size, -1); err != nil {
 		return fmt.Errorf("cas put: %w", err)
 	}
-	if _, err := timeWrite(work, size, -1); err != nil {
+	if _, err := timeWrite(work, size, -1, false); err != nil {
 		return fmt.Errorf("sequential write: %w", err)
 	}
-	var puts, hashes, writes []time.Duration
+	var puts, hashes, writes, early []time.Duration
 	for i := range runs {
 		syscall.Sync()
 		d, err := timePut(work, size, i)
@@ -66,10 +67,15 @@ func run(size int64, runs int, dir string) error {
 		puts = append(puts, d)
 		hashes = append(hashes, timeHash(size, i))
 		syscall.Sync()
-		if d, err = timeWrite(work, size, i); err != nil {
+		if d, err = timeWrite(work, size, i, false); err != nil {
 			return fmt.Errorf("sequential write: %w", err)
 		}
 		writes = append(writes, d)
+		syscall.Sync()
+		if d, err = timeWrite(work, size, i, true); err != nil {
+			return fmt.Errorf("sequential write: %w", err)
+		}
+		early = append(early, d)
 	}
 	mbps := func(d time.Duration) float64 { return float64(size) / d.Seconds() / 1e6 }
 	putR, hashR, writeR := mbps(median(puts)), mbps(median(hashes)), mbps(median(writes))
@@ -97,8 +103,11 @@ func run(size int64, runs int, dir string) error {
 	row("(a) cas Put, streamed, fsync'd", puts)
 	row("(b) BLAKE3 in memory", hashes)
 	row("(c) sequential write, 1 MiB chunks + fsync", writes)
+	row("(c') the same, early writeback every 8 MiB", early)
 	fmt.Printf("%-44s %8.0f\n", "physical limit = min(b, c)", limit)
 	fmt.Printf("%-44s %7.0f%%  (goal >= 70%%: %s)\n", "ratio put / limit", 100*ratio, verdict)
+	strict := min(hashR, max(writeR, mbps(median(early))))
+	fmt.Printf("%-44s %7.0f%%  (limit %.0f)\n", "ratio put / min(b, max(c, c'))", 100*putR/strict, strict)
 	fmt.Printf("%-44s %7.0f%%  (min %.0f%%, max %.0f%%)\n", "ratio within each run, median", 100*pairs[len(pairs)/2], 100*pairs[0], 100*pairs[len(pairs)-1])
 	return nil
 }
@@ -161,7 +170,10 @@ func timeHash(size int64, run int) time.Duration {
 }
 
 // timeWrite writes size bytes in 1 MiB chunks to a new file and fsyncs it.
-func timeWrite(work string, size int64, run int) (time.Duration, error) {
+// With early, it starts writeback every 8 MiB as internal/durable (and so
+// Put) does, which shows how much of (c) is the write pattern rather than
+// the disk.
+func timeWrite(work string, size int64, run int, early bool) (time.Duration, error) {
 	name := filepath.Join(work, fmt.Sprintf("write-%d", run))
 	chunk := make([]byte, 1<<20)
 	src := newSource(size, uint64(run)+200)
@@ -170,12 +182,18 @@ func timeWrite(work string, size int64, run int) (time.Duration, error) {
 	if err != nil {
 		return 0, err
 	}
+	var written, flushed int64
 	for {
 		n, rerr := src.Read(chunk)
 		if n > 0 {
 			if _, err := f.Write(chunk[:n]); err != nil {
 				f.Close()
 				return 0, err
+			}
+			written += int64(n)
+			if early && written-flushed >= 8<<20 {
+				_ = unix.SyncFileRange(int(f.Fd()), flushed, written-flushed, unix.SYNC_FILE_RANGE_WRITE)
+				flushed = written
 			}
 		}
 		if rerr == io.EOF {
