@@ -180,3 +180,27 @@ func TestImmaterialChangeIsSkippedAndFacetMovesAlone(t *testing.T) {
 	}
 	checkGitClean(t, v)
 }
+
+func TestCommitFilesLandsOnTheBranchAndWorktree(t *testing.T) {
+	v := newVault(t)
+	h, err := v.CommitFiles(context.Background(), "test", "Activate manifest\n", map[string][]byte{ManifestPath: []byte("{}\n")})
+	if err != nil || h.IsZero() {
+		t.Fatalf("commit: %v", err)
+	}
+	data, ok, err := v.ReadFile(ManifestPath)
+	if err != nil || !ok || string(data) != "{}\n" {
+		t.Fatalf("read back: %q %v %v", data, ok, err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(v.Root(), ManifestPath)); string(got) != "{}\n" {
+		t.Fatal("working tree not updated")
+	}
+	h2, err := v.CommitFiles(context.Background(), "test", "again\n", map[string][]byte{ManifestPath: []byte("{}\n")})
+	if err != nil || !h2.IsZero() {
+		t.Fatalf("unchanged content committed again: %v", err)
+	}
+	fr, err := v.Fsck()
+	if err != nil || !fr.OK() {
+		t.Fatalf("fsck: %+v %v", fr, err)
+	}
+	checkGitClean(t, v)
+}
