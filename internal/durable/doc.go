@@ -1,14 +1,15 @@
 // Package durable makes file writes crash-safe.
 //
 // A write never modifies its target in place. The new content goes to a
-// temporary file in the target's directory (named ".tmp-<base>-<random>";
-// CreateTemp lets the caller choose another directory on the same file
-// system and the target later), which is written, fsynced and closed, then renamed over the target; finally
-// the directory is fsynced so the rename itself survives a power loss. After a
-// crash at any instant the target holds either its old content or its new
-// content, never a mix, and at worst a temporary file is left behind, which
-// CleanTemps removes. On Linux a large write also starts writeback every
-// 8 MiB (sync_file_range), so the final fsync has little left to do.
+// temporary file named ".tmp-<base>-<random>" in the target's directory (or,
+// with CreateTemp, in a directory of the caller's choice on the same file
+// system, the target being named at commit). The file is written, fsynced
+// and closed, then renamed over the target; finally the directory is fsynced
+// so the rename itself survives a power loss. After a crash at any instant
+// the target holds either its old content or its new content, never a mix,
+// and at worst a temporary file is left behind, which CleanTemps removes. On
+// Linux a large write also starts writeback every 8 MiB (sync_file_range), so
+// the final fsync has little left to do.
 //
 // The package owns the mechanics of durability and nothing else: it never
 // decides what is written, where, or when.
