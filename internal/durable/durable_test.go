@@ -468,3 +468,16 @@ func BenchmarkWriteFile(b *testing.B) {
 		}
 	}
 }
+
+func TestInject(t *testing.T) {
+	if err := Inject(StepFsync, "/x/objects/ab"); err != nil {
+		t.Fatalf("no hook: %v", err)
+	}
+	defer SetFault(FailAt(StepFsync, "objects"))()
+	if err := Inject(StepFsync, "/x/objects/ab"); !errors.Is(err, ErrInjected) {
+		t.Errorf("matching step: %v", err)
+	}
+	if err := Inject(StepRename, "/x/objects/ab"); err != nil {
+		t.Errorf("other step: %v", err)
+	}
+}
