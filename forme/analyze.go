@@ -13,6 +13,12 @@ type unit struct {
 	needs  []*need
 	cont   Continuity
 	emits  []emit
+
+	// computed in the parallel pass of compile
+	insts []*Instance
+	spec  CanonSpec
+	posts []string
+	fp    string
 }
 
 type emit struct {

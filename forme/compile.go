@@ -28,9 +28,23 @@ func compile(p *Project) (*Manifest, []Diagnostic) {
 	}
 
 	contracts := p.Contracts()
-	units := make([]*unit, 0, len(contracts))
-	for _, c := range contracts {
-		units = append(units, analyze(c, report))
+	h := opts.hasher()
+	units := make([]*unit, len(contracts))
+	found := make([][]Diagnostic, len(contracts))
+	parallel(len(contracts), func(i int) {
+		c := contracts[i]
+		rep := func(d Diagnostic) { found[i] = append(found[i], d) }
+		u := analyze(c, rep)
+		u.insts = readInstances(c, rep)
+		if c.Kind.IsNode() {
+			u.spec = canonSpec(c)
+			u.posts = postconditions(c)
+			u.fp = ContractFingerprint(h, c)
+		}
+		units[i] = u
+	})
+	for _, ds := range found {
+		diags = append(diags, ds...)
 	}
 
 	// identity: names and ids are unique
@@ -85,7 +99,7 @@ func compile(p *Project) (*Manifest, []Diagnostic) {
 		if c.Kind != KindTest {
 			callable[strings.ToLower(c.Name)] = true
 		}
-		insts = append(insts, readInstances(c, report)...)
+		insts = append(insts, u.insts...)
 	}
 	for _, in := range insts {
 		if c, ok := byName[strings.ToLower(in.Name)]; ok {
@@ -129,7 +143,6 @@ func compile(p *Project) (*Manifest, []Diagnostic) {
 	}
 
 	m := newManifest()
-	h := opts.hasher()
 	for _, f := range p.Files {
 		for _, c := range f.Contracts {
 			kind := c.Kind
@@ -144,7 +157,7 @@ func compile(p *Project) (*Manifest, []Diagnostic) {
 	}
 	for _, u := range nodes {
 		c := u.c
-		fp := ContractFingerprint(h, c)
+		fp := u.fp
 		m.Topology.Nodes = append(m.Topology.Nodes, TopologyNode{Node: c.Name, ContractFingerprint: fp, WakeSource: u.wake()})
 		m.ContractFingerprints[c.Name] = fp
 		m.IDs[c.Name] = c.EffectiveID()
@@ -152,13 +165,13 @@ func compile(p *Project) (*Manifest, []Diagnostic) {
 			m.Topology.EntryPoints = append(m.Topology.EntryPoints, c.Name)
 		}
 		m.Canonicalizers = append(m.Canonicalizers, Canonicalizer{
-			Node: c.Name, Artifact: "dist/canonicalizers/" + c.Name + ".json", Facets: u.facetNames(), Spec: canonSpec(c),
+			Node: c.Name, Artifact: "dist/canonicalizers/" + c.Name + ".json", Facets: u.facetNames(), Spec: u.spec,
 		})
 		mode := "render-attested"
 		if c.Kind == KindGateway {
 			mode = "deterministic"
 		}
-		conds := postconditions(c)
+		conds := u.posts
 		if conds == nil {
 			conds = []string{}
 		}

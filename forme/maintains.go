@@ -114,60 +114,150 @@ func canonSpec(c *Contract) CanonSpec {
 	return spec
 }
 
-var (
-	sentenceSplitRe = regexp.MustCompile(`[.;!?](\s+|$)`)
-	bulletRe        = regexp.MustCompile(`(?m)^[ \t]*(?:[-*+]|\d+[.)])[ \t]+`)
-	blankLineRe     = regexp.MustCompile(`\n[ \t]*\n`)
-	wordRe          = regexp.MustCompile(`(?i)\b(im)?material\b`)
-	backtickRe      = regexp.MustCompile("`([^`]+)`")
-	parenRe         = regexp.MustCompile(`\([^()]*\)`)
-	listSplitRe     = regexp.MustCompile(`\s*(?:,|;|\band\b|\bor\b|\bplus\b)\s*`)
-	copulaRe        = regexp.MustCompile(`(?i)\b(?:is|are|stays?|remains?)\s+(?:\w+\s+)?$`)
-)
-
-// clauses splits prose into sentence-like clauses; bullets end a clause.
+// clauses splits prose into sentence-like clauses: a bullet, a blank line
+// or a sentence end ([.;!?] before a space or the end) closes a clause.
 func clauses(text string) []string {
-	text = bulletRe.ReplaceAllString(text, ". ")
-	text = blankLineRe.ReplaceAllString(text, ". ")
-	text = strings.ReplaceAll(text, "\n", " ")
 	var out []string
-	for _, s := range sentenceSplitRe.Split(text, -1) {
-		if s = strings.TrimSpace(s); s != "" {
-			out = append(out, s)
+	for _, para := range paragraphs(text) {
+		start := 0
+		for i := 0; i < len(para); i++ {
+			switch para[i] {
+			case '.', ';', '!', '?':
+				if i+1 == len(para) || para[i+1] == ' ' {
+					if cl := strings.TrimSpace(para[start:i]); cl != "" {
+						out = append(out, cl)
+					}
+					start = i + 1
+				}
+			}
+		}
+		if cl := strings.TrimSpace(para[start:]); cl != "" {
+			out = append(out, cl)
 		}
 	}
 	return out
+}
+
+// paragraphs splits text at blank lines and list bullets, joining the lines
+// of each piece with single spaces.
+func paragraphs(text string) []string {
+	var out []string
+	var cur strings.Builder
+	flush := func() {
+		if cur.Len() > 0 {
+			out = append(out, cur.String())
+			cur.Reset()
+		}
+	}
+	for _, line := range strings.Split(text, "\n") {
+		t := strings.TrimSpace(line)
+		if t == "" {
+			flush()
+			continue
+		}
+		if rest, ok := cutBullet(t); ok {
+			flush()
+			t = rest
+		}
+		if cur.Len() > 0 {
+			cur.WriteByte(' ')
+		}
+		cur.WriteString(t)
+	}
+	flush()
+	return out
+}
+
+// cutBullet strips a list marker ("- ", "* ", "+ ", "1. ", "2) ").
+func cutBullet(t string) (string, bool) {
+	if len(t) >= 2 && (t[0] == '-' || t[0] == '*' || t[0] == '+') && (t[1] == ' ' || t[1] == '\t') {
+		return strings.TrimSpace(t[2:]), true
+	}
+	i := 0
+	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	if i > 0 && i+1 < len(t) && (t[i] == '.' || t[i] == ')') && (t[i+1] == ' ' || t[i+1] == '\t') {
+		return strings.TrimSpace(t[i+2:]), true
+	}
+	return t, false
+}
+
+// asciiLower lower-cases ASCII letters only, so byte offsets stay aligned.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
+}
+
+// keyword is one "material" or "immaterial" in a clause.
+type keyword struct {
+	start, end int
+	immaterial bool
+}
+
+// materialWords finds the whole words "material" and "immaterial".
+func materialWords(cl string) []keyword {
+	lower := asciiLower(cl)
+	var out []keyword
+	for off := 0; ; {
+		i := strings.Index(lower[off:], "material")
+		if i < 0 {
+			return out
+		}
+		i += off
+		end := i + len("material")
+		off = end
+		if end < len(lower) && isWordByte(lower[end]) {
+			continue
+		}
+		start, im := i, false
+		if i >= 2 && lower[i-2:i] == "im" {
+			start, im = i-2, true
+		}
+		if start > 0 && isWordByte(lower[start-1]) {
+			continue
+		}
+		out = append(out, keyword{start, end, im})
+	}
 }
 
 // materialityFields reads field names that prose calls material or
 // immaterial: "Material: a, b and `c`", "`fetched_at` is immaterial",
 // "immaterial: scan timestamps", "flips `shipped`, which is material".
 func materialityFields(text string) []CanonField {
+	if !strings.Contains(asciiLower(text), "material") {
+		return nil
+	}
 	var out []CanonField
 	for _, cl := range clauses(text) {
-		locs := wordRe.FindAllStringSubmatchIndex(cl, -1)
-		if len(locs) == 0 {
-			continue
-		}
+		kws := materialWords(cl)
 		// One clause may say both ("x is material, y is immaterial"): cut it
 		// at the comma before each later keyword.
 		start := 0
-		for i, loc := range locs {
+		for i, kw := range kws {
 			end := len(cl)
-			if i+1 < len(locs) {
-				next := locs[i+1][0]
-				if c := strings.LastIndex(cl[:next], ","); c > loc[1] {
+			if i+1 < len(kws) {
+				next := kws[i+1].start
+				if c := strings.LastIndex(cl[:next], ","); c > kw.end {
 					end = c
 				} else {
 					end = next
 				}
 			}
-			part := cl[start:end]
-			kw := loc[0] - start
-			kwEnd := loc[1] - start
-			immaterial := loc[2] >= 0
-			for _, name := range fieldNames(part, kw, kwEnd) {
-				out = append(out, CanonField{Path: name, Material: !immaterial})
+			if end < start {
+				end = start
+			}
+			for _, name := range fieldNames(cl[start:end], kw.start-start, kw.end-start) {
+				out = append(out, CanonField{Path: name, Material: !kw.immaterial})
 			}
 			start = end
 		}
@@ -175,50 +265,124 @@ func materialityFields(text string) []CanonField {
 	return out
 }
 
+var copulas = map[string]bool{"is": true, "are": true, "stay": true, "stays": true, "remain": true, "remains": true}
+
 // fieldNames finds the field list a materiality keyword governs: after
 // "Material:" (or "Material per x:"), else before "is/are … material".
 func fieldNames(cl string, kw, kwEnd int) []string {
+	if kw < 0 || kwEnd > len(cl) || kw > kwEnd {
+		return nil
+	}
 	after := cl[kwEnd:]
 	if i := strings.IndexByte(after, ':'); i >= 0 && len(strings.Fields(after[:i])) <= 3 {
 		return phraseNames(after[i+1:])
 	}
-	before := cl[:kw]
-	if copulaRe.MatchString(before) {
-		before = copulaRe.ReplaceAllString(before, "")
-		before = strings.TrimRight(before, " ,")
-		if i := strings.LastIndex(before, ":"); i >= 0 {
-			before = before[i+1:]
+	words := strings.Fields(cl[:kw])
+	for k := 1; k <= 2 && k <= len(words); k++ {
+		if copulas[asciiLower(words[len(words)-k])] {
+			before := strings.TrimRight(strings.Join(words[:len(words)-k], " "), " ,")
+			if i := strings.LastIndex(before, ":"); i >= 0 {
+				before = before[i+1:]
+			}
+			return phraseNames(before)
 		}
-		return phraseNames(before)
 	}
 	// "…, which is material" and other shapes: only backticked names.
 	var out []string
-	for _, m := range backtickRe.FindAllStringSubmatch(cl, -1) {
-		if n := fieldPath(m[1]); n != "" {
+	for _, name := range backticked(cl) {
+		if n := fieldPath(name); n != "" {
 			out = append(out, n)
 		}
 	}
 	return out
 }
 
+// backticked returns the `code` spans of s.
+func backticked(s string) []string {
+	var out []string
+	for {
+		i := strings.IndexByte(s, '`')
+		if i < 0 {
+			return out
+		}
+		j := strings.IndexByte(s[i+1:], '`')
+		if j < 0 {
+			return out
+		}
+		out = append(out, s[i+1:i+1+j])
+		s = s[i+2+j:]
+	}
+}
+
+// dropParens removes (parenthesised asides), nested ones included.
+func dropParens(s string) string {
+	if !strings.ContainsRune(s, '(') {
+		return s
+	}
+	var b strings.Builder
+	depth := 0
+	for _, r := range s {
+		switch {
+		case r == '(':
+			depth++
+		case r == ')' && depth > 0:
+			depth--
+		case depth == 0:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
 var determiners = map[string]bool{
 	"the": true, "a": true, "an": true, "any": true, "its": true, "their": true,
-	"each": true, "every": true, "all": true, "per": true, "and": true, "or": true,
+	"each": true, "every": true, "all": true, "per": true,
+}
+
+// listItems splits a field list at commas, semicolons and the words and,
+// or, plus.
+func listItems(list string) []string {
+	var out []string
+	var cur []string
+	flush := func() {
+		if len(cur) > 0 {
+			out = append(out, strings.Join(cur, " "))
+			cur = cur[:0]
+		}
+	}
+	for _, w := range strings.Fields(list) {
+		lw := asciiLower(w)
+		if lw == "and" || lw == "or" || lw == "plus" {
+			flush()
+			continue
+		}
+		for {
+			i := strings.IndexAny(w, ",;")
+			if i < 0 {
+				break
+			}
+			if i > 0 {
+				cur = append(cur, w[:i])
+			}
+			flush()
+			w = w[i+1:]
+		}
+		if w != "" {
+			cur = append(cur, w)
+		}
+	}
+	flush()
+	return out
 }
 
 // phraseNames splits a field list into names: backticked names as written,
 // short plain phrases as snake_case paths; long prose is skipped.
 func phraseNames(list string) []string {
-	list = parenRe.ReplaceAllString(list, " ")
 	var out []string
-	for _, ph := range listSplitRe.Split(list, -1) {
-		ph = strings.TrimSpace(ph)
-		if ph == "" {
-			continue
-		}
-		if ms := backtickRe.FindAllStringSubmatch(ph, -1); len(ms) > 0 {
-			for _, m := range ms {
-				if n := fieldPath(m[1]); n != "" {
+	for _, ph := range listItems(dropParens(list)) {
+		if strings.IndexByte(ph, '`') >= 0 {
+			for _, name := range backticked(ph) {
+				if n := fieldPath(name); n != "" {
 					out = append(out, n)
 				}
 			}
@@ -273,6 +437,9 @@ func postconditions(c *Contract) []string {
 	var out []string
 	for _, s := range c.sections("maintains") {
 		text := s.Body
+		if !strings.Contains(asciiLower(text), "postcondition") {
+			text = ""
+		}
 		for _, cl := range clausesKeepSentences(text) {
 			if loc := postconditionRe.FindStringIndex(cl); loc != nil {
 				if t := strings.TrimSpace(cl[loc[1]:]); t != "" {
@@ -297,10 +464,11 @@ func postconditions(c *Contract) []string {
 // clausesKeepSentences splits on bullets and sentence starts that open with
 // "Postcondition", keeping each postcondition's full sentence.
 func clausesKeepSentences(text string) []string {
-	text = bulletRe.ReplaceAllString(text, "\n\n")
 	var out []string
-	for _, para := range strings.Split(text, "\n\n") {
-		para = strings.Join(strings.Fields(para), " ")
+	for _, para := range paragraphs(text) {
+		if !strings.Contains(asciiLower(para), "postcondition") {
+			continue
+		}
 		idx := postconditionStartRe.FindAllStringIndex(para, -1)
 		for i, loc := range idx {
 			end := len(para)

@@ -13,11 +13,17 @@ import (
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
+	gmparser "github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 	"gopkg.in/yaml.v3"
 )
 
-var markdown = goldmark.New()
+// markdown parses blocks only: contracts are read from block structure and
+// raw source lines, so inline parsing (emphasis, links) is skipped.
+var markdown = goldmark.New(goldmark.WithParser(gmparser.NewParser(
+	gmparser.WithBlockParsers(gmparser.DefaultBlockParsers()...),
+	gmparser.WithParagraphTransformers(gmparser.DefaultParagraphTransformers()...),
+)))
 
 // ParseFile parses one Contract Markdown source. path names the file in
 // diagnostics. It never fails: problems become diagnostics on the File.
@@ -147,6 +153,9 @@ func (p *parser) frontmatter() int {
 var yamlLineRe = regexp.MustCompile(`line (\d+)`)
 
 func (p *parser) yaml(data []byte) {
+	if p.simpleYAML(data) {
+		return
+	}
 	var doc yaml.Node
 	err := safeYAML(data, &doc)
 	if err != nil {
@@ -191,6 +200,78 @@ func (p *parser) yaml(data []byte) {
 			p.diag(CodeFrontmatterInvalid, pos, "frontmatter %s must be a plain value on one line, like `%s: example`", key, key)
 		}
 	}
+}
+
+// simpleYAML reads frontmatter made only of `key: plain-value` lines (the
+// usual case) without the YAML decoder. Anything else — quotes, comments,
+// lists, flow or block syntax, odd characters — returns false and goes to
+// the full decoder, which gives the same result for the simple case.
+func (p *parser) simpleYAML(data []byte) bool {
+	type kv struct {
+		key, value string
+		line       int
+	}
+	var kvs []kv
+	line := 2
+	for _, raw := range strings.Split(string(data), "\n") {
+		l := strings.TrimRight(raw, "\r")
+		if strings.TrimSpace(l) == "" {
+			line++
+			continue
+		}
+		key, value, ok := strings.Cut(l, ": ")
+		if !ok || !plainKey(key) {
+			return false
+		}
+		value = strings.TrimSpace(value)
+		if !plainValue(value) {
+			return false
+		}
+		kvs = append(kvs, kv{key, value, line})
+		line++
+	}
+	seen := map[string]bool{}
+	for _, e := range kvs {
+		if seen[e.key] {
+			return false // let the decoder path report it
+		}
+		seen[e.key] = true
+	}
+	for _, e := range kvs {
+		p.f.fmKeys[e.key] = Pos{e.line, 1}
+		p.f.Frontmatter[e.key] = e.value
+	}
+	return true
+}
+
+func plainKey(k string) bool {
+	if k == "" {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if !(isWordByte(c) || c == '-' && i > 0) {
+			return false
+		}
+	}
+	return true
+}
+
+func plainValue(v string) bool {
+	if v == "" {
+		return false
+	}
+	c0 := v[0]
+	if !(c0 >= 'a' && c0 <= 'z' || c0 >= 'A' && c0 <= 'Z' || c0 >= '0' && c0 <= '9') {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if !(isWordByte(c) || c == '-' || c == '.' || c == '/' || c == ' ' && v[i-1] != ' ') {
+			return false
+		}
+	}
+	return true
 }
 
 // safeYAML decodes YAML, turning a decoder panic into an error.

@@ -248,3 +248,38 @@ func (p *Project) Diagnostics() []Diagnostic {
 	_, d := Compile(p)
 	return d
 }
+
+// parallel runs fn(0..n-1) on GOMAXPROCS workers. fn must only write to
+// its own index's results.
+func parallel(n int, fn func(i int)) {
+	workers := runtime.GOMAXPROCS(0)
+	if n < 64 || workers < 2 {
+		for i := 0; i < n; i++ {
+			fn(i)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	next := 0
+	const chunk = 32
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				start := next
+				next += chunk
+				mu.Unlock()
+				if start >= n {
+					return
+				}
+				for i := start; i < min(start+chunk, n); i++ {
+					fn(i)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}

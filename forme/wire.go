@@ -216,30 +216,100 @@ func (w *wiring) mentions(toks, raw []string, self *unit) []mention {
 	return out
 }
 
+// explicitRefs finds "producer.facet" references. Each result is
+// {opening backtick or "", producer, facet, closing backtick or ""}, shaped
+// like a regexp submatch with the whole match first.
+func explicitRefs(text string) [][5]string {
+	var out [][5]string
+	isName := func(c byte) bool { return isWordByte(c) || c == '-' }
+	for i := 1; i+1 < len(text); i++ {
+		if text[i] != '.' || !isName(text[i-1]) {
+			continue
+		}
+		next := text[i+1]
+		if !(isWordByte(next) && next != '_' || next == '@') {
+			continue
+		}
+		start := i
+		for start > 0 && isName(text[start-1]) {
+			start--
+		}
+		for start < i && !(isWordByte(text[start]) && text[start] != '_') {
+			start++ // a name starts with a letter or digit
+		}
+		end := i + 1
+		if text[end] == '@' {
+			end++
+		}
+		for end < len(text) && (isName(text[end]) || text[end] == ':') {
+			end++
+		}
+		for end > i+1 && text[end-1] == ':' {
+			end--
+		}
+		if start == i || end == i+1 {
+			continue
+		}
+		open, close := "", ""
+		if start > 0 && text[start-1] == '`' {
+			open = "`"
+		}
+		if end < len(text) && text[end] == '`' {
+			close = "`"
+		}
+		out = append(out, [5]string{text[start:end], open, text[start:i], text[i+1 : end], close})
+		i = end
+	}
+	return out
+}
+
 var (
-	explicitRe = regexp.MustCompile("(`?)([A-Za-z0-9][A-Za-z0-9_-]*)\\.(@atomic|[A-Za-z0-9][A-Za-z0-9_:-]*)(`?)")
 	fanInRe    = regexp.MustCompile(`(?i)\bfan-in\b|\ball\b|\bevery\b|\beach\s+[\w-]+'s\b`)
 	callerRe   = regexp.MustCompile(`(?i)\bcaller[- ](provided|supplied|input)\b|\b(provided|supplied|passed) by the caller\b|\bfrom the caller\b`)
 )
 
 // wire resolves every need of every node, then draws the gateways' ### Emits.
 func (w *wiring) wire(file func(*unit) string) {
+	type job struct {
+		u *unit
+		n *need
+	}
+	var jobs []job
 	for _, u := range w.nodes {
 		for _, n := range u.needs {
-			w.wireNeed(u, n, file(u))
+			jobs = append(jobs, job{u, n})
+		}
+	}
+	outs := make([]needOut, len(jobs))
+	parallel(len(jobs), func(i int) {
+		w.wireNeed(&outs[i], jobs[i].u, jobs[i].n, file(jobs[i].u))
+	})
+	for _, o := range outs {
+		w.bindings = append(w.bindings, o.bindings...)
+		w.diags = append(w.diags, o.diags...)
+		for _, e := range o.edges {
+			w.edges[e] = true
 		}
 	}
 }
 
-func (w *wiring) record(u *unit, n *need, rule string, cs []cand) {
+// needOut collects what wiring one need produced, so needs can be wired in
+// parallel and merged in declared order.
+type needOut struct {
+	bindings []Binding
+	diags    []Diagnostic
+	edges    []Edge
+}
+
+func (o *needOut) record(u *unit, n *need, rule string, cs []cand) {
 	b := Binding{Subscriber: u.c.Name, Need: needLabel(n), Line: n.Pos.Line, Rule: rule, Producers: []BindingEdge{}}
 	for _, c := range cs {
 		b.Producers = append(b.Producers, BindingEdge{Producer: c.u.c.Name, Facet: c.facet})
 		if rule != RuleAmbiguous {
-			w.edges[Edge{Subscriber: u.c.Name, Producer: c.u.c.Name, Facet: c.facet}] = true
+			o.edges = append(o.edges, Edge{Subscriber: u.c.Name, Producer: c.u.c.Name, Facet: c.facet})
 		}
 	}
-	w.bindings = append(w.bindings, b)
+	o.bindings = append(o.bindings, b)
 }
 
 func needLabel(n *need) string {
@@ -257,14 +327,15 @@ func needLabel(n *need) string {
 	return t
 }
 
-func (w *wiring) wireNeed(u *unit, n *need, file string) {
-	if n.Type != "" || callerRe.MatchString(n.Text) {
-		w.record(u, n, RuleCallerInput, nil)
+func (w *wiring) wireNeed(o *needOut, u *unit, n *need, file string) {
+	lower := asciiLower(n.Text)
+	if n.Type != "" || strings.Contains(lower, "caller") && callerRe.MatchString(n.Text) {
+		o.record(u, n, RuleCallerInput, nil)
 		what := "a caller-provided input"
 		if n.Type != "" {
 			what = "a `" + n.Type + "` caller input"
 		}
-		w.diags = append(w.diags, diagAt(CodeCallerInput, file, n.Pos,
+		o.diags = append(o.diags, diagAt(CodeCallerInput, file, n.Pos,
 			"%s: need %s is %s, supplied when the node is run, so Forme draws no edge for it; to subscribe to a producer instead, name it (`producer.facet`)",
 			u.c.Name, quoteNeed(n), what))
 		return
@@ -272,11 +343,12 @@ func (w *wiring) wireNeed(u *unit, n *need, file string) {
 	scope := needScope(n.Text)
 	toks, raw := tokenPairs(scope)
 	named := w.mentions(toks, raw, u)
-	fanIn := fanInRe.MatchString(n.Text)
+	fanIn := (strings.Contains(lower, "all") || strings.Contains(lower, "every") || strings.Contains(lower, "each") || strings.Contains(lower, "fan-in")) &&
+		fanInRe.MatchString(n.Text)
 
 	// 1. explicit producer.facet
 	var explicit []cand
-	for _, m := range explicitRe.FindAllStringSubmatch(n.Text, -1) {
+	for _, m := range explicitRefs(n.Text) {
 		p := w.byName[strings.ToLower(m[2])]
 		if p == nil {
 			continue
@@ -287,15 +359,15 @@ func (w *wiring) wireNeed(u *unit, n *need, file string) {
 		if f, ok := p.facet(m[3]); ok {
 			explicit = append(explicit, cand{p, f, "explicit"})
 		} else if m[1] == "`" && m[4] == "`" {
-			w.record(u, n, RuleUnsatisfied, nil)
-			w.diags = append(w.diags, diagAt(CodeUnsatisfied, file, n.Pos,
+			o.record(u, n, RuleUnsatisfied, nil)
+			o.diags = append(o.diags, diagAt(CodeUnsatisfied, file, n.Pos,
 				"%s: need %s names `%s.%s`, but %s has no facet %q (it exposes %s): use one of those facets or add `#### %s` under its ### Maintains",
 				u.c.Name, quoteNeed(n), m[2], m[3], p.c.Name, m[3], strings.Join(p.exposed(), ", "), m[3]))
 			return
 		}
 	}
 	if len(explicit) > 0 {
-		w.record(u, n, RuleExplicit, dedupeCands(explicit))
+		o.record(u, n, RuleExplicit, dedupeCands(explicit))
 		return
 	}
 
@@ -332,7 +404,7 @@ func (w *wiring) wireNeed(u *unit, n *need, file string) {
 	// 2. a facet-need (or item) name equal to a producer's facet
 	if n.Name != "" {
 		if cs := restrict(w.facetExact[strings.ToLower(n.Name)]); len(cs) > 0 {
-			w.resolve(u, n, file, RuleFacetNeed, cs, fanIn)
+			w.resolve(o, u, n, file, RuleFacetNeed, cs, fanIn)
 			return
 		}
 	}
@@ -354,13 +426,13 @@ func (w *wiring) wireNeed(u *unit, n *need, file string) {
 				for _, p := range namedUnits {
 					offers = append(offers, fmt.Sprintf("%s exposes %s", p.c.Name, strings.Join(p.exposed(), ", ")))
 				}
-				w.record(u, n, RuleUnsatisfied, nil)
-				w.diags = append(w.diags, diagAt(CodeUnsatisfied, file, n.Pos,
+				o.record(u, n, RuleUnsatisfied, nil)
+				o.diags = append(o.diags, diagAt(CodeUnsatisfied, file, n.Pos,
 					"%s: need %s asks for facet %s, which the producer it names does not declare (%s): name a declared facet, or add `#### %s` under the producer's ### Maintains",
 					u.c.Name, quoteNeed(n), "`"+strings.Join(asked, "`, `")+"`", strings.Join(offers, "; "), asked[0]))
 				return
 			}
-			w.resolve(u, n, file, RuleFacetMention, cs, true)
+			w.resolve(o, u, n, file, RuleFacetMention, cs, true)
 			return
 		}
 		// A need that says "atomic" reads the whole truth (rule 4) even when
@@ -403,12 +475,12 @@ func (w *wiring) wireNeed(u *unit, n *need, file string) {
 			if !fanIn {
 				for _, group := range facetSpans {
 					if distinctProducers(group) > 1 {
-						w.ambiguous(u, n, file, dedupeCands(group))
+						w.ambiguous(o, u, n, file, dedupeCands(group))
 						return
 					}
 				}
 			}
-			w.record(u, n, RuleFacetMention, dedupeCands(cs))
+			o.record(u, n, RuleFacetMention, dedupeCands(cs))
 			return
 		}
 
@@ -422,7 +494,7 @@ func (w *wiring) wireNeed(u *unit, n *need, file string) {
 			}
 			cs4 = append(cs4, cand{p, f, "named"})
 		}
-		w.resolve(u, n, file, RuleNamedProducer, cs4, fanIn)
+		w.resolve(o, u, n, file, RuleNamedProducer, cs4, fanIn)
 		return
 	}
 
@@ -430,19 +502,19 @@ func (w *wiring) wireNeed(u *unit, n *need, file string) {
 	if n.Name != "" {
 		cs := restrict(w.norm[normKey(n.Name)])
 		if len(cs) > 0 {
-			w.resolve(u, n, file, RuleNormalized, preferFacets(cs), fanIn)
+			w.resolve(o, u, n, file, RuleNormalized, preferFacets(cs), fanIn)
 			return
 		}
 	}
 
-	w.record(u, n, RuleUnsatisfied, nil)
+	o.record(u, n, RuleUnsatisfied, nil)
 	if w.selfReference(u, n, toks) {
-		w.diags = append(w.diags, diagAt(CodeUnsatisfied, file, n.Pos,
+		o.diags = append(o.diags, diagAt(CodeUnsatisfied, file, n.Pos,
 			"%s: need %s names this node's own truth; a node never subscribes to itself (it reads its prior world-model anyway, and feedback is `self-driven` continuity): remove the need from ### Requires",
 			u.c.Name, quoteNeed(n)))
 		return
 	}
-	w.diags = append(w.diags, diagAt(CodeUnsatisfied, file, n.Pos,
+	o.diags = append(o.diags, diagAt(CodeUnsatisfied, file, n.Pos,
 		"%s: need %s matches no producer. Considered %s. Name the producer and facet in the need (`producer.facet`), or declare the facet as `#### name` under the producer's ### Maintains; if the value is supplied when the node runs, say \"caller-provided\" or type it `run`",
 		u.c.Name, quoteNeed(n), w.considered(u)))
 }
@@ -463,8 +535,8 @@ func (w *wiring) selfReference(u *unit, n *need, toks []string) bool {
 	if n.Name != "" && keys[normKey(n.Name)] {
 		return true
 	}
-	for _, m := range backtickRe.FindAllStringSubmatch(n.Text, -1) {
-		if keys[normKey(m[1])] {
+	for _, name := range backticked(n.Text) {
+		if keys[normKey(name)] {
 			return true
 		}
 	}
@@ -550,23 +622,23 @@ func saysAtomic(toks []string) bool {
 
 // resolve draws edges for candidates, or reports ambiguity when they span
 // several producers and the need declares no fan-in.
-func (w *wiring) resolve(u *unit, n *need, file, rule string, cs []cand, fanIn bool) {
+func (w *wiring) resolve(o *needOut, u *unit, n *need, file, rule string, cs []cand, fanIn bool) {
 	cs = dedupeCands(cs)
 	if distinctProducers(cs) > 1 && !fanIn {
-		w.ambiguous(u, n, file, cs)
+		w.ambiguous(o, u, n, file, cs)
 		return
 	}
-	w.record(u, n, rule, cs)
+	o.record(u, n, rule, cs)
 }
 
-func (w *wiring) ambiguous(u *unit, n *need, file string, cs []cand) {
-	w.record(u, n, RuleAmbiguous, cs)
+func (w *wiring) ambiguous(o *needOut, u *unit, n *need, file string, cs []cand) {
+	o.record(u, n, RuleAmbiguous, cs)
 	var list []string
 	for _, c := range cs {
 		list = append(list, fmt.Sprintf("%s.%s", c.u.c.Name, c.facet))
 	}
 	sort.Strings(list)
-	w.diags = append(w.diags, diagAt(CodeAmbiguous, file, n.Pos,
+	o.diags = append(o.diags, diagAt(CodeAmbiguous, file, n.Pos,
 		"%s: need %s matches %d producers (%s); Forme does not guess: name one in the need (e.g. `%s`), or write \"all …\" or \"(fan-in)\" to subscribe to every one",
 		u.c.Name, quoteNeed(n), distinctProducers(cs), strings.Join(list, ", "), list[0]))
 }
