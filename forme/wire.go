@@ -264,8 +264,8 @@ func explicitRefs(text string) [][5]string {
 }
 
 var (
-	fanInRe    = regexp.MustCompile(`(?i)\bfan-in\b|\ball\b|\bevery\b|\beach\s+[\w-]+'s\b`)
-	callerRe   = regexp.MustCompile(`(?i)\bcaller[- ](provided|supplied|input)\b|\b(provided|supplied|passed) by the caller\b|\bfrom the caller\b`)
+	fanInRe  = regexp.MustCompile(`(?i)\bfan-in\b|\ball\b|\bevery\b|\beach\s+[\w-]+'s\b`)
+	callerRe = regexp.MustCompile(`(?i)\bcaller[- ](provided|supplied|input)\b|\b(provided|supplied|passed) by the caller\b|\bfrom the caller\b`)
 )
 
 // wire resolves every need of every node, then draws the gateways' ### Emits.
