@@ -339,6 +339,12 @@ var determiners = map[string]bool{
 	"each": true, "every": true, "all": true, "per": true,
 }
 
+// pronouns stand for a field named elsewhere ("…, which is material").
+var pronouns = map[string]bool{
+	"which": true, "that": true, "this": true, "it": true, "these": true, "those": true,
+	"they": true, "what": true, "everything": true, "nothing": true, "rest": true,
+}
+
 // listItems splits a field list at commas, semicolons and the words and,
 // or, plus.
 func listItems(list string) []string {
@@ -392,7 +398,7 @@ func phraseNames(list string) []string {
 		for len(words) > 0 && determiners[words[0]] {
 			words = words[1:]
 		}
-		if len(words) == 0 || len(words) > 3 {
+		if len(words) == 0 || len(words) > 3 || len(words) == 1 && pronouns[words[0]] {
 			continue
 		}
 		ok := true
