@@ -339,3 +339,37 @@ func TestDotRenders(t *testing.T) {
 		}
 	}
 }
+
+// TestCycleAndAmbiguityOneErrorEach: a cycle and an ambiguity each give
+// exactly one error, naming the nodes involved.
+func TestCycleAndAmbiguityOneErrorEach(t *testing.T) {
+	for _, c := range []struct {
+		fixture, code string
+		names         []string
+	}{
+		{"cycle", CodeCycle, []string{"alpha", "beta", "gamma"}},
+		{"ambiguous", CodeAmbiguous, []string{"brief", "sales", "support"}},
+	} {
+		m, diags, _ := compileFixture(t, c.fixture)
+		var errs []Diagnostic
+		for _, d := range diags {
+			if d.Severity == SeverityError {
+				errs = append(errs, d)
+			}
+		}
+		if len(errs) != 1 || errs[0].Code != c.code {
+			t.Fatalf("%s: errors %v, want one %s", c.fixture, errs, c.code)
+		}
+		for _, n := range c.names {
+			if !strings.Contains(errs[0].Message, n) {
+				t.Errorf("%s: message does not name %s: %s", c.fixture, n, errs[0].Message)
+			}
+		}
+		if strings.Contains(errs[0].Message, "delta") {
+			t.Errorf("the cycle message names delta, which is not on the cycle")
+		}
+		if c.code == CodeCycle && m.Topology.Acyclic {
+			t.Error("acyclic must be false")
+		}
+	}
+}

@@ -126,7 +126,8 @@ func (g *graphView) dot() []byte {
 	}
 	for i, u := range g.unresolved {
 		if u.Rule == RuleUnsatisfied {
-			id := fmt.Sprintf("unresolved_%d", i)
+			// node names never start with a space, so helper ids cannot collide
+			id := dotQuote(fmt.Sprintf(" unresolved %d", i))
 			fmt.Fprintf(&b, "  %s [label=%s, shape=plaintext, fontcolor=red];\n", id, dotQuote("? "+oneLine(u.Need)))
 			fmt.Fprintf(&b, "  %s -> %s [style=dashed, color=red];\n", id, dotQuote(u.Subscriber))
 			continue
@@ -149,21 +150,28 @@ func (g *graphView) dot() []byte {
 		}
 		var lab strings.Builder
 		for _, n := range notes {
-			if len(n) > 160 {
-				n = n[:157] + "..."
-			}
+			n = truncate(n, 160)
 			lab.WriteString(strings.ReplaceAll(strings.ReplaceAll(n, `\`, `\\`), `"`, `\"`))
 			lab.WriteString(`\l`)
 		}
-		fmt.Fprintf(&b, "  diagnostics [shape=note, fontsize=9, label=\"%s\"];\n", lab.String())
+		fmt.Fprintf(&b, "  \" diagnostics\" [shape=note, fontsize=9, label=\"%s\"];\n", lab.String())
 	}
 	b.WriteString("}\n")
 	return []byte(b.String())
 }
 
+// truncate shortens s to at most n runes, marking the cut.
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
 func mermaidText(s string) string {
 	s = oneLine(s)
-	r := strings.NewReplacer(`"`, "#quot;", "<", "#lt;", ">", "#gt;", "|", "#124;")
+	r := strings.NewReplacer(`"`, "#quot;", "<", "#lt;", ">", "#gt;", "|", "#124;", "`", "'")
 	return `"` + r.Replace(s) + `"`
 }
 
