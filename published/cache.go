@@ -1,12 +1,15 @@
 package published
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -20,10 +23,24 @@ import (
 // git blob ids of its content and the digests of its reduced value (the
 // whole file, and each facet projection that reaches inside it).
 //
-// The file holds one scan of one directory under one fingerprint setup
-// (hash algorithm, spec hash, declared facets). A cache of another
-// directory, another setup, another format version, or one whose checksum
-// does not match is ignored and rebuilt: it is never trusted in part.
+// Every entry is a fact that stays true: "the file with this stat data has
+// this content". A scan uses an entry only when the stat data still
+// matches, so any subset of the entries, however old, is safe; losing
+// entries costs re-reads, never a wrong result.
+//
+// The file holds one directory under one fingerprint setup (hash algorithm,
+// spec hash, declared facets). A cache of another directory, another setup,
+// another format version, or whose header or first block fails its
+// checksum is ignored and rebuilt: it is never trusted in part.
+//
+// Base and deltas. Rewriting 10,000 entries after a one-file edit costs
+// more than the scan itself, so the file is a base block followed by delta
+// blocks: a scan that changed a few entries appends one delta (the entries
+// that changed or appeared, the paths that went away) with a single
+// O_APPEND write. A load applies the deltas in order. After 32 deltas, or
+// when the deltas grow past half the base, or after a torn or corrupt
+// block (which ends the load: what came before it is still good), the next
+// scan rewrites the whole file.
 //
 // Racy entries. Timestamps have a granularity: a file modified again within
 // the same tick as the stat that recorded it keeps its old mtime. As in git,
@@ -34,29 +51,39 @@ import (
 // timestamps (a coarse kernel clock tick, twice over), else 2 s (FAT and
 // other whole-second file systems).
 //
-// Durability. The cache is written to a temporary file in its directory and
-// renamed over the old one, without fsync: after a crash it may be stale,
-// torn or empty, and then its checksum or its stat data rejects it, which
-// costs one full re-read and nothing else. Syncing would cost more on every
-// publish than it saves.
+// Durability. A rewrite goes to a temporary file in the cache's directory,
+// renamed over the old one; neither it nor an append is fsynced. After a
+// crash the cache may be stale, torn or empty; its checksums reject what is
+// damaged, which costs re-reads and nothing else. Syncing would cost more
+// on every publish than it could save. Appending processes check that the
+// file is still the one they loaded; concurrent scans of one directory at
+// worst lose entries.
 //
 // Format (little-endian):
 //
-//	magic "PRSCACHE", u32 format version,
-//	u32 length + bytes of the scanned directory's absolute path,
-//	u32 length + bytes of the fingerprint setup's identity,
-//	u32 entry count, the entries in path byte order, then
-//	u32 CRC-32C of everything before it.
+//	header: magic "PRSCACHE", u32 format version,
+//	        u32 length + bytes of the scanned directory's absolute path,
+//	        u32 length + bytes of the fingerprint setup's identity,
+//	        u32 CRC-32C of the header so far
+//	block:  u32 payload length, payload, u32 CRC-32C of length and payload
+//	payload: u8 kind (1 base, 2 delta), u32 entry count, the entries in
+//	        path byte order; a delta then has u32 removed count and the
+//	        removed paths (u32 length + bytes) in path byte order.
 //
 // An entry is a fixed part (u32 path length, i64 size, i64 mtime, i64
 // ctime, u64 inode, u32 mode, u8 flags, u16 facet digest count, 32-byte
 // BLAKE3, 20-byte git blob id, 32-byte digest of the reduced value), the
-// path bytes, and per facet digest a u16 facet index, a u8 presence flag and
-// the 32-byte digest.
+// path bytes, and per facet digest a u16 facet index (in declared order), a
+// u8 presence flag and the 32-byte digest.
 
 const (
 	cacheMagic   = "PRSCACHE"
-	cacheVersion = 1
+	cacheVersion = 2
+
+	blockBase  = 1
+	blockDelta = 2
+
+	maxDeltas = 32 // deltas before a rewrite
 
 	cacheFixed  = 4 + 8 + 8 + 8 + 8 + 4 + 1 + 2 + 32 + 20 + 32
 	cacheSubLen = 2 + 1 + 32
@@ -83,110 +110,219 @@ const (
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// statCache is a loaded cache. Its entries are located in data, which is
-// never modified after loading; paths are strings sharing data's memory.
+// statCache is a loaded cache: the state after the base and its deltas.
+// Entries are located in data, which is never modified after loading;
+// paths are strings sharing data's memory.
 type statCache struct {
-	data []byte
-	recs []cacheRec
+	data   []byte
+	recs   []cacheRec
+	file   os.FileInfo // the file loaded, to append only to the same file
+	header []byte      // the header, to recognize a rewritten file
+	deltas int         // delta blocks applied
+	deltaB int         // their size in bytes
+	baseB  int         // the base block's size in bytes
+	torn   bool        // a bad block ended the load: rewrite next time
 }
 
 type cacheRec struct {
 	path string
-	off  uint32 // offset of the fixed part
+	off  uint32 // offset of the fixed part in data
 }
 
 // loadCache reads the cache at file for the directory root and the
 // fingerprint setup id. It returns nil when the cache is absent, corrupt or
 // belongs to another directory or setup.
 func loadCache(file, root, id string) *statCache {
-	data, err := os.ReadFile(file)
+	f, err := os.Open(file)
 	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > 1<<31 {
+		return nil
+	}
+	data := make([]byte, fi.Size())
+	if _, err := io.ReadFull(f, data); err != nil {
 		return nil
 	}
 	c, err := parseCache(data, root, id)
 	if err != nil {
 		return nil
 	}
+	c.file = fi
 	return c
 }
 
 var errBadCache = errors.New("malformed stat cache")
 
+// cacheHeader returns the header of a cache for root and id.
+func cacheHeader(root, id string) []byte {
+	b := make([]byte, 0, len(cacheMagic)+16+len(root)+len(id))
+	b = append(b, cacheMagic...)
+	b = binary.LittleEndian.AppendUint32(b, cacheVersion)
+	b = appendStr(b, root)
+	b = appendStr(b, id)
+	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
+}
+
 // parseCache checks and indexes a cache file's bytes.
 func parseCache(data []byte, root, id string) (*statCache, error) {
-	if len(data) < len(cacheMagic)+4+4 || string(data[:len(cacheMagic)]) != cacheMagic {
+	hdr := cacheHeader(root, id)
+	if !bytes.HasPrefix(data, hdr) {
 		return nil, errBadCache
 	}
-	body := data[:len(data)-4]
-	if crc32.Checksum(body, castagnoli) != binary.LittleEndian.Uint32(data[len(data)-4:]) {
-		return nil, errBadCache
-	}
-	r := cacheReader{b: body, off: len(cacheMagic)}
-	if r.u32() != cacheVersion {
-		return nil, errBadCache
-	}
-	if r.str() != root || r.str() != id {
-		return nil, errBadCache
-	}
-	n := int(r.u32())
-	if r.bad || n < 0 || n > (len(body)-r.off)/cacheFixed {
-		return nil, errBadCache
-	}
-	c := &statCache{data: data, recs: make([]cacheRec, n)}
-	prev := ""
-	for i := range n {
-		if len(body)-r.off < cacheFixed {
-			return nil, errBadCache
+	c := &statCache{data: data, header: hdr}
+	off := len(hdr)
+	var over map[string]uint32 // path → entry offset, from deltas
+	var gone map[string]bool   // paths removed by deltas
+	for off < len(data) {
+		if len(data)-off < 9 {
+			c.torn = true
+			break
 		}
-		off := r.off
-		plen := int(binary.LittleEndian.Uint32(body[off:]))
-		nsub := int(binary.LittleEndian.Uint16(body[off+offNSub:]))
-		end := off + cacheFixed + plen + nsub*cacheSubLen
-		if plen == 0 || plen > len(body) || end > len(body) || end < off {
-			return nil, errBadCache
+		plen := int(binary.LittleEndian.Uint32(data[off:]))
+		end := off + 4 + plen
+		if plen < 1 || plen > len(data) || end+4 > len(data) ||
+			crc32.Checksum(data[off:end], castagnoli) != binary.LittleEndian.Uint32(data[end:]) {
+			c.torn = true
+			break
 		}
-		pb := body[off+cacheFixed : off+cacheFixed+plen]
-		// The path shares data's memory: data is never written again, so
-		// the string stays immutable, and loading allocates nothing per entry.
-		p := unsafe.String(&pb[0], len(pb))
-		if i > 0 && p <= prev {
-			return nil, errBadCache
+		payload := data[off+4 : end]
+		kind := payload[0]
+		first := off == len(hdr)
+		if first != (kind == blockBase) || kind != blockBase && kind != blockDelta {
+			c.torn = true
+			break
 		}
-		prev = p
-		c.recs[i] = cacheRec{path: p, off: uint32(off)}
-		r.off = end
+		recs, removed, ok := parseBlock(data, off+4, end, kind == blockDelta)
+		if !ok {
+			c.torn = true
+			break
+		}
+		if first {
+			c.recs, c.baseB = recs, end+4-off
+		} else {
+			if over == nil {
+				over, gone = map[string]uint32{}, map[string]bool{}
+			}
+			for _, p := range removed {
+				delete(over, p)
+				gone[p] = true
+			}
+			for _, r := range recs {
+				over[r.path] = r.off
+				delete(gone, r.path)
+			}
+			c.deltas++
+			c.deltaB += end + 4 - off
+		}
+		off = end + 4
 	}
-	if r.off != len(body) {
+	if c.baseB == 0 {
 		return nil, errBadCache
+	}
+	if over != nil {
+		c.recs = applyDeltas(c.recs, over, gone)
 	}
 	return c, nil
 }
 
-type cacheReader struct {
-	b   []byte
-	off int
-	bad bool
+// parseBlock indexes the entries of the block payload data[start:end] and,
+// for a delta, returns its removed paths.
+func parseBlock(data []byte, start, end int, delta bool) (recs []cacheRec, removed []string, ok bool) {
+	off := start + 1
+	if end-off < 4 {
+		return nil, nil, false
+	}
+	n := int(binary.LittleEndian.Uint32(data[off:]))
+	off += 4
+	if n < 0 || n > (end-off)/cacheFixed {
+		return nil, nil, false
+	}
+	recs = make([]cacheRec, n)
+	prev := ""
+	for i := range n {
+		if end-off < cacheFixed {
+			return nil, nil, false
+		}
+		plen := int(binary.LittleEndian.Uint32(data[off:]))
+		nsub := int(binary.LittleEndian.Uint16(data[off+offNSub:]))
+		next := off + cacheFixed + plen + nsub*cacheSubLen
+		if plen == 0 || plen > end || next > end {
+			return nil, nil, false
+		}
+		p := sharedString(data[off+cacheFixed : off+cacheFixed+plen])
+		if i > 0 && p <= prev {
+			return nil, nil, false
+		}
+		prev = p
+		recs[i] = cacheRec{path: p, off: uint32(off)}
+		off = next
+	}
+	if delta {
+		if end-off < 4 {
+			return nil, nil, false
+		}
+		m := int(binary.LittleEndian.Uint32(data[off:]))
+		off += 4
+		if m < 0 || m > (end-off)/5 {
+			return nil, nil, false
+		}
+		removed = make([]string, m)
+		for i := range removed {
+			if end-off < 4 {
+				return nil, nil, false
+			}
+			plen := int(binary.LittleEndian.Uint32(data[off:]))
+			off += 4
+			if plen == 0 || plen > end-off {
+				return nil, nil, false
+			}
+			removed[i] = sharedString(data[off : off+plen])
+			off += plen
+		}
+	}
+	return recs, removed, off == end
 }
 
-func (r *cacheReader) u32() uint32 {
-	if r.bad || len(r.b)-r.off < 4 {
-		r.bad = true
-		return 0
-	}
-	v := binary.LittleEndian.Uint32(r.b[r.off:])
-	r.off += 4
-	return v
+// sharedString returns b as a string without copying. The cache's data is
+// never written after loading, so the string stays immutable, and loading
+// allocates nothing per entry.
+func sharedString(b []byte) string {
+	return unsafe.String(&b[0], len(b))
 }
 
-func (r *cacheReader) str() string {
-	n := int(r.u32())
-	if r.bad || n < 0 || len(r.b)-r.off < n {
-		r.bad = true
-		return "\x00invalid"
+// applyDeltas returns base (sorted) with the entries in over replacing or
+// joining it and the paths in gone removed.
+func applyDeltas(base []cacheRec, over map[string]uint32, gone map[string]bool) []cacheRec {
+	added := make([]cacheRec, 0, len(over))
+	for p, off := range over {
+		added = append(added, cacheRec{path: p, off: off})
 	}
-	s := string(r.b[r.off : r.off+n])
-	r.off += n
-	return s
+	slices.SortFunc(added, func(a, b cacheRec) int { return strings.Compare(a.path, b.path) })
+	out := make([]cacheRec, 0, len(base)+len(added))
+	j := 0
+	for _, r := range base {
+		for j < len(added) && added[j].path < r.path {
+			out = append(out, added[j])
+			j++
+		}
+		if j < len(added) && added[j].path == r.path {
+			out = append(out, added[j])
+			j++
+			continue
+		}
+		if !gone[r.path] {
+			out = append(out, r)
+		}
+	}
+	return append(out, added[j:]...)
+}
+
+func appendStr(b []byte, s string) []byte {
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(s)))
+	return append(b, s...)
 }
 
 // len returns the number of entries; a nil cache has none.
@@ -236,31 +372,32 @@ func (c *statCache) fill(i int, e *Entry, fp *fileFP) {
 	}
 }
 
-// cacheWriter builds a cache file.
-type cacheWriter struct {
-	buf []byte
-	n   int
-	at  int // offset of the entry count
+// rewriteDue reports whether the next write should replace the whole file
+// rather than append a delta of about deltaBytes.
+func (c *statCache) rewriteDue(deltaBytes int) bool {
+	return c == nil || c.torn || c.deltas+1 >= maxDeltas || 2*(c.deltaB+deltaBytes) > c.baseB
 }
 
-func newCacheWriter(root, id string, sizeHint int) *cacheWriter {
-	w := &cacheWriter{buf: make([]byte, 0, sizeHint)}
-	w.buf = append(w.buf, cacheMagic...)
-	w.buf = binary.LittleEndian.AppendUint32(w.buf, cacheVersion)
-	w.buf = appendStr(w.buf, root)
-	w.buf = appendStr(w.buf, id)
-	w.at = len(w.buf)
+// blockWriter builds one block.
+type blockWriter struct {
+	buf   []byte
+	start int // offset of the block's length field
+	n     int
+	count int // offset of the entry count
+}
+
+// newBlock starts a block of kind, appending to buf.
+func newBlock(buf []byte, kind byte) *blockWriter {
+	w := &blockWriter{buf: buf, start: len(buf)}
+	w.buf = binary.LittleEndian.AppendUint32(w.buf, 0)
+	w.buf = append(w.buf, kind)
+	w.count = len(w.buf)
 	w.buf = binary.LittleEndian.AppendUint32(w.buf, 0)
 	return w
 }
 
-func appendStr(b []byte, s string) []byte {
-	b = binary.LittleEndian.AppendUint32(b, uint32(len(s)))
-	return append(b, s...)
-}
-
 // add appends one entry; entries must come in path byte order.
-func (w *cacheWriter) add(e *Entry, st fileStat, flags uint8, fp *fileFP) {
+func (w *blockWriter) add(e *Entry, st fileStat, flags uint8, fp *fileFP) {
 	if fp.kept {
 		flags |= flagKept
 	}
@@ -290,10 +427,18 @@ func (w *cacheWriter) add(e *Entry, st fileStat, flags uint8, fp *fileFP) {
 	w.n++
 }
 
-// bytes finishes the cache file's content.
-func (w *cacheWriter) bytes() []byte {
-	binary.LittleEndian.PutUint32(w.buf[w.at:], uint32(w.n))
-	return binary.LittleEndian.AppendUint32(w.buf, crc32.Checksum(w.buf, castagnoli))
+// finish ends the block, with removed paths (sorted) for a delta, and
+// returns the buffer.
+func (w *blockWriter) finish(removed []string) []byte {
+	binary.LittleEndian.PutUint32(w.buf[w.count:], uint32(w.n))
+	if w.buf[w.start+4] == blockDelta {
+		w.buf = binary.LittleEndian.AppendUint32(w.buf, uint32(len(removed)))
+		for _, p := range removed {
+			w.buf = appendStr(w.buf, p)
+		}
+	}
+	binary.LittleEndian.PutUint32(w.buf[w.start:], uint32(len(w.buf)-w.start-4))
+	return binary.LittleEndian.AppendUint32(w.buf, crc32.Checksum(w.buf[w.start:], castagnoli))
 }
 
 // writeCacheFile replaces the cache at file with data: a temporary file in
@@ -322,6 +467,29 @@ func writeCacheFile(file string, data []byte) error {
 	}
 	return nil
 }
+
+// appendCacheFile appends a delta block to the cache at file, provided the
+// file is still the one c was loaded from (same file, header unchanged,
+// not shorter); otherwise it reports errStaleCache.
+func appendCacheFile(file string, c *statCache, block []byte) error {
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return err
+	}
+	fi, err := f.Stat()
+	if err == nil && (!os.SameFile(fi, c.file) || fi.Size() < c.file.Size()) {
+		err = errStaleCache
+	}
+	if err == nil {
+		_, err = f.Write(block)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+var errStaleCache = errors.New("the stat cache changed since it was loaded")
 
 // cacheID is the identity of a fingerprint setup for the cache: entries
 // computed under another algorithm, spec or facet declaration are useless.

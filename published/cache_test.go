@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"encoding/hex"
 	"flag"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -14,9 +17,12 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 
-// sampleCache returns the bytes of a small cache built from fixed entries.
+// sampleCache returns the bytes of a small cache built from fixed entries:
+// a base of a/b.json and z.txt, then a delta that adds m.txt and removes
+// z.txt.
 func sampleCache() []byte {
-	w := newCacheWriter("/vault/published/node", "truth-v1\nblake3\nspec", 0)
+	buf := cacheHeader("/vault/published/node", "truth-v1\nblake3\nspec")
+	w := newBlock(buf, blockBase)
 	e := Entry{Path: "a/b.json", Size: 3}
 	e.Sum[0], e.GitOID[0] = 1, 2
 	fp := fileFP{kept: true, subs: []subDigest{{facet: 1, present: true}, {facet: 2}}}
@@ -24,12 +30,16 @@ func sampleCache() []byte {
 	w.add(&e, fileStat{size: 3, mtime: 1700000000123456789, ctime: 1700000000123456789, ino: 42, mode: 0o100644}, flagRacy, &fp)
 	e2 := Entry{Path: "z.txt", Size: 1}
 	w.add(&e2, fileStat{size: 1, mtime: 5, ctime: 6, ino: 7, mode: 0o100755}, flagLink, &fileFP{})
-	return w.bytes()
+	buf = w.finish(nil)
+	d := newBlock(buf, blockDelta)
+	e3 := Entry{Path: "m.txt", Size: 2}
+	d.add(&e3, fileStat{size: 2, mtime: 8, ctime: 9, ino: 10, mode: 0o100644}, 0, &fileFP{kept: true})
+	return d.finish([]string{"z.txt"})
 }
 
 func TestCacheFormatGolden(t *testing.T) {
 	data := sampleCache()
-	golden := filepath.Join("testdata", "cache-v1.hex")
+	golden := filepath.Join("testdata", "cache-v2.hex")
 	if *update {
 		if err := os.WriteFile(golden, []byte(hex.Dump(data)), 0o644); err != nil {
 			t.Fatal(err)
@@ -46,13 +56,13 @@ func TestCacheFormatGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.len() != 2 || c.recs[0].path != "a/b.json" || c.recs[1].path != "z.txt" {
-		t.Fatalf("entries = %+v", c.recs)
+	if c.len() != 2 || c.recs[0].path != "a/b.json" || c.recs[1].path != "m.txt" || c.deltas != 1 || c.torn {
+		t.Fatalf("entries = %+v, deltas %d, torn %v", c.recs, c.deltas, c.torn)
 	}
 	if st := c.stat(0); st != (fileStat{size: 3, mtime: 1700000000123456789, ctime: 1700000000123456789, ino: 42, mode: 0o100644}) {
 		t.Errorf("stat = %+v", st)
 	}
-	if c.flags(0) != flagRacy|flagKept || c.flags(1) != flagLink {
+	if c.flags(0) != flagRacy|flagKept || c.flags(1) != flagKept {
 		t.Errorf("flags = %b %b", c.flags(0), c.flags(1))
 	}
 	var e Entry
@@ -63,8 +73,17 @@ func TestCacheFormatGolden(t *testing.T) {
 		t.Errorf("fill gave %+v %+v", e, fp)
 	}
 	c.fill(1, &e, &fp)
-	if fp.kept || fp.subs != nil {
+	if !fp.kept || fp.subs != nil {
 		t.Errorf("fill gave %+v", fp)
+	}
+
+	// A torn delta ends the load; what came before it stands.
+	torn, err := parseCache(data[:len(data)-3], "/vault/published/node", "truth-v1\nblake3\nspec")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !torn.torn || torn.len() != 2 || torn.recs[1].path != "z.txt" {
+		t.Errorf("torn delta: torn %v, entries %+v", torn.torn, torn.recs)
 	}
 }
 
@@ -86,9 +105,8 @@ func TestCacheRejects(t *testing.T) {
 		"empty":         {nil, root, id},
 		"magic":         {flip(0), root, id},
 		"version":       {flip(8), root, id},
-		"body byte":     {flip(len(good) / 2), root, id},
-		"checksum":      {flip(len(good) - 1), root, id},
-		"truncated":     {good[:len(good)-10], root, id},
+		"base byte":     {flip(len(cacheHeader(root, id)) + 20), root, id},
+		"base checksum": {good[:len(cacheHeader(root, id))+10], root, id},
 		"other dir":     {good, "/elsewhere", id},
 		"other setup":   {good, root, "truth-v1\nsha256\nspec"},
 		"foreign bytes": {[]byte(strings.Repeat("PRSCACHE", 10)), root, id},
@@ -161,4 +179,74 @@ func FuzzParseCache(f *testing.F) {
 			c.fill(i, &e, &fp)
 		}
 	})
+}
+
+func TestScanCacheDeltas(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{}
+	for i := range 200 {
+		files[fmt.Sprintf("d%d/f%03d.txt", i%10, i)] = fmt.Sprint("file ", i)
+	}
+	writeFiles(t, dir, files)
+	cache := filepath.Join(t.TempDir(), "scan")
+	opt := Options{CachePath: cache}
+	mustScan(t, dir, opt)
+	base, err := os.Stat(cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var maxSize int64
+	for i := range 100 {
+		p := fmt.Sprintf("d%d/f%03d.txt", i%10, (i*7)%200)
+		writeFile(t, dir, p, fmt.Sprint("edit ", i))
+		if i%9 == 0 {
+			os.Remove(filepath.Join(dir, fmt.Sprintf("d%d/f%03d.txt", (i+3)%10, (i*13+3)%200)))
+		}
+		s := mustScan(t, dir, opt)
+		if s.Stats.Hashed != 1 {
+			t.Fatalf("edit %d: read %d files, want 1", i, s.Stats.Hashed)
+		}
+		plain := mustScan(t, dir, Options{})
+		if !slices.Equal(s.Entries, plain.Entries) || !maps.Equal(s.Fingerprints, plain.Fingerprints) {
+			t.Fatalf("edit %d: cached scan differs from a plain scan", i)
+		}
+		fi, err := os.Stat(cache)
+		if err != nil {
+			t.Fatal(err)
+		}
+		maxSize = max(maxSize, fi.Size())
+	}
+	if maxSize > 2*base.Size() {
+		t.Errorf("cache grew to %d bytes from a base of %d: deltas are not compacted", maxSize, base.Size())
+	}
+	if s := mustScan(t, dir, opt); s.Stats.Hashed != 0 {
+		t.Errorf("a scan after the edits read %d files", s.Stats.Hashed)
+	}
+
+	// Garbage after the last good block: the good part is used, and the
+	// next write rewrites the file.
+	f, err := os.OpenFile(cache, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte("\x20\x00\x00\x00torn"))
+	f.Close()
+	writeFile(t, dir, "d0/new.txt", "new")
+	if s := mustScan(t, dir, opt); s.Stats.Hashed != 1 {
+		t.Errorf("after a torn tail read %d files, want 1", s.Stats.Hashed)
+	}
+	data, _ := os.ReadFile(cache)
+	c, err := parseCache(data, mustAbs(t, dir), cacheID(canon.BLAKE3, nil))
+	if err != nil || c.torn || c.deltas != 0 {
+		t.Errorf("torn cache was not rewritten: err %v, torn %v, deltas %d", err, c != nil && c.torn, c.deltas)
+	}
+}
+
+func mustAbs(t *testing.T, dir string) string {
+	t.Helper()
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return abs
 }

@@ -187,14 +187,38 @@ type dirFrame struct {
 	path     string // relative path; "" for the root
 	name     string // last segment
 	trie     *facetTrie
-	children []canon.Child // kept children
-	names    []childName   // every child, for collision checks
-	fold     bool          // some child name needs case folding to compare
+	children []child // every child, kept or not
+	fold     bool    // some child name needs case folding to compare
+	kept     []canon.Child
 }
 
-type childName struct {
-	name, key, path string
-	dir             bool
+// child is one entry of a directory being composed.
+type child struct {
+	name, key, path string // path: of the file, or of the directory with a trailing "/"
+	kept            bool
+	digest          canon.Digest
+}
+
+// frameStack holds the open directories, innermost last, and reuses the
+// frames of closed ones.
+type frameStack struct {
+	open []*dirFrame
+	pool []*dirFrame
+}
+
+func (s *frameStack) top() *dirFrame { return s.open[len(s.open)-1] }
+
+func (s *frameStack) push(path, name string, t *facetTrie) *dirFrame {
+	var d *dirFrame
+	if n := len(s.open); n < len(s.pool) {
+		d = s.pool[n]
+	} else {
+		d = &dirFrame{}
+		s.pool = append(s.pool, d)
+	}
+	*d = dirFrame{path: path, name: name, trie: t, children: d.children[:0], kept: d.kept[:0]}
+	s.open = append(s.open, d)
+	return d
 }
 
 // compose checks the tree formed by paths (sorted by bytes, normalized) and
@@ -209,30 +233,28 @@ func (c *fpConfig) compose(paths []string, fps []fileFP) (composed, error) {
 		digest  canon.Digest
 	}
 	var tops []topDir
-	stack := []*dirFrame{{trie: c.trie}}
+	var st frameStack
+	st.push("", "", c.trie)
 	// pop finishes the innermost directory and adds it to its parent.
 	pop := func() error {
-		d := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if err := d.check(); err != nil {
+		d := st.top()
+		st.open = st.open[:len(st.open)-1]
+		dg, kept, err := c.finish(d)
+		if err != nil {
 			return err
 		}
-		parent := stack[len(stack)-1]
-		kept := len(d.children) > 0
 		if !kept {
+			// All children dropped: the directory stays (as {}) only when
+			// a rule marks it material.
 			material, ruled := c.spec.Materiality(truthOfDir(d.path))
 			kept = material && ruled
-		}
-		var dg canon.Digest
-		if kept {
-			dg = canon.DigestObject(c.alg, d.children)
-			parent.children = append(parent.children, canon.Child{Key: d.name, Digest: dg})
 		}
 		if d.trie != nil {
 			d.trie.present, d.trie.digest = kept, dg
 		}
-		parent.addName(d.name, d.name, d.path, true)
-		if len(stack) == 1 {
+		parent := st.top()
+		parent.add(d.name, d.name, d.path+"/", kept, dg)
+		if len(st.open) == 1 {
 			tops = append(tops, topDir{d.name, kept, dg})
 		}
 		return nil
@@ -242,14 +264,14 @@ func (c *fpConfig) compose(paths []string, fps []fileFP) (composed, error) {
 		if j := strings.LastIndexByte(p, '/'); j >= 0 {
 			dir, name = p[:j], p[j+1:]
 		}
-		if top := stack[len(stack)-1]; top.path != dir {
-			for len(stack) > 1 && !isUnder(dir, stack[len(stack)-1].path) {
+		if st.top().path != dir {
+			for len(st.open) > 1 && !isUnder(dir, st.top().path) {
 				if err := pop(); err != nil {
 					return composed{}, err
 				}
 			}
 			// Open the directories between the innermost open one and dir.
-			for cur := stack[len(stack)-1]; cur.path != dir; cur = stack[len(stack)-1] {
+			for cur := st.top(); cur.path != dir; cur = st.top() {
 				rest := dir
 				if cur.path != "" {
 					rest = dir[len(cur.path)+1:]
@@ -262,32 +284,28 @@ func (c *fpConfig) compose(paths []string, fps []fileFP) (composed, error) {
 				if cur.trie != nil {
 					t = cur.trie.children[seg]
 				}
-				stack = append(stack, &dirFrame{path: join(cur.path, seg), name: seg, trie: t})
+				st.push(join(cur.path, seg), seg, t)
 			}
 		}
-		d := stack[len(stack)-1]
+		d := st.top()
 		key, _ := fileKey(name)
-		d.addName(name, key, p, false)
 		fp := &fps[i]
-		if fp.kept {
-			d.children = append(d.children, canon.Child{Key: key, Digest: fp.digest})
-		}
+		d.add(name, key, p, fp.kept, fp.digest)
 		if d.trie != nil {
 			if t := d.trie.children[key]; t != nil {
 				t.present, t.digest, t.file = fp.kept, fp.digest, i
 			}
 		}
 	}
-	for len(stack) > 1 {
+	for len(st.open) > 1 {
 		if err := pop(); err != nil {
 			return composed{}, err
 		}
 	}
-	root := stack[0]
-	if err := root.check(); err != nil {
+	atomic, _, err := c.finish(st.top())
+	if err != nil {
 		return composed{}, err
 	}
-	atomic := canon.DigestObject(c.alg, root.children)
 	out := composed{fingerprints: map[string]string{canon.Atomic: c.alg.DigestToken(atomic)}, facets: []string{canon.Atomic}}
 	if c.facets == nil {
 		slices.SortFunc(tops, func(a, b topDir) int { return strings.Compare(a.name, b.name) })
@@ -312,6 +330,23 @@ func (c *fpConfig) compose(paths []string, fps []fileFP) (composed, error) {
 		out.facets = append(out.facets, name)
 	}
 	return out, nil
+}
+
+// finish checks the children of d and returns its digest; false when no
+// child was kept.
+func (c *fpConfig) finish(d *dirFrame) (canon.Digest, bool, error) {
+	if err := d.check(); err != nil {
+		return canon.Digest{}, false, err
+	}
+	for i := range d.children {
+		if ch := &d.children[i]; ch.kept {
+			d.kept = append(d.kept, canon.Child{Key: ch.key, Digest: ch.digest})
+		}
+	}
+	if len(d.kept) == 0 {
+		return canon.DigestObject(c.alg, nil), false, nil
+	}
+	return canon.DigestObject(c.alg, d.kept), true, nil
 }
 
 // project returns the digest of the projection of the value at t (present)
@@ -343,8 +378,8 @@ func (c *fpConfig) project(t *facetTrie, f int, fps []fileFP) (canon.Digest, boo
 	return canon.DigestObject(c.alg, children), true
 }
 
-// addName records a child of d for the collision checks.
-func (d *dirFrame) addName(name, key, path string, dir bool) {
+// add records a child of d.
+func (d *dirFrame) add(name, key, path string, kept bool, digest canon.Digest) {
 	if !d.fold {
 		for i := 0; i < len(name); i++ {
 			if c := name[i]; c >= 0x80 || 'A' <= c && c <= 'Z' {
@@ -353,51 +388,35 @@ func (d *dirFrame) addName(name, key, path string, dir bool) {
 			}
 		}
 	}
-	d.names = append(d.names, childName{name: name, key: key, path: path, dir: dir})
+	d.children = append(d.children, child{name: name, key: key, path: path, kept: kept, digest: digest})
 }
 
 // check reports two children of d that give the same key in the truth, or
-// whose names differ only in case or Unicode normalization.
+// whose names differ only in case or Unicode normalization. It leaves the
+// children sorted by key in UTF-16 order, the order DigestObject hashes.
 func (d *dirFrame) check() error {
-	if len(d.names) < 2 {
+	if len(d.children) < 2 {
 		return nil
 	}
 	if d.fold {
-		seen := make(map[string]*childName, len(d.names))
-		for i := range d.names {
-			n := &d.names[i]
+		seen := make(map[string]*child, len(d.children))
+		for i := range d.children {
+			n := &d.children[i]
 			k := foldKey(n.name)
 			if o, ok := seen[k]; ok {
-				return &CollisionError{Path: n.path, Other: o.path,
+				return &CollisionError{Path: strings.TrimSuffix(n.path, "/"), Other: strings.TrimSuffix(o.path, "/"),
 					Reason: fmt.Sprintf("%q and %q differ only in case or Unicode normalization", n.name, o.name)}
 			}
 			seen[k] = n
 		}
 	}
-	// Keys mostly come in name order already; only files that drop an
-	// extension can move.
-	sorted := true
-	for i := 1; i < len(d.names); i++ {
-		if d.names[i-1].key >= d.names[i].key {
-			sorted = false
-			break
-		}
+	cmp := func(a, b child) int { return canon.CompareKeys(a.key, b.key) }
+	if !slices.IsSortedFunc(d.children, cmp) {
+		slices.SortFunc(d.children, cmp)
 	}
-	if sorted {
-		return nil
-	}
-	ns := slices.Clone(d.names)
-	slices.SortFunc(ns, func(a, b childName) int { return strings.Compare(a.key, b.key) })
-	for i := 1; i < len(ns); i++ {
-		if ns[i-1].key == ns[i].key {
-			a, b := ns[i-1].path, ns[i].path
-			if ns[i-1].dir {
-				a += "/"
-			}
-			if ns[i].dir {
-				b += "/"
-			}
-			return keyCollision(a, b, ns[i].key)
+	for i := 1; i < len(d.children); i++ {
+		if a, b := &d.children[i-1], &d.children[i]; a.key == b.key {
+			return keyCollision(a.path, b.path, b.key)
 		}
 	}
 	return nil

@@ -109,7 +109,8 @@ func Scan(dir string, opt Options) (*Snapshot, error) {
 	snap := &Snapshot{Dir: w.root, Entries: make([]Entry, len(walked))}
 	fps := make([]fileFP, len(walked))
 	flags := make([]uint8, len(walked))
-	dirty := cache == nil
+	from := make([]int32, len(walked)) // cache entry an unchanged file came from, or -1
+	var removed []string               // cached paths that are gone
 	var misses []int
 	ci := 0
 	for i := range walked {
@@ -119,9 +120,10 @@ func Scan(dir string, opt Options) (*Snapshot, error) {
 		if f.link {
 			flags[i] |= flagLink
 		}
+		from[i] = -1
 		for ci < cache.len() && cache.recs[ci].path < f.path {
+			removed = append(removed, cache.recs[ci].path)
 			ci++
-			dirty = true // removed since the last scan
 		}
 		if ci < cache.len() && cache.recs[ci].path == f.path {
 			cf := cache.flags(ci)
@@ -130,9 +132,7 @@ func Scan(dir string, opt Options) (*Snapshot, error) {
 				if f.trusted {
 					flags[i] |= cf & flagRacy
 				}
-				if cf&flagLink != flags[i]&flagLink {
-					dirty = true
-				}
+				from[i] = int32(ci)
 				snap.Stats.CacheHits++
 				ci++
 				continue
@@ -140,10 +140,9 @@ func Scan(dir string, opt Options) (*Snapshot, error) {
 			ci++
 		}
 		misses = append(misses, i)
-		dirty = true
 	}
-	if ci < cache.len() {
-		dirty = true
+	for ; ci < cache.len(); ci++ {
+		removed = append(removed, cache.recs[ci].path)
 	}
 	if err := readMisses(w, cfg, walked, misses, snap, fps, flags); err != nil {
 		return nil, err
@@ -163,29 +162,7 @@ func Scan(dir string, opt Options) (*Snapshot, error) {
 	snap.Stats.Statted = int(w.statted.Load())
 
 	if opt.CachePath != "" {
-		// Racy entries: see cache.go. Verified entries are judged against
-		// this scan's start; trusted ones keep their flag.
-		gran := int64(racyCoarse)
-		for i := range walked {
-			if !walked[i].trusted && walked[i].st.mtime%1e9 != 0 {
-				gran = racyFine
-				break
-			}
-		}
-		racyFrom := start.UnixNano() - gran
-		for i := range walked {
-			if !walked[i].trusted && walked[i].st.mtime >= racyFrom {
-				flags[i] |= flagRacy
-				dirty = true
-			}
-		}
-		if dirty {
-			cw := newCacheWriter(w.root, cfg.id, 64+len(walked)*(cacheFixed+48))
-			for i := range walked {
-				cw.add(&snap.Entries[i], walked[i].st, flags[i], &fps[i])
-			}
-			_ = writeCacheFile(opt.CachePath, cw.bytes()) // a cache that cannot be written costs a re-read later, nothing more
-		}
+		writeCache(opt.CachePath, w, cfg, cache, start, walked, snap.Entries, fps, flags, from, removed)
 	}
 	return snap, nil
 }
@@ -261,6 +238,58 @@ func readMisses(w *walker, cfg *fpConfig, walked []walkedFile, misses []int, sna
 		snap.Stats.BytesRead += sizes[k]
 	}
 	return nil
+}
+
+// writeCache records the scan in the stat cache: a delta appended to the
+// loaded cache when few entries changed, else a rewrite. Verified entries
+// are judged racy against the scan's start (see cache.go); trusted ones keep
+// their flag. A cache that cannot be written is not an error: the next scan
+// reads more, nothing else.
+func writeCache(file string, w *walker, cfg *fpConfig, cache *statCache, start time.Time,
+	walked []walkedFile, entries []Entry, fps []fileFP, flags []uint8, from []int32, removed []string) {
+	gran := int64(racyCoarse)
+	for i := range walked {
+		if !walked[i].trusted && walked[i].st.mtime%1e9 != 0 {
+			gran = racyFine
+			break
+		}
+	}
+	racyFrom := start.UnixNano() - gran
+	var changed []int
+	for i := range walked {
+		if !walked[i].trusted && walked[i].st.mtime >= racyFrom {
+			flags[i] |= flagRacy
+		}
+		if from[i] < 0 {
+			changed = append(changed, i)
+			continue
+		}
+		f := flags[i]
+		if fps[i].kept {
+			f |= flagKept
+		}
+		if f != cache.flags(int(from[i])) {
+			changed = append(changed, i)
+		}
+	}
+	if cache != nil && len(changed) == 0 && len(removed) == 0 {
+		return
+	}
+	if !cache.rewriteDue(len(changed)*(cacheFixed+64) + len(removed)*64) {
+		b := newBlock(nil, blockDelta)
+		for _, i := range changed {
+			b.add(&entries[i], walked[i].st, flags[i], &fps[i])
+		}
+		if appendCacheFile(file, cache, b.finish(removed)) == nil {
+			return
+		}
+	}
+	buf := cacheHeader(w.root, cfg.id)
+	b := newBlock(slices.Grow(buf, len(walked)*(cacheFixed+40)), blockBase)
+	for i := range walked {
+		b.add(&entries[i], walked[i].st, flags[i], &fps[i])
+	}
+	_ = writeCacheFile(file, b.finish(nil))
 }
 
 // gitBlobID returns the git object id of a blob with content data.

@@ -37,12 +37,35 @@ func VersionOf(entries []Entry) string {
 		path, name string
 		body       []byte
 	}
-	stack := []*frame{{}}
+	var open []*frame
+	var pool []*frame
+	push := func(path, name string) {
+		var f *frame
+		if n := len(open); n < len(pool) {
+			f = pool[n]
+			f.path, f.name, f.body = path, name, f.body[:0]
+		} else {
+			f = &frame{path: path, name: name}
+			pool = append(pool, f)
+		}
+		open = append(open, f)
+	}
+	h := blake3.New()
+	var sum [32]byte
+	hash := func(body []byte) {
+		h.Reset()
+		var hdr [32]byte
+		h.Write(strconv.AppendInt(append(hdr[:0], "tree "...), int64(len(body)), 10))
+		h.Write([]byte{0})
+		h.Write(body)
+		h.Sum(sum[:0])
+	}
+	push("", "")
 	pop := func() {
-		d := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		sum := treeHash(d.body)
-		parent := stack[len(stack)-1]
+		d := open[len(open)-1]
+		open = open[:len(open)-1]
+		hash(d.body)
+		parent := open[len(open)-1]
 		parent.body = appendTreeEntry(parent.body, "40000", d.name, sum[:])
 	}
 	for i := range entries {
@@ -51,11 +74,11 @@ func VersionOf(entries []Entry) string {
 		if j := strings.LastIndexByte(e.Path, '/'); j >= 0 {
 			dir, name = e.Path[:j], e.Path[j+1:]
 		}
-		if stack[len(stack)-1].path != dir {
-			for len(stack) > 1 && !isUnder(dir, stack[len(stack)-1].path) {
+		if open[len(open)-1].path != dir {
+			for len(open) > 1 && !isUnder(dir, open[len(open)-1].path) {
 				pop()
 			}
-			for cur := stack[len(stack)-1]; cur.path != dir; cur = stack[len(stack)-1] {
+			for cur := open[len(open)-1]; cur.path != dir; cur = open[len(open)-1] {
 				rest := dir
 				if cur.path != "" {
 					rest = dir[len(cur.path)+1:]
@@ -64,20 +87,20 @@ func VersionOf(entries []Entry) string {
 				if k := strings.IndexByte(rest, '/'); k >= 0 {
 					seg = rest[:k]
 				}
-				stack = append(stack, &frame{path: join(cur.path, seg), name: seg})
+				push(join(cur.path, seg), seg)
 			}
 		}
-		d := stack[len(stack)-1]
+		d := open[len(open)-1]
 		mode := "100644"
 		if e.Mode&0o111 != 0 {
 			mode = "100755"
 		}
 		d.body = appendTreeEntry(d.body, mode, name, e.Sum[:])
 	}
-	for len(stack) > 1 {
+	for len(open) > 1 {
 		pop()
 	}
-	sum := treeHash(stack[0].body)
+	hash(open[0].body)
 	return "blake3:" + hex.EncodeToString(sum[:])
 }
 
@@ -87,17 +110,6 @@ func appendTreeEntry(b []byte, mode, name string, sum []byte) []byte {
 	b = append(b, name...)
 	b = append(b, 0)
 	return append(b, sum...)
-}
-
-func treeHash(body []byte) [32]byte {
-	h := blake3.New()
-	var hdr [32]byte
-	h.Write(strconv.AppendInt(append(hdr[:0], "tree "...), int64(len(body)), 10))
-	h.Write([]byte{0})
-	h.Write(body)
-	var out [32]byte
-	h.Sum(out[:0])
-	return out
 }
 
 // gitMode returns the git mode of a file: 0755 when any execute bit is set,

@@ -67,10 +67,7 @@ type walkedFile struct {
 
 // perm returns the git mode of a file: 0755 when any execute bit is set.
 func (f *walkedFile) perm() fs.FileMode {
-	if f.st.mode&0o111 != 0 {
-		return 0o755
-	}
-	return 0o644
+	return gitMode(fs.FileMode(f.st.mode & 0o777))
 }
 
 // walker walks one node directory.
