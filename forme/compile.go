@@ -3,6 +3,8 @@ package forme
 import (
 	"sort"
 	"strings"
+
+	"github.com/prose-store/prose/published"
 )
 
 // Compile checks and wires the project and builds its manifest. The manifest
@@ -165,7 +167,7 @@ func compile(p *Project) (*Manifest, []Diagnostic) {
 			m.Topology.EntryPoints = append(m.Topology.EntryPoints, c.Name)
 		}
 		m.Canonicalizers = append(m.Canonicalizers, Canonicalizer{
-			Node: c.Name, Artifact: "dist/canonicalizers/" + c.Name + ".json", Facets: u.facetNames(), Spec: u.spec,
+			Node: c.Name, Artifact: "dist/canonicalizers/" + published.EscapeNode(c.Name) + ".json", Facets: u.facetNames(), Spec: u.spec,
 		})
 		mode := "render-attested"
 		if c.Kind == KindGateway {
@@ -176,7 +178,7 @@ func compile(p *Project) (*Manifest, []Diagnostic) {
 			conds = []string{}
 		}
 		m.Postconditions = append(m.Postconditions, Postcondition{
-			Node: c.Name, Artifact: "dist/postconditions/" + c.Name + ".json", Mode: mode, Conditions: conds,
+			Node: c.Name, Artifact: "dist/postconditions/" + published.EscapeNode(c.Name) + ".json", Mode: mode, Conditions: conds,
 		})
 	}
 	sort.Strings(m.Topology.EntryPoints)

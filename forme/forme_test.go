@@ -373,3 +373,23 @@ func TestCycleAndAmbiguityOneErrorEach(t *testing.T) {
 		}
 	}
 }
+
+func TestArtifactsStayInDist(t *testing.T) {
+	srcs := []Source{{Path: "a.prose.md", Data: []byte("---\nname: ../Evil Node\nkind: responsibility\nid: 01KDYAK348E48S248H248H248H\n---\n### Maintains\n\nMaterial: `x`. Postcondition: x is set.\n")}}
+	m, _ := Compile(ParseSources(srcs, hermetic()))
+	files, err := m.Artifacts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 2 {
+		t.Fatalf("files %v", files)
+	}
+	for path, data := range files {
+		if strings.Contains(path, "..") || strings.Count(path, "/") != 2 || !strings.HasPrefix(path, "dist/") {
+			t.Errorf("artifact path %q escapes dist/<kind>/", path)
+		}
+		if !bytes.Contains(data, []byte(`"node": "../Evil Node"`)) {
+			t.Errorf("%s: %s", path, data)
+		}
+	}
+}

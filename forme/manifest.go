@@ -136,6 +136,34 @@ func (m *Manifest) JSON() ([]byte, error) {
 	return encodeJSON(m)
 }
 
+// Artifacts returns the files the manifest refers to, keyed by their
+// root-relative artifact path: each node's canonicalization spec
+// (dist/canonicalizers/<node>.json, canon.Spec's shape) and postcondition
+// list (dist/postconditions/<node>.json). Node names are escaped with
+// published.EscapeNode, so no path leaves dist/.
+func (m *Manifest) Artifacts() (map[string][]byte, error) {
+	out := map[string][]byte{}
+	for _, c := range m.Canonicalizers {
+		data, err := encodeJSON(c.Spec)
+		if err != nil {
+			return nil, err
+		}
+		out[c.Artifact] = data
+	}
+	for _, p := range m.Postconditions {
+		data, err := encodeJSON(struct {
+			Node       string   `json:"node"`
+			Mode       string   `json:"mode"`
+			Conditions []string `json:"conditions"`
+		}{p.Node, p.Mode, p.Conditions})
+		if err != nil {
+			return nil, err
+		}
+		out[p.Artifact] = data
+	}
+	return out, nil
+}
+
 func encodeJSON(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)

@@ -156,6 +156,9 @@ func newWiring(nodes []*unit) *wiring {
 		addAlias(u, u.c.Name)
 		if u.c.Title != "" {
 			addAlias(u, u.c.Title)
+			if short := shortTitle(u.c.Title); short != u.c.Title {
+				addAlias(u, short)
+			}
 		}
 		for _, f := range u.facets {
 			w.facetExact[strings.ToLower(f.Name)] = append(w.facetExact[strings.ToLower(f.Name)], cand{u, f.Name, "facet " + f.Name})
@@ -171,6 +174,19 @@ func newWiring(nodes []*unit) *wiring {
 	}
 	sort.Ints(w.aliasLens)
 	return w
+}
+
+// shortTitle is a title without its subtitle or aside: "Package build —
+// compile one package" is also called "Package build", and "Topology
+// Maintainer (Forme)" "Topology Maintainer".
+func shortTitle(t string) string {
+	t = dropParens(t)
+	for _, sep := range []string{" — ", " – ", " - ", ": "} {
+		if i := strings.Index(t, sep); i > 0 {
+			t = t[:i]
+		}
+	}
+	return strings.TrimSpace(t)
 }
 
 // mention is a node named in a need's text.
