@@ -39,7 +39,7 @@ func compile(p *Project) (*Manifest, []Diagnostic) {
 		u := analyze(c, rep)
 		u.insts = readInstances(c, rep)
 		if c.Kind.IsNode() {
-			u.spec = canonSpec(c)
+			u.spec = canonSpec(c, u.facets)
 			u.posts = postconditions(c)
 			u.fp = ContractFingerprint(h, c)
 		}

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/prose-store/prose/canon"
 )
 
 func examplesDir(t *testing.T) string {
@@ -275,5 +277,39 @@ func TestDeclaredTools(t *testing.T) {
 	p, _ = LoadProject([]string{dir}, opts)
 	if got := codesOf(p.Diagnostics(), "tool_"); len(got) != 0 {
 		t.Errorf("jq on PATH: got %v, want none", got)
+	}
+}
+
+// TestSpecsParseWithCanon: every canonicalization spec forme emits, for the
+// fixtures and the reference corpus, is accepted by canon.ParseSpec.
+func TestSpecsParseWithCanon(t *testing.T) {
+	check := func(where string, m *Manifest) {
+		for _, c := range m.Canonicalizers {
+			data, err := json.Marshal(c.Spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := canon.ParseSpec(data); err != nil {
+				t.Errorf("%s: spec of %s: %v\n%s", where, c.Node, err, data)
+			}
+		}
+	}
+	for _, name := range fixtureNames(t) {
+		m, _, _ := compileFixture(t, name)
+		check(name, m)
+	}
+	m, _ := Compile(ParseSources([]Source{{Path: "x.prose.md", Data: []byte("---\nname: x\nkind: responsibility\n---\n### Maintains\n\nMaterial: `a..b`, `.c`, `d.`.\n\n#### v1.2\n\nMaterial: `e`.\n\n#### back\\slash\n")}}, hermetic()))
+	check("odd names", m)
+	if _, err := os.Stat(filepath.Join(repoRoot(t), "..", "shared")); err != nil {
+		return
+	}
+	root := examplesDir(t)
+	for _, dir := range corpusDirs(t, root) {
+		p, err := LoadProject([]string{dir}, hermetic())
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, _ := Compile(p)
+		check(dir, m)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+
+	"github.com/prose-store/prose/canon"
 )
 
 // AtomicFacet is the implicit whole-truth facet every producer exposes.
@@ -82,10 +84,16 @@ func truthNames(c *Contract) []string {
 // canonicalization spec. Top-level prose addresses top-level fields; prose in
 // a #### part addresses fields under that facet's subtree. Each facet covers
 // its own subtree. Everything is material unless the prose says otherwise.
-func canonSpec(c *Contract) CanonSpec {
+// facets are the node's checked facets (no duplicates, no @atomic).
+func canonSpec(c *Contract, facets []Facet) CanonSpec {
 	spec := CanonSpec{Node: c.Name, DefaultMaterial: true, Fields: []CanonField{}, Facets: []CanonFacet{}}
 	index := map[string]int{}
 	add := func(path string, material bool) {
+		p, err := canon.ParsePath(path)
+		if err != nil {
+			return // prose that does not name a usable path
+		}
+		path = p.String()
 		if i, ok := index[path]; ok {
 			if !material { // an explicit immaterial wins over material
 				spec.Fields[i].Material = false
@@ -101,17 +109,19 @@ func canonSpec(c *Contract) CanonSpec {
 		}
 		for _, pt := range s.Parts {
 			for _, f := range materialityFields(pt.Body) {
-				add(pt.Name+"."+f.Path, f.Material)
+				add(escapeSegment(pt.Name)+"."+f.Path, f.Material)
 			}
 		}
 	}
-	for _, f := range maintainsFacets(c) {
-		if f.Name == AtomicFacet {
-			continue
-		}
-		spec.Facets = append(spec.Facets, CanonFacet{Facet: f.Name, Paths: []string{f.Name}})
+	for _, f := range facets {
+		spec.Facets = append(spec.Facets, CanonFacet{Facet: f.Name, Paths: []string{escapeSegment(f.Name)}})
 	}
 	return spec
+}
+
+// escapeSegment writes a name as one dotted-path segment ("v1.2" → "v1\.2").
+func escapeSegment(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), ".", `\.`)
 }
 
 // clauses splits prose into sentence-like clauses: a bullet, a blank line
