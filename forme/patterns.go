@@ -149,7 +149,7 @@ func instancesIn(c *Contract, cb *CodeBlock, report func(Diagnostic)) []*Instanc
 	}
 	var out []*Instance
 	for _, e := range entries {
-		out = append(out, readInstance(c, e, "", "", at, report)...)
+		out = append(out, readInstance(c, e, "", at, report)...)
 	}
 	return out
 }
@@ -164,7 +164,8 @@ func mapValue(m *yaml.Node, key string) *yaml.Node {
 }
 
 // readInstance reads one instance mapping and its nested with: instances.
-func readInstance(c *Contract, e *yaml.Node, parent, slot string, at func(*yaml.Node) Pos, report func(Diagnostic)) []*Instance {
+// slot is the slot a nested instance fills ("" at the top level).
+func readInstance(c *Contract, e *yaml.Node, slot string, at func(*yaml.Node) Pos, report func(Diagnostic)) []*Instance {
 	file := c.File.Path
 	bad := func(n *yaml.Node, format string, args ...any) {
 		report(diagAt(CodePatternInstanceInvalid, file, at(n), "%s: "+format, append([]any{c.Name}, args...)...))
@@ -173,7 +174,7 @@ func readInstance(c *Contract, e *yaml.Node, parent, slot string, at func(*yaml.
 		bad(e, "a pattern instance must be a mapping with name, pattern, with and config keys")
 		return nil
 	}
-	inst := &Instance{Owner: c.Name, Source: c.File.Rel, Parent: parent, pos: at(e), file: file, Config: map[string]any{}, cfgPos: map[string]Pos{}, Slots: []SlotBinding{}}
+	inst := &Instance{Owner: c.Name, Source: c.File.Rel, pos: at(e), file: file, Config: map[string]any{}, cfgPos: map[string]Pos{}, Slots: []SlotBinding{}}
 	inst.Line = inst.pos.Line
 	var nested []*Instance
 	var heads []nestedHead
@@ -216,7 +217,7 @@ func readInstance(c *Contract, e *yaml.Node, parent, slot string, at func(*yaml.
 						bad(sv, "slot %q must be a contract name or a nested instance with a `pattern:` key", sk.Value)
 						continue
 					}
-					kids := readInstance(c, sv, "", sk.Value, at, report)
+					kids := readInstance(c, sv, sk.Value, at, report)
 					if len(kids) > 0 {
 						heads = append(heads, nestedHead{slot: sk.Value, inst: kids[0], binding: len(inst.with), target: len(rb.targets)})
 						rb.targets = append(rb.targets, kids[0].Name)

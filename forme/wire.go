@@ -328,19 +328,24 @@ func (o *needOut) record(u *unit, n *need, rule string, cs []cand) {
 	o.bindings = append(o.bindings, b)
 }
 
+// needLabel names a need in messages: its name, else its first 80
+// characters, cut at a word.
 func needLabel(n *need) string {
 	if n.Name != "" {
 		return n.Name
 	}
-	t := n.Text
-	if len(t) > 80 {
-		cut := strings.LastIndex(t[:80], " ")
-		if cut < 40 {
-			cut = 80
-		}
-		t = t[:cut] + "…"
+	r := []rune(n.Text)
+	if len(r) <= 80 {
+		return n.Text
 	}
-	return t
+	cut := 80
+	for i := 80; i > 40; i-- {
+		if r[i] == ' ' {
+			cut = i
+			break
+		}
+	}
+	return string(r[:cut]) + "…"
 }
 
 func (w *wiring) wireNeed(o *needOut, u *unit, n *need, file string) {
@@ -405,16 +410,14 @@ func (w *wiring) wireNeed(o *needOut, u *unit, n *need, file string) {
 		if len(namedSet) == 0 {
 			return own
 		}
+		// A need that names its producer only matches that producer.
 		var in []cand
 		for _, c := range own {
 			if namedSet[c.u] {
 				in = append(in, c)
 			}
 		}
-		if len(in) > 0 {
-			return in
-		}
-		return own
+		return in
 	}
 
 	// 2. a facet-need (or item) name equal to a producer's facet
