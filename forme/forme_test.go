@@ -393,3 +393,10 @@ func TestArtifactsStayInDist(t *testing.T) {
 		}
 	}
 }
+
+func TestSetextHeadingsArePlainProse(t *testing.T) {
+	f := ParseFile("t.prose.md", []byte("---\nname: a\nkind: function\n---\n\n### Returns\n\n- `x`: y\n\nSome closing words\n---\n\nMore\n===\n"))
+	if len(f.Contracts) != 1 {
+		t.Fatalf("a setext heading opened a node: %d contracts", len(f.Contracts))
+	}
+}

@@ -397,6 +397,16 @@ func (p *parser) start(n ast.Node) int {
 	return best
 }
 
+// isATX reports whether a heading is written with leading #s (the only
+// form that carries contract structure).
+func (p *parser) isATX(h *ast.Heading) bool {
+	k := p.lineStart(p.start(h))
+	for i := 0; i < 3 && k < len(p.src) && p.src[k] == ' '; i++ {
+		k++
+	}
+	return k < len(p.src) && p.src[k] == '#'
+}
+
 // headingEnd returns the offset just after a heading's last line.
 func (p *parser) headingEnd(h *ast.Heading) int {
 	lines := h.Lines()
@@ -498,6 +508,9 @@ func (p *parser) walk(doc ast.Node, bodyStart int) {
 			continue
 		}
 		ls := p.lineStart(p.start(h))
+		if !p.isATX(h) {
+			continue // a setext heading ("text" over "---") is prose, not structure
+		}
 		txt := p.headingText(h)
 		switch {
 		case h.Level == 1 && cur == p.entry && sec == nil && len(cur.Sections) == 0 && p.entry.Title == "":
