@@ -236,8 +236,21 @@ func (v *Vault) reducedTruth(h plumbing.Hash, spec *canon.Spec) (any, error) {
 	return red, err
 }
 
-// diffValues appends the structural differences between a and b.
+// diffValues appends the structural differences between a and b. Objects
+// are compared key by key and arrays element by element, so a change deep
+// inside a list names the element.
 func diffValues(node string, path canon.Path, a, b any, out *[]Change) {
+	diffAt(node, path, path.String(), a, b, out)
+}
+
+func diffAt(node string, path canon.Path, text string, a, b any, out *[]Change) {
+	join := func(k string) string {
+		seg := canon.Path{k}.String()
+		if text == "" {
+			return seg
+		}
+		return text + "." + seg
+	}
 	ma, okA := a.(map[string]any)
 	mb, okB := b.(map[string]any)
 	if okA && okB {
@@ -259,11 +272,27 @@ func diffValues(node string, path canon.Path, a, b any, out *[]Change) {
 			p := append(append(canon.Path{}, path...), k)
 			switch {
 			case !inA:
-				*out = append(*out, change1(node, p, "added", nil, vb))
+				*out = append(*out, change1(node, p, join(k), "added", nil, vb))
 			case !inB:
-				*out = append(*out, change1(node, p, "removed", va, nil))
+				*out = append(*out, change1(node, p, join(k), "removed", va, nil))
 			default:
-				diffValues(node, p, va, vb, out)
+				diffAt(node, p, join(k), va, vb, out)
+			}
+		}
+		return
+	}
+	la, okA := a.([]any)
+	lb, okB := b.([]any)
+	if okA && okB {
+		for i := 0; i < len(la) || i < len(lb); i++ {
+			el := fmt.Sprintf("%s[%d]", text, i)
+			switch {
+			case i >= len(la):
+				*out = append(*out, change1(node, path, el, "added", nil, lb[i]))
+			case i >= len(lb):
+				*out = append(*out, change1(node, path, el, "removed", la[i], nil))
+			default:
+				diffAt(node, path, el, la[i], lb[i], out)
 			}
 		}
 		return
@@ -277,14 +306,16 @@ func diffValues(node string, path canon.Path, a, b any, out *[]Change) {
 		} else if b == nil && len(path) == 0 {
 			op = "removed"
 		}
-		*out = append(*out, change1(node, path, op, a, b))
+		*out = append(*out, change1(node, path, text, op, a, b))
 	}
 }
 
-func change1(node string, p canon.Path, op string, a, b any) Change {
+// change1 builds a Change; the facet is the top-level key when the change
+// lies below one, else @atomic (node-root files count toward @atomic only).
+func change1(node string, p canon.Path, text, op string, a, b any) Change {
 	facet := "@atomic"
 	if len(p) > 1 {
 		facet = p[0]
 	}
-	return Change{Node: node, Facet: facet, Path: p.String(), Op: op, Old: a, New: b}
+	return Change{Node: node, Facet: facet, Path: text, Op: op, Old: a, New: b}
 }
