@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -92,8 +92,12 @@ func Scan(dir string, opt Options) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer w.close()
 	var cache *statCache
 	if opt.CachePath != "" {
+		if abs, err := filepath.Abs(opt.CachePath); err == nil && within(w.root, abs) {
+			return nil, fmt.Errorf("scan %s: the stat cache %s lies inside the scanned directory; keep it outside (for example under the vault's .prose/cache)", w.root, opt.CachePath)
+		}
 		cache = loadCache(opt.CachePath, w.root, cfg.id)
 	}
 	var walked []walkedFile
@@ -179,9 +183,9 @@ func readMisses(w *walker, cfg *fpConfig, walked []walkedFile, misses []int, sna
 	work := func(k int) {
 		i := misses[k]
 		f := &walked[i]
-		data, err := os.ReadFile(w.abs(f.path))
+		data, err := w.readFile(f)
 		if err != nil {
-			errs[k] = fmt.Errorf("read %s: %w", w.display(f.path), err)
+			errs[k] = err
 			return
 		}
 		sizes[k] = int64(len(data))
@@ -436,11 +440,11 @@ func (w *walker) informed(c *statCache, changed []string) ([]walkedFile, error) 
 		}
 		f := walkedFile{path: p, st: c.stat(i), trusted: true}
 		if c.flags(i)&flagLink != 0 {
-			st, err := w.followLink(p)
+			st, target, err := w.followLink(p)
 			if err != nil {
 				return nil, err
 			}
-			f = walkedFile{path: p, st: st, link: true}
+			f = walkedFile{path: p, st: st, link: true, target: target}
 		}
 		out = append(out, f)
 	}

@@ -350,6 +350,9 @@ func TestScanErrors(t *testing.T) {
 	if _, err := Scan(dir, Options{Spec: bad}); err == nil {
 		t.Error("invalid spec: no error")
 	}
+	if _, err := Scan(dir, Options{CachePath: filepath.Join(dir, ".cache", "scan")}); err == nil || !strings.Contains(err.Error(), "inside the scanned directory") {
+		t.Errorf("cache inside the directory: error %v", err)
+	}
 	cache := filepath.Join(t.TempDir(), "c")
 	mustScan(t, dir, Options{CachePath: cache})
 	if _, err := Scan(dir, Options{CachePath: cache, Changed: []string{"../x"}}); err == nil {
@@ -434,4 +437,29 @@ func toAny(m map[string]string) map[string]any {
 		out[k] = v
 	}
 	return out
+}
+
+// TestReadStaysInside swaps a file for a link out of the directory after
+// the walk saw it: the read must fail, not follow the link.
+func TestReadStaysInside(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"a.txt": "inside"})
+	outside := filepath.Join(t.TempDir(), "secret.txt")
+	if err := os.WriteFile(outside, []byte("secret"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w, err := newWalker(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.close()
+	files, err := w.walk()
+	if err != nil || len(files) != 1 {
+		t.Fatal(err, files)
+	}
+	os.Remove(filepath.Join(dir, "a.txt"))
+	symlink(t, outside, filepath.Join(dir, "a.txt"))
+	if data, err := w.readFile(&files[0]); err == nil {
+		t.Fatalf("read %q through a link out of the directory", data)
+	}
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path"
 	"slices"
 	"strings"
@@ -145,6 +144,7 @@ func ReadTruth(dir string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer w.close()
 	walked, err := w.walk()
 	if err != nil {
 		return nil, err
@@ -157,10 +157,11 @@ func ReadTruth(dir string) (any, error) {
 		return nil, fmt.Errorf("scan %s: %w", w.root, err)
 	}
 	b := newTruthBuilder()
-	for _, f := range walked {
-		data, err := os.ReadFile(w.abs(f.path))
+	for i := range walked {
+		f := &walked[i]
+		data, err := w.readFile(f)
 		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", w.display(f.path), err)
+			return nil, err
 		}
 		v, err := fileValue(f.path, data, nil)
 		if err != nil {

@@ -120,6 +120,14 @@ func TestTruthPaths(t *testing.T) {
 			want: `{"data":{"a":{"k":1}},"view":{"b":{"k":1}}}`,
 		},
 		{
+			name: "absolute symlink inside is followed",
+			setup: func(t *testing.T, dir string) {
+				writeFiles(t, dir, map[string]string{"data/a.txt": "A"})
+				symlink(t, filepath.Join(dir, "data", "a.txt"), filepath.Join(dir, "b.txt"))
+			},
+			want: `{"b.txt":"A","data":{"a.txt":"A"}}`,
+		},
+		{
 			name: "symlink out is refused",
 			setup: func(t *testing.T, dir string) {
 				out := t.TempDir()

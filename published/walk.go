@@ -43,8 +43,6 @@ const (
 type dirName struct {
 	name string
 	kind nameKind
-	st   fileStat // set when the kind had to be found by lstat
-	stOK bool
 }
 
 // fileStat is the stat data the cache compares: a file whose stat data did
@@ -62,6 +60,7 @@ type walkedFile struct {
 	path    string   // normalized, relative to the node directory
 	st      fileStat // the file's, or for a link the target's
 	link    bool     // reached through a symlink
+	target  string   // for a link: the target's path relative to the node directory, links resolved
 	trusted bool     // taken from the cache without a stat (informed scan)
 }
 
@@ -76,6 +75,10 @@ type walker struct {
 	real    string // root with symlinks resolved, for link containment
 	spare   chan struct{}
 	statted atomic.Int64 // stat calls on files
+
+	openRoot sync.Once
+	fsRoot   *os.Root // for reading files: never leaves the directory
+	fsErr    error
 }
 
 // newWalker prepares a walk of dir, which must be a directory.
@@ -194,6 +197,9 @@ func (w *walker) walkDir(h dirHandle, rel string, n *walkNode, wg *sync.WaitGrou
 		n.err = fmt.Errorf("read directory %s: %w", w.display(rel), err)
 		return
 	}
+	// File systems that do not report types in directory entries need an
+	// lstat before sorting (directories sort as name + "/").
+	var pre map[string]fileStat
 	for i := range names {
 		d := &names[i]
 		if d.kind == kindUnknown {
@@ -203,7 +209,10 @@ func (w *walker) walkDir(h dirHandle, rel string, n *walkNode, wg *sync.WaitGrou
 				return
 			}
 			w.statted.Add(1)
-			d.kind, d.st, d.stOK = kindOfMode(st.mode), st, true
+			if pre == nil {
+				pre = map[string]fileStat{}
+			}
+			d.kind, pre[d.name] = kindOfMode(st.mode), st
 		}
 	}
 	slices.SortFunc(names, func(a, b dirName) int {
@@ -238,8 +247,8 @@ func (w *walker) walkDir(h dirHandle, rel string, n *walkNode, wg *sync.WaitGrou
 				w.walkDir(sh, p, sub, wg)
 			}
 		case kindFile, kindLink, kindOther:
-			st := d.st
-			if !d.stOK {
+			st, ok := pre[d.name]
+			if !ok {
 				if st, err = h.lstat(d.name); err != nil {
 					n.err = fmt.Errorf("scan %s: %w", w.display(p), err)
 					return
@@ -263,11 +272,11 @@ func (w *walker) fileOf(p string, st fileStat) (walkedFile, error) {
 	case kindFile:
 		return walkedFile{path: p, st: st}, nil
 	case kindLink:
-		tst, err := w.followLink(p)
+		tst, target, err := w.followLink(p)
 		if err != nil {
 			return walkedFile{}, err
 		}
-		return walkedFile{path: p, st: tst, link: true}, nil
+		return walkedFile{path: p, st: tst, link: true, target: target}, nil
 	case kindDir:
 		return walkedFile{}, fmt.Errorf("scan %s: it became a directory while the node was scanned; scan again", w.display(p))
 	}
@@ -279,30 +288,64 @@ func (w *walker) fileOf(p string, st fileStat) (walkedFile, error) {
 var ErrLinkOutside = errors.New("symlinks must stay inside the node directory")
 
 // followLink resolves the symlink at relative path p and returns the stat
-// data of its target, which must be a regular file inside the root.
-func (w *walker) followLink(p string) (fileStat, error) {
+// data of its target, which must be a regular file inside the root, and the
+// target's path relative to the root.
+func (w *walker) followLink(p string) (fileStat, string, error) {
 	abs := w.abs(p)
 	w.statted.Add(1)
 	target, _ := os.Readlink(abs)
 	resolved, err := filepath.EvalSymlinks(abs)
 	if err != nil {
-		return fileStat{}, fmt.Errorf("symlink %s -> %s cannot be resolved (%v); a world-model link must point to a file inside the node", w.display(p), target, errors.Unwrap(err))
+		return fileStat{}, "", fmt.Errorf("symlink %s -> %s cannot be resolved (%v); a world-model link must point to a file inside the node", w.display(p), target, errors.Unwrap(err))
 	}
-	if r, err := filepath.Rel(w.real, resolved); err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) || filepath.IsAbs(r) {
-		return fileStat{}, fmt.Errorf("symlink %s -> %s leaves the node directory %s: %w", w.display(p), target, w.root, ErrLinkOutside)
+	rel, err := filepath.Rel(w.real, resolved)
+	if err != nil || rel == "." || !within(w.real, resolved) {
+		return fileStat{}, "", fmt.Errorf("symlink %s -> %s leaves the node directory %s: %w", w.display(p), target, w.root, ErrLinkOutside)
 	}
 	st, err := statPath(resolved)
 	if err != nil {
-		return fileStat{}, fmt.Errorf("symlink %s -> %s: %w", w.display(p), target, err)
+		return fileStat{}, "", fmt.Errorf("symlink %s -> %s: %w", w.display(p), target, err)
 	}
 	if k := kindOfMode(st.mode); k != kindFile {
 		what := "a directory"
 		if k != kindDir {
 			what = describeMode(st.mode)
 		}
-		return fileStat{}, fmt.Errorf("symlink %s -> %s points to %s; prose follows only symlinks to regular files inside the node", w.display(p), target, what)
+		return fileStat{}, "", fmt.Errorf("symlink %s -> %s points to %s; prose follows only symlinks to regular files inside the node", w.display(p), target, what)
 	}
-	return st, nil
+	return st, filepath.ToSlash(rel), nil
+}
+
+// readFile returns the content of f. Reads go through an os.Root, so a
+// file swapped for a link out of the directory after the walk looked at it
+// is an error, never read.
+func (w *walker) readFile(f *walkedFile) ([]byte, error) {
+	w.openRoot.Do(func() { w.fsRoot, w.fsErr = os.OpenRoot(w.root) })
+	if w.fsErr != nil {
+		return nil, w.fsErr
+	}
+	p := f.path
+	if f.link {
+		p = f.target
+	}
+	data, err := w.fsRoot.ReadFile(filepath.FromSlash(p))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", w.display(f.path), err)
+	}
+	return data, nil
+}
+
+// close releases what the walker holds open.
+func (w *walker) close() {
+	if w.fsRoot != nil {
+		w.fsRoot.Close()
+	}
+}
+
+// within reports whether the absolute path p is dir or lies below it.
+func within(dir, p string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
 // checkName reports a name that is not a valid world-model path segment.
