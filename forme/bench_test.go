@@ -124,3 +124,26 @@ func TestGeneratedContractsWire(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedNamesStayFast: thousands of producers sharing one facet name
+// must not make wiring quadratic, and the ambiguity message stays short.
+func TestSharedNamesStayFast(t *testing.T) {
+	var srcs []Source
+	for i := 0; i < 1000; i++ {
+		srcs = append(srcs, Source{Path: fmt.Sprintf("p%04d.prose.md", i), Data: []byte(fmt.Sprintf(
+			"---\nname: p%04d\nkind: responsibility\nid: x%d\n---\n# Node\n\n### Requires\n\n- `summary`: a summary\n\n### Maintains\n\n- `entries`: rows\n\n#### summary\n\ns\n", i, i))})
+	}
+	m, diags := Compile(ParseSources(srcs, hermetic()))
+	amb := 0
+	for _, d := range diags {
+		if d.Code == CodeAmbiguous {
+			amb++
+			if len(d.Message) > 600 {
+				t.Fatalf("ambiguity message too long: %d bytes", len(d.Message))
+			}
+		}
+	}
+	if amb != 1000 || len(m.Topology.Edges) != 0 {
+		t.Errorf("%d ambiguities, %d edges", amb, len(m.Topology.Edges))
+	}
+}

@@ -23,7 +23,11 @@ type Binding struct {
 	Line       int           `json:"line"`
 	Rule       string        `json:"rule"`
 	Producers  []BindingEdge `json:"producers"`
+	Omitted    int           `json:"omitted,omitempty"` // candidates of an ambiguity beyond the first 20
 }
+
+// maxRecorded bounds the candidates an ambiguous binding lists.
+const maxRecorded = 20
 
 // BindingEdge is one producer facet a binding subscribed to.
 type BindingEdge struct {
@@ -124,29 +128,35 @@ func newWiring(nodes []*unit) *wiring {
 		edges:      map[Edge]bool{},
 	}
 	lens := map[int]bool{}
+	type aliasKey struct {
+		u *unit
+		k string
+	}
+	seenAlias := map[aliasKey]bool{}
 	addAlias := func(u *unit, s string) {
 		t, raw := tokenPairs(s)
 		if len(t) == 0 {
 			return
 		}
 		k := strings.Join(t, " ")
-		for _, a := range w.aliases[k] {
-			if a.u == u {
-				return
-			}
+		if seenAlias[aliasKey{u, k}] {
+			return
 		}
+		seenAlias[aliasKey{u, k}] = true
 		w.aliases[k] = append(w.aliases[k], alias{u, t, raw})
 		lens[len(t)] = true
 	}
+	type normEntry struct {
+		key   string
+		u     *unit
+		facet string
+	}
+	seenNorm := map[normEntry]bool{}
 	addNorm := func(key string, c cand) {
-		if key == "" {
+		if key == "" || seenNorm[normEntry{key, c.u, c.facet}] {
 			return
 		}
-		for _, o := range w.norm[key] {
-			if o.u == c.u && o.facet == c.facet {
-				return
-			}
-		}
+		seenNorm[normEntry{key, c.u, c.facet}] = true
 		w.norm[key] = append(w.norm[key], c)
 	}
 	for _, u := range nodes {
@@ -319,6 +329,10 @@ type needOut struct {
 
 func (o *needOut) record(u *unit, n *need, rule string, cs []cand) {
 	b := Binding{Subscriber: u.c.Name, Need: needLabel(n), Line: n.Pos.Line, Rule: rule, Producers: []BindingEdge{}}
+	if rule == RuleAmbiguous && len(cs) > maxRecorded {
+		b.Omitted = len(cs) - maxRecorded
+		cs = cs[:maxRecorded]
+	}
 	for _, c := range cs {
 		b.Producers = append(b.Producers, BindingEdge{Producer: c.u.c.Name, Facet: c.facet})
 		if rule != RuleAmbiguous {
@@ -652,21 +666,33 @@ func (w *wiring) resolve(o *needOut, u *unit, n *need, file, rule string, cs []c
 
 func (w *wiring) ambiguous(o *needOut, u *unit, n *need, file string, cs []cand) {
 	o.record(u, n, RuleAmbiguous, cs)
+	// candidates arrive in node-name order; name the first few
+	const max = 8
 	var list []string
-	for _, c := range cs {
+	for _, c := range cs[:min(len(cs), max)] {
 		list = append(list, fmt.Sprintf("%s.%s", c.u.c.Name, c.facet))
 	}
-	sort.Strings(list)
+	shown := strings.Join(list, ", ")
+	if len(cs) > max {
+		shown += fmt.Sprintf(", and %d more", len(cs)-max)
+	}
 	o.diags = append(o.diags, diagAt(CodeAmbiguous, file, n.Pos,
 		"%s: need %s matches %d producers (%s); Forme does not guess: name one in the need (e.g. `%s`), or write \"all …\" or \"(fan-in)\" to subscribe to every one",
-		u.c.Name, quoteNeed(n), distinctProducers(cs), strings.Join(list, ", "), list[0]))
+		u.c.Name, quoteNeed(n), distinctProducers(cs), shown, list[0]))
 }
 
-// considered lists the producers a failed need was compared against.
+// considered lists the producers a failed need was compared against (the
+// first eight, then a count).
 func (w *wiring) considered(self *unit) string {
+	const max = 8
 	var list []string
+	more := 0
 	for _, p := range w.nodes {
 		if p == self {
+			continue
+		}
+		if len(list) == max {
+			more++
 			continue
 		}
 		list = append(list, fmt.Sprintf("%s (%s)", p.c.Name, strings.Join(p.exposed(), ", ")))
@@ -674,9 +700,8 @@ func (w *wiring) considered(self *unit) string {
 	if len(list) == 0 {
 		return "no other responsibility or gateway"
 	}
-	const max = 8
-	if len(list) > max {
-		return strings.Join(list[:max], "; ") + fmt.Sprintf("; and %d more", len(list)-max)
+	if more > 0 {
+		return strings.Join(list, "; ") + fmt.Sprintf("; and %d more", more)
 	}
 	return strings.Join(list, "; ")
 }
