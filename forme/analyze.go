@@ -171,7 +171,7 @@ func analyze(c *Contract, report func(Diagnostic)) *unit {
 			case c.ID == "":
 				if c.File.hasFM {
 					d(CodeIDMissing, c.Pos, "%s: the responsibility has no id, so its name stands in and a rename changes its identity: run `prose id --write %s`",
-						c.Name, c.File.Path)
+						c.Name, c.File.Rel)
 				}
 			case !IsCanonicalID(c.ID):
 				pos := c.Pos

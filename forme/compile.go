@@ -58,7 +58,7 @@ func compile(p *Project) (*Manifest, []Diagnostic) {
 			dupName[c] = true
 			report(diagAt(CodeNameDuplicate, c.File.Path, c.Pos,
 				"name %q is already used by the %s at %s:%d: rename one; names are node identities and `call` targets",
-				c.Name, first.Kind, first.File.Path, first.Pos.Line))
+				c.Name, first.Kind, first.File.Rel, first.Pos.Line))
 			continue
 		}
 		byName[k] = c
@@ -75,7 +75,7 @@ func compile(p *Project) (*Manifest, []Diagnostic) {
 			}
 			report(diagAt(CodeIDDuplicate, c.File.Path, pos,
 				"%s: id %s is already the id of %s (%s:%d): ids must be unique; give this one a new id with `prose id`",
-				c.Name, c.ID, first.Name, first.File.Path, first.Pos.Line))
+				c.Name, c.ID, first.Name, first.File.Rel, first.Pos.Line))
 			continue
 		}
 		byID[c.ID] = c
@@ -106,7 +106,7 @@ func compile(p *Project) (*Manifest, []Diagnostic) {
 	for _, in := range insts {
 		if c, ok := byName[strings.ToLower(in.Name)]; ok {
 			report(diagAt(CodeNameDuplicate, in.file, in.pos,
-				"pattern instance %q has the name of the %s at %s:%d: rename the instance", in.Name, c.Kind, c.File.Path, c.Pos.Line))
+				"pattern instance %q has the name of the %s at %s:%d: rename the instance", in.Name, c.Kind, c.File.Rel, c.Pos.Line))
 		}
 	}
 	instances := expandInstances(insts, patterns, callable, report)

@@ -70,5 +70,7 @@
 //
 // Contract fingerprints hash ContractImage with the vault's algorithm.
 // Output is deterministic: the same sources give the same bytes whatever
-// the file order or scheduling.
+// the file order, scheduling or working directory (Diagnostic.File is the
+// path as the caller gave it, but messages name other files by their
+// root-relative path, as the manifest does).
 package forme
