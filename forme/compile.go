@@ -181,6 +181,22 @@ func compile(p *Project) (*Manifest, []Diagnostic) {
 			Node: c.Name, Artifact: "dist/postconditions/" + published.EscapeNode(c.Name) + ".json", Mode: mode, Conditions: conds,
 		})
 	}
+	for _, u := range nodes {
+		if u.c.Kind != KindGateway {
+			continue
+		}
+		var targets []string
+		for _, b := range w.bindings {
+			if b.Rule == RuleEmits && len(b.Producers) == 1 && b.Producers[0].Producer == u.c.Name {
+				targets = append(targets, b.Subscriber)
+			}
+		}
+		sort.Strings(targets)
+		if targets == nil {
+			targets = []string{}
+		}
+		m.Ingress = append(m.Ingress, readIngress(u, targets))
+	}
 	sort.Strings(m.Topology.EntryPoints)
 	m.Topology.Edges = edges
 	m.Topology.Acyclic = len(cycles) == 0

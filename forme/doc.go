@@ -66,7 +66,10 @@
 //   - wiring records, per need, the rule that decided and the producers;
 //   - requirements lists declared skills and tools and who needs them;
 //   - patterns, instances (expanded pattern instances: slots bound, config
-//     defaults filled, nested instances named <parent>.<slot>) and tests.
+//     defaults filled, nested instances named <parent>.<slot>) and tests;
+//   - ingress: each gateway's routes (### Receives "POST /path"), schedule
+//     (### Schedule, cron and time zone when written as items) and the
+//     nodes its ### Emits wakes.
 //
 // Contract fingerprints hash ContractImage with the vault's algorithm.
 // Output is deterministic: the same sources give the same bytes whatever

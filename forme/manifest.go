@@ -12,8 +12,8 @@ const (
 )
 
 // Manifest is the compiled intent: the ir-v0 compile-phase IR plus the
-// documented additions ids, wiring, requirements, patterns, instances and
-// tests (a reader that ignores unknown keys still accepts it). Every slice
+// documented additions ids, wiring, requirements, patterns, instances,
+// tests and ingress (a reader that ignores unknown keys still accepts it). Every slice
 // is non-nil so it encodes as [] rather than null.
 type Manifest struct {
 	Kind                 string               `json:"kind"`
@@ -31,6 +31,7 @@ type Manifest struct {
 	Patterns     []Pattern         `json:"patterns"`
 	Instances    []Instance        `json:"instances"`
 	Tests        []TestSpec        `json:"tests"`
+	Ingress      []Ingress         `json:"ingress"`
 }
 
 // ManifestSource is one discovered contract file.
@@ -116,6 +117,7 @@ func newManifest() *Manifest {
 		Patterns:             []Pattern{},
 		Instances:            []Instance{},
 		Tests:                []TestSpec{},
+		Ingress:              []Ingress{},
 	}
 }
 
