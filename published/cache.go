@@ -66,19 +66,28 @@ import (
 //	        u32 length + bytes of the fingerprint setup's identity,
 //	        u32 CRC-32C of the header so far
 //	block:  u32 payload length, payload, u32 CRC-32C of length and payload
-//	payload: u8 kind (1 base, 2 delta), u32 entry count, the entries in
-//	        path byte order; a delta then has u32 removed count and the
-//	        removed paths (u32 length + bytes) in path byte order.
+//	payload: u8 kind (1 base, 2 delta),
+//	        u32 file count, the file entries in path byte order,
+//	        u32 directory count, the directory entries in path byte order;
+//	        a delta then lists the files and the directories that went
+//	        away: u32 count and the paths (u32 length + bytes), sorted, for
+//	        each.
 //
 // An entry is a fixed part (u32 path length, i64 size, i64 mtime, i64
 // ctime, u64 inode, u32 mode, u8 flags, u16 facet digest count, 32-byte
 // BLAKE3, 20-byte git blob id, 32-byte digest of the reduced value), the
 // path bytes, and per facet digest a u16 facet index (in declared order), a
 // u8 presence flag and the 32-byte digest.
+//
+// A directory entry (every directory but the root) keeps what Scan computed
+// for it: u32 path length, u8 flags (kept), the 32-byte digest of its
+// reduced truth, its 32-byte version tree hash, then the path. A scan takes
+// a directory whole from the cache when nothing below it was read or went
+// away, so only the directories above a change are hashed again.
 
 const (
 	cacheMagic   = "PRSCACHE"
-	cacheVersion = 2
+	cacheVersion = 3
 
 	blockBase  = 1
 	blockDelta = 2
@@ -87,6 +96,7 @@ const (
 
 	cacheFixed  = 4 + 8 + 8 + 8 + 8 + 4 + 1 + 2 + 32 + 20 + 32
 	cacheSubLen = 2 + 1 + 32
+	dirFixed    = 4 + 1 + 32 + 32
 
 	// Offsets within an entry's fixed part.
 	offSize  = 4
@@ -115,7 +125,8 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // paths are strings sharing data's memory.
 type statCache struct {
 	data   []byte
-	recs   []cacheRec
+	recs   []cacheRec // files
+	dirs   []cacheRec // directories
 	file   os.FileInfo // the file loaded, to append only to the same file
 	header []byte      // the header, to recognize a rewritten file
 	deltas int         // delta blocks applied
@@ -174,8 +185,7 @@ func parseCache(data []byte, root, id string) (*statCache, error) {
 	}
 	c := &statCache{data: data, header: hdr}
 	off := len(hdr)
-	var over map[string]uint32 // path → entry offset, from deltas
-	var gone map[string]bool   // paths removed by deltas
+	var files, dirs overlay
 	for off < len(data) {
 		if len(data)-off < 9 {
 			c.torn = true
@@ -188,32 +198,22 @@ func parseCache(data []byte, root, id string) (*statCache, error) {
 			c.torn = true
 			break
 		}
-		payload := data[off+4 : end]
-		kind := payload[0]
+		kind := data[off+4]
 		first := off == len(hdr)
 		if first != (kind == blockBase) || kind != blockBase && kind != blockDelta {
 			c.torn = true
 			break
 		}
-		recs, removed, ok := parseBlock(data, off+4, end, kind == blockDelta)
+		b, ok := parseBlock(data, off+4, end, kind == blockDelta)
 		if !ok {
 			c.torn = true
 			break
 		}
 		if first {
-			c.recs, c.baseB = recs, end+4-off
+			c.recs, c.dirs, c.baseB = b.files, b.dirs, end+4-off
 		} else {
-			if over == nil {
-				over, gone = map[string]uint32{}, map[string]bool{}
-			}
-			for _, p := range removed {
-				delete(over, p)
-				gone[p] = true
-			}
-			for _, r := range recs {
-				over[r.path] = r.off
-				delete(gone, r.path)
-			}
+			files.apply(b.files, b.goneFiles)
+			dirs.apply(b.dirs, b.goneDirs)
 			c.deltas++
 			c.deltaB += end + 4 - off
 		}
@@ -222,68 +222,109 @@ func parseCache(data []byte, root, id string) (*statCache, error) {
 	if c.baseB == 0 {
 		return nil, errBadCache
 	}
-	if over != nil {
-		c.recs = applyDeltas(c.recs, over, gone)
-	}
+	c.recs = files.onto(c.recs)
+	c.dirs = dirs.onto(c.dirs)
 	return c, nil
 }
 
-// parseBlock indexes the entries of the block payload data[start:end] and,
-// for a delta, returns its removed paths.
-func parseBlock(data []byte, start, end int, delta bool) (recs []cacheRec, removed []string, ok bool) {
-	off := start + 1
-	if end-off < 4 {
-		return nil, nil, false
+// block is a parsed block payload.
+type block struct {
+	files, dirs         []cacheRec
+	goneFiles, goneDirs []string
+}
+
+// parseBlock indexes the block payload data[start:end]; a delta also lists
+// what went away.
+func parseBlock(data []byte, start, end int, delta bool) (b block, ok bool) {
+	r := blockReader{data: data, off: start + 1, end: end}
+	b.files = r.entries(cacheFixed, func(off int) int {
+		return cacheFixed + int(binary.LittleEndian.Uint16(data[off+offNSub:]))*cacheSubLen
+	})
+	b.dirs = r.entries(dirFixed, func(int) int { return dirFixed })
+	if delta {
+		b.goneFiles = r.paths()
+		b.goneDirs = r.paths()
 	}
-	n := int(binary.LittleEndian.Uint32(data[off:]))
-	off += 4
-	if n < 0 || n > (end-off)/cacheFixed {
-		return nil, nil, false
+	return b, !r.bad && r.off == end
+}
+
+// blockReader reads the sections of a block payload.
+type blockReader struct {
+	data     []byte
+	off, end int
+	bad      bool
+}
+
+func (r *blockReader) count(min int) int {
+	if r.bad || r.end-r.off < 4 {
+		r.bad = true
+		return 0
 	}
-	recs = make([]cacheRec, n)
+	n := int(binary.LittleEndian.Uint32(r.data[r.off:]))
+	r.off += 4
+	if n < 0 || n > (r.end-r.off)/min {
+		r.bad = true
+		return 0
+	}
+	return n
+}
+
+// entries reads a counted section of entries: each starts with the u32
+// length of its path, which follows the fixed part of fixed bytes; sizeOf
+// returns the entry's size without the path. Paths must ascend.
+func (r *blockReader) entries(fixed int, sizeOf func(off int) int) []cacheRec {
+	n := r.count(fixed)
+	if r.bad {
+		return nil
+	}
+	recs := make([]cacheRec, n)
 	prev := ""
-	for i := range n {
-		if end-off < cacheFixed {
-			return nil, nil, false
+	for i := range recs {
+		if r.end-r.off < fixed {
+			r.bad = true
+			return nil
 		}
-		plen := int(binary.LittleEndian.Uint32(data[off:]))
-		nsub := int(binary.LittleEndian.Uint16(data[off+offNSub:]))
-		next := off + cacheFixed + plen + nsub*cacheSubLen
-		if plen == 0 || plen > end || next > end {
-			return nil, nil, false
+		plen := int(binary.LittleEndian.Uint32(r.data[r.off:]))
+		size := sizeOf(r.off)
+		next := r.off + size + plen
+		if plen == 0 || plen > r.end || next > r.end {
+			r.bad = true
+			return nil
 		}
-		p := sharedString(data[off+cacheFixed : off+cacheFixed+plen])
+		p := sharedString(r.data[r.off+fixed : r.off+fixed+plen])
 		if i > 0 && p <= prev {
-			return nil, nil, false
+			r.bad = true
+			return nil
 		}
 		prev = p
-		recs[i] = cacheRec{path: p, off: uint32(off)}
-		off = next
+		recs[i] = cacheRec{path: p, off: uint32(r.off)}
+		r.off = next
 	}
-	if delta {
-		if end-off < 4 {
-			return nil, nil, false
-		}
-		m := int(binary.LittleEndian.Uint32(data[off:]))
-		off += 4
-		if m < 0 || m > (end-off)/5 {
-			return nil, nil, false
-		}
-		removed = make([]string, m)
-		for i := range removed {
-			if end-off < 4 {
-				return nil, nil, false
-			}
-			plen := int(binary.LittleEndian.Uint32(data[off:]))
-			off += 4
-			if plen == 0 || plen > end-off {
-				return nil, nil, false
-			}
-			removed[i] = sharedString(data[off : off+plen])
-			off += plen
-		}
+	return recs
+}
+
+// paths reads a counted section of paths.
+func (r *blockReader) paths() []string {
+	n := r.count(5)
+	if r.bad {
+		return nil
 	}
-	return recs, removed, off == end
+	out := make([]string, n)
+	for i := range out {
+		if r.end-r.off < 4 {
+			r.bad = true
+			return nil
+		}
+		plen := int(binary.LittleEndian.Uint32(r.data[r.off:]))
+		r.off += 4
+		if plen == 0 || plen > r.end-r.off {
+			r.bad = true
+			return nil
+		}
+		out[i] = sharedString(r.data[r.off : r.off+plen])
+		r.off += plen
+	}
+	return out
 }
 
 // sharedString returns b as a string without copying. The cache's data is
@@ -293,11 +334,34 @@ func sharedString(b []byte) string {
 	return unsafe.String(&b[0], len(b))
 }
 
-// applyDeltas returns base (sorted) with the entries in over replacing or
-// joining it and the paths in gone removed.
-func applyDeltas(base []cacheRec, over map[string]uint32, gone map[string]bool) []cacheRec {
-	added := make([]cacheRec, 0, len(over))
-	for p, off := range over {
+// overlay accumulates the deltas of one kind of entry, later ones winning.
+type overlay struct {
+	over map[string]uint32 // path → entry offset
+	gone map[string]bool
+}
+
+func (o *overlay) apply(recs []cacheRec, gone []string) {
+	if o.over == nil {
+		o.over, o.gone = map[string]uint32{}, map[string]bool{}
+	}
+	for _, p := range gone {
+		delete(o.over, p)
+		o.gone[p] = true
+	}
+	for _, r := range recs {
+		o.over[r.path] = r.off
+		delete(o.gone, r.path)
+	}
+}
+
+// onto returns base (sorted) with the overlay's entries replacing or
+// joining it and its removed paths taken out.
+func (o *overlay) onto(base []cacheRec) []cacheRec {
+	if len(o.over) == 0 && len(o.gone) == 0 {
+		return base
+	}
+	added := make([]cacheRec, 0, len(o.over))
+	for p, off := range o.over {
 		added = append(added, cacheRec{path: p, off: off})
 	}
 	slices.SortFunc(added, func(a, b cacheRec) int { return strings.Compare(a.path, b.path) })
@@ -313,7 +377,7 @@ func applyDeltas(base []cacheRec, over map[string]uint32, gone map[string]bool) 
 			j++
 			continue
 		}
-		if !gone[r.path] {
+		if !o.gone[r.path] {
 			out = append(out, r)
 		}
 	}
@@ -372,18 +436,44 @@ func (c *statCache) fill(i int, e *Entry, fp *fileFP) {
 	}
 }
 
+// dirRecord is what the cache keeps about a directory.
+type dirRecord struct {
+	path   string
+	kept   bool
+	digest canon.Digest
+	tree   [32]byte
+}
+
+// dir returns the cached record of the directory at path.
+func (c *statCache) dir(path string) (dirRecord, bool) {
+	if c == nil {
+		return dirRecord{}, false
+	}
+	i, ok := slices.BinarySearchFunc(c.dirs, path, func(r cacheRec, p string) int { return strings.Compare(r.path, p) })
+	if !ok {
+		return dirRecord{}, false
+	}
+	b := c.data[c.dirs[i].off:]
+	r := dirRecord{path: path, kept: b[4]&flagKept != 0}
+	copy(r.digest[:], b[5:37])
+	copy(r.tree[:], b[37:69])
+	return r, true
+}
+
 // rewriteDue reports whether the next write should replace the whole file
 // rather than append a delta of about deltaBytes.
 func (c *statCache) rewriteDue(deltaBytes int) bool {
 	return c == nil || c.torn || c.deltas+1 >= maxDeltas || 2*(c.deltaB+deltaBytes) > c.baseB
 }
 
-// blockWriter builds one block.
+// blockWriter builds one block: file entries first, then directory
+// entries, then (for a delta) the removed paths.
 type blockWriter struct {
-	buf   []byte
-	start int // offset of the block's length field
-	n     int
-	count int // offset of the entry count
+	buf     []byte
+	start   int // offset of the block's length field
+	n       int
+	count   int // offset of the current section's count
+	dirsSet bool
 }
 
 // newBlock starts a block of kind, appending to buf.
@@ -391,12 +481,20 @@ func newBlock(buf []byte, kind byte) *blockWriter {
 	w := &blockWriter{buf: buf, start: len(buf)}
 	w.buf = binary.LittleEndian.AppendUint32(w.buf, 0)
 	w.buf = append(w.buf, kind)
-	w.count = len(w.buf)
-	w.buf = binary.LittleEndian.AppendUint32(w.buf, 0)
+	w.section()
 	return w
 }
 
-// add appends one entry; entries must come in path byte order.
+// section ends the current counted section and starts the next.
+func (w *blockWriter) section() {
+	if w.count > 0 {
+		binary.LittleEndian.PutUint32(w.buf[w.count:], uint32(w.n))
+	}
+	w.count, w.n = len(w.buf), 0
+	w.buf = binary.LittleEndian.AppendUint32(w.buf, 0)
+}
+
+// add appends one file entry; entries must come in path byte order.
 func (w *blockWriter) add(e *Entry, st fileStat, flags uint8, fp *fileFP) {
 	if fp.kept {
 		flags |= flagKept
@@ -427,14 +525,37 @@ func (w *blockWriter) add(e *Entry, st fileStat, flags uint8, fp *fileFP) {
 	w.n++
 }
 
-// finish ends the block, with removed paths (sorted) for a delta, and
-// returns the buffer.
-func (w *blockWriter) finish(removed []string) []byte {
+// dirs appends the directory entries, in path byte order, after the files.
+func (w *blockWriter) dirs(recs []dirRecord) {
+	w.section()
+	w.dirsSet = true
+	for _, r := range recs {
+		w.buf = binary.LittleEndian.AppendUint32(w.buf, uint32(len(r.path)))
+		var f uint8
+		if r.kept {
+			f = flagKept
+		}
+		w.buf = append(w.buf, f)
+		w.buf = append(w.buf, r.digest[:]...)
+		w.buf = append(w.buf, r.tree[:]...)
+		w.buf = append(w.buf, r.path...)
+		w.n++
+	}
+}
+
+// finish ends the block, with the removed files and directories (sorted)
+// for a delta, and returns the buffer.
+func (w *blockWriter) finish(goneFiles, goneDirs []string) []byte {
+	if !w.dirsSet {
+		w.dirs(nil)
+	}
 	binary.LittleEndian.PutUint32(w.buf[w.count:], uint32(w.n))
 	if w.buf[w.start+4] == blockDelta {
-		w.buf = binary.LittleEndian.AppendUint32(w.buf, uint32(len(removed)))
-		for _, p := range removed {
-			w.buf = appendStr(w.buf, p)
+		for _, gone := range [][]string{goneFiles, goneDirs} {
+			w.buf = binary.LittleEndian.AppendUint32(w.buf, uint32(len(gone)))
+			for _, p := range gone {
+				w.buf = appendStr(w.buf, p)
+			}
 		}
 	}
 	binary.LittleEndian.PutUint32(w.buf[w.start:], uint32(len(w.buf)-w.start-4))

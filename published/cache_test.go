@@ -18,8 +18,8 @@ import (
 var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 
 // sampleCache returns the bytes of a small cache built from fixed entries:
-// a base of a/b.json and z.txt, then a delta that adds m.txt and removes
-// z.txt.
+// a base of a/b.json and z.txt with the directories a and old, then a
+// delta that adds m.txt and removes z.txt and old.
 func sampleCache() []byte {
 	buf := cacheHeader("/vault/published/node", "truth-v1\nblake3\nspec")
 	w := newBlock(buf, blockBase)
@@ -30,16 +30,17 @@ func sampleCache() []byte {
 	w.add(&e, fileStat{size: 3, mtime: 1700000000123456789, ctime: 1700000000123456789, ino: 42, mode: 0o100644}, flagRacy, &fp)
 	e2 := Entry{Path: "z.txt", Size: 1}
 	w.add(&e2, fileStat{size: 1, mtime: 5, ctime: 6, ino: 7, mode: 0o100755}, flagLink, &fileFP{})
-	buf = w.finish(nil)
+	w.dirs([]dirRecord{{path: "a", kept: true, digest: canon.Digest{4}, tree: [32]byte{5}}, {path: "old"}})
+	buf = w.finish(nil, nil)
 	d := newBlock(buf, blockDelta)
 	e3 := Entry{Path: "m.txt", Size: 2}
 	d.add(&e3, fileStat{size: 2, mtime: 8, ctime: 9, ino: 10, mode: 0o100644}, 0, &fileFP{kept: true})
-	return d.finish([]string{"z.txt"})
+	return d.finish([]string{"z.txt"}, []string{"old"})
 }
 
 func TestCacheFormatGolden(t *testing.T) {
 	data := sampleCache()
-	golden := filepath.Join("testdata", "cache-v2.hex")
+	golden := filepath.Join("testdata", "cache-v3.hex")
 	if *update {
 		if err := os.WriteFile(golden, []byte(hex.Dump(data)), 0o644); err != nil {
 			t.Fatal(err)
@@ -75,6 +76,12 @@ func TestCacheFormatGolden(t *testing.T) {
 	c.fill(1, &e, &fp)
 	if !fp.kept || fp.subs != nil {
 		t.Errorf("fill gave %+v", fp)
+	}
+	if r, ok := c.dir("a"); !ok || r != (dirRecord{path: "a", kept: true, digest: canon.Digest{4}, tree: [32]byte{5}}) {
+		t.Errorf("dir a = %+v %v", r, ok)
+	}
+	if _, ok := c.dir("old"); ok {
+		t.Error("removed directory old is still cached")
 	}
 
 	// A torn delta ends the load; what came before it stands.

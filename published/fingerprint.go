@@ -199,118 +199,126 @@ type child struct {
 	digest          canon.Digest
 }
 
-// frameStack holds the open directories, innermost last, and reuses the
-// frames of closed ones.
-type frameStack struct {
-	open []*dirFrame
-	pool []*dirFrame
+// topDir is a top-level directory: a facet when the spec declares none.
+type topDir struct {
+	name    string
+	present bool
+	digest  canon.Digest
 }
 
-func (s *frameStack) top() *dirFrame { return s.open[len(s.open)-1] }
+// composer composes per-file digests into directory digests and the
+// fingerprint map, as a treeVisitor.
+type composer struct {
+	c       *fpConfig
+	entries []Entry
+	fps     []fileFP
+	open    []*dirFrame
+	pool    []*dirFrame
+	tops    []topDir
+	atomic  canon.Digest
 
-func (s *frameStack) push(path, name string, t *facetTrie) *dirFrame {
-	var d *dirFrame
-	if n := len(s.open); n < len(s.pool) {
-		d = s.pool[n]
-	} else {
-		d = &dirFrame{}
-		s.pool = append(s.pool, d)
-	}
-	*d = dirFrame{path: path, name: name, trie: t, children: d.children[:0], kept: d.kept[:0]}
-	s.open = append(s.open, d)
-	return d
+	// The directory left last (not the root).
+	lastKept   bool
+	lastDigest canon.Digest
 }
 
-// compose checks the tree formed by paths (sorted by bytes, normalized) and
-// computes the fingerprint map from each file's fileFP.
-func (c *fpConfig) compose(paths []string, fps []fileFP) (composed, error) {
+func (c *fpConfig) newComposer(entries []Entry, fps []fileFP) *composer {
 	if c.trie != nil {
 		c.trie.reset()
 	}
-	type topDir struct {
-		name    string
-		present bool
-		digest  canon.Digest
+	return &composer{c: c, entries: entries, fps: fps}
+}
+
+func (m *composer) top() *dirFrame { return m.open[len(m.open)-1] }
+
+// trieAt returns the facet trie node of the child name of the innermost
+// open directory (or of the root), or nil.
+func (m *composer) trieAt(name string) *facetTrie {
+	if len(m.open) == 0 {
+		return m.c.trie
 	}
-	var tops []topDir
-	var st frameStack
-	st.push("", "", c.trie)
-	// pop finishes the innermost directory and adds it to its parent.
-	pop := func() error {
-		d := st.top()
-		st.open = st.open[:len(st.open)-1]
-		dg, kept, err := c.finish(d)
-		if err != nil {
-			return err
+	if t := m.top().trie; t != nil {
+		return t.children[name]
+	}
+	return nil
+}
+
+func (m *composer) enter(path, name string) (bool, error) {
+	t := m.trieAt(name)
+	var d *dirFrame
+	if n := len(m.open); n < len(m.pool) {
+		d = m.pool[n]
+	} else {
+		d = &dirFrame{}
+		m.pool = append(m.pool, d)
+	}
+	*d = dirFrame{path: path, name: name, trie: t, children: d.children[:0], kept: d.kept[:0]}
+	m.open = append(m.open, d)
+	return false, nil
+}
+
+func (m *composer) file(i int, name string) error {
+	d := m.top()
+	key, _ := fileKey(name)
+	fp := &m.fps[i]
+	d.add(name, key, m.entries[i].Path, fp.kept, fp.digest)
+	if d.trie != nil {
+		if t := d.trie.children[key]; t != nil {
+			t.present, t.digest, t.file = fp.kept, fp.digest, i
 		}
-		if !kept {
-			// All children dropped: the directory stays (as {}) only when
-			// a rule marks it material.
-			material, ruled := c.spec.Materiality(truthOfDir(d.path))
-			kept = material && ruled
-		}
-		if d.trie != nil {
-			d.trie.present, d.trie.digest = kept, dg
-		}
-		parent := st.top()
-		parent.add(d.name, d.name, d.path+"/", kept, dg)
-		if len(st.open) == 1 {
-			tops = append(tops, topDir{d.name, kept, dg})
-		}
+	}
+	return nil
+}
+
+func (m *composer) leave() error {
+	d := m.top()
+	m.open = m.open[:len(m.open)-1]
+	dg, kept, err := m.c.finish(d)
+	if err != nil {
+		return err
+	}
+	if len(m.open) == 0 {
+		m.atomic = dg // the root is always kept
 		return nil
 	}
-	for i, p := range paths {
-		dir, name := "", p
-		if j := strings.LastIndexByte(p, '/'); j >= 0 {
-			dir, name = p[:j], p[j+1:]
-		}
-		if st.top().path != dir {
-			for len(st.open) > 1 && !isUnder(dir, st.top().path) {
-				if err := pop(); err != nil {
-					return composed{}, err
-				}
-			}
-			// Open the directories between the innermost open one and dir.
-			for cur := st.top(); cur.path != dir; cur = st.top() {
-				rest := dir
-				if cur.path != "" {
-					rest = dir[len(cur.path)+1:]
-				}
-				seg := rest
-				if k := strings.IndexByte(rest, '/'); k >= 0 {
-					seg = rest[:k]
-				}
-				var t *facetTrie
-				if cur.trie != nil {
-					t = cur.trie.children[seg]
-				}
-				st.push(join(cur.path, seg), seg, t)
-			}
-		}
-		d := st.top()
-		key, _ := fileKey(name)
-		fp := &fps[i]
-		d.add(name, key, p, fp.kept, fp.digest)
-		if d.trie != nil {
-			if t := d.trie.children[key]; t != nil {
-				t.present, t.digest, t.file = fp.kept, fp.digest, i
-			}
-		}
+	if !kept {
+		// All children dropped: the directory stays (as {}) only when a
+		// rule marks it material.
+		material, ruled := m.c.spec.Materiality(truthOfDir(d.path))
+		kept = material && ruled
 	}
-	for len(st.open) > 1 {
-		if err := pop(); err != nil {
-			return composed{}, err
-		}
+	m.lastKept, m.lastDigest = kept, dg
+	m.addDir(d.name, d.path, kept, dg)
+	return nil
+}
+
+// canSkip reports whether the child directory name of the innermost open
+// directory may be taken whole from its known digest: no facet path goes
+// below it.
+func (m *composer) canSkip(name string) bool {
+	t := m.trieAt(name)
+	return t == nil || len(t.children) == 0
+}
+
+// addDir adds a directory whose digest is known to the innermost open one.
+func (m *composer) addDir(name, path string, kept bool, dg canon.Digest) {
+	if t := m.trieAt(name); t != nil {
+		t.present, t.digest = kept, dg
 	}
-	atomic, _, err := c.finish(st.top())
-	if err != nil {
-		return composed{}, err
+	m.top().add(name, name, path+"/", kept, dg)
+	if len(m.open) == 1 {
+		m.tops = append(m.tops, topDir{name, kept, dg})
 	}
-	out := composed{fingerprints: map[string]string{canon.Atomic: c.alg.DigestToken(atomic)}, facets: []string{canon.Atomic}}
+}
+
+// result returns the fingerprint map once the root was left.
+func (m *composer) result() composed {
+	c := m.c
+	out := composed{fingerprints: map[string]string{canon.Atomic: c.alg.DigestToken(m.atomic)}, facets: []string{canon.Atomic}}
 	if c.facets == nil {
-		slices.SortFunc(tops, func(a, b topDir) int { return strings.Compare(a.name, b.name) })
+		slices.SortFunc(m.tops, func(a, b topDir) int { return strings.Compare(a.name, b.name) })
 		empty := canon.DigestObject(c.alg, nil)
-		for _, t := range tops {
+		for _, t := range m.tops {
 			d := empty
 			if t.present {
 				d = canon.DigestObject(c.alg, []canon.Child{{Key: t.name, Digest: t.digest}})
@@ -318,18 +326,28 @@ func (c *fpConfig) compose(paths []string, fps []fileFP) (composed, error) {
 			out.fingerprints[t.name] = c.alg.DigestToken(d)
 			out.facets = append(out.facets, t.name)
 		}
-		return out, nil
+		return out
 	}
-	c.trie.present, c.trie.digest = true, atomic
+	c.trie.present, c.trie.digest = true, m.atomic
 	for f, name := range c.facets {
-		d, ok := c.project(c.trie, f, fps)
+		d, ok := c.project(c.trie, f, m.fps)
 		if !ok {
 			d = canon.DigestObject(c.alg, nil)
 		}
 		out.fingerprints[name] = c.alg.DigestToken(d)
 		out.facets = append(out.facets, name)
 	}
-	return out, nil
+	return out
+}
+
+// compose checks the tree formed by entries (sorted by path bytes,
+// normalized) and computes the fingerprint map from each file's fileFP.
+func (c *fpConfig) compose(entries []Entry, fps []fileFP) (composed, error) {
+	m := c.newComposer(entries, fps)
+	if err := walkTree(entries, m); err != nil {
+		return composed{}, err
+	}
+	return m.result(), nil
 }
 
 // finish checks the children of d and returns its digest; false when no
@@ -422,11 +440,6 @@ func (d *dirFrame) check() error {
 	return nil
 }
 
-// isUnder reports whether the relative directory path dir is dir or below it.
-func isUnder(p, dir string) bool {
-	return dir == "" || p == dir || len(p) > len(dir) && p[len(dir)] == '/' && p[:len(dir)] == dir
-}
-
 // truthOfDir returns the truth path of a directory.
 func truthOfDir(p string) canon.Path {
 	if p == "" {
@@ -458,8 +471,10 @@ func FingerprintFiles(files map[string][]byte, opt Options) (map[string]string, 
 		paths[i] = n
 	}
 	slices.Sort(paths)
+	entries := make([]Entry, len(paths))
 	fps := make([]fileFP, len(paths))
 	for i, p := range paths {
+		entries[i].Path = p
 		v, err := fileValue(p, files[norm[p]], nil)
 		if err != nil {
 			return nil, err
@@ -468,7 +483,7 @@ func FingerprintFiles(files map[string][]byte, opt Options) (map[string]string, 
 			return nil, err
 		}
 	}
-	res, err := c.compose(paths, fps)
+	res, err := c.compose(entries, fps)
 	if err != nil {
 		return nil, err
 	}

@@ -152,23 +152,92 @@ func Scan(dir string, opt Options) (*Snapshot, error) {
 		return nil, err
 	}
 
-	paths := make([]string, len(walked))
-	for i := range walked {
-		paths[i] = walked[i].path
+	// Directories above a file read or removed are hashed again; the
+	// cache has the others.
+	var dirty map[string]bool
+	if cache != nil {
+		dirty = map[string]bool{}
+		for _, i := range misses {
+			markAncestors(dirty, walked[i].path)
+		}
+		for _, p := range removed {
+			markAncestors(dirty, p)
+		}
 	}
-	res, err := cfg.compose(paths, fps)
-	if err != nil {
+	t := &scanTree{comp: cfg.newComposer(snap.Entries, fps), ver: newVersionTree(snap.Entries), cache: cache, dirty: dirty}
+	if err := walkTree(snap.Entries, t); err != nil {
 		return nil, fmt.Errorf("scan %s: %w", w.root, err)
 	}
+	res := t.comp.result()
 	snap.Fingerprints, snap.Facets = res.fingerprints, res.facets
-	snap.Version = VersionOf(snap.Entries)
+	snap.Version = t.ver.address()
 	snap.Stats.Files = len(walked)
 	snap.Stats.Statted = int(w.statted.Load())
 
 	if opt.CachePath != "" {
-		writeCache(opt.CachePath, w, cfg, cache, start, walked, snap.Entries, fps, flags, from, removed)
+		writeCache(opt.CachePath, w, cfg, cache, start, walked, snap.Entries, fps, flags, from, removed, t)
 	}
 	return snap, nil
+}
+
+// markAncestors marks the directories above the path p in dirty.
+func markAncestors(dirty map[string]bool, p string) {
+	for j := len(p) - 1; j > 0; j-- {
+		if p[j] != '/' {
+			continue
+		}
+		d := p[:j]
+		if dirty[d] {
+			return // and so are the ones above it
+		}
+		dirty[d] = true
+	}
+}
+
+// scanTree composes fingerprints and the version address in one pass over
+// a scan's entries, taking clean directories (nothing below them read or
+// removed) whole from the stat cache.
+type scanTree struct {
+	comp    *composer
+	ver     *versionTree
+	cache   *statCache
+	dirty   map[string]bool
+	open    []string    // paths of the open directories
+	dirs    []dirRecord // the directories computed, in the order they closed
+	skipped []string    // the directories taken from the cache
+}
+
+func (t *scanTree) enter(path, name string) (bool, error) {
+	if path != "" && !t.dirty[path] && t.comp.canSkip(name) {
+		if r, ok := t.cache.dir(path); ok {
+			t.comp.addDir(name, path, r.kept, r.digest)
+			t.ver.addDir(name, r.tree)
+			t.skipped = append(t.skipped, path)
+			return true, nil
+		}
+	}
+	t.comp.enter(path, name)
+	t.ver.enter(path, name)
+	t.open = append(t.open, path)
+	return false, nil
+}
+
+func (t *scanTree) file(i int, name string) error {
+	t.comp.file(i, name)
+	return t.ver.file(i, name)
+}
+
+func (t *scanTree) leave() error {
+	if err := t.comp.leave(); err != nil {
+		return err
+	}
+	t.ver.leave()
+	p := t.open[len(t.open)-1]
+	t.open = t.open[:len(t.open)-1]
+	if p != "" {
+		t.dirs = append(t.dirs, dirRecord{path: p, kept: t.comp.lastKept, digest: t.comp.lastDigest, tree: t.ver.last})
+	}
+	return nil
 }
 
 // readMisses reads the files at the indexes misses, fills their entries and
@@ -250,7 +319,7 @@ func readMisses(w *walker, cfg *fpConfig, walked []walkedFile, misses []int, sna
 // their flag. A cache that cannot be written is not an error: the next scan
 // reads more, nothing else.
 func writeCache(file string, w *walker, cfg *fpConfig, cache *statCache, start time.Time,
-	walked []walkedFile, entries []Entry, fps []fileFP, flags []uint8, from []int32, removed []string) {
+	walked []walkedFile, entries []Entry, fps []fileFP, flags []uint8, from []int32, removed []string, t *scanTree) {
 	gran := int64(racyCoarse)
 	for i := range walked {
 		if !walked[i].trusted && walked[i].st.mtime%1e9 != 0 {
@@ -276,24 +345,61 @@ func writeCache(file string, w *walker, cfg *fpConfig, cache *statCache, start t
 			changed = append(changed, i)
 		}
 	}
-	if cache != nil && len(changed) == 0 && len(removed) == 0 {
+	slices.SortFunc(t.dirs, func(a, b dirRecord) int { return strings.Compare(a.path, b.path) })
+	var changedDirs []dirRecord
+	var goneDirs []string
+	if cache != nil {
+		computed := make(map[string]bool, len(t.dirs))
+		for _, d := range t.dirs {
+			computed[d.path] = true
+			if old, ok := cache.dir(d.path); !ok || old != d {
+				changedDirs = append(changedDirs, d)
+			}
+		}
+		// A cached directory that went away had all its files removed, so
+		// it is dirty, and was not computed.
+		for d := range t.dirty {
+			if _, ok := cache.dir(d); ok && !computed[d] {
+				goneDirs = append(goneDirs, d)
+			}
+		}
+		slices.Sort(goneDirs)
+	}
+	if cache != nil && len(changed) == 0 && len(removed) == 0 && len(changedDirs) == 0 && len(goneDirs) == 0 {
 		return
 	}
-	if !cache.rewriteDue(len(changed)*(cacheFixed+64) + len(removed)*64) {
+	est := len(changed)*(cacheFixed+64) + len(removed)*64 + len(changedDirs)*(dirFixed+32) + len(goneDirs)*32
+	if !cache.rewriteDue(est) {
 		b := newBlock(nil, blockDelta)
 		for _, i := range changed {
 			b.add(&entries[i], walked[i].st, flags[i], &fps[i])
 		}
-		if appendCacheFile(file, cache, b.finish(removed)) == nil {
+		b.dirs(changedDirs)
+		if appendCacheFile(file, cache, b.finish(removed, goneDirs)) == nil {
 			return
 		}
 	}
+	// A rewrite keeps the records of the directories taken from the cache
+	// and of everything below them.
+	dirs := t.dirs
+	for _, sk := range t.skipped {
+		r, _ := cache.dir(sk)
+		dirs = append(dirs, r)
+		// Byte order puts "a-b" between "a" and "a/x": look for "a/".
+		lo, _ := slices.BinarySearchFunc(cache.dirs, sk+"/", func(r cacheRec, p string) int { return strings.Compare(r.path, p) })
+		for k := lo; k < len(cache.dirs) && strings.HasPrefix(cache.dirs[k].path, sk+"/"); k++ {
+			r, _ := cache.dir(cache.dirs[k].path)
+			dirs = append(dirs, r)
+		}
+	}
+	slices.SortFunc(dirs, func(a, b dirRecord) int { return strings.Compare(a.path, b.path) })
 	buf := cacheHeader(w.root, cfg.id)
-	b := newBlock(slices.Grow(buf, len(walked)*(cacheFixed+40)), blockBase)
+	b := newBlock(slices.Grow(buf, len(walked)*(cacheFixed+40)+len(dirs)*(dirFixed+32)), blockBase)
 	for i := range walked {
 		b.add(&entries[i], walked[i].st, flags[i], &fps[i])
 	}
-	_ = writeCacheFile(file, b.finish(nil))
+	b.dirs(dirs)
+	_ = writeCacheFile(file, b.finish(nil, nil))
 }
 
 // gitBlobID returns the git object id of a blob with content data.

@@ -24,84 +24,86 @@ import (
 // world-model hashes "tree 0\x00".
 //
 // Content is named by its BLAKE3 (Entry.Sum), so a file that did not change
-// is never read to recompute the address, and only the directories above a
-// changed file hash anything new. Paths must be normalized and distinct;
-// entries may come in any order.
+// is never read to recompute the address, and Scan re-hashes only the
+// directories above a changed file (the stat cache keeps the others').
+// Paths must be normalized and distinct; entries may come in any order.
 func VersionOf(entries []Entry) string {
-	sorted := slices.IsSortedFunc(entries, func(a, b Entry) int { return strings.Compare(a.Path, b.Path) })
-	if !sorted {
+	cmp := func(a, b Entry) int { return strings.Compare(a.Path, b.Path) }
+	if !slices.IsSortedFunc(entries, cmp) {
 		entries = slices.Clone(entries)
-		slices.SortFunc(entries, func(a, b Entry) int { return strings.Compare(a.Path, b.Path) })
+		slices.SortFunc(entries, cmp)
 	}
-	type frame struct {
-		path, name string
-		body       []byte
+	v := newVersionTree(entries)
+	_ = walkTree(entries, v) // versionTree never fails
+	return v.address()
+}
+
+// versionTree computes version addresses as a treeVisitor.
+type versionTree struct {
+	entries []Entry
+	open    []*versionFrame
+	pool    []*versionFrame
+	h       *blake3.Hasher
+	last    [32]byte // hash of the directory left last
+}
+
+type versionFrame struct {
+	name string
+	body []byte
+}
+
+func newVersionTree(entries []Entry) *versionTree {
+	return &versionTree{entries: entries, h: blake3.New()}
+}
+
+func (v *versionTree) enter(path, name string) (bool, error) {
+	var f *versionFrame
+	if n := len(v.open); n < len(v.pool) {
+		f = v.pool[n]
+		f.name, f.body = name, f.body[:0]
+	} else {
+		f = &versionFrame{name: name}
+		v.pool = append(v.pool, f)
 	}
-	var open []*frame
-	var pool []*frame
-	push := func(path, name string) {
-		var f *frame
-		if n := len(open); n < len(pool) {
-			f = pool[n]
-			f.path, f.name, f.body = path, name, f.body[:0]
-		} else {
-			f = &frame{path: path, name: name}
-			pool = append(pool, f)
-		}
-		open = append(open, f)
+	v.open = append(v.open, f)
+	return false, nil
+}
+
+func (v *versionTree) file(i int, name string) error {
+	e := &v.entries[i]
+	mode := "100644"
+	if e.Mode&0o111 != 0 {
+		mode = "100755"
 	}
-	h := blake3.New()
-	var sum [32]byte
-	hash := func(body []byte) {
-		h.Reset()
-		var hdr [32]byte
-		h.Write(strconv.AppendInt(append(hdr[:0], "tree "...), int64(len(body)), 10))
-		h.Write([]byte{0})
-		h.Write(body)
-		h.Sum(sum[:0])
+	f := v.open[len(v.open)-1]
+	f.body = appendTreeEntry(f.body, mode, name, e.Sum[:])
+	return nil
+}
+
+func (v *versionTree) leave() error {
+	f := v.open[len(v.open)-1]
+	v.open = v.open[:len(v.open)-1]
+	v.h.Reset()
+	var hdr [32]byte
+	v.h.Write(strconv.AppendInt(append(hdr[:0], "tree "...), int64(len(f.body)), 10))
+	v.h.Write([]byte{0})
+	v.h.Write(f.body)
+	v.h.Sum(v.last[:0])
+	if len(v.open) > 0 {
+		v.addDir(f.name, v.last)
 	}
-	push("", "")
-	pop := func() {
-		d := open[len(open)-1]
-		open = open[:len(open)-1]
-		hash(d.body)
-		parent := open[len(open)-1]
-		parent.body = appendTreeEntry(parent.body, "40000", d.name, sum[:])
-	}
-	for i := range entries {
-		e := &entries[i]
-		dir, name := "", e.Path
-		if j := strings.LastIndexByte(e.Path, '/'); j >= 0 {
-			dir, name = e.Path[:j], e.Path[j+1:]
-		}
-		if open[len(open)-1].path != dir {
-			for len(open) > 1 && !isUnder(dir, open[len(open)-1].path) {
-				pop()
-			}
-			for cur := open[len(open)-1]; cur.path != dir; cur = open[len(open)-1] {
-				rest := dir
-				if cur.path != "" {
-					rest = dir[len(cur.path)+1:]
-				}
-				seg := rest
-				if k := strings.IndexByte(rest, '/'); k >= 0 {
-					seg = rest[:k]
-				}
-				push(join(cur.path, seg), seg)
-			}
-		}
-		d := open[len(open)-1]
-		mode := "100644"
-		if e.Mode&0o111 != 0 {
-			mode = "100755"
-		}
-		d.body = appendTreeEntry(d.body, mode, name, e.Sum[:])
-	}
-	for len(open) > 1 {
-		pop()
-	}
-	hash(open[0].body)
-	return "blake3:" + hex.EncodeToString(sum[:])
+	return nil
+}
+
+// addDir adds a directory whose hash is known to the innermost open one.
+func (v *versionTree) addDir(name string, sum [32]byte) {
+	f := v.open[len(v.open)-1]
+	f.body = appendTreeEntry(f.body, "40000", name, sum[:])
+}
+
+// address returns the version address once the root was left.
+func (v *versionTree) address() string {
+	return "blake3:" + hex.EncodeToString(v.last[:])
 }
 
 func appendTreeEntry(b []byte, mode, name string, sum []byte) []byte {
