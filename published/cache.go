@@ -125,8 +125,8 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // paths are strings sharing data's memory.
 type statCache struct {
 	data   []byte
-	recs   []cacheRec // files
-	dirs   []cacheRec // directories
+	recs   []cacheRec  // files
+	dirs   []cacheRec  // directories
 	file   os.FileInfo // the file loaded, to append only to the same file
 	header []byte      // the header, to recognize a rewritten file
 	deltas int         // delta blocks applied
