@@ -128,7 +128,6 @@ type statCache struct {
 	recs   []cacheRec  // files
 	dirs   []cacheRec  // directories
 	file   os.FileInfo // the file loaded, to append only to the same file
-	header []byte      // the header, to recognize a rewritten file
 	deltas int         // delta blocks applied
 	deltaB int         // their size in bytes
 	baseB  int         // the base block's size in bytes
@@ -183,7 +182,7 @@ func parseCache(data []byte, root, id string) (*statCache, error) {
 	if !bytes.HasPrefix(data, hdr) {
 		return nil, errBadCache
 	}
-	c := &statCache{data: data, header: hdr}
+	c := &statCache{data: data}
 	off := len(hdr)
 	var files, dirs overlay
 	for off < len(data) {
@@ -590,8 +589,9 @@ func writeCacheFile(file string, data []byte) error {
 }
 
 // appendCacheFile appends a delta block to the cache at file, provided the
-// file is still the one c was loaded from (same file, header unchanged,
-// not shorter); otherwise it reports errStaleCache.
+// file is still the one c was loaded from (the same file, not shorter: a
+// rewrite replaces the file, so its header is the one c checked);
+// otherwise it reports errStaleCache.
 func appendCacheFile(file string, c *statCache, block []byte) error {
 	f, err := os.OpenFile(file, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {

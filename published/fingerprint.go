@@ -473,13 +473,18 @@ func FingerprintFiles(files map[string][]byte, opt Options) (map[string]string, 
 	slices.Sort(paths)
 	entries := make([]Entry, len(paths))
 	fps := make([]fileFP, len(paths))
-	for i, p := range paths {
+	errs := make([]error, len(paths))
+	parallel(len(paths), func(i int) {
+		p := paths[i]
 		entries[i].Path = p
 		v, err := fileValue(p, files[norm[p]], nil)
-		if err != nil {
-			return nil, err
+		if err == nil {
+			fps[i], err = c.fileFP(p, v)
 		}
-		if fps[i], err = c.fileFP(p, v); err != nil {
+		errs[i] = err
+	})
+	for _, err := range errs {
+		if err != nil {
 			return nil, err
 		}
 	}

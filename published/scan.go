@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -276,33 +277,7 @@ func readMisses(w *walker, cfg *fpConfig, walked []walkedFile, misses []int, sna
 			errs[k] = err
 		}
 	}
-	workers := min(runtime.GOMAXPROCS(0), len(misses))
-	if workers <= 1 {
-		for k := range misses {
-			work(k)
-		}
-	} else {
-		var next sync.Mutex
-		n := 0
-		var wg sync.WaitGroup
-		for range workers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for {
-					next.Lock()
-					k := n
-					n++
-					next.Unlock()
-					if k >= len(misses) {
-						return
-					}
-					work(k)
-				}
-			}()
-		}
-		wg.Wait()
-	}
+	parallel(len(misses), work)
 	for k, err := range errs {
 		if err != nil {
 			return err
@@ -402,6 +377,32 @@ func writeCache(file string, w *walker, cfg *fpConfig, cache *statCache, start t
 	_ = writeCacheFile(file, b.finish(nil, nil))
 }
 
+// parallel calls work(k) for k in [0, n) on up to GOMAXPROCS goroutines
+// and returns when all calls have.
+func parallel(n int, work func(k int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	if workers <= 1 {
+		for k := range n {
+			work(k)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				k := int(next.Add(1) - 1)
+				if k >= n {
+					return
+				}
+				work(k)
+			}
+		})
+	}
+	wg.Wait()
+}
+
 // gitBlobID returns the git object id of a blob with content data.
 func gitBlobID(data []byte) [20]byte {
 	h := sha1.New()
@@ -440,7 +441,7 @@ func (w *walker) informed(c *statCache, changed []string) ([]walkedFile, error) 
 		switch {
 		case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
 		case err != nil:
-			return l, fmt.Errorf("scan %s: %w", w.display(p), err)
+			return l, fmt.Errorf("scan %s: %w", w.abs(p), err)
 		default:
 			l = looked{kind: kindOfMode(st.mode), st: st}
 		}

@@ -106,13 +106,9 @@ func newWalker(dir string) (*walker, error) {
 	return w, nil
 }
 
-// abs returns the absolute path of the relative path p.
+// abs returns the absolute path of the relative path p; messages name
+// files by it.
 func (w *walker) abs(p string) string {
-	return filepath.Join(w.root, filepath.FromSlash(p))
-}
-
-// display names the relative path p in messages.
-func (w *walker) display(p string) string {
 	return filepath.Join(w.root, filepath.FromSlash(p))
 }
 
@@ -156,7 +152,7 @@ func (w *walker) walkSub(rel string) ([]walkedFile, error) {
 	defer root.close()
 	h, err := root.openSub(rel)
 	if err != nil {
-		return nil, fmt.Errorf("read directory %s: %w", w.display(rel), err)
+		return nil, fmt.Errorf("read directory %s: %w", w.abs(rel), err)
 	}
 	var n walkNode
 	var wg sync.WaitGroup
@@ -194,7 +190,7 @@ func (w *walker) walkDir(h dirHandle, rel string, n *walkNode, wg *sync.WaitGrou
 	defer h.close()
 	names, err := h.readNames()
 	if err != nil {
-		n.err = fmt.Errorf("read directory %s: %w", w.display(rel), err)
+		n.err = fmt.Errorf("read directory %s: %w", w.abs(rel), err)
 		return
 	}
 	// File systems that do not report types in directory entries need an
@@ -205,7 +201,7 @@ func (w *walker) walkDir(h dirHandle, rel string, n *walkNode, wg *sync.WaitGrou
 		if d.kind == kindUnknown {
 			st, err := h.lstat(d.name)
 			if err != nil {
-				n.err = fmt.Errorf("scan %s: %w", w.display(join(rel, d.name)), err)
+				n.err = fmt.Errorf("scan %s: %w", w.abs(join(rel, d.name)), err)
 				return
 			}
 			w.statted.Add(1)
@@ -230,7 +226,7 @@ func (w *walker) walkDir(h dirHandle, rel string, n *walkNode, wg *sync.WaitGrou
 		case kindDir:
 			sh, err := h.openSub(d.name)
 			if err != nil {
-				n.err = fmt.Errorf("read directory %s: %w", w.display(p), err)
+				n.err = fmt.Errorf("read directory %s: %w", w.abs(p), err)
 				return
 			}
 			sub := &walkNode{}
@@ -250,7 +246,7 @@ func (w *walker) walkDir(h dirHandle, rel string, n *walkNode, wg *sync.WaitGrou
 			st, ok := pre[d.name]
 			if !ok {
 				if st, err = h.lstat(d.name); err != nil {
-					n.err = fmt.Errorf("scan %s: %w", w.display(p), err)
+					n.err = fmt.Errorf("scan %s: %w", w.abs(p), err)
 					return
 				}
 				w.statted.Add(1)
@@ -278,9 +274,9 @@ func (w *walker) fileOf(p string, st fileStat) (walkedFile, error) {
 		}
 		return walkedFile{path: p, st: tst, link: true, target: target}, nil
 	case kindDir:
-		return walkedFile{}, fmt.Errorf("scan %s: it became a directory while the node was scanned; scan again", w.display(p))
+		return walkedFile{}, fmt.Errorf("scan %s: it became a directory while the node was scanned; scan again", w.abs(p))
 	}
-	return walkedFile{}, fmt.Errorf("%s is %s; a world-model holds only regular files, directories and symlinks to files inside the node", w.display(p), describeMode(st.mode))
+	return walkedFile{}, fmt.Errorf("%s is %s; a world-model holds only regular files, directories and symlinks to files inside the node", w.abs(p), describeMode(st.mode))
 }
 
 // ErrLinkOutside is wrapped by the error for a symlink whose target leaves
@@ -296,22 +292,22 @@ func (w *walker) followLink(p string) (fileStat, string, error) {
 	target, _ := os.Readlink(abs)
 	resolved, err := filepath.EvalSymlinks(abs)
 	if err != nil {
-		return fileStat{}, "", fmt.Errorf("symlink %s -> %s cannot be resolved (%v); a world-model link must point to a file inside the node", w.display(p), target, errors.Unwrap(err))
+		return fileStat{}, "", fmt.Errorf("symlink %s -> %s cannot be resolved (%v); a world-model link must point to a file inside the node", w.abs(p), target, errors.Unwrap(err))
 	}
 	rel, err := filepath.Rel(w.real, resolved)
 	if err != nil || rel == "." || !within(w.real, resolved) {
-		return fileStat{}, "", fmt.Errorf("symlink %s -> %s leaves the node directory %s: %w", w.display(p), target, w.root, ErrLinkOutside)
+		return fileStat{}, "", fmt.Errorf("symlink %s -> %s leaves the node directory %s: %w", w.abs(p), target, w.root, ErrLinkOutside)
 	}
 	st, err := statPath(resolved)
 	if err != nil {
-		return fileStat{}, "", fmt.Errorf("symlink %s -> %s: %w", w.display(p), target, err)
+		return fileStat{}, "", fmt.Errorf("symlink %s -> %s: %w", w.abs(p), target, err)
 	}
 	if k := kindOfMode(st.mode); k != kindFile {
 		what := "a directory"
 		if k != kindDir {
 			what = describeMode(st.mode)
 		}
-		return fileStat{}, "", fmt.Errorf("symlink %s -> %s points to %s; prose follows only symlinks to regular files inside the node", w.display(p), target, what)
+		return fileStat{}, "", fmt.Errorf("symlink %s -> %s points to %s; prose follows only symlinks to regular files inside the node", w.abs(p), target, what)
 	}
 	return st, filepath.ToSlash(rel), nil
 }
@@ -330,7 +326,7 @@ func (w *walker) readFile(f *walkedFile) ([]byte, error) {
 	}
 	data, err := w.fsRoot.ReadFile(filepath.FromSlash(p))
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", w.display(f.path), err)
+		return nil, fmt.Errorf("read %s: %w", w.abs(f.path), err)
 	}
 	return data, nil
 }
