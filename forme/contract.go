@@ -45,8 +45,8 @@ type Contract struct {
 	Title    string // the # title
 	Subject  string // tests
 	Inline   bool
-	File     *File
-	Pos      Pos // the frontmatter name, the ## heading, or 1:1
+	File     *File `json:"-"` // the file holding the contract
+	Pos      Pos   // the frontmatter name, the ## heading, or 1:1
 	Preamble string
 	Sections []*Section
 

@@ -400,3 +400,10 @@ func TestSetextHeadingsArePlainProse(t *testing.T) {
 		t.Fatalf("a setext heading opened a node: %d contracts", len(f.Contracts))
 	}
 }
+
+func TestProjectEncodesAsJSON(t *testing.T) {
+	p := ParseSources([]Source{{Path: "a.prose.md", Data: []byte("---\nname: a\nkind: function\n---\n### Returns\n\n- `x`: y\n")}}, hermetic())
+	if _, err := encodeJSON(p.Files); err != nil {
+		t.Fatalf("files must encode (no pointer cycles): %v", err)
+	}
+}
