@@ -148,12 +148,6 @@ func LoadProject(paths []string, opts Options) (*Project, error) {
 	} else if r, err := filepath.Abs(root); err == nil {
 		root = r
 	}
-	if opts.ProjectDir == "" {
-		opts.ProjectDir = root
-		if filepath.Base(root) == "src" {
-			opts.ProjectDir = filepath.Dir(root)
-		}
-	}
 	opts.Root = root
 	srcs := make([]Source, len(files))
 	for i, f := range files {
@@ -191,8 +185,16 @@ func within(p, dir string) bool {
 }
 
 // ParseSources parses in-memory sources (in parallel; the result does not
-// depend on scheduling) into a project. Sources are ordered by Path.
+// depend on scheduling) into a project. Sources are ordered by Path. With no
+// Root, there is no project directory: only HOME's skill roots and the
+// registry in ~/.claude.json are consulted.
 func ParseSources(srcs []Source, opts Options) *Project {
+	if opts.ProjectDir == "" && opts.Root != "" {
+		opts.ProjectDir = opts.Root
+		if filepath.Base(opts.Root) == "src" {
+			opts.ProjectDir = filepath.Dir(opts.Root)
+		}
+	}
 	srcs = append([]Source(nil), srcs...)
 	sort.SliceStable(srcs, func(i, j int) bool { return srcs[i].Path < srcs[j].Path })
 	files := make([]*File, len(srcs))
