@@ -65,9 +65,10 @@ func lstatWalk(b *testing.B, d string) int {
 	return n
 }
 
-// BenchmarkScanVsWalk10k measures BenchmarkScan10kFullOneEdit and
-// BenchmarkLstatWalk10k in the same loop, alternating, and reports their
-// ratio: on a shared or busy machine the two see the same load.
+// BenchmarkScanVsWalk10k measures BenchmarkScan10kFullOneEdit,
+// BenchmarkLstatWalk10k and BenchmarkLstatWalk10kSerialRaw in the same
+// loop, alternating, and reports the ratios: on a shared or busy machine
+// the three see the same load.
 func BenchmarkScanVsWalk10k(b *testing.B) {
 	dir := b.TempDir()
 	paths := tree10k(b, dir)
@@ -75,7 +76,12 @@ func BenchmarkScanVsWalk10k(b *testing.B) {
 	if _, err := Scan(dir, opt); err != nil {
 		b.Fatal(err)
 	}
-	var walkT, scanT time.Duration
+	raw, err := newWalker(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	raw.spare = make(chan struct{})
+	var walkT, rawT, scanT time.Duration
 	i := 0
 	for b.Loop() {
 		p := paths[(i*37)%len(paths)]
@@ -88,16 +94,24 @@ func BenchmarkScanVsWalk10k(b *testing.B) {
 			b.Fatal("wrong count")
 		}
 		t1 := time.Now()
+		if files, err := raw.walk(); err != nil || len(files) != 10000 {
+			b.Fatal(err, len(files))
+		}
+		t2 := time.Now()
 		if _, err := Scan(dir, opt); err != nil {
 			b.Fatal(err)
 		}
-		t2 := time.Now()
+		t3 := time.Now()
 		walkT += t1.Sub(t0)
-		scanT += t2.Sub(t1)
+		rawT += t2.Sub(t1)
+		scanT += t3.Sub(t2)
 	}
-	b.ReportMetric(float64(walkT.Microseconds())/1000/float64(i), "walk-ms")
-	b.ReportMetric(float64(scanT.Microseconds())/1000/float64(i), "scan-ms")
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 / float64(i) }
+	b.ReportMetric(ms(walkT), "walk-ms")
+	b.ReportMetric(ms(rawT), "rawwalk-ms")
+	b.ReportMetric(ms(scanT), "scan-ms")
 	b.ReportMetric(float64(scanT)/float64(walkT), "scan/walk")
+	b.ReportMetric(float64(scanT)/float64(rawT), "scan/rawwalk")
 }
 
 // BenchmarkLstatWalk10kSerialRaw is a stricter floor: the walk Scan itself
