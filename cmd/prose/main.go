@@ -90,6 +90,10 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Flags:                globalFlags(),
 		Commands: []*cli.Command{
 			initCommand(),
+			checkCommand(),
+			compileCommand(),
+			graphCommand(),
+			idCommand(),
 			publishCommand(),
 			logCommand(),
 			receiptsCommand(),
