@@ -58,6 +58,8 @@ type compileDoc struct {
 	Commit    string   `json:"commit,omitempty"`  // the activation commit
 	Current   *bool    `json:"current,omitempty"` // --check: the active manifest is in step
 	KeptSpecs []string `json:"kept_specs,omitempty"`
+	// Uncommitted lists compiled contracts that differ from the branch.
+	Uncommitted []string `json:"uncommitted,omitempty"`
 }
 
 func runCompile(c *cli.Context) error {
@@ -149,9 +151,15 @@ func runCompile(c *cli.Context) error {
 			return fmt.Errorf("compile --activate: %w", err)
 		}
 		doc.KeptSpecs = kept
-		for _, node := range kept {
-			if !out.json && !out.quiet {
+		if doc.Uncommitted, err = uncommittedSources(set); err != nil {
+			return fmt.Errorf("compile --activate: %w", err)
+		}
+		if !out.json && !out.quiet {
+			for _, node := range kept {
 				fmt.Fprintf(c.App.ErrWriter, "note: %s keeps the canonicalization spec it was published under (changing it would leave its receipts unverifiable); publish it with --spec to adopt its contract's spec\n", node)
+			}
+			if len(doc.Uncommitted) > 0 {
+				fmt.Fprintf(c.App.ErrWriter, "note: compiled from uncommitted contracts (%s): commit them too, so the history holds the contracts this manifest was built from\n", strings.Join(doc.Uncommitted, ", "))
 			}
 		}
 		h, err := set.vault.CommitFiles(c.Context, "prose compile --activate", fmt.Sprintf("Activate manifest (%s)\n", shape), files)
@@ -260,6 +268,31 @@ func activationFiles(v *vault.Vault, m *forme.Manifest, data []byte) (map[string
 	sort.Strings(kept)
 	files[vault.ManifestPath] = data
 	return files, kept, nil
+}
+
+// uncommittedSources lists the compiled contract files, vault-relative,
+// whose working-tree bytes are not what the branch holds. An activation
+// commits only the manifest and its artifacts, never the user's sources.
+func uncommittedSources(set *contractSet) ([]string, error) {
+	var out []string
+	for _, f := range set.project.Files {
+		rel := f.Rel
+		if filepath.IsAbs(rel) || rel == ".." || strings.HasPrefix(rel, "../") {
+			continue // outside the vault
+		}
+		disk, err := os.ReadFile(filepath.Join(set.vault.Root(), filepath.FromSlash(rel)))
+		if err != nil {
+			return nil, err
+		}
+		committed, ok, err := set.vault.ReadFile(rel)
+		if err != nil {
+			return nil, err
+		}
+		if !ok || !bytes.Equal(disk, committed) {
+			out = append(out, rel)
+		}
+	}
+	return out, nil
 }
 
 // sameSpec reports whether two committed spec files say the same thing:

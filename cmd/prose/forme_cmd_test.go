@@ -472,6 +472,24 @@ func TestCompileActivateCheckInVault(t *testing.T) {
 	mustProse(t, "compile", "--check")
 	clean("a second activation")
 
+	// Activating uncommitted contracts says so; it never commits them.
+	report := filepath.Join(vdir, "src", "report.prose.md")
+	if err := os.WriteFile(report, []byte(strings.Replace(srcs["src/report.prose.md"], "daily", "hourly", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code = prose(t, "compile", "--activate")
+	if code != 0 || !strings.Contains(errs, "uncommitted contracts (src/report.prose.md)") {
+		t.Fatalf("activation of an uncommitted contract: exit %d\n%s%s", code, out, errs)
+	}
+	if st := gitOut(t, git, vdir, "status", "--porcelain"); st != " M src/report.prose.md\n" {
+		t.Errorf("git status after activating an uncommitted contract:\n%s", st)
+	}
+	if err := os.WriteFile(report, []byte(srcs["src/report.prose.md"]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustProse(t, "compile", "--activate", "--quiet")
+	clean("a third activation")
+
 	// Errors: nothing written, exit 1.
 	os.Remove(filepath.Join(vdir, "dist", "manifest.next.json"))
 	srcs["src/tickets.prose.md"] = strings.Replace(srcs["src/tickets.prose.md"], "### Maintains", "### Requires\n\n- `report`: the report\n\n### Maintains", 1)
@@ -483,8 +501,8 @@ func TestCompileActivateCheckInVault(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(vdir, "dist", "manifest.next.json")); err == nil {
 		t.Error("compile wrote manifest.next.json despite errors")
 	}
-	if n := strings.Count(gitOut(t, git, vdir, "log", "--format=%s"), "Activate manifest"); n != 2 {
-		t.Errorf("%d activation commits after a failed activation, want 2", n)
+	if n := strings.Count(gitOut(t, git, vdir, "log", "--format=%s"), "Activate manifest"); n != 4 {
+		t.Errorf("%d activation commits after a failed activation, want 4", n)
 	}
 	_, _, code = prose(t, "compile", "--check")
 	if code != 1 {
