@@ -31,7 +31,7 @@ func idCommand() *cli.Command {
 			"usage error (2) and nothing is written.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "write", Aliases: []string{"w"}, Usage: "add a missing id: to the frontmatter of each FILE"},
-			&cli.IntFlag{Name: "count", Aliases: []string{"n"}, Value: 1, Usage: "how many ids to print (without --write)"},
+			&cli.IntFlag{Name: "count", Aliases: []string{"n"}, Value: 1, Usage: "print `N` ids (without --write)"},
 		},
 		Action: func(c *cli.Context) error {
 			gen := &forme.IDGenerator{}
