@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -109,13 +111,16 @@ func parseIndex(data []byte) (*gitIndex, error) {
 // encode serializes the index as version 2 (3 when an entry needs extended
 // flags), entries sorted by name then stage.
 func (idx *gitIndex) encode() []byte {
-	sort.SliceStable(idx.Entries, func(i, j int) bool {
-		a, b := idx.Entries[i], idx.Entries[j]
+	less := func(i, j int) bool {
+		a, b := &idx.Entries[i], &idx.Entries[j]
 		if a.Name != b.Name {
 			return a.Name < b.Name
 		}
 		return (a.Flags>>12)&3 < (b.Flags>>12)&3
-	})
+	}
+	if !sort.SliceIsSorted(idx.Entries, less) {
+		sort.SliceStable(idx.Entries, less)
+	}
 	ver := uint32(2)
 	for _, e := range idx.Entries {
 		if e.ExtFlags != 0 {
@@ -168,6 +173,13 @@ func (idx *gitIndex) encode() []byte {
 // exclusively, written, fsynced, renamed over the index.
 func (v *Vault) writeIndex(idx *gitIndex) error {
 	lockPath := v.indexPath() + ".lock"
+	// Record that prose owns index.lock, so that the next writer can
+	// remove it if this process dies before the rename.
+	owner := v.StatePath("index.lock.owner")
+	if err := os.WriteFile(owner, []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
+		return fmt.Errorf("update git index: %w", err)
+	}
+	defer os.Remove(owner)
 	f, err := os.OpenFile(lockPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("update git index: %s exists; another git command is running, or one crashed (then remove the file)", lockPath)
@@ -232,4 +244,20 @@ func statMatches(fi fs.FileInfo, e *indexEntry) bool {
 	fillStat(fi, &cur)
 	return cur.MtimeS == e.MtimeS && cur.MtimeN == e.MtimeN && cur.CtimeS == e.CtimeS &&
 		cur.CtimeN == e.CtimeN && cur.Ino == e.Ino && cur.Size == e.Size && cur.Mode == e.Mode
+}
+
+// removeStaleIndexLock removes .git/index.lock when a prose writer that has
+// since died created it. A lock that git or a live process holds is kept.
+func (v *Vault) removeStaleIndexLock() {
+	owner := v.StatePath("index.lock.owner")
+	data, err := os.ReadFile(owner)
+	if err != nil {
+		return
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err == nil && pid > 0 && pid != os.Getpid() && syscall.Kill(pid, 0) == nil {
+		return // still running
+	}
+	os.Remove(v.indexPath() + ".lock")
+	os.Remove(owner)
 }

@@ -2,6 +2,7 @@ package vault
 
 import (
 	"bytes"
+	"crypto/sha1"
 	"compress/zlib"
 	"crypto/rand"
 	"encoding/hex"
@@ -54,9 +55,26 @@ func (b *objectBatch) has(h plumbing.Hash) bool {
 	return b.v.storage.HasEncodedObject(h) == nil
 }
 
+// objectHash is the git object id of content data of type t. It uses the
+// hardware-accelerated SHA-1 rather than go-git's collision-detecting one:
+// prose hashes objects it encodes itself, and the result is the same.
+func objectHash(t plumbing.ObjectType, data []byte) plumbing.Hash {
+	h := sha1.New()
+	h.Write(t.Bytes())
+	var hdr [24]byte
+	b := append(hdr[:0], ' ')
+	b = strconv.AppendInt(b, int64(len(data)), 10)
+	b = append(b, 0)
+	h.Write(b)
+	h.Write(data)
+	var out plumbing.Hash
+	h.Sum(out[:0])
+	return out
+}
+
 // put writes an object of type t with content data, unless present.
 func (b *objectBatch) put(t plumbing.ObjectType, data []byte) (plumbing.Hash, error) {
-	h := plumbing.ComputeHash(t, data)
+	h := objectHash(t, data)
 	if b.has(h) {
 		return h, nil
 	}
@@ -109,7 +127,9 @@ func (b *objectBatch) write(h plumbing.Hash, fill func(io.Writer) error) error {
 	}
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
-	tmp := filepath.Join(dir, "tmp_obj_"+hex.EncodeToString(rnd[:]))
+	// Temporary objects live in objects/ itself, so a crashed writer's
+	// leftovers are found with one directory read.
+	tmp := filepath.Join(b.v.gitDir, "objects", "tmp_obj_"+hex.EncodeToString(rnd[:]))
 	if err := durable.Inject(durable.StepWrite, final); err != nil {
 		return fmt.Errorf("write git object %s: %w", h, err)
 	}

@@ -167,7 +167,7 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 			if e.Mode&0o111 != 0 {
 				mode = filemode.Executable
 			}
-			files[i] = FileEntry{Path: e.Path, Mode: mode, Size: e.Size, OID: plumbing.Hash(e.GitOID), Source: filepath.Join(absDir, filepath.FromSlash(e.Path))}
+			files[i] = FileEntry{Path: e.Path, Mode: mode, Size: e.Size, OID: plumbing.Hash(e.GitOID)}
 		}
 		var oldNode plumbing.Hash
 		if e, ok, err := v.lookup(tipCommit.TreeHash, "published/"+esc); err != nil {
@@ -175,7 +175,9 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 		} else if ok && e.Mode == filemode.Dir {
 			oldNode = e.Hash
 		}
-		nodeTree, err := b.buildTree(files, oldNode)
+		clock.mark("prep")
+		nodeTree, err := b.buildTree(files, absDir, oldNode)
+		clock.mark("buildTree")
 		if err != nil {
 			return nil, fmt.Errorf("publish %s: %w", node, err)
 		}
@@ -208,14 +210,17 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 		if err != nil {
 			return nil, err
 		}
+		clock.mark("root+commit")
 		// Refuse before anything moves if the new state would overwrite a
 		// hand edit in the working tree.
 		if err := diffTrees(b.tree, tipCommit.TreeHash, root, "", &changes); err != nil {
 			return nil, err
 		}
+		clock.mark("diff")
 		if idx, err = v.readIndex(); err != nil {
 			return nil, err
 		}
+		clock.mark("readIndex")
 		edits, err := v.checkClean(changes, indexMap(idx))
 		if err != nil {
 			return nil, err

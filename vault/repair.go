@@ -19,6 +19,7 @@ import (
 // It runs under the writer lock, before every write.
 func (v *Vault) repair() error {
 	v.cleanTemps()
+	v.removeStaleIndexLock()
 	tip, err := v.readRef(v.Branch())
 	if err != nil {
 		return err
@@ -72,17 +73,10 @@ func (v *Vault) repairLedger(tip plumbing.Hash) error {
 // cleanTemps removes temporary files that a killed writer left behind.
 func (v *Vault) cleanTemps() {
 	objects := filepath.Join(v.gitDir, "objects")
-	dirs, _ := os.ReadDir(objects)
-	for _, d := range dirs {
-		if !d.IsDir() || len(d.Name()) != 2 {
-			continue
-		}
-		sub := filepath.Join(objects, d.Name())
-		ents, _ := os.ReadDir(sub)
-		for _, e := range ents {
-			if strings.HasPrefix(e.Name(), "tmp_obj_") {
-				os.Remove(filepath.Join(sub, e.Name()))
-			}
+	ents, _ := os.ReadDir(objects)
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), "tmp_obj_") {
+			os.Remove(filepath.Join(objects, e.Name()))
 		}
 	}
 	for _, d := range []string{filepath.Join(v.gitDir, "refs", "heads"), filepath.Join(v.gitDir, "refs", "prose"), v.StatePath(), v.StatePath("cache")} {

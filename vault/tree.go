@@ -3,6 +3,7 @@ package vault
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,11 +15,10 @@ import (
 
 // FileEntry is one file of a world-model as the vault stores it.
 type FileEntry struct {
-	Path   string // slash path relative to the node root
-	Mode   filemode.FileMode
-	Size   int64
-	OID    plumbing.Hash
-	Source string // file to read the content from when the blob is new
+	Path string // slash path relative to the node root
+	Mode filemode.FileMode
+	Size int64
+	OID  plumbing.Hash
 }
 
 // encodeTree returns the canonical git encoding of entries, sorted the way
@@ -52,57 +52,73 @@ func treeKey(e object.TreeEntry) string {
 // dirNode is one directory of a world-model being published: its encoded
 // tree and hash, computed before anything is written.
 type dirNode struct {
+	name  string
 	hash  plumbing.Hash
 	data  []byte
-	dirs  map[string]*dirNode
-	blobs map[string]FileEntry
+	dirs  []*dirNode
+	blobs []FileEntry // files directly in this directory, named by their last segment
 }
 
-// buildTree writes the tree for files (sorted by path) and returns its hash.
-// Hashes are computed bottom-up in memory first; then only directories whose
-// hash differs from the same directory in old (the node's previous tree) are
-// visited, so a one-file change reads and writes one path of trees, never
-// the whole world-model.
-func (b *objectBatch) buildTree(files []FileEntry, old plumbing.Hash) (plumbing.Hash, error) {
-	root := hashDir(files, "")
-	if err := b.writeDir(root, old); err != nil {
+// buildTree writes the tree for files (sorted by path bytes) and returns its
+// hash; src is the directory the files are read from. Hashes are computed
+// bottom-up in memory first; then only directories whose hash differs from
+// the same directory in old (the node's previous tree) are visited, so a
+// one-file change reads and writes one path of trees, never the whole
+// world-model.
+func (b *objectBatch) buildTree(files []FileEntry, src string, old plumbing.Hash) (plumbing.Hash, error) {
+	root := hashDir(files, 0, "")
+	if err := b.writeDir(root, old, src); err != nil {
 		return plumbing.ZeroHash, err
 	}
 	return root.hash, nil
 }
 
-func hashDir(files []FileEntry, prefix string) *dirNode {
-	n := &dirNode{dirs: map[string]*dirNode{}, blobs: map[string]FileEntry{}}
-	var entries []object.TreeEntry
-	i := 0
-	for i < len(files) {
-		rel := files[i].Path[len(prefix):]
-		if slash := strings.IndexByte(rel, '/'); slash >= 0 {
-			name := rel[:slash]
-			sub := prefix + name + "/"
-			j := i
-			for j < len(files) && strings.HasPrefix(files[j].Path, sub) {
-				j++
-			}
-			child := hashDir(files[i:j], sub)
-			n.dirs[name] = child
-			entries = append(entries, object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: child.hash})
-			i = j
+// hashDir builds the directory whose entries are files (all under the same
+// prefix of length plen). Byte order of full paths is git's tree order, so
+// entries are encoded as they come.
+func hashDir(files []FileEntry, plen int, name string) *dirNode {
+	n := &dirNode{name: name}
+	size := 0
+	for i := range files {
+		size += len(files[i].Path) - plen + 28
+	}
+	data := make([]byte, 0, size)
+	appendEntry := func(mode filemode.FileMode, name string, h plumbing.Hash) {
+		data = strconv.AppendUint(data, uint64(mode), 8)
+		data = append(data, ' ')
+		data = append(data, name...)
+		data = append(data, 0)
+		data = append(data, h[:]...)
+	}
+	for i := 0; i < len(files); {
+		rel := files[i].Path[plen:]
+		slash := strings.IndexByte(rel, '/')
+		if slash < 0 {
+			appendEntry(files[i].Mode, rel, files[i].OID)
+			n.blobs = append(n.blobs, files[i])
+			i++
 			continue
 		}
-		entries = append(entries, object.TreeEntry{Name: rel, Mode: files[i].Mode, Hash: files[i].OID})
-		n.blobs[rel] = files[i]
-		i++
+		seg := rel[:slash]
+		sub := plen + slash + 1
+		j := i + 1
+		for j < len(files) && len(files[j].Path) > sub && files[j].Path[sub-1] == '/' && files[j].Path[plen:sub-1] == seg {
+			j++
+		}
+		child := hashDir(files[i:j], sub, seg)
+		n.dirs = append(n.dirs, child)
+		appendEntry(filemode.Dir, seg, child.hash)
+		i = j
 	}
-	n.data = encodeTree(entries)
-	n.hash = plumbing.ComputeHash(plumbing.TreeObject, n.data)
+	n.data = data
+	n.hash = objectHash(plumbing.TreeObject, data)
 	return n
 }
 
 // writeDir writes n's blobs and subtrees that old does not already hold,
 // then n itself. Blobs go before the trees that name them, so a crash in
 // the middle of a flush never leaves a tree whose blobs are missing.
-func (b *objectBatch) writeDir(n *dirNode, old plumbing.Hash) error {
+func (b *objectBatch) writeDir(n *dirNode, old plumbing.Hash, src string) error {
 	if n.hash == old {
 		return nil
 	}
@@ -118,20 +134,21 @@ func (b *objectBatch) writeDir(n *dirNode, old plumbing.Hash) error {
 	} else if b.has(n.hash) {
 		return nil
 	}
-	for name, f := range n.blobs {
+	for _, f := range n.blobs {
+		name := f.Path[strings.LastIndexByte(f.Path, '/')+1:]
 		if e, ok := oldEntries[name]; ok && e.Hash == f.OID {
 			continue
 		}
-		if err := b.putFile(f.Source, f.Size, f.OID); err != nil {
+		if err := b.putFile(filepath.Join(src, filepath.FromSlash(f.Path)), f.Size, f.OID); err != nil {
 			return err
 		}
 	}
-	for name, child := range n.dirs {
+	for _, child := range n.dirs {
 		var oldChild plumbing.Hash
-		if e, ok := oldEntries[name]; ok && e.Mode == filemode.Dir {
+		if e, ok := oldEntries[child.name]; ok && e.Mode == filemode.Dir {
 			oldChild = e.Hash
 		}
-		if err := b.writeDir(child, oldChild); err != nil {
+		if err := b.writeDir(child, oldChild, src); err != nil {
 			return err
 		}
 	}

@@ -1,0 +1,32 @@
+package vault
+
+import (
+	"fmt"
+	"sort"
+	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+)
+
+func BenchmarkHashDir10k(b *testing.B) {
+	var files []FileEntry
+	for i := 0; i < 10000; i++ {
+		files = append(files, FileEntry{Path: fmt.Sprintf("facet%02d/d%03d/f%05d.md", i%10, (i/10)%100, i), Mode: filemode.Regular, OID: plumbing.ComputeHash(plumbing.BlobObject, []byte(fmt.Sprint(i)))})
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		hashDir(files, 0, "")
+	}
+}
+
+func TestObjectHashMatchesGit(t *testing.T) {
+	for _, data := range [][]byte{nil, []byte("hello\n"), make([]byte, 100000)} {
+		for _, typ := range []plumbing.ObjectType{plumbing.BlobObject, plumbing.TreeObject, plumbing.CommitObject} {
+			if got, want := objectHash(typ, data), plumbing.ComputeHash(typ, data); got != want {
+				t.Fatalf("%s of %d bytes: %s, want %s", typ, len(data), got, want)
+			}
+		}
+	}
+}
