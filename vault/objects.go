@@ -2,9 +2,9 @@ package vault
 
 import (
 	"bytes"
-	"crypto/sha1"
 	"compress/zlib"
 	"crypto/rand"
+	"crypto/sha1"
 	"encoding/hex"
 	"fmt"
 	"io"
