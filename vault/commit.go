@@ -64,7 +64,7 @@ func (v *Vault) CommitFiles(ctx context.Context, who, message string, files map[
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	edits, err := v.checkClean(changes, indexMap(idx))
+	edits, err := v.checkClean(changes, idx)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}

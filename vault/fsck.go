@@ -262,7 +262,6 @@ func (v *Vault) handEdits(root plumbing.Hash) ([]HandEdit, error) {
 	if err != nil {
 		return nil, err
 	}
-	im := indexMap(idx)
 	committed := map[string]bool{}
 	var edits []HandEdit
 	e, ok, err := v.lookup(root, "published")
@@ -272,7 +271,7 @@ func (v *Vault) handEdits(root plumbing.Hash) ([]HandEdit, error) {
 	if ok {
 		err = v.walkFiles(e.Hash, "published/", func(p string, te object.TreeEntry) error {
 			committed[p] = true
-			oid, exists, err := v.worktreeOID(p, im)
+			oid, exists, err := v.worktreeOID(p, idx)
 			if err != nil {
 				return err
 			}

@@ -29,11 +29,16 @@ type indexEntry struct {
 	Name                           string
 }
 
-// gitIndex is the parsed index. Optional extensions are dropped on write
-// (git rebuilds its caches); a required extension prose cannot keep up to
-// date makes the index read-only for prose.
+// gitIndex is the git index kept in its on-disk layout: a publish changes a
+// handful of the tens of thousands of entries, so entries are found by
+// binary search and patched in place rather than parsed and re-encoded.
+// Optional extensions are dropped on write (git rebuilds its caches); a
+// required extension prose cannot keep up to date makes the index
+// read-only for prose.
 type gitIndex struct {
-	Entries []indexEntry
+	ver  uint32
+	body []byte // the entries, as git lays them out
+	offs []int  // where each entry starts in body
 }
 
 var errIndexFormat = errors.New("unsupported git index")
@@ -44,7 +49,7 @@ func (v *Vault) indexPath() string { return filepath.Join(v.gitDir, "index") }
 func (v *Vault) readIndex() (*gitIndex, error) {
 	data, err := os.ReadFile(v.indexPath())
 	if errors.Is(err, os.ErrNotExist) {
-		return &gitIndex{}, nil
+		return &gitIndex{ver: 2}, nil
 	}
 	if err != nil {
 		return nil, err
@@ -52,54 +57,38 @@ func (v *Vault) readIndex() (*gitIndex, error) {
 	return parseIndex(data)
 }
 
+func damaged(why string) error {
+	return fmt.Errorf("%w: .git/index %s; rebuild it with `git reset`", errIndexFormat, why)
+}
+
 func parseIndex(data []byte) (*gitIndex, error) {
 	if len(data) < 12+20 || string(data[:4]) != "DIRC" {
-		return nil, fmt.Errorf("%w: .git/index is damaged; rebuild it with `git reset`", errIndexFormat)
+		return nil, damaged("is damaged")
 	}
 	sum := sha1.Sum(data[:len(data)-20])
 	if !bytes.Equal(sum[:], data[len(data)-20:]) {
-		return nil, fmt.Errorf("%w: .git/index checksum mismatch; rebuild it with `git reset`", errIndexFormat)
+		return nil, damaged("checksum mismatch")
 	}
 	ver := binary.BigEndian.Uint32(data[4:])
 	if ver != 2 && ver != 3 {
 		return nil, fmt.Errorf("%w: index version %d; run `git update-index --index-version 2`", errIndexFormat, ver)
 	}
-	n := binary.BigEndian.Uint32(data[8:])
-	body := data[:len(data)-20]
-	off := 12
-	idx := &gitIndex{Entries: make([]indexEntry, 0, n)}
-	for i := uint32(0); i < n; i++ {
-		if off+62 > len(body) {
-			return nil, fmt.Errorf("%w: truncated entry; rebuild it with `git reset`", errIndexFormat)
+	n := int(binary.BigEndian.Uint32(data[8:]))
+	all := data[12 : len(data)-20]
+	idx := &gitIndex{ver: ver, offs: make([]int, 0, n)}
+	off := 0
+	for i := 0; i < n; i++ {
+		l, err := entryLen(all, off, ver)
+		if err != nil {
+			return nil, err
 		}
-		b := body[off:]
-		var e indexEntry
-		u := func(k int) uint32 { return binary.BigEndian.Uint32(b[4*k:]) }
-		e.CtimeS, e.CtimeN, e.MtimeS, e.MtimeN = u(0), u(1), u(2), u(3)
-		e.Dev, e.Ino, e.Mode, e.UID, e.GID, e.Size = u(4), u(5), u(6), u(7), u(8), u(9)
-		copy(e.OID[:], b[40:60])
-		flags := binary.BigEndian.Uint16(b[60:])
-		e.Flags = flags &^ 0x0fff &^ 0x4000
-		hdr := 62
-		if flags&0x4000 != 0 {
-			if ver < 3 {
-				return nil, fmt.Errorf("%w: extended flag in a version 2 index", errIndexFormat)
-			}
-			e.ExtFlags = binary.BigEndian.Uint16(b[62:])
-			hdr = 64
-		}
-		nul := bytes.IndexByte(b[hdr:], 0)
-		if nul < 0 {
-			return nil, fmt.Errorf("%w: unterminated path", errIndexFormat)
-		}
-		e.Name = string(b[hdr : hdr+nul])
-		entLen := (hdr + nul + 8) &^ 7
-		off += entLen
-		idx.Entries = append(idx.Entries, e)
+		idx.offs = append(idx.offs, off)
+		off += l
 	}
-	for off+8 <= len(body) {
-		sig := body[off : off+4]
-		size := int(binary.BigEndian.Uint32(body[off+4:]))
+	idx.body = all[:off]
+	for off+8 <= len(all) {
+		sig := all[off : off+4]
+		size := int(binary.BigEndian.Uint32(all[off+4:]))
 		if sig[0] < 'A' || sig[0] > 'Z' {
 			return nil, fmt.Errorf("%w: the index uses the %q extension; run `git update-index --no-split-index` or `git sparse-checkout disable`", errIndexFormat, sig)
 		}
@@ -108,65 +97,178 @@ func parseIndex(data []byte) (*gitIndex, error) {
 	return idx, nil
 }
 
-// encode serializes the index as version 2 (3 when an entry needs extended
-// flags), entries sorted by name then stage.
-func (idx *gitIndex) encode() []byte {
-	less := func(i, j int) bool {
-		a, b := &idx.Entries[i], &idx.Entries[j]
-		if a.Name != b.Name {
-			return a.Name < b.Name
+// entryLen is the length of the entry at off, padding included.
+func entryLen(b []byte, off int, ver uint32) (int, error) {
+	if off+62 > len(b) {
+		return 0, damaged("has a truncated entry")
+	}
+	flags := binary.BigEndian.Uint16(b[off+60:])
+	hdr := 62
+	if flags&0x4000 != 0 {
+		if ver < 3 {
+			return 0, damaged("has an extended flag in a version 2 index")
 		}
-		return (a.Flags>>12)&3 < (b.Flags>>12)&3
+		hdr = 64
 	}
-	if !sort.SliceIsSorted(idx.Entries, less) {
-		sort.SliceStable(idx.Entries, less)
+	nul := bytes.IndexByte(b[off+hdr:], 0)
+	if nul < 0 {
+		return 0, damaged("has an unterminated path")
 	}
-	ver := uint32(2)
-	for _, e := range idx.Entries {
-		if e.ExtFlags != 0 {
-			ver = 3
-		}
+	return (hdr + nul + 8) &^ 7, nil
+}
+
+func (idx *gitIndex) len() int { return len(idx.offs) }
+
+func (idx *gitIndex) hdrLen(i int) int {
+	if binary.BigEndian.Uint16(idx.body[idx.offs[i]+60:])&0x4000 != 0 {
+		return 64
 	}
-	var buf bytes.Buffer
-	buf.Grow(12 + len(idx.Entries)*96 + 20)
+	return 62
+}
+
+// name returns entry i's path without copying.
+func (idx *gitIndex) name(i int) []byte {
+	o := idx.offs[i] + idx.hdrLen(i)
+	nul := bytes.IndexByte(idx.body[o:], 0)
+	return idx.body[o : o+nul]
+}
+
+// search returns the first entry whose path is not less than name.
+func (idx *gitIndex) search(name string) int {
+	return sort.Search(len(idx.offs), func(i int) bool { return string(idx.name(i)) >= name })
+}
+
+// entry decodes entry i.
+func (idx *gitIndex) entry(i int) indexEntry {
+	b := idx.body[idx.offs[i]:]
+	u := func(k int) uint32 { return binary.BigEndian.Uint32(b[4*k:]) }
+	e := indexEntry{
+		CtimeS: u(0), CtimeN: u(1), MtimeS: u(2), MtimeN: u(3),
+		Dev: u(4), Ino: u(5), Mode: u(6), UID: u(7), GID: u(8), Size: u(9),
+		Name: string(idx.name(i)),
+	}
+	copy(e.OID[:], b[40:60])
+	flags := binary.BigEndian.Uint16(b[60:])
+	e.Flags = flags &^ 0x0fff &^ 0x4000
+	if flags&0x4000 != 0 {
+		e.ExtFlags = binary.BigEndian.Uint16(b[62:])
+	}
+	return e
+}
+
+// get returns the stage-0 entry for name, or nil.
+func (idx *gitIndex) get(name string) *indexEntry {
+	i := idx.search(name)
+	if i < idx.len() && string(idx.name(i)) == name {
+		e := idx.entry(i)
+		return &e
+	}
+	return nil
+}
+
+func appendEntry(dst []byte, e *indexEntry) []byte {
 	var hdr [64]byte
-	buf.WriteString("DIRC")
-	binary.BigEndian.PutUint32(hdr[:], ver)
-	binary.BigEndian.PutUint32(hdr[4:], uint32(len(idx.Entries)))
-	buf.Write(hdr[:8])
-	for _, e := range idx.Entries {
-		p := func(k int, x uint32) { binary.BigEndian.PutUint32(hdr[4*k:], x) }
-		p(0, e.CtimeS)
-		p(1, e.CtimeN)
-		p(2, e.MtimeS)
-		p(3, e.MtimeN)
-		p(4, e.Dev)
-		p(5, e.Ino)
-		p(6, e.Mode)
-		p(7, e.UID)
-		p(8, e.GID)
-		p(9, e.Size)
-		copy(hdr[40:60], e.OID[:])
-		nameLen := len(e.Name)
-		if nameLen > 0xfff {
-			nameLen = 0xfff
-		}
-		flags := e.Flags | uint16(nameLen)
-		n := 62
-		if e.ExtFlags != 0 {
-			flags |= 0x4000
-			binary.BigEndian.PutUint16(hdr[62:], e.ExtFlags)
-			n = 64
-		}
-		binary.BigEndian.PutUint16(hdr[60:], flags)
-		buf.Write(hdr[:n])
-		buf.WriteString(e.Name)
-		pad := ((n + len(e.Name) + 8) &^ 7) - (n + len(e.Name))
-		buf.Write(make([]byte, pad))
+	p := func(k int, x uint32) { binary.BigEndian.PutUint32(hdr[4*k:], x) }
+	p(0, e.CtimeS)
+	p(1, e.CtimeN)
+	p(2, e.MtimeS)
+	p(3, e.MtimeN)
+	p(4, e.Dev)
+	p(5, e.Ino)
+	p(6, e.Mode)
+	p(7, e.UID)
+	p(8, e.GID)
+	p(9, e.Size)
+	copy(hdr[40:60], e.OID[:])
+	nameLen := len(e.Name)
+	if nameLen > 0xfff {
+		nameLen = 0xfff
 	}
-	sum := sha1.Sum(buf.Bytes())
-	buf.Write(sum[:])
-	return buf.Bytes()
+	flags := e.Flags | uint16(nameLen)
+	n := 62
+	if e.ExtFlags != 0 {
+		flags |= 0x4000
+		binary.BigEndian.PutUint16(hdr[62:], e.ExtFlags)
+		n = 64
+	}
+	binary.BigEndian.PutUint16(hdr[60:], flags)
+	dst = append(dst, hdr[:n]...)
+	dst = append(dst, e.Name...)
+	pad := ((n + len(e.Name) + 8) &^ 7) - (n + len(e.Name))
+	var zeros [8]byte
+	return append(dst, zeros[:pad]...)
+}
+
+// put sets the stage-0 entry for e.Name: its stat data and object id are
+// patched in place when the entry exists, else the entry is inserted in
+// order.
+func (idx *gitIndex) put(e indexEntry) {
+	i := idx.search(e.Name)
+	if i < idx.len() && string(idx.name(i)) == e.Name && idx.entry(i).Flags == e.Flags && e.ExtFlags == 0 && idx.hdrLen(i) == 62 {
+		enc := appendEntry(nil, &e)
+		copy(idx.body[idx.offs[i]:], enc[:62])
+		return
+	}
+	end := len(idx.body)
+	if i < idx.len() {
+		end = idx.offs[i]
+	}
+	skip := end
+	for i < idx.len() && string(idx.name(i)) == e.Name {
+		i++
+		skip = len(idx.body)
+		if i < idx.len() {
+			skip = idx.offs[i]
+		}
+	}
+	idx.splice(end, skip, appendEntry(nil, &e))
+}
+
+// del removes every entry (all stages) for name.
+func (idx *gitIndex) del(name string) {
+	i := idx.search(name)
+	if i >= idx.len() || string(idx.name(i)) != name {
+		return
+	}
+	start := idx.offs[i]
+	end := len(idx.body)
+	for j := i; j < idx.len(); j++ {
+		if string(idx.name(j)) != name {
+			end = idx.offs[j]
+			break
+		}
+	}
+	idx.splice(start, end, nil)
+}
+
+// splice replaces body[start:end] with repl and recomputes the offsets.
+func (idx *gitIndex) splice(start, end int, repl []byte) {
+	body := make([]byte, 0, len(idx.body)-(end-start)+len(repl))
+	body = append(body, idx.body[:start]...)
+	body = append(body, repl...)
+	body = append(body, idx.body[end:]...)
+	idx.body = body
+	idx.offs = idx.offs[:0]
+	for off := 0; off < len(body); {
+		idx.offs = append(idx.offs, off)
+		l, _ := entryLen(body, off, 3)
+		off += l
+	}
+}
+
+// encode serializes the index: header, entries, SHA-1 trailer.
+func (idx *gitIndex) encode() []byte {
+	ver := idx.ver
+	if ver == 0 {
+		ver = 2
+	}
+	buf := make([]byte, 12, 12+len(idx.body)+20)
+	copy(buf, "DIRC")
+	binary.BigEndian.PutUint32(buf[4:], ver)
+	binary.BigEndian.PutUint32(buf[8:], uint32(len(idx.offs)))
+	buf = append(buf, idx.body...)
+	sum := sha1.Sum(buf)
+	return append(buf, sum[:]...)
 }
 
 // writeIndex replaces .git/index the way git does: index.lock created

@@ -221,7 +221,7 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 			return nil, err
 		}
 		clock.mark("readIndex")
-		edits, err := v.checkClean(changes, indexMap(idx))
+		edits, err := v.checkClean(changes, idx)
 		if err != nil {
 			return nil, err
 		}

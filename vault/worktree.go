@@ -12,8 +12,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
-
-	"github.com/prose-store/prose/internal/durable"
 )
 
 // change is one path that differs between two commit trees.
@@ -110,8 +108,16 @@ func (v *Vault) worktreeState() (plumbing.Hash, bool) {
 	return plumbing.NewHash(string(data[:40])), true
 }
 
+// setWorktreeState records h by temp file and rename, without fsync: the
+// record is a hint. If a power loss reverts it, the next repair brings the
+// working tree from the older commit again, which is idempotent.
 func (v *Vault) setWorktreeState(h plumbing.Hash) error {
-	return durable.WriteFile(v.StatePath("worktree"), []byte(h.String()+"\n"), 0o644)
+	path := v.StatePath("worktree")
+	tmp := path + ".prose-tmp"
+	if err := os.WriteFile(tmp, []byte(h.String()+"\n"), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }
 
 // HandEdit is a working-tree file under published/ (or elsewhere that prose
@@ -130,7 +136,7 @@ var ErrHandEdits = errors.New("hand edits in the working tree")
 // worktreeOID returns the git blob id of the working-tree file at rel,
 // using the index's stat data to avoid reading it when it is unchanged.
 // ok is false when the file does not exist.
-func (v *Vault) worktreeOID(rel string, idx map[string]*indexEntry) (plumbing.Hash, bool, error) {
+func (v *Vault) worktreeOID(rel string, idx *gitIndex) (plumbing.Hash, bool, error) {
 	full := filepath.Join(v.root, filepath.FromSlash(rel))
 	fi, err := os.Lstat(full)
 	if errors.Is(err, os.ErrNotExist) {
@@ -142,7 +148,7 @@ func (v *Vault) worktreeOID(rel string, idx map[string]*indexEntry) (plumbing.Ha
 	if !fi.Mode().IsRegular() {
 		return plumbing.ZeroHash, true, nil
 	}
-	if e := idx[rel]; e != nil && statMatches(fi, e) {
+	if e := idx.get(rel); e != nil && statMatches(fi, e) {
 		return e.OID, true, nil
 	}
 	f, err := os.Open(full)
@@ -157,20 +163,12 @@ func (v *Vault) worktreeOID(rel string, idx map[string]*indexEntry) (plumbing.Ha
 	return h.Sum(), true, nil
 }
 
-func indexMap(idx *gitIndex) map[string]*indexEntry {
-	m := make(map[string]*indexEntry, len(idx.Entries))
-	for i := range idx.Entries {
-		m[idx.Entries[i].Name] = &idx.Entries[i]
-	}
-	return m
-}
-
 // checkClean reports every changed path whose working-tree file holds
 // neither the old nor the new content: writing there would lose an edit.
-func (v *Vault) checkClean(changes []change, im map[string]*indexEntry) ([]HandEdit, error) {
+func (v *Vault) checkClean(changes []change, idx *gitIndex) ([]HandEdit, error) {
 	var edits []HandEdit
 	for _, c := range changes {
-		oid, exists, err := v.worktreeOID(c.Path, im)
+		oid, exists, err := v.worktreeOID(c.Path, idx)
 		if err != nil {
 			return nil, err
 		}
@@ -194,9 +192,6 @@ func (v *Vault) checkClean(changes []change, im map[string]*indexEntry) ([]HandE
 // new one for the given changes. Files are replaced by rename so a reader
 // never sees half a file.
 func (v *Vault) applyChanges(changes []change, idx *gitIndex) error {
-	im := indexMap(idx)
-	removed := map[string]bool{}
-	var added []indexEntry
 	for _, c := range changes {
 		full := filepath.Join(v.root, filepath.FromSlash(c.Path))
 		if c.New == nil {
@@ -204,10 +199,10 @@ func (v *Vault) applyChanges(changes []change, idx *gitIndex) error {
 				return fmt.Errorf("update working tree: %w", err)
 			}
 			removeEmptyParents(v.root, filepath.Dir(full))
-			removed[c.Path] = true
+			idx.del(c.Path)
 			continue
 		}
-		oid, exists, err := v.worktreeOID(c.Path, im)
+		oid, exists, err := v.worktreeOID(c.Path, idx)
 		if err != nil {
 			return err
 		}
@@ -220,19 +215,8 @@ func (v *Vault) applyChanges(changes []change, idx *gitIndex) error {
 		if err := statEntry(full, &e); err != nil {
 			return fmt.Errorf("update git index: %w", err)
 		}
-		if old := im[c.Path]; old != nil {
-			*old = e
-		} else {
-			added = append(added, e)
-		}
+		idx.put(e)
 	}
-	kept := idx.Entries[:0]
-	for _, e := range idx.Entries {
-		if !removed[e.Name] {
-			kept = append(kept, e)
-		}
-	}
-	idx.Entries = append(kept, added...)
 	return nil
 }
 
@@ -308,7 +292,7 @@ func (v *Vault) syncWorktree(from, to plumbing.Hash) ([]HandEdit, error) {
 	}
 	idx, err := v.readIndex()
 	if errors.Is(err, errIndexFormat) && from.IsZero() {
-		idx, err = &gitIndex{}, nil
+		idx, err = &gitIndex{ver: 2}, nil
 	} else if errors.Is(err, errIndexFormat) {
 		// A damaged index (a crash during a write without fsync): rebuild
 		// it from scratch against the whole tree.
@@ -317,7 +301,7 @@ func (v *Vault) syncWorktree(from, to plumbing.Hash) ([]HandEdit, error) {
 	if err != nil {
 		return nil, err
 	}
-	edits, err := v.checkClean(changes, indexMap(idx))
+	edits, err := v.checkClean(changes, idx)
 	if err != nil {
 		return nil, err
 	}
