@@ -119,6 +119,7 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 			return nil, err
 		}
 	}
+	clock.mark("head+spec")
 	absDir, _ := filepath.Abs(dir)
 	snap, err := published.Scan(absDir, published.Options{
 		Algorithm: v.Algorithm(),

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"strings"
 
@@ -47,6 +48,11 @@ func publishCommand() *cli.Command {
 				return err
 			}
 			out := newOutput(c)
+			if os.Getenv("PROSE_TIMINGS") == "1" {
+				for _, ph := range res.Phases {
+					fmt.Fprintf(c.App.ErrWriter, "%-16s %s\n", ph.Name, ph.Duration)
+				}
+			}
 			r := res.Receipt
 			if r.Status == "rendered" {
 				out.printf("%s: rendered %s (moved %s)\n", r.Node, short(res.Commit.String()), strings.Join(res.Moved, ", "))
