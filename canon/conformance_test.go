@@ -1,48 +1,20 @@
 package canon
 
 import (
+	"github.com/prose-store/prose/internal/refdata"
+
 	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
 )
 
-// sharedDir returns the project's shared reference directory, ../shared
-// beside the repository root. When it is absent the test is skipped, except
-// in CI (CI=true), where missing conformance data is a failure.
-func sharedDir(t *testing.T) string {
-	t.Helper()
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := wd
-	for {
-		if _, err := os.Stat(filepath.Join(root, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(root)
-		if parent == root {
-			t.Fatalf("no go.mod above %s", wd)
-		}
-		root = parent
-	}
-	dir := filepath.Join(root, "..", "shared")
-	if _, err := os.Stat(filepath.Join(dir, "reference-data")); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("conformance data missing in CI: %v", err)
-		}
-		t.Skipf("conformance data not present (%v)", err)
-	}
-	return dir
-}
-
 // TestReferenceReceiptHashes re-hashes every receipt of the reference
 // reactor's ledgers: content_hash is the sha256 token of the canonical JSON
 // of the receipt without its content_hash key. This checks Decode and Marshal
 // against thousands of records JavaScript wrote.
 func TestReferenceReceiptHashes(t *testing.T) {
-	root := filepath.Join(sharedDir(t), "reference-data", "reactor")
+	root := filepath.Join(refdata.Shared(t), "reference-data", "reactor")
 	files, receipts := 0, 0
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {

@@ -1,6 +1,8 @@
 package forme
 
 import (
+	"github.com/prose-store/prose/internal/refdata"
+
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,7 +15,7 @@ import (
 // every code has a "### code" section stating its severity, and every such
 // section is a code.
 func TestCodesDocumented(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(repoRoot(t), "docs", "diagnostics.md"))
+	data, err := os.ReadFile(filepath.Join(refdata.RepoRoot(t), "docs", "diagnostics.md"))
 	if err != nil {
 		t.Fatal(err)
 	}

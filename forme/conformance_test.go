@@ -1,6 +1,8 @@
 package forme
 
 import (
+	"github.com/prose-store/prose/internal/refdata"
+
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -12,7 +14,7 @@ import (
 )
 
 func examplesDir(t *testing.T) string {
-	return sharedDir(t, "reference-docs", "openprose", "examples")
+	return refdata.Shared(t, "reference-docs", "openprose", "examples")
 }
 
 // corpusDirs lists the directories that directly hold *.prose.md files.
@@ -300,7 +302,7 @@ func TestSpecsParseWithCanon(t *testing.T) {
 	}
 	m, _ := Compile(ParseSources([]Source{{Path: "x.prose.md", Data: []byte("---\nname: x\nkind: responsibility\n---\n### Maintains\n\nMaterial: `a..b`, `.c`, `d.`.\n\n#### v1.2\n\nMaterial: `e`.\n\n#### back\\slash\n")}}, hermetic()))
 	check("odd names", m)
-	if _, err := os.Stat(filepath.Join(repoRoot(t), "..", "shared")); err != nil {
+	if _, err := os.Stat(filepath.Join(refdata.RepoRoot(t), "..", "shared")); err != nil {
 		return
 	}
 	root := examplesDir(t)

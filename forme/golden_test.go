@@ -1,6 +1,8 @@
 package forme
 
 import (
+	"github.com/prose-store/prose/internal/refdata"
+
 	"bytes"
 	"flag"
 	"os"
@@ -35,7 +37,7 @@ func fixtureHost(t *testing.T) (Options, func(string) string) {
 }
 
 func fixturesDir(t *testing.T) string {
-	return filepath.Join(repoRoot(t), "fixtures", "contracts")
+	return filepath.Join(refdata.RepoRoot(t), "fixtures", "contracts")
 }
 
 func fixtureNames(t *testing.T) []string {
@@ -80,7 +82,7 @@ func diagnosticsText(diags []Diagnostic) string {
 
 func golden(t *testing.T, file string, got []byte) {
 	t.Helper()
-	path := filepath.Join(repoRoot(t), "forme", "testdata", "golden", file)
+	path := filepath.Join(refdata.RepoRoot(t), "forme", "testdata", "golden", file)
 	if *update {
 		if err := os.WriteFile(path, got, 0o644); err != nil {
 			t.Fatal(err)

@@ -1,46 +1,14 @@
 package forme
 
 import (
+	"github.com/prose-store/prose/internal/refdata"
+
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 )
-
-// repoRoot is the directory holding go.mod.
-func repoRoot(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test directory")
-		}
-		dir = parent
-	}
-}
-
-// sharedDir returns ../shared beside the repository, skipping the test when
-// it is absent (and failing under CI, where it must be present).
-func sharedDir(t testing.TB, sub ...string) string {
-	t.Helper()
-	dir := filepath.Join(append([]string{repoRoot(t), "..", "shared"}, sub...)...)
-	if _, err := os.Stat(dir); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("reference data missing under CI: %v", err)
-		}
-		t.Skipf("reference data absent: %v", err)
-	}
-	return dir
-}
 
 // hermetic is Options with an empty environment: no HOME, no PATH.
 func hermetic() Options {
@@ -59,8 +27,8 @@ func normalizeNode(id string) string {
 }
 
 func TestAgentObservatoryOracle(t *testing.T) {
-	src := sharedDir(t, "reference-docs", "openprose", "examples", "packages", "reactor-cli", "examples", "agent-observatory")
-	topo := sharedDir(t, "reference-data", "reactor", "packages", "reactor-cli", "examples", "agent-observatory", "replay", "compile", "topology.json")
+	src := refdata.Shared(t, "reference-docs", "openprose", "examples", "packages", "reactor-cli", "examples", "agent-observatory")
+	topo := refdata.Shared(t, "reference-data", "reactor", "packages", "reactor-cli", "examples", "agent-observatory", "replay", "compile", "topology.json")
 	data, err := os.ReadFile(topo)
 	if err != nil {
 		t.Fatal(err)

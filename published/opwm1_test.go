@@ -1,6 +1,8 @@
 package published
 
 import (
+	"github.com/prose-store/prose/internal/refdata"
+
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
@@ -139,38 +141,10 @@ func TestDecodeFrameCopiesContent(t *testing.T) {
 	}
 }
 
-// sharedDir returns ../shared beside the repository root. It skips the test
-// when the directory is absent, except in CI, where the data must be present.
-func sharedDir(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test directory")
-		}
-		dir = parent
-	}
-	shared := filepath.Join(dir, "..", "shared")
-	if _, err := os.Stat(filepath.Join(shared, "reference-data")); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("reference data missing in CI: %v", err)
-		}
-		t.Skipf("reference data not present: %v", err)
-	}
-	return shared
-}
-
 // TestReferenceVersions checks every reference world-model version: it
 // decodes, re-encodes byte-identically and hashes to its file name.
 func TestReferenceVersions(t *testing.T) {
-	root := filepath.Join(sharedDir(t), "reference-data", "reactor")
+	root := filepath.Join(refdata.Shared(t), "reference-data", "reactor")
 	var n, files int
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {

@@ -1,6 +1,8 @@
 package receipt
 
 import (
+	"github.com/prose-store/prose/internal/refdata"
+
 	"bytes"
 	"encoding/json"
 	"io/fs"
@@ -12,37 +14,9 @@ import (
 	"github.com/prose-store/prose/canon"
 )
 
-// sharedDir returns ../shared beside the repository root. It skips the test
-// when the directory is absent, except in CI, where the data must be present.
-func sharedDir(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test directory")
-		}
-		dir = parent
-	}
-	shared := filepath.Join(dir, "..", "shared")
-	if _, err := os.Stat(filepath.Join(shared, "reference-data")); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("reference data missing in CI: %v", err)
-		}
-		t.Skipf("reference data not present: %v", err)
-	}
-	return shared
-}
-
 // referenceLedgers returns the paths of every reference receipts.json.
 func referenceLedgers(t testing.TB) []string {
-	root := filepath.Join(sharedDir(t), "reference-data", "reactor")
+	root := filepath.Join(refdata.Shared(t), "reference-data", "reactor")
 	var paths []string
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && d.Name() == "receipts.json" {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/prose-store/prose/internal/refdata"
+
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -8,21 +10,8 @@ import (
 	"testing"
 )
 
-// sharedDir finds the reference data beside the checkout: skipped on a
-// developer machine without it, a failure in CI.
-func sharedDir(t *testing.T) string {
-	dir := filepath.Join(repoRoot(t), "..", "shared")
-	if _, err := os.Stat(filepath.Join(dir, "reference-data")); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("reference data missing at %s (required in CI)", dir)
-		}
-		t.Skip("no ../shared reference data")
-	}
-	return dir
-}
-
 func TestReactorLedgersVerify(t *testing.T) {
-	shared := sharedDir(t)
+	shared := refdata.Shared(t)
 	var ledgers []string
 	filepath.WalkDir(filepath.Join(shared, "reference-data"), func(p string, d os.DirEntry, err error) error {
 		if err == nil && d.Name() == "receipts.json" {

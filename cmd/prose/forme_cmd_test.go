@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/prose-store/prose/internal/refdata"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -40,12 +42,12 @@ func contractHost(t *testing.T) (clean func(string) string, git string) {
 }
 
 func contractFixtures(t *testing.T) string {
-	return filepath.Join(repoRoot(t), "fixtures", "contracts")
+	return filepath.Join(refdata.RepoRoot(t), "fixtures", "contracts")
 }
 
 func goldenFile(t *testing.T, name string) string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(repoRoot(t), "forme", "testdata", "golden", name))
+	data, err := os.ReadFile(filepath.Join(refdata.RepoRoot(t), "forme", "testdata", "golden", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -591,7 +593,7 @@ func TestCompileOutsideVault(t *testing.T) {
 // TestAgentObservatoryThroughTheCLI: the reference example checks clean and
 // wires the reference's 13 edges.
 func TestAgentObservatoryThroughTheCLI(t *testing.T) {
-	shared := sharedDir(t)
+	shared := refdata.Shared(t)
 	contractHost(t)
 	dir := filepath.Join(shared, "reference-docs", "openprose", "examples", "packages", "reactor-cli", "examples", "agent-observatory")
 	out, errs, code := prose(t, "check", dir)

@@ -48,17 +48,6 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 	}
 }
 
-func repoRoot(t *testing.T) string {
-	wd, _ := os.Getwd()
-	for d := wd; d != filepath.Dir(d); d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return d
-		}
-	}
-	t.Fatal("no go.mod above the test")
-	return ""
-}
-
 func TestExitCodesAndUsageErrors(t *testing.T) {
 	cases := []struct {
 		args []string
