@@ -251,3 +251,27 @@ func TestNewerVaultFormatIsRefused(t *testing.T) {
 		t.Fatalf("newer format: exit %d, %q", code, errs)
 	}
 }
+
+func TestFsckFindsACorruptObject(t *testing.T) {
+	tmp := t.TempDir()
+	vdir := filepath.Join(tmp, "v")
+	mustProse(t, "init", vdir)
+	src := filepath.Join(tmp, "src")
+	writeFiles(t, src, map[string]string{"f/x.txt": "some world-model content"})
+	mustProse(t, "publish", "n", src, "--vault", vdir)
+	// The blob of f/x.txt, as git names it.
+	out, err := exec.Command("git", "-C", vdir, "rev-parse", "HEAD:published/n/f/x.txt").Output()
+	if err != nil {
+		t.Skip("git not installed")
+	}
+	oid := strings.TrimSpace(string(out))
+	obj := filepath.Join(vdir, ".git", "objects", oid[:2], oid[2:])
+	os.Chmod(obj, 0o644)
+	if err := os.WriteFile(obj, []byte("garbage"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errs, code := prose(t, "fsck", "--vault", vdir)
+	if code != 1 || !strings.Contains(errs, oid) {
+		t.Fatalf("fsck over a corrupt object: exit %d, %q", code, errs)
+	}
+}
