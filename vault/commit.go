@@ -79,7 +79,7 @@ func (v *Vault) CommitFiles(ctx context.Context, who, message string, files map[
 	if err := b.flush(); err != nil {
 		return plumbing.ZeroHash, err
 	}
-	if err := v.writeRef(v.Branch(), ch); err != nil {
+	if err := v.moveRef(v.Branch(), tip, ch); err != nil {
 		return plumbing.ZeroHash, err
 	}
 	if err := v.applyChanges(changes, idx); err != nil {

@@ -166,7 +166,7 @@ func TestCrashSafetySIGKILL(t *testing.T) {
 		if err := v2.Repair(context.Background()); err != nil {
 			t.Fatalf("kill %d: repair: %v", i, err)
 		}
-		rep, err := v2.Fsck()
+		rep, err := v2.Fsck(context.Background())
 		if err != nil {
 			t.Fatalf("kill %d: fsck: %v", i, err)
 		}
@@ -224,7 +224,7 @@ func TestFaultInjectionLeavesPreviousState(t *testing.T) {
 			if l, _ := v.readRef(LedgerRef); l != ledgerBefore {
 				t.Fatalf("ledger moved to %s after a failed publish", l)
 			}
-			rep, err := v.Fsck()
+			rep, err := v.Fsck(context.Background())
 			if err != nil || !rep.OK() {
 				t.Fatalf("fsck after fault: %+v %v", rep, err)
 			}
@@ -294,7 +294,7 @@ func TestConcurrentPublishers(t *testing.T) {
 	if err != nil || len(rep.Problems) != 0 {
 		t.Fatalf("verify: %+v %v", rep, err)
 	}
-	fr, err := v.Fsck()
+	fr, err := v.Fsck(context.Background())
 	if err != nil || !fr.OK() {
 		t.Fatalf("fsck: %+v %v", fr, err)
 	}

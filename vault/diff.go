@@ -3,9 +3,11 @@ package vault
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 
 	"github.com/prose-store/prose/canon"
 	"github.com/prose-store/prose/published"
@@ -35,11 +37,14 @@ type DiffResult struct {
 func (v *Vault) Resolve(rev string) (plumbing.Hash, error) {
 	base, back := rev, 0
 	if i := strings.LastIndexByte(rev, '~'); i > 0 {
-		fmt.Sscanf(rev[i+1:], "%d", &back)
-		if rev[i+1:] == "" {
-			back = 1
-		}
 		base = rev[:i]
+		back = 1
+		if n := rev[i+1:]; n != "" {
+			var err error
+			if back, err = strconv.Atoi(n); err != nil || back < 0 {
+				return plumbing.ZeroHash, fmt.Errorf("revision %q: what follows ~ must be a number of commits", rev)
+			}
+		}
 	}
 	h, err := v.resolveBase(base)
 	if err != nil {
@@ -194,7 +199,18 @@ func (v *Vault) Diff(from, to plumbing.Hash, opt DiffOptions) (*DiffResult, erro
 			return nil, err
 		}
 		var cs []Change
+		dirs, err := v.topDirs(a, b)
+		if err != nil {
+			return nil, err
+		}
 		diffValues(node, nil, ta, tb, &cs)
+		for i := range cs {
+			// Only a top-level directory is a facet; a file at the node
+			// root counts toward @atomic alone.
+			if !dirs[cs[i].Facet] {
+				cs[i].Facet = "@atomic"
+			}
+		}
 		for _, c := range cs {
 			if opt.Facet == "" || c.Facet == opt.Facet {
 				res.Changes = append(res.Changes, c)
@@ -318,4 +334,24 @@ func change1(node string, p canon.Path, text, op string, a, b any) Change {
 		facet = p[0]
 	}
 	return Change{Node: node, Facet: facet, Path: text, Op: op, Old: a, New: b}
+}
+
+// topDirs lists the top-level directories of two node trees.
+func (v *Vault) topDirs(trees ...plumbing.Hash) (map[string]bool, error) {
+	dirs := map[string]bool{}
+	for _, h := range trees {
+		if h.IsZero() {
+			continue
+		}
+		t, err := v.tree(h)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range t.Entries {
+			if e.Mode == filemode.Dir {
+				dirs[e.Name] = true
+			}
+		}
+	}
+	return dirs, nil
 }

@@ -3,6 +3,7 @@ package vault
 import (
 	"bytes"
 	"compress/zlib"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/prose-store/prose/canon"
 	"github.com/prose-store/prose/published"
 	"github.com/prose-store/prose/receipt"
 )
@@ -36,7 +38,15 @@ func (r *FsckReport) OK() bool {
 // read; every receipt chain verifies; each node's committed world-model
 // fingerprints to its last receipt; the working tree under published/ matches
 // the branch (hand edits are reported, never fixed silently).
-func (v *Vault) Fsck() (*FsckReport, error) {
+//
+// Fsck holds the writer lock, after the repair every writer runs, so it
+// sees one consistent state and never reports a publish in flight.
+func (v *Vault) Fsck(ctx context.Context) (*FsckReport, error) {
+	w, err := v.lockWriter(ctx, "prose fsck")
+	if err != nil {
+		return nil, err
+	}
+	defer w.release()
 	rep := &FsckReport{}
 	n, probs := v.checkLooseObjects()
 	rep.Objects = n
@@ -70,6 +80,11 @@ func (v *Vault) Fsck() (*FsckReport, error) {
 	}
 	rep.Nodes = nodes
 	rep.Problems = append(rep.Problems, probs...)
+	missing, err := v.checkMissingNodes(tipCommit.TreeHash, ledger)
+	if err != nil {
+		return nil, err
+	}
+	rep.Problems = append(rep.Problems, missing...)
 	edits, err := v.handEdits(tipCommit.TreeHash)
 	if err != nil {
 		return nil, err
@@ -136,8 +151,8 @@ func verifyLoose(path string, want plumbing.Hash) error {
 	return nil
 }
 
-// checkReachable reads every commit and tree reachable from h and checks
-// that every blob exists.
+// checkReachable reads every commit and tree reachable from h, and reads
+// and re-hashes every blob, loose or packed.
 func (v *Vault) checkReachable(h plumbing.Hash) error {
 	seen := map[plumbing.Hash]bool{}
 	var walkTree func(plumbing.Hash) error
@@ -161,11 +176,12 @@ func (v *Vault) checkReachable(h plumbing.Hash) error {
 				continue
 			}
 			seen[e.Hash] = true
-			v.mu.Lock()
-			err := v.storage.HasEncodedObject(e.Hash)
-			v.mu.Unlock()
+			data, err := v.blob(e.Hash)
 			if err != nil {
-				return fmt.Errorf("blob %s is missing", e.Hash)
+				return fmt.Errorf("blob %s cannot be read: %v", e.Hash, err)
+			}
+			if got := objectHash(plumbing.BlobObject, data); got != e.Hash {
+				return fmt.Errorf("blob %s is corrupt: its content hashes to %s", e.Hash, got)
 			}
 		}
 		return nil
@@ -300,4 +316,48 @@ func (v *Vault) handEdits(root plumbing.Hash) ([]HandEdit, error) {
 		return nil
 	})
 	return edits, nil
+}
+
+// checkMissingNodes reports nodes whose last receipt describes a non-empty
+// world-model that the branch no longer holds (removed by hand).
+func (v *Vault) checkMissingNodes(root, ledger plumbing.Hash) ([]Problem, error) {
+	lc, err := v.commit(ledger)
+	if err != nil {
+		return nil, err
+	}
+	e, ok, err := v.lookup(lc.TreeHash, "nodes")
+	if err != nil || !ok {
+		return nil, err
+	}
+	t, err := v.tree(e.Hash)
+	if err != nil {
+		return nil, err
+	}
+	var probs []Problem
+	for _, ne := range t.Entries {
+		esc := strings.TrimSuffix(ne.Name, ".json")
+		if _, ok, err := v.lookup(root, "published/"+esc); err != nil || ok {
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		node, err := published.UnescapeNode(esc)
+		if err != nil {
+			continue
+		}
+		last, err := v.lastReceiptAt(ledger, node)
+		if err != nil || last == nil || last.Status == receipt.Failed {
+			continue
+		}
+		spec, err := v.storedSpec(root, "dist/canonicalizers/"+esc+".json")
+		if err != nil {
+			continue
+		}
+		empty, err := published.FingerprintFiles(map[string][]byte{}, published.Options{Algorithm: v.Algorithm(), Spec: spec})
+		if err == nil && empty[canon.Atomic] != last.Fingerprints[canon.Atomic] {
+			probs = append(probs, Problem{"published/" + esc, fmt.Sprintf("node %s has receipts (last %s) but the branch holds none of its files (removed by hand?); publish it again", node, last.ContentHash)})
+		}
+	}
+	return probs, nil
 }

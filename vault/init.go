@@ -123,10 +123,10 @@ func Init(dir string, opt InitOptions) (*Vault, error) {
 			return nil, fmt.Errorf("init: %w", err)
 		}
 	}
-	if err := v.writeRef(v.Branch(), ch); err != nil {
+	if err := v.moveRef(v.Branch(), plumbing.ZeroHash, ch); err != nil {
 		return nil, err
 	}
-	if err := v.writeRef(LedgerRef, lh); err != nil {
+	if err := v.moveRef(LedgerRef, plumbing.ZeroHash, lh); err != nil {
 		return nil, err
 	}
 	if _, err := v.syncWorktree(plumbing.ZeroHash, ch); err != nil {

@@ -91,7 +91,7 @@ func (v *Vault) lastReceiptAt(tip plumbing.Hash, node string) (*receipt.Receipt,
 
 // LastReceipt returns the newest receipt of node, or nil when there is none.
 func (v *Vault) LastReceipt(node string) (*receipt.Receipt, error) {
-	tip, err := v.readRef(LedgerRef)
+	tip, err := v.ledgerHead()
 	if err != nil {
 		return nil, err
 	}
@@ -110,16 +110,15 @@ func (b *objectBatch) appendLedger(tip plumbing.Hash, r *receipt.Receipt, moved 
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	var root plumbing.Hash
-	var parents []plumbing.Hash
-	if !tip.IsZero() {
-		c, err := b.v.commit(tip)
-		if err != nil {
-			return plumbing.ZeroHash, err
-		}
-		root = c.TreeHash
-		parents = append(parents, tip)
+	if tip.IsZero() {
+		return plumbing.ZeroHash, errNoLedger
 	}
+	c, err := b.v.commit(tip)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	root := c.TreeHash
+	parents := []plumbing.Hash{tip}
 	if !branchCommit.IsZero() {
 		parents = append(parents, branchCommit)
 	}
@@ -136,8 +135,12 @@ func (b *objectBatch) appendLedger(tip plumbing.Hash, r *receipt.Receipt, moved 
 }
 
 // Receipts calls fn for every receipt in the ledger, newest first.
+//
+// A rendered receipt at the ledger tip whose commit has not reached the
+// branch (a publish in flight, or one that died between its two ref moves)
+// is left out: it has not taken effect.
 func (v *Vault) Receipts(fn func(Record) error) error {
-	h, err := v.readRef(LedgerRef)
+	h, err := v.ledgerHead()
 	if err != nil {
 		return err
 	}
@@ -170,3 +173,28 @@ func (v *Vault) Receipts(fn func(Record) error) error {
 	}
 	return nil
 }
+
+// ledgerHead is the ledger tip as readers see it: the tip, or its first
+// parent when the tip is a receipt whose branch commit never landed.
+func (v *Vault) ledgerHead() (plumbing.Hash, error) {
+	h, err := v.readRef(LedgerRef)
+	if err != nil || h.IsZero() {
+		return h, err
+	}
+	tip, err := v.readRef(v.Branch())
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	phantom, err := v.phantomReceipt(h, tip)
+	if err != nil || !phantom {
+		return h, err
+	}
+	c, err := v.commit(h)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return c.ParentHashes[0], nil
+}
+
+// errNoLedger explains a vault whose ledger ref is missing.
+var errNoLedger = fmt.Errorf("the vault has no ledger ref %s (a plain `git clone` does not fetch it): run `git fetch origin %s:%s` in the vault, then retry", LedgerRef, LedgerRef, LedgerRef)

@@ -32,7 +32,6 @@ type objectBatch struct {
 
 type pendingObject struct {
 	tmp, final string
-	f          *os.File
 }
 
 func (v *Vault) newBatch() *objectBatch {
@@ -52,6 +51,8 @@ func (b *objectBatch) has(h plumbing.Hash) bool {
 	if _, err := os.Lstat(b.v.objectPath(h)); err == nil {
 		return true
 	}
+	b.v.mu.Lock()
+	defer b.v.mu.Unlock()
 	return b.v.storage.HasEncodedObject(h) == nil
 }
 
@@ -148,12 +149,16 @@ func (b *objectBatch) write(h plumbing.Hash, fill func(io.Writer) error) error {
 	if werr == nil {
 		_, werr = f.Write(buf.Bytes())
 	}
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
 	if werr != nil {
-		f.Close()
 		os.Remove(tmp)
 		return fmt.Errorf("write git object %s: %w", h, werr)
 	}
-	b.pending = append(b.pending, pendingObject{tmp: tmp, final: final, f: f})
+	// The file is closed at once so a large publish never runs out of file
+	// descriptors; flush makes it durable by syncfs or by reopening it.
+	b.pending = append(b.pending, pendingObject{tmp: tmp, final: final})
 	b.seen[h] = true
 	return nil
 }
@@ -196,15 +201,14 @@ func (b *objectBatch) flush() error {
 	batch := b.v.fsync && len(b.pending) > 2
 	var firstErr error
 	for _, p := range b.pending {
-		if firstErr == nil {
-			if err := durable.Inject(durable.StepFsync, p.final); err != nil {
-				firstErr = err
-			} else if b.v.fsync && !batch {
-				firstErr = p.f.Sync()
-			}
-		}
-		if err := p.f.Close(); err != nil && firstErr == nil {
+		if err := durable.Inject(durable.StepFsync, p.final); err != nil {
 			firstErr = err
+			break
+		}
+		if b.v.fsync && !batch {
+			if firstErr = syncFile(p.tmp); firstErr != nil {
+				break
+			}
 		}
 	}
 	if firstErr == nil && batch {
@@ -269,7 +273,6 @@ func syncFile(path string) error {
 
 func (b *objectBatch) abort() {
 	for _, p := range b.pending {
-		p.f.Close()
 		os.Remove(p.tmp)
 	}
 	b.pending = nil

@@ -106,6 +106,9 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 	if err != nil {
 		return nil, err
 	}
+	if ledgerTip.IsZero() {
+		return nil, errNoLedger
+	}
 	prev, err := v.lastReceiptAt(ledgerTip, node)
 	if err != nil {
 		return nil, err
@@ -139,6 +142,16 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 			status = "rendered"
 		}
 	}
+	restored := false
+	if status == "skipped" && len(snap.Entries) > 0 {
+		// The state did not move, but the branch lost the node's files (a
+		// `git rm` by hand): publish them again.
+		if _, ok, err := v.lookup(tipCommit.TreeHash, "published/"+esc); err != nil {
+			return nil, err
+		} else if !ok {
+			status, restored = "rendered", true
+		}
+	}
 	cfp := opt.ContractFingerprint
 	if cfp == "" {
 		cfp = v.contractFingerprint(tipCommit.TreeHash, node)
@@ -149,6 +162,9 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 			"moved":   stringsToAny(moved),
 			"version": snap.Version,
 			"files":   float64(len(snap.Entries)),
+		}
+		if restored {
+			r.SemanticDiff["restored"] = true
 		}
 	}
 	if err := r.Seal(); err != nil {
@@ -242,11 +258,11 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 	// The ledger moves first, then the branch: the branch is the truth, and
 	// a ledger receipt whose commit never reached the branch is rolled back
 	// by the next writer's repair.
-	if err := v.writeRef(LedgerRef, ledgerCommit); err != nil {
+	if err := v.moveRef(LedgerRef, ledgerTip, ledgerCommit); err != nil {
 		return nil, err
 	}
 	if status == "rendered" {
-		if err := v.writeRef(v.Branch(), branchCommit); err != nil {
+		if err := v.moveRef(v.Branch(), tip, branchCommit); err != nil {
 			return nil, err
 		}
 	}

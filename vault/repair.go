@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -20,6 +21,7 @@ import (
 func (v *Vault) repair() error {
 	v.cleanTemps()
 	v.removeStaleIndexLock()
+	v.removeStaleRefLock()
 	tip, err := v.readRef(v.Branch())
 	if err != nil {
 		return err
@@ -53,21 +55,66 @@ func (v *Vault) repairLedger(tip plumbing.Hash) error {
 	if err != nil || ledgerTip.IsZero() {
 		return err
 	}
+	phantom, err := v.phantomReceipt(ledgerTip, tip)
+	if err != nil || !phantom {
+		return err
+	}
 	lc, err := v.commit(ledgerTip)
 	if err != nil {
 		return err
 	}
-	if len(lc.ParentHashes) != 2 || lc.ParentHashes[1] == tip {
-		return nil
-	}
-	bc, err := v.commit(lc.ParentHashes[1])
+	return v.moveRef(LedgerRef, ledgerTip, lc.ParentHashes[0])
+}
+
+// phantomReceipt reports whether the ledger commit at ledgerTip carries a
+// rendered receipt whose branch commit is not in the branch's history.
+// Only the ledger tip can be one: every writer repairs before it appends.
+func (v *Vault) phantomReceipt(ledgerTip, branchTip plumbing.Hash) (bool, error) {
+	lc, err := v.commit(ledgerTip)
 	if err != nil {
-		return err
+		return false, err
 	}
-	if len(bc.ParentHashes) != 1 || bc.ParentHashes[0] != tip {
-		return nil // the branch moved on by other means; fsck reports it
+	if len(lc.ParentHashes) != 2 {
+		return false, nil
 	}
-	return v.writeRef(LedgerRef, lc.ParentHashes[0])
+	in, err := v.isAncestor(lc.ParentHashes[1], branchTip)
+	return !in, err
+}
+
+// isAncestor reports whether commit a is b or an ancestor of b. The walk
+// stops at commits more than a day older than a, whose history cannot hold
+// it (a day of slack absorbs clock skew between machines).
+func (v *Vault) isAncestor(a, b plumbing.Hash) (bool, error) {
+	if a == b {
+		return true, nil
+	}
+	ca, err := v.commit(a)
+	if err != nil {
+		return false, nil // not even in the repository
+	}
+	horizon := ca.Committer.When.Add(-24 * time.Hour)
+	seen := map[plumbing.Hash]bool{}
+	stack := []plumbing.Hash{b}
+	for len(stack) > 0 {
+		h := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if h == a {
+			return true, nil
+		}
+		if seen[h] {
+			continue
+		}
+		seen[h] = true
+		c, err := v.commit(h)
+		if err != nil {
+			return false, err
+		}
+		if c.Committer.When.Before(horizon) {
+			continue
+		}
+		stack = append(stack, c.ParentHashes...)
+	}
+	return false, nil
 }
 
 // cleanTemps removes temporary files that a killed writer left behind.

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -33,7 +35,8 @@ var ErrNotVault = errors.New("not a prose vault")
 
 // Options tune how a vault is opened.
 type Options struct {
-	// LockTimeout bounds the wait for the writer lock (default 60 s).
+	// LockTimeout bounds the wait for the writer lock: 0 means the default
+	// (60 s), a negative value means one try without waiting.
 	LockTimeout time.Duration
 	// NoFsync skips fsync calls. Only benchmarks that measure fsync's cost
 	// and tests on throwaway vaults set it.
@@ -117,7 +120,7 @@ func Open(root string, opt Options) (*Vault, error) {
 }
 
 func open(root string, cfg *Config, opt Options) (*Vault, error) {
-	if opt.LockTimeout <= 0 {
+	if opt.LockTimeout == 0 {
 		opt.LockTimeout = DefaultLockTimeout
 	}
 	gitDir := filepath.Join(root, ".git")
@@ -140,11 +143,19 @@ type writer struct {
 // lockWriter takes the vault's writer lock, waiting up to the lock timeout,
 // then repairs whatever a crashed writer left behind.
 func (v *Vault) lockWriter(ctx context.Context, who string) (*writer, error) {
-	l, err := lock.Acquire(ctx, v.StatePath("lock"), v.opt.LockTimeout, who)
+	timeout := v.opt.LockTimeout
+	if timeout < 0 {
+		timeout = 0 // one try
+	}
+	l, err := lock.Acquire(ctx, v.StatePath("lock"), timeout, who)
 	if err != nil {
 		return nil, err
 	}
 	w := &writer{v: v, l: l}
+	if err := v.checkHead(); err != nil {
+		w.release()
+		return nil, err
+	}
 	if err := v.repair(); err != nil {
 		w.release()
 		return nil, err
@@ -176,29 +187,120 @@ func (v *Vault) readRef(name plumbing.ReferenceName) (plumbing.Hash, error) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	ref, err := v.storage.Reference(name) // packed refs
-	if err != nil {
+	if errors.Is(err, plumbing.ErrReferenceNotFound) {
 		return plumbing.ZeroHash, nil
+	}
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("read ref %s: %w", name, err)
 	}
 	return ref.Hash(), nil
 }
 
-// writeRef moves a ref atomically and durably: temp file, fsync, rename,
-// directory fsync. go-git rewrites loose refs in place, which a crash can
-// tear, so refs never go through it.
-func (v *Vault) writeRef(name plumbing.ReferenceName, h plumbing.Hash) error {
+// ErrRefMoved reports a ref that another command moved while prose was
+// writing: nothing was published.
+var ErrRefMoved = errors.New("ref moved by another command")
+
+// moveRef moves ref name from old to new the way git does, so prose and git
+// commands never both write a ref: <ref>.lock is created exclusively, the
+// new value is written and fsynced, the ref is checked to still hold old,
+// the lock is renamed over the ref, and the directory is fsynced. go-git
+// rewrites loose refs in place, which a crash can tear, so refs never go
+// through it.
+func (v *Vault) moveRef(name plumbing.ReferenceName, old, new plumbing.Hash) (err error) {
 	path := filepath.Join(v.gitDir, filepath.FromSlash(string(name)))
+	lockPath := path + ".lock"
+	fail := func(e error) error { return fmt.Errorf("move %s: %w", name, e) }
 	if err := durable.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("move %s: %w", name, err)
+		return fail(err)
+	}
+	owner := v.StatePath("ref.lock.owner")
+	if err := os.WriteFile(owner, []byte(strconv.Itoa(os.Getpid())+"\n"+lockPath+"\n"), 0o644); err != nil {
+		return fail(err)
+	}
+	defer os.Remove(owner)
+	if err := durable.Inject(durable.StepWrite, path); err != nil {
+		return fail(err)
+	}
+	f, err := os.OpenFile(lockPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, os.ErrExist) {
+		return fail(fmt.Errorf("%s exists: a git command is updating the ref (retry), or one crashed (then remove the file)", lockPath))
+	}
+	if err != nil {
+		return fail(err)
+	}
+	locked := true
+	defer func() {
+		if locked {
+			os.Remove(lockPath)
+		}
+	}()
+	_, err = f.WriteString(new.String() + "\n")
+	if err == nil {
+		if err = durable.Inject(durable.StepFsync, path); err == nil && v.fsync {
+			err = f.Sync()
+		}
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fail(err)
+	}
+	cur, err := v.readRef(name)
+	if err != nil {
+		return fail(err)
+	}
+	if cur != old {
+		return fail(fmt.Errorf("%w: it now points at %s, not %s; nothing was published, run the command again", ErrRefMoved, cur, old))
+	}
+	if err := durable.Inject(durable.StepRename, path); err != nil {
+		return fail(err)
+	}
+	if err := os.Rename(lockPath, path); err != nil {
+		return fail(err)
+	}
+	locked = false
+	if err := durable.Inject(durable.StepDirSync, filepath.Dir(path)); err != nil {
+		return fail(err)
 	}
 	if v.fsync {
-		if err := durable.WriteFile(path, []byte(h.String()+"\n"), 0o644); err != nil {
-			return fmt.Errorf("move %s: %w", name, err)
+		if err := durable.SyncDir(filepath.Dir(path)); err != nil {
+			return fail(err)
 		}
-		return nil
 	}
-	tmp := path + ".prose-tmp"
-	if err := os.WriteFile(tmp, []byte(h.String()+"\n"), 0o644); err != nil {
-		return fmt.Errorf("move %s: %w", name, err)
+	return nil
+}
+
+// removeStaleRefLock removes a <ref>.lock that a prose writer which has
+// since died left behind.
+func (v *Vault) removeStaleRefLock() {
+	owner := v.StatePath("ref.lock.owner")
+	data, err := os.ReadFile(owner)
+	if err != nil {
+		return
 	}
-	return os.Rename(tmp, path)
+	pidText, lockPath, _ := strings.Cut(strings.TrimSpace(string(data)), "\n")
+	pid, err := strconv.Atoi(pidText)
+	if err == nil && pid != os.Getpid() && pidAlive(pid) {
+		return
+	}
+	if strings.HasPrefix(lockPath, v.gitDir+string(filepath.Separator)) && strings.HasSuffix(lockPath, ".lock") {
+		os.Remove(lockPath)
+	}
+	os.Remove(owner)
+}
+
+// checkHead refuses to write when HEAD is not on the vault's branch: prose
+// brings the working tree and index of the branch along, and would
+// otherwise change another branch's checkout.
+func (v *Vault) checkHead() error {
+	data, err := os.ReadFile(filepath.Join(v.gitDir, "HEAD"))
+	if err != nil {
+		return fmt.Errorf("read HEAD: %w", err)
+	}
+	want := "ref: " + string(v.Branch())
+	if got := strings.TrimSpace(string(data)); got != want {
+		return fmt.Errorf("HEAD is %q, not the vault branch %s: prose keeps the working tree of %s in step, so run `git checkout %s` (or `git switch %s`) first", got, v.cfg.Branch, v.cfg.Branch, v.cfg.Branch, v.cfg.Branch)
+	}
+	return nil
 }

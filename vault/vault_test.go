@@ -136,7 +136,7 @@ func TestPublishTwiceGivesOneCommitAndOneSkip(t *testing.T) {
 	if err != nil || len(rep.Problems) != 0 {
 		t.Fatalf("verify: %v %v", rep, err)
 	}
-	fr, err := v.Fsck()
+	fr, err := v.Fsck(context.Background())
 	if err != nil || !fr.OK() {
 		t.Fatalf("fsck: %+v %v", fr, err)
 	}
@@ -198,7 +198,7 @@ func TestCommitFilesLandsOnTheBranchAndWorktree(t *testing.T) {
 	if err != nil || !h2.IsZero() {
 		t.Fatalf("unchanged content committed again: %v", err)
 	}
-	fr, err := v.Fsck()
+	fr, err := v.Fsck(context.Background())
 	if err != nil || !fr.OK() {
 		t.Fatalf("fsck: %+v %v", fr, err)
 	}

@@ -78,7 +78,7 @@ func (v *Vault) VerifyReceipts() (*ReceiptReport, error) {
 		}
 	}
 	rep.Nodes = len(last)
-	tip, err := v.readRef(LedgerRef)
+	tip, err := v.ledgerHead()
 	if err != nil {
 		return nil, err
 	}

@@ -18,7 +18,7 @@ func fsckCommand() *cli.Command {
 				return err
 			}
 			defer v.Close()
-			rep, err := v.Fsck()
+			rep, err := v.Fsck(c.Context)
 			if err != nil {
 				return err
 			}

@@ -56,7 +56,11 @@ func (o *output) emit(v any) error {
 
 // vaultOptions reads the flags that tune how a vault is opened.
 func vaultOptions(c *cli.Context) vault.Options {
-	return vault.Options{LockTimeout: c.Duration("lock-timeout"), NoFsync: os.Getenv("PROSE_UNSAFE_NO_FSYNC") == "1"}
+	timeout := c.Duration("lock-timeout")
+	if timeout <= 0 {
+		timeout = -1 // --lock-timeout 0: one try, no wait
+	}
+	return vault.Options{LockTimeout: timeout, NoFsync: os.Getenv("PROSE_UNSAFE_NO_FSYNC") == "1"}
 }
 
 // openVault opens the vault named by --vault or $PROSE_VAULT, else the one

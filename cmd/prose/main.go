@@ -190,7 +190,7 @@ func interspersed(app *cli.App, args []string) []string {
 	if cmd == nil {
 		return args
 	}
-	takesValue := map[string]bool{}
+	takesValue := map[string]bool{"help": false, "h": false}
 	for _, f := range cmd.Flags {
 		_, isBool := f.(*cli.BoolFlag)
 		for _, n := range f.Names() {
