@@ -306,6 +306,11 @@ func CheckNodeName(node string) error {
 			return fmt.Errorf("node name %q contains a control character", node)
 		}
 	}
+	// The node's directory and its spec file (<dir>.json) must fit in one
+	// file name (255 bytes) on every common filesystem.
+	if n := len(published.EscapeNode(node)); n+len(".json") > 255 {
+		return fmt.Errorf("node name %q is too long: its directory name would take %d bytes (at most 250); choose a shorter name", node, n)
+	}
 	return nil
 }
 

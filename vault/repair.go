@@ -118,7 +118,13 @@ func (v *Vault) isAncestor(a, b plumbing.Hash) (bool, error) {
 }
 
 // cleanTemps removes temporary files that a killed writer left behind.
+// It runs under the writer lock, so no live writer is using them.
 func (v *Vault) cleanTemps() {
+	if ents, err := os.ReadDir(v.StatePath("tmp")); err == nil {
+		for _, e := range ents {
+			os.RemoveAll(v.StatePath("tmp", e.Name()))
+		}
+	}
 	objects := filepath.Join(v.gitDir, "objects")
 	ents, _ := os.ReadDir(objects)
 	for _, e := range ents {

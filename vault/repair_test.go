@@ -126,3 +126,16 @@ func TestDiffRevisionsAndFacets(t *testing.T) {
 		t.Fatalf("changes: %v", got)
 	}
 }
+
+func TestTooLongNodeNameIsRefusedBeforeAnyWrite(t *testing.T) {
+	v := newVault(t)
+	src := filepath.Join(t.TempDir(), "src")
+	writeTree(t, src, map[string]string{"a.txt": "a"})
+	long := strings.Repeat("é", 50)
+	if _, err := v.Publish(context.Background(), long, src, PublishOptions{}); err == nil || !strings.Contains(err.Error(), "too long") {
+		t.Fatalf("long node name: %v", err)
+	}
+	if r := publish(t, v, "short", src, PublishOptions{}); r.Receipt.Status != "rendered" {
+		t.Fatal("the vault stopped accepting writes")
+	}
+}
