@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -96,6 +97,14 @@ func casCommand() *cli.Command {
 							return err
 						}
 						defer rc.Close()
+						if out.json && c.String("output") == "" {
+							// One JSON document: the content base64-encoded.
+							data, err := io.ReadAll(rc)
+							if err != nil {
+								return err
+							}
+							return out.emit(map[string]any{"id": id.String(), "size": len(data), "content_base64": base64.StdEncoding.EncodeToString(data)})
+						}
 						var w io.Writer = c.App.Writer
 						if f := c.String("output"); f != "" {
 							fh, err := os.Create(f)
