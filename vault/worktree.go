@@ -228,7 +228,10 @@ func modeMatches(full string, m filemode.FileMode) bool {
 	return (fi.Mode()&0o111 != 0) == (m == filemode.Executable)
 }
 
-// checkout writes a blob to full by temp file and rename.
+// checkout writes a blob to full by temp file and rename. The temp file is
+// made under .prose/tmp (same filesystem, git-ignored) with a short random
+// name: a temp beside the target could exceed the file-name limit for a
+// long name, and one a crash leaves behind would show in git status.
 func (v *Vault) checkout(full string, e *object.TreeEntry) error {
 	data, err := v.blob(e.Hash)
 	if err != nil {
@@ -247,14 +250,28 @@ func (v *Vault) checkout(full string, e *object.TreeEntry) error {
 			return fmt.Errorf("update working tree: %w", err)
 		}
 	}
-	tmp := filepath.Join(filepath.Dir(full), ".prose-co-"+filepath.Base(full))
-	if err := os.WriteFile(tmp, data, perm); err != nil {
+	tmpDir := v.StatePath("tmp")
+	f, err := os.CreateTemp(tmpDir, "co-")
+	if errors.Is(err, os.ErrNotExist) {
+		if err = os.MkdirAll(tmpDir, 0o755); err == nil {
+			f, err = os.CreateTemp(tmpDir, "co-")
+		}
+	}
+	if err != nil {
 		return fmt.Errorf("update working tree: %w", err)
 	}
-	if err := os.Chmod(tmp, perm); err != nil {
-		return err
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	if err := os.Rename(tmp, full); err != nil {
+	if err == nil {
+		err = os.Chmod(tmp, perm)
+	}
+	if err == nil {
+		err = os.Rename(tmp, full)
+	}
+	if err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("update working tree: %w", err)
 	}
