@@ -289,12 +289,17 @@ func removeEmptyParents(root, dir string) {
 
 // syncWorktree brings the working tree and index from commit from to commit
 // to. Paths edited by hand are left alone and reported.
+//
+// from is only a record of where the working tree was; when it cannot be
+// read (history rewritten by hand, then pruned by git gc), the working tree
+// is brought from scratch instead: every file of to that differs is then
+// reported, never overwritten.
 func (v *Vault) syncWorktree(from, to plumbing.Hash) ([]HandEdit, error) {
 	var fromTree, toTree plumbing.Hash
 	if !from.IsZero() {
 		c, err := v.commit(from)
 		if err != nil {
-			return nil, err
+			return v.syncWorktree(plumbing.ZeroHash, to)
 		}
 		fromTree = c.TreeHash
 	}
@@ -305,6 +310,10 @@ func (v *Vault) syncWorktree(from, to plumbing.Hash) ([]HandEdit, error) {
 	toTree = c.TreeHash
 	var changes []change
 	if err := v.diffTrees(fromTree, toTree, "", &changes); err != nil {
+		if !from.IsZero() {
+			// from's tree may be damaged or pruned too.
+			return v.syncWorktree(plumbing.ZeroHash, to)
+		}
 		return nil, err
 	}
 	idx, err := v.readIndex()
