@@ -41,7 +41,14 @@ type gitIndex struct {
 	offs []int  // where each entry starts in body
 }
 
-var errIndexFormat = errors.New("unsupported git index")
+// A git index prose cannot use is either damaged (a torn write: git does not
+// fsync it either), which the branch can rebuild, or in a format prose does
+// not write (version 4, a split or sparse index), which holds the user's
+// staged changes and must be left alone.
+var (
+	errIndexDamaged     = errors.New("damaged git index")
+	errIndexUnsupported = errors.New("unsupported git index")
+)
 
 func (v *Vault) indexPath() string { return filepath.Join(v.gitDir, "index") }
 
@@ -58,7 +65,11 @@ func (v *Vault) readIndex() (*gitIndex, error) {
 }
 
 func damaged(why string) error {
-	return fmt.Errorf("%w: .git/index %s; rebuild it with `git reset`", errIndexFormat, why)
+	return fmt.Errorf("%w: .git/index %s; rebuild it with `git reset`", errIndexDamaged, why)
+}
+
+func unsupported(what, fix string) error {
+	return fmt.Errorf("%w: .git/index %s, which prose cannot update; run `%s`, then retry (staged changes are kept)", errIndexUnsupported, what, fix)
 }
 
 func parseIndex(data []byte) (*gitIndex, error) {
@@ -71,11 +82,11 @@ func parseIndex(data []byte) (*gitIndex, error) {
 	}
 	ver := binary.BigEndian.Uint32(data[4:])
 	if ver != 2 && ver != 3 {
-		return nil, fmt.Errorf("%w: index version %d; run `git update-index --index-version 2`", errIndexFormat, ver)
+		return nil, unsupported(fmt.Sprintf("is version %d", ver), "git update-index --index-version 2")
 	}
 	n := int(binary.BigEndian.Uint32(data[8:]))
 	all := data[12 : len(data)-20]
-	idx := &gitIndex{ver: ver, offs: make([]int, 0, n)}
+	idx := &gitIndex{ver: ver, offs: make([]int, 0, min(n, len(all)/62))}
 	off := 0
 	for i := 0; i < n; i++ {
 		l, err := entryLen(all, off, ver)
@@ -86,11 +97,26 @@ func parseIndex(data []byte) (*gitIndex, error) {
 		off += l
 	}
 	idx.body = all[:off]
-	for off+8 <= len(all) {
+	for off < len(all) {
+		if off+8 > len(all) {
+			return nil, damaged("has a truncated extension")
+		}
 		sig := all[off : off+4]
 		size := int(binary.BigEndian.Uint32(all[off+4:]))
+		if size > len(all)-off-8 {
+			return nil, damaged("has a truncated extension")
+		}
+		// An extension whose name starts with an upper-case letter is an
+		// optional cache that may be dropped; any other one is required.
 		if sig[0] < 'A' || sig[0] > 'Z' {
-			return nil, fmt.Errorf("%w: the index uses the %q extension; run `git update-index --no-split-index` or `git sparse-checkout disable`", errIndexFormat, sig)
+			switch string(sig) {
+			case "link":
+				return nil, unsupported("is a split index", "git update-index --no-split-index")
+			case "sdir":
+				return nil, unsupported("is a sparse index", "git sparse-checkout disable")
+			default:
+				return nil, unsupported(fmt.Sprintf("uses the required extension %q", sig), "git update-index --no-split-index")
+			}
 		}
 		off += 8 + size
 	}

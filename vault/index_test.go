@@ -1,6 +1,9 @@
 package vault
 
 import (
+	"crypto/sha1"
+	"encoding/binary"
+	"errors"
 	"strings"
 	"testing"
 
@@ -44,5 +47,77 @@ func TestIndexPutDelKeepsOrderAndRoundTrips(t *testing.T) {
 	data[20] ^= 1
 	if _, err := parseIndex(data); err == nil {
 		t.Fatal("a damaged index parsed")
+	}
+}
+
+// rawIndex re-encodes idx with another version and extra extension bytes.
+func rawIndex(idx *gitIndex, ver uint32, ext []byte) []byte {
+	data := idx.encode()
+	data = append(data[:len(data)-20:len(data)-20], ext...)
+	binary.BigEndian.PutUint32(data[4:], ver)
+	sum := sha1.Sum(data)
+	return append(data, sum[:]...)
+}
+
+func extension(sig string, body []byte) []byte {
+	b := append([]byte(sig), 0, 0, 0, 0)
+	binary.BigEndian.PutUint32(b[4:], uint32(len(body)))
+	return append(b, body...)
+}
+
+func TestParseIndexTellsDamagedFromUnsupported(t *testing.T) {
+	idx := &gitIndex{ver: 2}
+	idx.put(indexEntry{Name: "a.md", Mode: 0o100644})
+	idx.put(indexEntry{Name: "b.md", Mode: 0o100644})
+	good := idx.encode()
+	cases := []struct {
+		name string
+		data []byte
+		want error
+		fix  string
+	}{
+		{"checksum", append(append([]byte{}, good[:len(good)-1]...), good[len(good)-1]^1), errIndexDamaged, "git reset"},
+		{"signature", append([]byte("DIRX"), good[4:]...), errIndexDamaged, "git reset"},
+		{"short", good[:20], errIndexDamaged, "git reset"},
+		{"truncated entry", func() []byte {
+			d := rawIndex(idx, 2, nil)
+			binary.BigEndian.PutUint32(d[8:], 3) // three entries, two present
+			d = d[:len(d)-20]
+			sum := sha1.Sum(d)
+			return append(d, sum[:]...)
+		}(), errIndexDamaged, "git reset"},
+		{"unterminated path", func() []byte {
+			one := &gitIndex{ver: 2}
+			one.put(indexEntry{Name: "abcdefgh", Mode: 0o100644}) // 62+8 -> padded to 72, two NULs
+			d := one.encode()
+			d = d[:len(d)-20]
+			for i := 12 + 62 + 8; i < len(d); i++ {
+				d[i] = 'x'
+			}
+			sum := sha1.Sum(d)
+			return append(d, sum[:]...)
+		}(), errIndexDamaged, "git reset"},
+		{"truncated extension", rawIndex(idx, 2, extension("TREE", []byte("abc"))[:9]), errIndexDamaged, "git reset"},
+		{"version 4", rawIndex(idx, 4, nil), errIndexUnsupported, "git update-index --index-version 2"},
+		{"split index", rawIndex(idx, 2, extension("link", make([]byte, 20))), errIndexUnsupported, "git update-index --no-split-index"},
+		{"sparse index", rawIndex(idx, 3, extension("sdir", nil)), errIndexUnsupported, "git sparse-checkout disable"},
+	}
+	for _, c := range cases {
+		_, err := parseIndex(c.data)
+		if !errors.Is(err, c.want) || !strings.Contains(err.Error(), c.fix) {
+			t.Errorf("%s: %v, want %v naming %q", c.name, err, c.want, c.fix)
+		}
+		other := errIndexUnsupported
+		if c.want == errIndexUnsupported {
+			other = errIndexDamaged
+		}
+		if errors.Is(err, other) {
+			t.Errorf("%s: %v is also %v", c.name, err, other)
+		}
+	}
+	// Optional extensions (upper-case names) are skipped.
+	back, err := parseIndex(rawIndex(idx, 2, append(extension("TREE", []byte("x")), extension("UNTR", nil)...)))
+	if err != nil || indexNames(back) != "a.md,b.md" {
+		t.Fatalf("optional extensions: %v", err)
 	}
 }

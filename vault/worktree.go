@@ -317,14 +317,16 @@ func (v *Vault) syncWorktree(from, to plumbing.Hash) ([]HandEdit, error) {
 		return nil, err
 	}
 	idx, err := v.readIndex()
-	if errors.Is(err, errIndexFormat) && from.IsZero() {
+	if errors.Is(err, errIndexDamaged) && from.IsZero() {
 		idx, err = &gitIndex{ver: 2}, nil
-	} else if errors.Is(err, errIndexFormat) {
+	} else if errors.Is(err, errIndexDamaged) {
 		// A damaged index (a crash during a write without fsync): rebuild
 		// it from scratch against the whole tree.
 		return v.syncWorktree(plumbing.ZeroHash, to)
 	}
 	if err != nil {
+		// An index prose cannot update (errIndexUnsupported) holds the
+		// user's staged changes: change nothing and say how to convert it.
 		return nil, err
 	}
 	edits, err := v.checkClean(changes, idx)

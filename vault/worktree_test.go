@@ -1,6 +1,9 @@
 package vault
 
 import (
+	"bytes"
+	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -70,4 +73,81 @@ func TestSyncWorktreeFromAPrunedCommit(t *testing.T) {
 		t.Fatalf("src/notes.md = %q", got)
 	}
 	checkGitClean(t, v)
+}
+
+// An index in a format prose does not write holds the user's staged changes:
+// prose refuses, names the fix and changes nothing. A damaged index is
+// rebuilt from the branch.
+func TestUnsupportedIndexIsLeftAloneDamagedIsRebuilt(t *testing.T) {
+	requireGit(t)
+	v := newVault(t)
+	src := filepath.Join(t.TempDir(), "render")
+	writeTree(t, src, map[string]string{"a.md": "one\n"})
+	c1 := publish(t, v, "n", src, PublishOptions{}).Commit
+	writeTree(t, src, map[string]string{"a.md": "two\n"})
+	c2 := publish(t, v, "n", src, PublishOptions{}).Commit
+	if err := os.MkdirAll(filepath.Join(v.Root(), "src"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(v.Root(), "src", "x.md"), []byte("staged\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git(t, v.Root(), "add", "src/x.md")
+	aPath := filepath.Join(v.Root(), "published", "n", "a.md")
+	for _, c := range []struct{ convert, fix string }{
+		{"--index-version=4", "git update-index --index-version 2"},
+		{"--split-index", "git update-index --no-split-index"},
+	} {
+		git(t, v.Root(), "update-index", c.convert)
+		before, err := os.ReadFile(v.indexPath())
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = v.syncWorktree(c2, c1)
+		if !errors.Is(err, errIndexUnsupported) || !strings.Contains(err.Error(), c.fix) {
+			t.Fatalf("%s: sync error %v, want errIndexUnsupported naming %q", c.convert, err, c.fix)
+		}
+		writeTree(t, src, map[string]string{"a.md": "three\n"})
+		if _, err := v.Publish(context.Background(), "n", src, PublishOptions{}); !errors.Is(err, errIndexUnsupported) {
+			t.Fatalf("%s: publish error %v, want errIndexUnsupported", c.convert, err)
+		}
+		after, _ := os.ReadFile(v.indexPath())
+		if !bytes.Equal(before, after) {
+			t.Fatalf("%s: the index changed", c.convert)
+		}
+		if got, _ := os.ReadFile(aPath); string(got) != "two\n" {
+			t.Fatalf("%s: working tree changed: %q", c.convert, got)
+		}
+		if tip, _ := v.readRef(v.Branch()); tip != c2 {
+			t.Fatalf("%s: branch moved", c.convert)
+		}
+		if st, _ := v.worktreeState(); st != c2 {
+			t.Fatalf("%s: worktree state moved", c.convert)
+		}
+		git(t, v.Root(), "update-index", "--index-version=2", "--no-split-index")
+		if st := git(t, v.Root(), "status", "--porcelain"); st != "A  src/x.md\n" {
+			t.Fatalf("%s: git status after converting back:\n%s", c.convert, st)
+		}
+	}
+	// Converted back, prose works and the staged change survives.
+	writeTree(t, src, map[string]string{"a.md": "three\n"})
+	publish(t, v, "n", src, PublishOptions{})
+	if st := git(t, v.Root(), "status", "--porcelain"); st != "A  src/x.md\n" {
+		t.Fatalf("git status:\n%s", st)
+	}
+	// A damaged index is rebuilt from the branch (its staged changes are
+	// lost with it).
+	data, _ := os.ReadFile(v.indexPath())
+	data[len(data)-1] ^= 1
+	if err := os.WriteFile(v.indexPath(), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(v.StatePath("worktree"), []byte(c2.String()+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	writeTree(t, src, map[string]string{"a.md": "four\n"})
+	publish(t, v, "n", src, PublishOptions{})
+	if st := git(t, v.Root(), "status", "--porcelain"); st != "?? src/\n" {
+		t.Fatalf("git status after the rebuild:\n%s", st)
+	}
 }
