@@ -188,36 +188,62 @@ func (v *Vault) checkClean(changes []change, idx *gitIndex) ([]HandEdit, error) 
 	return edits, nil
 }
 
-// applyChanges brings the working tree and index from the old tree to the
-// new one for the given changes. Files are replaced by rename so a reader
+// applyChangesReport brings the working tree and index from the old tree to
+// the new one for the given changes. Files are replaced by rename so a reader
 // never sees half a file.
-func (v *Vault) applyChanges(changes []change, idx *gitIndex) error {
+//
+// checkClean ran before, but a user may edit a file between it and this
+// call (the window holds fsyncs and ref moves): a working-tree file that
+// holds neither the change's old nor its new content is never overwritten
+// or deleted. It is skipped, its index entry left as it is, and returned so
+// the caller can warn.
+func (v *Vault) applyChangesReport(changes []change, idx *gitIndex) ([]HandEdit, error) {
+	var edits []HandEdit
 	for _, c := range changes {
 		full := filepath.Join(v.root, filepath.FromSlash(c.Path))
+		oid, exists, err := v.worktreeOID(c.Path, idx)
+		if err != nil {
+			return edits, err
+		}
+		if exists && (c.Old == nil || oid != c.Old.Hash) && (c.New == nil || oid != c.New.Hash) {
+			why := "modified by hand while prose was writing; left as it is"
+			if c.Old == nil {
+				why = "created by hand while prose was writing; left as it is"
+			}
+			edits = append(edits, HandEdit{c.Path, why})
+			continue
+		}
 		if c.New == nil {
-			if err := os.Remove(full); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return fmt.Errorf("update working tree: %w", err)
+			if exists {
+				if err := os.Remove(full); err != nil && !errors.Is(err, os.ErrNotExist) {
+					return edits, fmt.Errorf("update working tree: %w", err)
+				}
 			}
 			removeEmptyParents(v.root, filepath.Dir(full))
 			idx.del(c.Path)
 			continue
 		}
-		oid, exists, err := v.worktreeOID(c.Path, idx)
-		if err != nil {
-			return err
-		}
 		if !exists || oid != c.New.Hash || !modeMatches(full, c.New.Mode) {
 			if err := v.checkout(full, c.New); err != nil {
-				return err
+				return edits, err
 			}
 		}
 		e := indexEntry{Name: c.Path, OID: c.New.Hash}
 		if err := statEntry(full, &e); err != nil {
-			return fmt.Errorf("update git index: %w", err)
+			return edits, fmt.Errorf("update git index: %w", err)
 		}
 		idx.put(e)
 	}
-	return nil
+	return edits, nil
+}
+
+// applyChanges is applyChangesReport for callers that do not report the
+// files it left alone.
+//
+// Deprecated: use applyChangesReport and warn about the hand edits.
+func (v *Vault) applyChanges(changes []change, idx *gitIndex) error {
+	_, err := v.applyChangesReport(changes, idx)
+	return err
 }
 
 func modeMatches(full string, m filemode.FileMode) bool {
@@ -244,9 +270,10 @@ func (v *Vault) checkout(full string, e *object.TreeEntry) error {
 	if e.Mode == filemode.Executable {
 		perm = 0o755
 	}
-	// A directory may stand where the file goes (a facet became a file).
+	// An empty directory may stand where the file goes (a facet became a
+	// file); one with files in it is a hand edit applyChangesReport skips.
 	if fi, err := os.Lstat(full); err == nil && fi.IsDir() {
-		if err := os.RemoveAll(full); err != nil {
+		if err := os.Remove(full); err != nil {
 			return fmt.Errorf("update working tree: %w", err)
 		}
 	}
@@ -347,7 +374,9 @@ func (v *Vault) syncWorktree(from, to plumbing.Hash) ([]HandEdit, error) {
 		changes = kept
 	}
 	if len(changes) > 0 {
-		if err := v.applyChanges(changes, idx); err != nil {
+		late, err := v.applyChangesReport(changes, idx)
+		edits = append(edits, late...)
+		if err != nil {
 			return edits, err
 		}
 		if err := v.writeIndex(idx); err != nil {

@@ -151,3 +151,65 @@ func TestUnsupportedIndexIsLeftAloneDamagedIsRebuilt(t *testing.T) {
 		t.Fatalf("git status after the rebuild:\n%s", st)
 	}
 }
+
+// A file edited between checkClean and applyChanges (the window holds
+// fsyncs and ref moves) is neither overwritten nor deleted, but reported.
+func TestApplyChangesLeavesLateHandEdits(t *testing.T) {
+	requireGit(t)
+	v := newVault(t)
+	src := filepath.Join(t.TempDir(), "render")
+	writeTree(t, src, map[string]string{"a.md": "a1\n", "b.md": "b1\n", "c.md": "c1\n"})
+	c1 := publish(t, v, "n", src, PublishOptions{}).Commit
+	writeTree(t, src, map[string]string{"a.md": "a2\n", "b.md": "b2\n", "d.md": "d2\n"})
+	c2 := publish(t, v, "n", src, PublishOptions{}).Commit
+	// Bring the working tree back to c1, then replay c1 → c2 by hand.
+	if edits, err := v.syncWorktree(c2, c1); err != nil || len(edits) != 0 {
+		t.Fatalf("sync to c1: %v %v", edits, err)
+	}
+	t1, _ := v.commit(c1)
+	t2, _ := v.commit(c2)
+	var changes []change
+	if err := v.diffTrees(t1.TreeHash, t2.TreeHash, "", &changes); err != nil {
+		t.Fatal(err)
+	}
+	idx, err := v.readIndex()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if edits, err := v.checkClean(changes, idx); err != nil || len(edits) != 0 {
+		t.Fatalf("checkClean: %v %v", edits, err)
+	}
+	dir := filepath.Join(v.Root(), "published", "n")
+	hand := map[string]string{"a.md": "by hand\n", "c.md": "c by hand\n", "d.md": "d by hand\n"}
+	for name, content := range hand {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	aBefore := idx.get("published/n/a.md")
+	edits, err := v.applyChangesReport(changes, idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range edits {
+		got = append(got, e.Path)
+	}
+	if strings.Join(got, ",") != "published/n/a.md,published/n/c.md,published/n/d.md" {
+		t.Fatalf("hand edits reported: %v", edits)
+	}
+	for name, content := range hand {
+		if data, _ := os.ReadFile(filepath.Join(dir, name)); string(data) != content {
+			t.Fatalf("%s overwritten: %q", name, data)
+		}
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "b.md")); string(data) != "b2\n" {
+		t.Fatalf("b.md not updated: %q", data)
+	}
+	if e := idx.get("published/n/a.md"); e == nil || e.OID != aBefore.OID {
+		t.Fatal("index entry of a skipped file changed")
+	}
+	if idx.get("published/n/c.md") == nil || idx.get("published/n/d.md") != nil {
+		t.Fatal("index entries of skipped files changed")
+	}
+}
