@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -135,50 +136,140 @@ var ErrHandEdits = errors.New("hand edits in the working tree")
 
 // worktreeOID returns the git blob id of the working-tree file at rel,
 // using the index's stat data to avoid reading it when it is unchanged.
-// ok is false when the file does not exist.
+// ok is false when the file does not exist (a file standing where one of
+// its directories goes included); anything else that is not a regular file
+// exists with the zero id.
 func (v *Vault) worktreeOID(rel string, idx *gitIndex) (plumbing.Hash, bool, error) {
+	oid, st, err := v.worktreeFile(rel, idx)
+	return oid, st != fileAbsent && st != fileBlocked, err
+}
+
+// fileState is what stands at a working-tree path.
+type fileState int
+
+const (
+	fileAbsent  fileState = iota
+	fileBlocked           // absent: a non-directory stands where a parent directory goes
+	fileRegular
+	fileDir
+	fileOther // a symlink, a device, …
+)
+
+func (v *Vault) worktreeFile(rel string, idx *gitIndex) (plumbing.Hash, fileState, error) {
 	full := filepath.Join(v.root, filepath.FromSlash(rel))
 	fi, err := os.Lstat(full)
 	if errors.Is(err, os.ErrNotExist) {
-		return plumbing.ZeroHash, false, nil
+		return plumbing.ZeroHash, fileAbsent, nil
+	}
+	if errors.Is(err, syscall.ENOTDIR) {
+		return plumbing.ZeroHash, fileBlocked, nil
 	}
 	if err != nil {
-		return plumbing.ZeroHash, false, err
+		return plumbing.ZeroHash, fileAbsent, err
 	}
-	if !fi.Mode().IsRegular() {
-		return plumbing.ZeroHash, true, nil
+	switch {
+	case fi.IsDir():
+		return plumbing.ZeroHash, fileDir, nil
+	case !fi.Mode().IsRegular():
+		return plumbing.ZeroHash, fileOther, nil
 	}
 	if e := idx.get(rel); e != nil && statMatches(fi, e) {
-		return e.OID, true, nil
+		return e.OID, fileRegular, nil
 	}
 	f, err := os.Open(full)
 	if err != nil {
-		return plumbing.ZeroHash, true, err
+		return plumbing.ZeroHash, fileRegular, err
 	}
 	defer f.Close()
 	h := plumbing.NewHasher(plumbing.BlobObject, fi.Size())
 	if _, err := io.Copy(h, f); err != nil {
-		return plumbing.ZeroHash, true, err
+		return plumbing.ZeroHash, fileRegular, err
 	}
-	return h.Sum(), true, nil
+	return h.Sum(), fileRegular, nil
+}
+
+// blockingFile returns the slash path of the nearest ancestor of rel that
+// exists in the working tree but is not a directory, or "".
+func (v *Vault) blockingFile(rel string) string {
+	for i := 0; i < len(rel); i++ {
+		if rel[i] != '/' {
+			continue
+		}
+		fi, err := os.Lstat(filepath.Join(v.root, filepath.FromSlash(rel[:i])))
+		if err != nil {
+			return ""
+		}
+		if !fi.IsDir() {
+			return rel[:i]
+		}
+	}
+	return ""
+}
+
+// onlyRemoved reports whether every file under the working-tree directory
+// rel is one that removed lists, so removing them empties it.
+func (v *Vault) onlyRemoved(rel string, removed map[string]bool) bool {
+	root := filepath.Join(v.root, filepath.FromSlash(rel))
+	ok := true
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		r, err := filepath.Rel(v.root, path)
+		if err != nil || !removed[filepath.ToSlash(r)] {
+			ok = false
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	return ok && err == nil
+}
+
+// removedPaths is the set of paths the changes remove.
+func removedPaths(changes []change) map[string]bool {
+	removed := map[string]bool{}
+	for _, c := range changes {
+		if c.New == nil {
+			removed[c.Path] = true
+		}
+	}
+	return removed
 }
 
 // checkClean reports every changed path whose working-tree file holds
 // neither the old nor the new content: writing there would lose an edit.
+// When a file becomes a directory or a directory a file, what stands in the
+// way is fine only if the same changes remove it.
 func (v *Vault) checkClean(changes []change, idx *gitIndex) ([]HandEdit, error) {
 	var edits []HandEdit
+	var removed map[string]bool // built when a file and a directory swap
+	removes := func() map[string]bool {
+		if removed == nil {
+			removed = removedPaths(changes)
+		}
+		return removed
+	}
 	for _, c := range changes {
-		oid, exists, err := v.worktreeOID(c.Path, idx)
+		oid, st, err := v.worktreeFile(c.Path, idx)
 		if err != nil {
 			return nil, err
 		}
 		switch {
-		case !exists && c.Old == nil:
-		case !exists && c.Old != nil && c.New != nil:
-			// deleted by hand: restoring it loses nothing
-		case !exists:
-		case c.Old != nil && oid == c.Old.Hash:
-		case c.New != nil && oid == c.New.Hash:
+		case st == fileBlocked && c.New != nil:
+			if b := v.blockingFile(c.Path); b != "" && !removes()[b] {
+				edits = append(edits, HandEdit{c.Path, "untracked file " + b + " stands where its directory goes"})
+			}
+		case st == fileAbsent || st == fileBlocked:
+			// absent, or deleted by hand: restoring it loses nothing
+		case st == fileDir && c.Old == nil:
+			if !v.onlyRemoved(c.Path, removes()) {
+				edits = append(edits, HandEdit{c.Path, "a directory with untracked files stands where a file goes"})
+			}
+		case st == fileRegular && c.Old != nil && oid == c.Old.Hash:
+		case st == fileRegular && c.New != nil && oid == c.New.Hash:
 		case c.Old == nil:
 			edits = append(edits, HandEdit{c.Path, "untracked file would be overwritten"})
 		default:
@@ -190,7 +281,8 @@ func (v *Vault) checkClean(changes []change, idx *gitIndex) ([]HandEdit, error) 
 
 // applyChangesReport brings the working tree and index from the old tree to
 // the new one for the given changes. Files are replaced by rename so a reader
-// never sees half a file.
+// never sees half a file. Removals go first, so a directory that becomes a
+// file is emptied (and removed) before the file is written.
 //
 // checkClean ran before, but a user may edit a file between it and this
 // call (the window holds fsyncs and ref moves): a working-tree file that
@@ -199,42 +291,67 @@ func (v *Vault) checkClean(changes []change, idx *gitIndex) ([]HandEdit, error) 
 // the caller can warn.
 func (v *Vault) applyChangesReport(changes []change, idx *gitIndex) ([]HandEdit, error) {
 	var edits []HandEdit
-	for _, c := range changes {
-		full := filepath.Join(v.root, filepath.FromSlash(c.Path))
-		oid, exists, err := v.worktreeOID(c.Path, idx)
-		if err != nil {
-			return edits, err
-		}
-		if exists && (c.Old == nil || oid != c.Old.Hash) && (c.New == nil || oid != c.New.Hash) {
-			why := "modified by hand while prose was writing; left as it is"
-			if c.Old == nil {
-				why = "created by hand while prose was writing; left as it is"
+	for pass := 0; pass < 2; pass++ {
+		for _, c := range changes {
+			if (c.New == nil) != (pass == 0) {
+				continue
 			}
-			edits = append(edits, HandEdit{c.Path, why})
-			continue
-		}
-		if c.New == nil {
-			if exists {
-				if err := os.Remove(full); err != nil && !errors.Is(err, os.ErrNotExist) {
-					return edits, fmt.Errorf("update working tree: %w", err)
-				}
-			}
-			removeEmptyParents(v.root, filepath.Dir(full))
-			idx.del(c.Path)
-			continue
-		}
-		if !exists || oid != c.New.Hash || !modeMatches(full, c.New.Mode) {
-			if err := v.checkout(full, c.New); err != nil {
+			e, err := v.apply(c, idx)
+			if err != nil {
 				return edits, err
 			}
+			if e != nil {
+				edits = append(edits, *e)
+			}
 		}
-		e := indexEntry{Name: c.Path, OID: c.New.Hash}
-		if err := statEntry(full, &e); err != nil {
-			return edits, fmt.Errorf("update git index: %w", err)
-		}
-		idx.put(e)
 	}
+	sort.Slice(edits, func(i, j int) bool { return edits[i].Path < edits[j].Path })
 	return edits, nil
+}
+
+// apply brings one path to its new state, or returns the hand edit that
+// stands in the way.
+func (v *Vault) apply(c change, idx *gitIndex) (*HandEdit, error) {
+	full := filepath.Join(v.root, filepath.FromSlash(c.Path))
+	oid, st, err := v.worktreeFile(c.Path, idx)
+	if err != nil {
+		return nil, err
+	}
+	if st == fileDir && os.Remove(full) == nil {
+		st = fileAbsent // an empty directory where the file goes
+	}
+	exists := st != fileAbsent && st != fileBlocked
+	if exists && (c.Old == nil || oid != c.Old.Hash) && (c.New == nil || oid != c.New.Hash) {
+		why := "modified by hand while prose was writing; left as it is"
+		if c.Old == nil {
+			why = "created by hand while prose was writing; left as it is"
+		}
+		return &HandEdit{c.Path, why}, nil
+	}
+	if c.New == nil {
+		if exists {
+			if err := os.Remove(full); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return nil, fmt.Errorf("update working tree: %w", err)
+			}
+		}
+		removeEmptyParents(v.root, filepath.Dir(full))
+		idx.del(c.Path)
+		return nil, nil
+	}
+	if !exists || oid != c.New.Hash || !modeMatches(full, c.New.Mode) {
+		if err := v.checkout(full, c.New); err != nil {
+			if b := v.blockingFile(c.Path); b != "" {
+				return &HandEdit{c.Path, "file " + b + " stands where its directory goes; left as it is"}, nil
+			}
+			return nil, err
+		}
+	}
+	e := indexEntry{Name: c.Path, OID: c.New.Hash}
+	if err := statEntry(full, &e); err != nil {
+		return nil, fmt.Errorf("update git index: %w", err)
+	}
+	idx.put(e)
+	return nil, nil
 }
 
 // applyChanges is applyChangesReport for callers that do not report the

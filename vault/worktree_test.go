@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // A file name of 254 bytes is valid; the checkout temp file must not make a
@@ -211,5 +213,134 @@ func TestApplyChangesLeavesLateHandEdits(t *testing.T) {
 	}
 	if idx.get("published/n/c.md") == nil || idx.get("published/n/d.md") != nil {
 		t.Fatal("index entries of skipped files changed")
+	}
+}
+
+func readWorktree(t *testing.T, v *Vault, rel string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(v.Root(), filepath.FromSlash(rel)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// A file can become a directory and a directory a file between publishes.
+func TestFileBecomesDirectoryAndBack(t *testing.T) {
+	requireGit(t)
+	v := newVault(t)
+	src := filepath.Join(t.TempDir(), "render")
+	writeTree(t, src, map[string]string{"sub": "a file\n", "x.md": "x\n"})
+	publish(t, v, "n", src, PublishOptions{})
+	checkGitClean(t, v)
+	writeTree(t, src, map[string]string{"sub/a.md": "a\n", "sub/deep/b.md": "b\n", "x.md": "x\n"})
+	c2 := publish(t, v, "n", src, PublishOptions{}).Commit
+	if got := readWorktree(t, v, "published/n/sub/deep/b.md"); got != "b\n" {
+		t.Fatalf("sub/deep/b.md = %q", got)
+	}
+	checkGitClean(t, v)
+	writeTree(t, src, map[string]string{"sub": "a file again\n", "x.md": "x\n"})
+	c3 := publish(t, v, "n", src, PublishOptions{}).Commit
+	if got := readWorktree(t, v, "published/n/sub"); got != "a file again\n" {
+		t.Fatalf("sub = %q", got)
+	}
+	checkGitClean(t, v)
+	writeTree(t, src, map[string]string{"sub/a.md": "a\n"})
+	c4 := publish(t, v, "n", src, PublishOptions{}).Commit
+	checkGitClean(t, v)
+	// Repair's direction: syncWorktree across both swaps and back.
+	for _, step := range [][2]plumbing.Hash{{c4, c3}, {c3, c2}, {c2, c4}} {
+		if edits, err := v.syncWorktree(step[0], step[1]); err != nil || len(edits) != 0 {
+			t.Fatalf("sync %s → %s: %v %v", step[0], step[1], edits, err)
+		}
+	}
+	checkGitClean(t, v)
+	fr, err := v.Fsck(context.Background())
+	if err != nil || !fr.OK() {
+		t.Fatalf("fsck: %+v %v", fr, err)
+	}
+}
+
+// Untracked files in the way of a file ↔ directory change are hand edits:
+// the publish is refused before anything moves.
+func TestFileDirectorySwapKeepsUntrackedFiles(t *testing.T) {
+	requireGit(t)
+	v := newVault(t)
+	src := filepath.Join(t.TempDir(), "render")
+	writeTree(t, src, map[string]string{"sub/a.md": "a\n", "x.md": "x\n"})
+	tip := publish(t, v, "n", src, PublishOptions{}).Commit
+	extra := filepath.Join(v.Root(), "published", "n", "sub", "extra.md")
+	if err := os.WriteFile(extra, []byte("mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	writeTree(t, src, map[string]string{"sub": "a file\n", "x.md": "x\n"})
+	_, err := v.Publish(context.Background(), "n", src, PublishOptions{})
+	if !errors.Is(err, ErrHandEdits) || !strings.Contains(err.Error(), "published/n/sub:") {
+		t.Fatalf("directory with an untracked file → file: %v", err)
+	}
+	if got := readWorktree(t, v, "published/n/sub/extra.md"); got != "mine\n" {
+		t.Fatal("untracked file lost")
+	}
+	if h, _ := v.readRef(v.Branch()); h != tip {
+		t.Fatal("branch moved")
+	}
+	os.Remove(extra)
+
+	// An untracked file where a directory goes.
+	writeTree(t, src, map[string]string{"x.md": "x\n"})
+	tip = publish(t, v, "n", src, PublishOptions{}).Commit
+	if err := os.WriteFile(filepath.Join(v.Root(), "published", "n", "sub"), []byte("mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	writeTree(t, src, map[string]string{"sub/a.md": "a\n", "x.md": "x\n"})
+	_, err = v.Publish(context.Background(), "n", src, PublishOptions{})
+	if !errors.Is(err, ErrHandEdits) || !strings.Contains(err.Error(), "published/n/sub") {
+		t.Fatalf("untracked file → directory: %v", err)
+	}
+	if got := readWorktree(t, v, "published/n/sub"); got != "mine\n" {
+		t.Fatal("untracked file lost")
+	}
+	if h, _ := v.readRef(v.Branch()); h != tip {
+		t.Fatal("branch moved")
+	}
+}
+
+// A file created where a directory goes after checkClean is left alone too.
+func TestApplyChangesLeavesLateBlockingFile(t *testing.T) {
+	v := newVault(t)
+	src := filepath.Join(t.TempDir(), "render")
+	writeTree(t, src, map[string]string{"x.md": "x\n"})
+	c1 := publish(t, v, "n", src, PublishOptions{}).Commit
+	writeTree(t, src, map[string]string{"x.md": "x\n", "sub/a.md": "a\n"})
+	c2 := publish(t, v, "n", src, PublishOptions{}).Commit
+	if _, err := v.syncWorktree(c2, c1); err != nil {
+		t.Fatal(err)
+	}
+	t1, _ := v.commit(c1)
+	t2, _ := v.commit(c2)
+	var changes []change
+	if err := v.diffTrees(t1.TreeHash, t2.TreeHash, "", &changes); err != nil {
+		t.Fatal(err)
+	}
+	idx, err := v.readIndex()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if edits, err := v.checkClean(changes, idx); err != nil || len(edits) != 0 {
+		t.Fatalf("checkClean: %v %v", edits, err)
+	}
+	blocker := filepath.Join(v.Root(), "published", "n", "sub")
+	if err := os.WriteFile(blocker, []byte("mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	edits, err := v.applyChangesReport(changes, idx)
+	if err != nil || len(edits) != 1 || edits[0].Path != "published/n/sub/a.md" {
+		t.Fatalf("edits %v, err %v", edits, err)
+	}
+	if got := readWorktree(t, v, "published/n/sub"); got != "mine\n" {
+		t.Fatalf("blocking file changed: %q", got)
+	}
+	if idx.get("published/n/sub/a.md") != nil {
+		t.Fatal("index entry written for a file that was not")
 	}
 }
