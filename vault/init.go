@@ -1,10 +1,13 @@
 package vault
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/go-git/go-git/v5/config"
@@ -27,7 +30,9 @@ const gitignore = "# prose keeps local state here: objects, locks, caches\n/.pro
 
 // Init creates a vault in dir: a git repository on branch main with
 // prose.yaml, .gitignore and a first commit. dir may exist but must not
-// already hold a git repository or a vault.
+// already hold a git repository, a vault or a prose.yaml. Files already in
+// dir stay, untracked; a .gitignore there is kept (and committed), with the
+// rule for .prose/ appended when it lacks one.
 func Init(dir string, opt InitOptions) (*Vault, error) {
 	root, err := filepath.Abs(dir)
 	if err != nil {
@@ -38,6 +43,13 @@ func Init(dir string, opt InitOptions) (*Vault, error) {
 	}
 	if _, err := os.Stat(filepath.Join(root, ".git")); err == nil {
 		return nil, fmt.Errorf("%s is already a git repository; prose init makes a new vault, so pick an empty directory", dir)
+	}
+	if _, err := os.Lstat(filepath.Join(root, ConfigFile)); err == nil {
+		return nil, fmt.Errorf("%s already has a %s (but no .git); prose init would overwrite it: move it away, or restore the vault's .git from a clone", dir, ConfigFile)
+	}
+	ignore, ignoreMode, writeIgnore, err := initGitignore(root)
+	if err != nil {
+		return nil, err
 	}
 	cfg := defaultConfig()
 	if opt.Hash != "" {
@@ -82,13 +94,13 @@ func Init(dir string, opt InitOptions) (*Vault, error) {
 	if err != nil {
 		return nil, err
 	}
-	gh, err := b.put(plumbing.BlobObject, []byte(gitignore))
+	gh, err := b.put(plumbing.BlobObject, ignore)
 	if err != nil {
 		return nil, err
 	}
 	th, err := b.put(plumbing.TreeObject, encodeTree([]object.TreeEntry{
 		{Name: ConfigFile, Mode: filemode.Regular, Hash: yh},
-		{Name: ".gitignore", Mode: filemode.Regular, Hash: gh},
+		{Name: ".gitignore", Mode: ignoreMode, Hash: gh},
 	}))
 	if err != nil {
 		return nil, err
@@ -118,8 +130,12 @@ func Init(dir string, opt InitOptions) (*Vault, error) {
 	if err := b.flush(); err != nil {
 		return nil, err
 	}
-	for name, data := range map[string][]byte{ConfigFile: yml, ".gitignore": []byte(gitignore)} {
-		if err := durable.WriteFile(filepath.Join(root, name), data, 0o644); err != nil {
+	files = map[string]string{ConfigFile: string(yml)}
+	if writeIgnore {
+		files[".gitignore"] = string(ignore)
+	}
+	for name, data := range files {
+		if err := durable.WriteFile(filepath.Join(root, name), []byte(data), 0o644); err != nil {
 			return nil, fmt.Errorf("init: %w", err)
 		}
 	}
@@ -133,6 +149,57 @@ func Init(dir string, opt InitOptions) (*Vault, error) {
 		return nil, err
 	}
 	return v, nil
+}
+
+// initGitignore returns the .gitignore the first commit holds and whether
+// it must be written to root: a user's .gitignore is kept, with prose's rule
+// appended when it does not ignore /.prose/ yet.
+func initGitignore(root string) (data []byte, mode filemode.FileMode, write bool, err error) {
+	path := filepath.Join(root, ".gitignore")
+	fi, err := os.Lstat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return []byte(gitignore), filemode.Regular, true, nil
+	}
+	if err != nil {
+		return nil, 0, false, fmt.Errorf("init: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, 0, false, fmt.Errorf("init: %s is not a regular file; prose needs to add the rule /.prose/ to it", path)
+	}
+	old, err := os.ReadFile(path)
+	if err != nil {
+		return nil, 0, false, fmt.Errorf("init: %w", err)
+	}
+	if ignoresStateDir(old) {
+		mode = filemode.Regular
+		if fi.Mode()&0o111 != 0 {
+			mode = filemode.Executable
+		}
+		return old, mode, false, nil
+	}
+	add := gitignore
+	if len(old) > 0 {
+		if old[len(old)-1] != '\n' {
+			add = "\n" + add
+		}
+		add = "\n" + add
+	}
+	if bytes.Contains(old, []byte("\r\n")) {
+		add = strings.ReplaceAll(add, "\n", "\r\n")
+	}
+	return append(old, add...), filemode.Regular, true, nil
+}
+
+// ignoresStateDir reports whether a .gitignore has a line that ignores the
+// vault's .prose directory.
+func ignoresStateDir(data []byte) bool {
+	for _, line := range strings.Split(string(data), "\n") {
+		switch strings.TrimSpace(line) {
+		case "/" + StateDir + "/", "/" + StateDir, StateDir + "/", StateDir:
+			return true
+		}
+	}
+	return false
 }
 
 // signature is the identity prose commits as: prose.yaml's identity, else

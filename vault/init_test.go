@@ -1,0 +1,67 @@
+package vault
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func initIn(t *testing.T, files map[string]string) (string, *Vault, error) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "vault")
+	writeTree(t, dir, files)
+	v, err := Init(dir, InitOptions{})
+	return dir, v, err
+}
+
+func TestInitKeepsTheUsersGitignore(t *testing.T) {
+	requireGit(t)
+	for _, c := range []struct{ name, old, want string }{
+		{"no trailing newline", "node_modules/\n*.log", "node_modules/\n*.log\n\n" + gitignore},
+		{"trailing newline", "*.log\n", "*.log\n\n" + gitignore},
+		{"already ignores .prose", "*.log\n.prose/\n", "*.log\n.prose/\n"},
+		{"crlf", "*.log\r\n", "*.log\r\n\r\n" + strings.ReplaceAll(gitignore, "\n", "\r\n")},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir, v, err := initIn(t, map[string]string{".gitignore": c.old, "notes.txt": "mine\n"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := os.ReadFile(filepath.Join(dir, ".gitignore"))
+			if string(got) != c.want {
+				t.Fatalf(".gitignore = %q, want %q", got, c.want)
+			}
+			committed, ok, err := v.ReadFile(".gitignore")
+			if err != nil || !ok || string(committed) != c.want {
+				t.Fatalf("committed .gitignore = %q %v %v", committed, ok, err)
+			}
+			if st := git(t, dir, "status", "--porcelain"); st != "?? notes.txt\n" {
+				t.Fatalf("git status:\n%s", st)
+			}
+			if got, _ := os.ReadFile(filepath.Join(dir, "notes.txt")); string(got) != "mine\n" {
+				t.Fatal("notes.txt changed")
+			}
+		})
+	}
+}
+
+func TestInitRefusesToClobber(t *testing.T) {
+	dir, _, err := initIn(t, map[string]string{ConfigFile: "# mine\n"})
+	if err == nil || !strings.Contains(err.Error(), ConfigFile) {
+		t.Fatalf("init over a prose.yaml: %v", err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, ConfigFile)); string(got) != "# mine\n" {
+		t.Fatalf("prose.yaml overwritten: %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
+		t.Fatal(".git created by a refused init")
+	}
+	dir, _, err = initIn(t, map[string]string{".gitignore/x": "a directory\n"})
+	if err == nil || !strings.Contains(err.Error(), ".gitignore") {
+		t.Fatalf("init with a .gitignore directory: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
+		t.Fatal(".git created by a refused init")
+	}
+}
