@@ -13,7 +13,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -346,13 +345,8 @@ func statEntry(path string, e *indexEntry) error {
 }
 
 func fillStat(fi fs.FileInfo, e *indexEntry) {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if ok {
-		e.CtimeS, e.CtimeN = uint32(st.Ctim.Sec), uint32(st.Ctim.Nsec)
-		e.MtimeS, e.MtimeN = uint32(st.Mtim.Sec), uint32(st.Mtim.Nsec)
-		e.Dev, e.Ino = uint32(st.Dev), uint32(st.Ino)
-		e.UID, e.GID = st.Uid, st.Gid
-	} else {
+	if !fillStatSys(fi, e) {
+		// No ctime, device or inode here: mtime and size must do.
 		mt := fi.ModTime()
 		e.MtimeS, e.MtimeN = uint32(mt.Unix()), uint32(mt.Nanosecond())
 		e.CtimeS, e.CtimeN = e.MtimeS, e.MtimeN
@@ -383,7 +377,7 @@ func (v *Vault) removeStaleIndexLock() {
 		return
 	}
 	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
-	if err == nil && pid > 0 && pid != os.Getpid() && syscall.Kill(pid, 0) == nil {
+	if err == nil && pid > 0 && pid != os.Getpid() && processAlive(pid) {
 		return // still running
 	}
 	os.Remove(v.indexPath() + ".lock")

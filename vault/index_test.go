@@ -4,6 +4,10 @@ import (
 	"crypto/sha1"
 	"encoding/binary"
 	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -119,5 +123,38 @@ func TestParseIndexTellsDamagedFromUnsupported(t *testing.T) {
 	back, err := parseIndex(rawIndex(idx, 2, append(extension("TREE", []byte("x")), extension("UNTR", nil)...)))
 	if err != nil || indexNames(back) != "a.md,b.md" {
 		t.Fatalf("optional extensions: %v", err)
+	}
+}
+
+func TestProcessAlive(t *testing.T) {
+	if !processAlive(os.Getpid()) {
+		t.Fatal("this process is not alive")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if processAlive(cmd.Process.Pid) {
+		t.Fatalf("exited process %d is alive", cmd.Process.Pid)
+	}
+}
+
+func TestFillStatReadsTheFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(path, []byte("12345"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var e indexEntry
+	if err := statEntry(path, &e); err != nil {
+		t.Fatal(err)
+	}
+	fi, _ := os.Lstat(path)
+	if e.Size != 5 || e.Mode != 0o100755 || e.MtimeS != uint32(fi.ModTime().Unix()) || e.MtimeN != uint32(fi.ModTime().Nanosecond()) {
+		t.Fatalf("entry %+v", e)
+	}
+	if runtime.GOOS == "linux" || runtime.GOOS == "darwin" {
+		if e.Ino == 0 || e.CtimeS == 0 {
+			t.Fatalf("no inode or ctime: %+v", e)
+		}
 	}
 }
