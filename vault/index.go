@@ -7,12 +7,14 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -34,10 +36,32 @@ type indexEntry struct {
 // Optional extensions are dropped on write (git rebuilds its caches); a
 // required extension prose cannot keep up to date makes the index
 // read-only for prose.
+//
+// Racy entries. An entry's stat data says nothing about a change made in the
+// same timestamp tick as the stat, so, as git does, an entry whose mtime is
+// not older than the index file's own mtime is never trusted: its file is
+// re-hashed. An index not read from a file trusts no entry.
 type gitIndex struct {
 	ver  uint32
 	body []byte // the entries, as git lays them out
 	offs []int  // where each entry starts in body
+
+	stamped        bool   // read from a file whose mtime is below
+	mtimeS, mtimeN uint32 // the index file's mtime, as entries store it
+}
+
+// setStamp records the index file's modification time.
+func (idx *gitIndex) setStamp(t time.Time) {
+	idx.stamped, idx.mtimeS, idx.mtimeN = true, uint32(t.Unix()), uint32(t.Nanosecond())
+}
+
+// racy reports whether e's stat data cannot be trusted: its mtime is not
+// older than the index file's (git's racy-git rule).
+func (idx *gitIndex) racy(e *indexEntry) bool {
+	if !idx.stamped {
+		return true
+	}
+	return e.MtimeS > idx.mtimeS || (e.MtimeS == idx.mtimeS && e.MtimeN >= idx.mtimeN)
 }
 
 // A git index prose cannot use is either damaged (a torn write: git does not
@@ -51,16 +75,33 @@ var (
 
 func (v *Vault) indexPath() string { return filepath.Join(v.gitDir, "index") }
 
-// readIndex parses .git/index; a missing index reads as empty.
+// readIndex parses .git/index and notes its mtime; a missing index reads as
+// empty.
 func (v *Vault) readIndex() (*gitIndex, error) {
-	data, err := os.ReadFile(v.indexPath())
+	f, err := os.Open(v.indexPath())
 	if errors.Is(err, os.ErrNotExist) {
 		return &gitIndex{ver: 2}, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	return parseIndex(data)
+	defer f.Close()
+	// The mtime of the file read: git replaces the index by rename, so the
+	// open file does not change under us.
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return nil, err
+	}
+	idx, err := parseIndex(data)
+	if err != nil {
+		return nil, err
+	}
+	idx.setStamp(fi.ModTime())
+	return idx, nil
 }
 
 func damaged(why string) error {
@@ -335,6 +376,10 @@ func (v *Vault) writeIndex(idx *gitIndex) error {
 }
 
 // statEntry fills the stat fields of an index entry from the file at path.
+// Unlike git, prose does not smudge an entry that is racily clean (its mtime
+// not older than the index file it goes into): prose wrote the file and
+// knows its content, and every reader, git and prose (gitIndex.racy),
+// re-hashes such an entry instead of trusting its stat data.
 func statEntry(path string, e *indexEntry) error {
 	fi, err := os.Lstat(path)
 	if err != nil {
@@ -360,8 +405,12 @@ func fillStat(fi fs.FileInfo, e *indexEntry) {
 }
 
 // statMatches reports whether the file's stat data equals what the index
-// recorded, so its content is known without reading it.
-func statMatches(fi fs.FileInfo, e *indexEntry) bool {
+// recorded, so its content is known without reading it. A racy entry never
+// matches.
+func (idx *gitIndex) statMatches(fi fs.FileInfo, e *indexEntry) bool {
+	if idx.racy(e) {
+		return false
+	}
 	var cur indexEntry
 	fillStat(fi, &cur)
 	return cur.MtimeS == e.MtimeS && cur.MtimeN == e.MtimeN && cur.CtimeS == e.CtimeS &&

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -158,3 +159,67 @@ func TestFillStatReadsTheFile(t *testing.T) {
 		}
 	}
 }
+
+// An entry whose mtime is not older than the index file's is racy: a change
+// in the same timestamp tick leaves the stat data equal, so worktreeOID must
+// re-hash the file rather than trust the entry.
+func TestRacyEntriesAreRehashed(t *testing.T) {
+	v := newVault(t)
+	rel := "x.txt"
+	full := filepath.Join(v.Root(), rel)
+	if err := os.WriteFile(full, []byte("hello"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	real := plumbing.ComputeHash(plumbing.BlobObject, []byte("hello"))
+	// The entry's stat data matches the file, but its id is stale, as when
+	// the file changed within the tick after it was stat'ed.
+	stale := plumbing.ComputeHash(plumbing.BlobObject, []byte("world"))
+	e := indexEntry{Name: rel, OID: stale}
+	if err := statEntry(full, &e); err != nil {
+		t.Fatal(err)
+	}
+	fi, _ := os.Lstat(full)
+	mt := fi.ModTime()
+	for _, c := range []struct {
+		name  string
+		stamp *time.Time
+		want  plumbing.Hash
+	}{
+		{"index older than the file", ptr(mt.Add(-time.Second)), real},
+		{"index in the same tick", ptr(mt), real},
+		{"index newer by 1ns", ptr(mt.Add(time.Nanosecond)), stale},
+		{"index not read from a file", nil, real},
+	} {
+		idx := &gitIndex{ver: 2}
+		idx.put(e)
+		if c.stamp != nil {
+			idx.setStamp(*c.stamp)
+		}
+		got, ok, err := v.worktreeOID(rel, idx)
+		if err != nil || !ok || got != c.want {
+			t.Errorf("%s: %s %v %v, want %s", c.name, got, ok, err, c.want)
+		}
+	}
+	// readIndex stamps the index with its file's mtime.
+	idx := &gitIndex{ver: 2}
+	idx.put(e)
+	if err := v.writeIndex(idx); err != nil {
+		t.Fatal(err)
+	}
+	when := mt.Add(time.Hour)
+	if err := os.Chtimes(v.indexPath(), when, when); err != nil {
+		t.Fatal(err)
+	}
+	back, err := v.readIndex()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !back.stamped || back.mtimeS != uint32(when.Unix()) || back.mtimeN != uint32(when.Nanosecond()) {
+		t.Fatalf("stamp %v %d.%d, want %v", back.stamped, back.mtimeS, back.mtimeN, when)
+	}
+	if got, _, _ := v.worktreeOID(rel, back); got != stale {
+		t.Fatal("a clean entry of an older file was not trusted")
+	}
+}
+
+func ptr[T any](x T) *T { return &x }

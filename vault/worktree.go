@@ -173,7 +173,7 @@ func (v *Vault) worktreeFile(rel string, idx *gitIndex) (plumbing.Hash, fileStat
 	case !fi.Mode().IsRegular():
 		return plumbing.ZeroHash, fileOther, nil
 	}
-	if e := idx.get(rel); e != nil && statMatches(fi, e) {
+	if e := idx.get(rel); e != nil && idx.statMatches(fi, e) {
 		return e.OID, fileRegular, nil
 	}
 	f, err := os.Open(full)
