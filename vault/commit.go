@@ -60,7 +60,7 @@ func (v *Vault) CommitFiles(ctx context.Context, who, message string, files map[
 	if err := diffTrees(b.tree, tc.TreeHash, root, "", &changes); err != nil {
 		return plumbing.ZeroHash, err
 	}
-	idx, err := v.readIndex()
+	idx, err := v.readIndexRepaired(tip)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
@@ -82,7 +82,7 @@ func (v *Vault) CommitFiles(ctx context.Context, who, message string, files map[
 	if err := v.moveRef(v.Branch(), tip, ch); err != nil {
 		return plumbing.ZeroHash, err
 	}
-	if err := v.applyChanges(changes, idx); err != nil {
+	if _, err := v.applyChangesReport(changes, idx); err != nil {
 		return ch, err
 	}
 	if err := v.writeIndex(idx); err != nil {

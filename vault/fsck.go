@@ -310,7 +310,7 @@ func (v *Vault) handEdits(root plumbing.Hash) ([]HandEdit, error) {
 		}
 		rel, _ := filepath.Rel(v.root, path)
 		rel = filepath.ToSlash(rel)
-		if !committed[rel] && !strings.Contains(rel, "/.prose-co-") {
+		if !committed[rel] {
 			edits = append(edits, HandEdit{rel, "added by hand (not in any receipt)"})
 		}
 		return nil

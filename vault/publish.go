@@ -46,6 +46,9 @@ type PublishResult struct {
 	Commit  plumbing.Hash // branch commit (rendered only)
 	Ledger  plumbing.Hash // ledger commit
 	Stats   published.ScanStats
+	// HandEdits are working-tree files edited while the publish ran: left
+	// as they are (not overwritten), and reported by fsck.
+	HandEdits []HandEdit
 	// Phases times each step of the publish, for benchmarks and --verbose.
 	Phases []Phase
 }
@@ -234,7 +237,7 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 			return nil, err
 		}
 		clock.mark("diff")
-		if idx, err = v.readIndex(); err != nil {
+		if idx, err = v.readIndexRepaired(tip); err != nil {
 			return nil, err
 		}
 		clock.mark("readIndex")
@@ -270,7 +273,9 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 	clock.mark("refs")
 	res.Phases = clock.phases
 	if status == "rendered" {
-		if err := v.applyChanges(changes, idx); err != nil {
+		edits, err := v.applyChangesReport(changes, idx)
+		res.HandEdits = edits
+		if err != nil {
 			return res, fmt.Errorf("publish %s: committed %s, but updating the working tree failed (the next prose command repairs it): %w", node, branchCommit, err)
 		}
 		if err := v.writeIndex(idx); err != nil {

@@ -2,6 +2,7 @@ package vault
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -40,10 +41,26 @@ func (v *Vault) repair() error {
 		// A fresh clone: git's checkout already matches the branch.
 		return v.setWorktreeState(tip)
 	}
-	if _, err := v.syncWorktree(state, tip); err != nil {
+	edits, err := v.syncWorktree(state, tip)
+	if err != nil {
 		return fmt.Errorf("repair working tree: %w", err)
 	}
+	for _, e := range edits {
+		fmt.Fprintf(os.Stderr, "prose: warning: %s was left as it is (%s); see prose fsck\n", e.Path, e.Reason)
+	}
 	return nil
+}
+
+// readIndexRepaired reads the git index; a damaged one (a crash while it
+// was written, since it is not fsynced) is rebuilt from the branch tip.
+func (v *Vault) readIndexRepaired(tip plumbing.Hash) (*gitIndex, error) {
+	idx, err := v.readIndex()
+	if errors.Is(err, errIndexDamaged) {
+		if _, err = v.syncWorktree(plumbing.ZeroHash, tip); err == nil {
+			idx, err = v.readIndex()
+		}
+	}
+	return idx, err
 }
 
 // repairLedger rolls back a ledger receipt whose branch commit never

@@ -281,7 +281,7 @@ func (v *Vault) removeStaleRefLock() {
 	}
 	pidText, lockPath, _ := strings.Cut(strings.TrimSpace(string(data)), "\n")
 	pid, err := strconv.Atoi(pidText)
-	if err == nil && pid != os.Getpid() && pidAlive(pid) {
+	if err == nil && pid != os.Getpid() && processAlive(pid) {
 		return
 	}
 	if strings.HasPrefix(lockPath, v.gitDir+string(filepath.Separator)) && strings.HasSuffix(lockPath, ".lock") {

@@ -354,15 +354,6 @@ func (v *Vault) apply(c change, idx *gitIndex) (*HandEdit, error) {
 	return nil, nil
 }
 
-// applyChanges is applyChangesReport for callers that do not report the
-// files it left alone.
-//
-// Deprecated: use applyChangesReport and warn about the hand edits.
-func (v *Vault) applyChanges(changes []change, idx *gitIndex) error {
-	_, err := v.applyChangesReport(changes, idx)
-	return err
-}
-
 func modeMatches(full string, m filemode.FileMode) bool {
 	fi, err := os.Lstat(full)
 	if err != nil {

@@ -53,6 +53,9 @@ func publishCommand() *cli.Command {
 					fmt.Fprintf(c.App.ErrWriter, "%-16s %s\n", ph.Name, ph.Duration)
 				}
 			}
+			for _, e := range res.HandEdits {
+				fmt.Fprintf(c.App.ErrWriter, "prose: warning: %s was edited during the publish and left as it is (%s); see prose fsck\n", e.Path, e.Reason)
+			}
 			r := res.Receipt
 			if r.Status == "rendered" {
 				out.printf("%s: rendered %s (moved %s)\n", r.Node, short(res.Commit.String()), strings.Join(res.Moved, ", "))
