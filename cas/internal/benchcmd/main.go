@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command benchcmd measures how close cas.Store.Put comes to the physical
 // limit of this machine: it times a fsync'd Put of a large stream, raw
 // in-memory BLAKE3 hashing and a fsync'd sequential file write of the same
