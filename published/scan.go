@@ -56,7 +56,13 @@ type Snapshot struct {
 	Version      string            // version address, "blake3:<hex>" (see VersionOf)
 	Fingerprints map[string]string // "@atomic" and one token per facet
 	Facets       []string          // "@atomic" first, then the facets in declared order, or the top-level directories in byte order
-	Stats        ScanStats
+	// Dirs maps directory paths to their version hashes (see VersionOf),
+	// for the directories Scan computed or took whole from the stat cache;
+	// directories below one taken whole are absent. A directory's version
+	// names its content exactly, so callers may key caches of their own
+	// per-directory work by it.
+	Dirs  map[string][32]byte
+	Stats ScanStats
 }
 
 // ScanStats counts the work a Scan did.
@@ -171,6 +177,13 @@ func Scan(dir string, opt Options) (*Snapshot, error) {
 	}
 	res := t.comp.result()
 	snap.Fingerprints, snap.Facets = res.fingerprints, res.facets
+	snap.Dirs = make(map[string][32]byte, len(t.dirs)+len(t.skippedTrees))
+	for _, d := range t.dirs {
+		snap.Dirs[d.path] = d.tree
+	}
+	for i, p := range t.skipped {
+		snap.Dirs[p] = t.skippedTrees[i]
+	}
 	snap.Version = t.ver.address()
 	snap.Stats.Files = len(walked)
 	snap.Stats.Statted = int(w.statted.Load())
@@ -206,6 +219,8 @@ type scanTree struct {
 	open    []string    // paths of the open directories
 	dirs    []dirRecord // the directories computed, in the order they closed
 	skipped []string    // the directories taken from the cache
+	// skippedTrees are the version hashes of the skipped directories.
+	skippedTrees [][32]byte
 }
 
 func (t *scanTree) enter(path, name string) (bool, error) {
@@ -214,6 +229,7 @@ func (t *scanTree) enter(path, name string) (bool, error) {
 			t.comp.addDir(name, path, r.kept, r.digest)
 			t.ver.addDir(name, r.tree)
 			t.skipped = append(t.skipped, path)
+			t.skippedTrees = append(t.skippedTrees, r.tree)
 			return true, nil
 		}
 	}

@@ -2,6 +2,7 @@ package vault
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -176,6 +177,7 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 	res := &PublishResult{Receipt: r, Moved: moved, Version: snap.Version, Stats: snap.Stats}
 
 	b := v.newBatch()
+	var th *treeHasher
 	var branchCommit plumbing.Hash
 	var changes []change
 	var idx *gitIndex
@@ -196,7 +198,8 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 			oldNode = e.Hash
 		}
 		clock.mark("prep")
-		nodeTree, err := b.buildTree(files, absDir, oldNode)
+		th = &treeHasher{versions: snapshotVersions(snap), cache: v.loadTreeCache()}
+		nodeTree, err := b.buildTree(th, files, absDir, oldNode)
 		clock.mark("buildTree")
 		if err != nil {
 			return nil, fmt.Errorf("publish %s: %w", node, err)
@@ -257,6 +260,7 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 	if err := b.flush(); err != nil {
 		return nil, fmt.Errorf("publish %s: %w", node, err)
 	}
+	th.remember()
 	clock.mark("objects")
 	// The ledger moves first, then the branch: the branch is the truth, and
 	// a ledger receipt whose commit never reached the branch is rolled back
@@ -382,4 +386,20 @@ func newReceipt(alg canon.Algorithm, node, cfp, status string, fps map[string]st
 		r.Prev = &h
 	}
 	return r
+}
+
+// snapshotVersions is the scan's per-directory versions with the node root
+// under "".
+func snapshotVersions(snap *published.Snapshot) map[string][32]byte {
+	m := make(map[string][32]byte, len(snap.Dirs)+1)
+	for p, v := range snap.Dirs {
+		m[p] = v
+	}
+	if _, hexRoot, ok := strings.Cut(snap.Version, ":"); ok {
+		var root [32]byte
+		if n, err := hex.Decode(root[:], []byte(hexRoot)); err == nil && n == 32 {
+			m[""] = root
+		}
+	}
+	return m
 }

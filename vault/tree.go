@@ -50,13 +50,26 @@ func treeKey(e object.TreeEntry) string {
 }
 
 // dirNode is one directory of a world-model being published: its encoded
-// tree and hash, computed before anything is written.
+// tree and hash, computed before anything is written. A node found in the
+// tree cache has only its hash (and the files to encode it again from).
 type dirNode struct {
-	name  string
-	hash  plumbing.Hash
-	data  []byte
-	dirs  []*dirNode
-	blobs []FileEntry // files directly in this directory, named by their last segment
+	name   string
+	hash   plumbing.Hash
+	data   []byte
+	dirs   []*dirNode
+	blobs  []FileEntry // files directly in this directory, named by their last segment
+	cached bool
+	files  []FileEntry // every file below, for a cached node
+	plen   int
+}
+
+// treeHasher computes git trees from sorted files. With versions (the
+// scan's per-directory version hashes) and a tree cache, a directory whose
+// version the cache knows is not encoded at all.
+type treeHasher struct {
+	versions map[string][32]byte
+	cache    *treeCache
+	learned  map[[32]byte]plumbing.Hash
 }
 
 // buildTree writes the tree for files (sorted by path bytes) and returns its
@@ -65,9 +78,9 @@ type dirNode struct {
 // the same directory in old (the node's previous tree) are visited, so a
 // one-file change reads and writes one path of trees, never the whole
 // world-model.
-func (b *objectBatch) buildTree(files []FileEntry, src string, old plumbing.Hash) (plumbing.Hash, error) {
-	root := hashDir(files, 0, "")
-	if err := b.writeDir(root, old, src); err != nil {
+func (b *objectBatch) buildTree(th *treeHasher, files []FileEntry, src string, old plumbing.Hash) (plumbing.Hash, error) {
+	root := th.hashDir(files, 0, "")
+	if err := b.writeDir(th, root, old, src); err != nil {
 		return plumbing.ZeroHash, err
 	}
 	return root.hash, nil
@@ -76,7 +89,28 @@ func (b *objectBatch) buildTree(files []FileEntry, src string, old plumbing.Hash
 // hashDir builds the directory whose entries are files (all under the same
 // prefix of length plen). Byte order of full paths is git's tree order, so
 // entries are encoded as they come.
-func hashDir(files []FileEntry, plen int, name string) *dirNode {
+func (th *treeHasher) hashDir(files []FileEntry, plen int, name string) *dirNode {
+	if th != nil && th.cache != nil {
+		path := ""
+		if plen > 0 {
+			path = files[0].Path[:plen-1]
+		}
+		if ver, ok := th.versions[path]; ok {
+			if oid, ok := th.cache.get(ver); ok {
+				return &dirNode{name: name, hash: oid, cached: true, files: files, plen: plen}
+			}
+			n := th.encodeDir(files, plen, name)
+			if th.learned == nil {
+				th.learned = map[[32]byte]plumbing.Hash{}
+			}
+			th.learned[ver] = n.hash
+			return n
+		}
+	}
+	return th.encodeDir(files, plen, name)
+}
+
+func (th *treeHasher) encodeDir(files []FileEntry, plen int, name string) *dirNode {
 	n := &dirNode{name: name}
 	size := 0
 	for i := range files {
@@ -105,7 +139,7 @@ func hashDir(files []FileEntry, plen int, name string) *dirNode {
 		for j < len(files) && len(files[j].Path) > sub && files[j].Path[sub-1] == '/' && files[j].Path[plen:sub-1] == seg {
 			j++
 		}
-		child := hashDir(files[i:j], sub, seg)
+		child := th.hashDir(files[i:j], sub, seg)
 		n.dirs = append(n.dirs, child)
 		appendEntry(filemode.Dir, seg, child.hash)
 		i = j
@@ -115,12 +149,30 @@ func hashDir(files []FileEntry, plen int, name string) *dirNode {
 	return n
 }
 
+// remember records what this publish learned, once its objects are durable.
+func (th *treeHasher) remember() {
+	if th == nil || th.cache == nil {
+		return
+	}
+	for ver, oid := range th.learned {
+		th.cache.add(ver, oid)
+	}
+	th.cache.save()
+}
+
 // writeDir writes n's blobs and subtrees that old does not already hold,
 // then n itself. Blobs go before the trees that name them, so a crash in
 // the middle of a flush never leaves a tree whose blobs are missing.
-func (b *objectBatch) writeDir(n *dirNode, old plumbing.Hash, src string) error {
+func (b *objectBatch) writeDir(th *treeHasher, n *dirNode, old plumbing.Hash, src string) error {
 	if n.hash == old {
 		return nil
+	}
+	if n.cached {
+		if b.has(n.hash) {
+			return nil // a stored tree implies its blobs and subtrees
+		}
+		// Pruned since it was cached: encode it again.
+		n = (*treeHasher)(nil).encodeDir(n.files, n.plen, n.name)
 	}
 	oldEntries := map[string]object.TreeEntry{}
 	if !old.IsZero() {
@@ -148,7 +200,7 @@ func (b *objectBatch) writeDir(n *dirNode, old plumbing.Hash, src string) error 
 		if e, ok := oldEntries[child.name]; ok && e.Mode == filemode.Dir {
 			oldChild = e.Hash
 		}
-		if err := b.writeDir(child, oldChild, src); err != nil {
+		if err := b.writeDir(th, child, oldChild, src); err != nil {
 			return err
 		}
 	}

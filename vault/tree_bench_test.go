@@ -2,6 +2,7 @@ package vault
 
 import (
 	"fmt"
+	"path/filepath"
 	"sort"
 	"testing"
 
@@ -17,7 +18,7 @@ func BenchmarkHashDir10k(b *testing.B) {
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		hashDir(files, 0, "")
+		(*treeHasher)(nil).hashDir(files, 0, "")
 	}
 }
 
@@ -61,4 +62,41 @@ func BenchmarkIndex10k(b *testing.B) {
 			idx.put(indexEntry{Name: names[4242], Mode: 0o100644, Size: uint32(i)})
 		}
 	})
+}
+
+// With the tree cache, a republish re-encodes only changed directories, and
+// the trees are the same as those encoded from scratch.
+func TestTreeCacheGivesTheSameTrees(t *testing.T) {
+	v := newVault(t)
+	src := filepath.Join(t.TempDir(), "src")
+	files := map[string]string{}
+	for i := 0; i < 60; i++ {
+		files[fmt.Sprintf("f%d/d%d/x%d.txt", i%3, i%5, i)] = fmt.Sprint(i)
+	}
+	writeTree(t, src, files)
+	publish(t, v, "n", src, PublishOptions{})
+	for k := 0; k < 3; k++ {
+		files[fmt.Sprintf("f1/d%d/x%d.txt", k, 100+k)] = "new"
+		delete(files, fmt.Sprintf("f%d/d%d/x%d.txt", k%3, k%5, k))
+		writeTree(t, src, files)
+		publish(t, v, "n", src, PublishOptions{})
+		if c := v.loadTreeCache(); len(c.m) == 0 {
+			t.Fatal("the tree cache learned nothing")
+		}
+		tip, _ := v.readRef(v.Branch())
+		c, _ := v.commit(tip)
+		e, ok, err := v.lookup(c.TreeHash, "published/n")
+		if err != nil || !ok {
+			t.Fatal(err)
+		}
+		var entries []FileEntry
+		for p, content := range files {
+			entries = append(entries, FileEntry{Path: p, Mode: filemode.Regular, OID: objectHash(plumbing.BlobObject, []byte(content))})
+		}
+		sort.Slice(entries, func(i, j int) bool { return entries[i].Path < entries[j].Path })
+		if want := (*treeHasher)(nil).hashDir(entries, 0, "").hash; e.Hash != want {
+			t.Fatalf("round %d: node tree %s, encoded from scratch %s", k, e.Hash, want)
+		}
+	}
+	checkGitClean(t, v)
 }

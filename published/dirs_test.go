@@ -1,0 +1,56 @@
+package published
+
+import (
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Snapshot.Dirs holds each directory's version: the version address of the
+// entries below it, taken relative to it.
+func TestSnapshotDirsAreSubtreeVersions(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{"a/x.txt": "1", "a/b/y.txt": "2", "c/z.json": `{"k": 1}`, "root.md": "r"}
+	for p, c := range files {
+		full := filepath.Join(dir, p)
+		os.MkdirAll(filepath.Dir(full), 0o755)
+		os.WriteFile(full, []byte(c), 0o644)
+		old := time.Now().Add(-time.Hour)
+		os.Chtimes(full, old, old)
+	}
+	cache := filepath.Join(t.TempDir(), "cache")
+	check := func(snap *Snapshot, want []string) {
+		t.Helper()
+		for _, d := range want {
+			var sub []Entry
+			for _, e := range snap.Entries {
+				if strings.HasPrefix(e.Path, d+"/") {
+					e.Path = strings.TrimPrefix(e.Path, d+"/")
+					sub = append(sub, e)
+				}
+			}
+			v, ok := snap.Dirs[d]
+			if !ok {
+				t.Fatalf("Dirs lacks %q: %v", d, snap.Dirs)
+			}
+			if got, want := "blake3:"+hex.EncodeToString(v[:]), VersionOf(sub); got != want {
+				t.Fatalf("Dirs[%q] = %s, want %s", d, got, want)
+			}
+		}
+	}
+	snap, err := Scan(dir, Options{CachePath: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(snap, []string{"a", "a/b", "c"})
+	// A second scan after an edit under c takes a whole from the cache.
+	os.WriteFile(filepath.Join(dir, "c", "z.json"), []byte(`{"k": 2}`), 0o644)
+	snap, err = Scan(dir, Options{CachePath: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(snap, []string{"a", "c"})
+}
