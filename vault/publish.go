@@ -128,6 +128,9 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 	}
 	clock.mark("head+spec")
 	absDir, _ := filepath.Abs(dir)
+	if err := v.checkSourceDir(absDir); err != nil {
+		return nil, fmt.Errorf("publish %s: %w", node, err)
+	}
 	snap, err := published.Scan(absDir, published.Options{
 		Algorithm: v.Algorithm(),
 		Spec:      spec,
@@ -402,4 +405,21 @@ func snapshotVersions(snap *published.Snapshot) map[string][32]byte {
 		}
 	}
 	return m
+}
+
+// checkSourceDir refuses a source directory that holds the vault itself or
+// lies inside its .git or .prose directories: a world-model is what a render
+// wrote, never the store's own bookkeeping.
+func (v *Vault) checkSourceDir(dir string) error {
+	within := func(path, parent string) bool {
+		rel, err := filepath.Rel(parent, path)
+		return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+	}
+	switch {
+	case within(v.root, dir):
+		return fmt.Errorf("%s holds the vault itself; pass the directory the render wrote (for example published/<node> or a scratch directory)", dir)
+	case within(dir, v.gitDir), within(dir, filepath.Join(v.root, StateDir)):
+		return fmt.Errorf("%s is inside the vault's own bookkeeping (.git or .prose); pass the directory the render wrote", dir)
+	}
+	return nil
 }

@@ -139,3 +139,12 @@ func TestTooLongNodeNameIsRefusedBeforeAnyWrite(t *testing.T) {
 		t.Fatal("the vault stopped accepting writes")
 	}
 }
+
+func TestPublishRefusesTheVaultAsItsOwnSource(t *testing.T) {
+	v := newVault(t)
+	for _, dir := range []string{v.Root(), filepath.Dir(v.Root()), v.GitDir(), v.StatePath()} {
+		if _, err := v.Publish(context.Background(), "n", dir, PublishOptions{}); err == nil || !strings.Contains(err.Error(), "pass the directory the render wrote") {
+			t.Errorf("publish from %s: %v", dir, err)
+		}
+	}
+}
