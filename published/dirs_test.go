@@ -54,3 +54,25 @@ func TestSnapshotDirsAreSubtreeVersions(t *testing.T) {
 	}
 	check(snap, []string{"a", "c"})
 }
+
+func TestReservedAtomicDirectoryAndRootChange(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "@atomic"), 0o755)
+	os.WriteFile(filepath.Join(dir, "@atomic", "x.json"), []byte("1"), 0o644)
+	if _, err := Scan(dir, Options{}); err == nil || !strings.Contains(err.Error(), "reserved") {
+		t.Fatalf("@atomic directory: %v", err)
+	}
+	os.RemoveAll(filepath.Join(dir, "@atomic"))
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a"), 0o644)
+	cache := filepath.Join(t.TempDir(), "cache")
+	if _, err := Scan(dir, Options{CachePath: cache}); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "b.txt"), []byte("b"), 0o644)
+	for _, root := range []string{".", "", "./"} {
+		snap, err := Scan(dir, Options{CachePath: cache, Changed: []string{root}})
+		if err != nil || len(snap.Entries) != 2 {
+			t.Fatalf("Changed [%q]: %v, %d entries", root, err, len(snap.Entries))
+		}
+	}
+}

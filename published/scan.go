@@ -108,13 +108,20 @@ func Scan(dir string, opt Options) (*Snapshot, error) {
 		cache = loadCache(opt.CachePath, w.root, cfg.id)
 	}
 	var walked []walkedFile
-	if opt.Changed != nil && cache != nil {
+	if opt.Changed != nil && cache != nil && !namesRoot(opt.Changed) {
 		walked, err = w.informed(cache, opt.Changed)
 	} else {
 		walked, err = w.walk()
 	}
 	if err != nil {
 		return nil, err
+	}
+	// "@atomic" names the whole-truth facet; a top-level directory of that
+	// name would be taken for it.
+	for i := range walked {
+		if strings.HasPrefix(walked[i].path, canon.Atomic+"/") {
+			return nil, fmt.Errorf("scan %s: the top-level directory %q is reserved for the whole-truth facet; rename it", w.root, canon.Atomic)
+		}
 	}
 
 	snap := &Snapshot{Dir: w.root, Entries: make([]Entry, len(walked))}
@@ -572,4 +579,15 @@ func (w *walker) informed(c *statCache, changed []string) ([]walkedFile, error) 
 		out = append(out, f)
 	}
 	return append(out, fresh[fi:]...), nil
+}
+
+// namesRoot reports whether a changed path is the node directory itself
+// ("", ".", "./"): then everything may have changed.
+func namesRoot(changed []string) bool {
+	for _, p := range changed {
+		if strings.Trim(strings.ReplaceAll(p, "\\", "/"), "./") == "" {
+			return true
+		}
+	}
+	return false
 }
