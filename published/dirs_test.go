@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/prose-store/prose/canon"
 )
 
 // Snapshot.Dirs holds each directory's version: the version address of the
@@ -74,5 +76,30 @@ func TestReservedAtomicDirectoryAndRootChange(t *testing.T) {
 		if err != nil || len(snap.Entries) != 2 {
 			t.Fatalf("Changed [%q]: %v, %d entries", root, err, len(snap.Entries))
 		}
+	}
+}
+
+// A wholly immaterial top-level directory is no facet: adding it moves no
+// token and the publish is skipped.
+func TestImmaterialDirectoryIsNoFacet(t *testing.T) {
+	spec, err := canon.ParseSpec([]byte(`{"node":"n","default_material":false,"fields":[{"path":"data","material":true}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "data"), 0o755)
+	os.WriteFile(filepath.Join(dir, "data", "a.json"), []byte(`{"v": 1}`), 0o644)
+	before, err := Scan(dir, Options{Spec: spec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(dir, "scratch"), 0o755)
+	os.WriteFile(filepath.Join(dir, "scratch", "log.txt"), []byte("noise"), 0o644)
+	after, err := Scan(dir, Options{Spec: spec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if status, moved := Decide(before.Fingerprints, true, after); status != StatusSkipped {
+		t.Fatalf("adding an immaterial directory: %s %v (facets %v)", status, moved, after.Facets)
 	}
 }

@@ -317,12 +317,13 @@ func (m *composer) result() composed {
 	out := composed{fingerprints: map[string]string{canon.Atomic: c.alg.DigestToken(m.atomic)}, facets: []string{canon.Atomic}}
 	if c.facets == nil {
 		slices.SortFunc(m.tops, func(a, b topDir) int { return strings.Compare(a.name, b.name) })
-		empty := canon.DigestObject(c.alg, nil)
 		for _, t := range m.tops {
-			d := empty
-			if t.present {
-				d = canon.DigestObject(c.alg, []canon.Child{{Key: t.name, Digest: t.digest}})
+			// A directory that reduces to nothing (wholly immaterial) is no
+			// facet: adding or removing it must move no token.
+			if !t.present {
+				continue
 			}
+			d := canon.DigestObject(c.alg, []canon.Child{{Key: t.name, Digest: t.digest}})
 			out.fingerprints[t.name] = c.alg.DigestToken(d)
 			out.facets = append(out.facets, t.name)
 		}

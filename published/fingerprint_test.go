@@ -157,8 +157,9 @@ func genSpec(r *rand.Rand, known []string) *canon.Spec {
 }
 
 // effectiveSpec returns the spec canon.Fingerprints must see to give the
-// facets Scan gives: without declared facets, one per top-level directory.
-func effectiveSpec(spec *canon.Spec, paths []string) *canon.Spec {
+// facets Scan gives: without declared facets, one per top-level directory
+// that the reduction keeps (truth is the structured truth of paths).
+func effectiveSpec(spec *canon.Spec, paths []string, truth any) *canon.Spec {
 	if spec != nil && len(spec.Facets) > 0 {
 		return spec
 	}
@@ -167,11 +168,13 @@ func effectiveSpec(spec *canon.Spec, paths []string) *canon.Spec {
 		*eff = *spec
 	}
 	eff.Facets = nil
+	reduced, _, _ := spec.Reduce(canon.Path{}, truth)
+	kept, _ := reduced.(map[string]any)
 	seen := map[string]bool{}
 	slices.Sort(paths)
 	for _, p := range paths {
 		top, _, ok := strings.Cut(p, "/")
-		if ok && !seen[top] {
+		if _, isKept := kept[top]; ok && !seen[top] && isKept {
 			seen[top] = true
 			eff.Facets = append(eff.Facets, canon.Facet{Facet: top, Paths: []string{canon.Path{top}.String()}})
 		}
@@ -207,7 +210,7 @@ func TestScanMatchesCanon(t *testing.T) {
 			t.Fatalf("seed %d: ReadTruth: %v", seed, err)
 		}
 		paths := slices.Collect(maps.Keys(files))
-		eff := effectiveSpec(spec, paths)
+		eff := effectiveSpec(spec, paths, truth)
 		want, err := canon.Fingerprints(alg, eff, truth)
 		if err != nil {
 			t.Fatalf("seed %d: canon.Fingerprints: %v", seed, err)
