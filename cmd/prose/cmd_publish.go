@@ -66,7 +66,11 @@ func publishCommand() *cli.Command {
 			for _, f := range sortedKeys(r.Fingerprints) {
 				out.printf("  %-8s %s\n", f, r.Fingerprints[f])
 			}
-			doc := map[string]any{"receipt": r.ToValue(), "moved": res.Moved, "version": res.Version}
+			moved := res.Moved
+			if moved == nil {
+				moved = []string{}
+			}
+			doc := map[string]any{"receipt": r.ToValue(), "moved": moved, "version": res.Version}
 			if !res.Commit.IsZero() {
 				doc["commit"] = res.Commit.String()
 			}

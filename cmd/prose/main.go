@@ -29,7 +29,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	app := newApp(stdout, stderr)
-	err := app.RunContext(ctx, interspersed(app, hoistGlobalFlags(args)))
+	err := app.RunContext(ctx, interspersed(app, hoistGlobalFlags(app, args)))
 	if err == nil {
 		return 0
 	}
@@ -130,12 +130,16 @@ func setUsageErrors(c *cli.Command) {
 
 // hoistGlobalFlags moves global flags written after the command name to the
 // front, so `prose log --json` means `prose --json log`. Parsing stops at "--".
-func hoistGlobalFlags(args []string) []string {
+func hoistGlobalFlags(app *cli.App, args []string) []string {
 	if len(args) < 2 {
 		return args
 	}
 	withValue := map[string]bool{"--vault": true, "--lock-timeout": true}
 	plain := map[string]bool{"--json": true, "--quiet": true, "-q": true, "--no-color": true}
+	// The value-taking flags of the commands named so far: their values
+	// stay where they are even when they look like a global flag.
+	cmds := app.Commands
+	takesValue := map[string]bool{}
 	var global, rest []string
 	for i := 1; i < len(args); i++ {
 		a := args[i]
@@ -143,7 +147,25 @@ func hoistGlobalFlags(args []string) []string {
 			rest = append(rest, args[i:]...)
 			break
 		}
+		for _, c := range cmds {
+			if c.HasName(a) {
+				for _, f := range c.Flags {
+					if _, isBool := f.(*cli.BoolFlag); !isBool {
+						for _, n := range f.Names() {
+							takesValue["-"+n], takesValue["--"+n] = true, true
+						}
+					}
+				}
+				cmds = c.Subcommands
+				break
+			}
+		}
 		name, _, hasValue := strings.Cut(a, "=")
+		if takesValue[name] && !hasValue && i+1 < len(args) {
+			rest = append(rest, a, args[i+1])
+			i++
+			continue
+		}
 		switch {
 		case plain[name]:
 			global = append(global, a)

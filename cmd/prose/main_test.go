@@ -275,3 +275,13 @@ func TestFsckFindsACorruptObject(t *testing.T) {
 		t.Fatalf("fsck over a corrupt object: exit %d, %q", code, errs)
 	}
 }
+
+func TestGlobalLookingValueOfACommandFlagStays(t *testing.T) {
+	vdir := filepath.Join(t.TempDir(), "v")
+	mustProse(t, "init", vdir)
+	// "-q" is the value of --node here, not the global --quiet flag.
+	out, errs, code := prose(t, "log", "--node", "-q", "--vault", vdir, "--json")
+	if code != 0 || strings.TrimSpace(out) != "[]" {
+		t.Fatalf("log --node -q: exit %d, %q %q", code, out, errs)
+	}
+}
