@@ -168,19 +168,7 @@ func TestApplyChangesLeavesLateHandEdits(t *testing.T) {
 	if edits, err := v.syncWorktree(c2, c1); err != nil || len(edits) != 0 {
 		t.Fatalf("sync to c1: %v %v", edits, err)
 	}
-	t1, _ := v.commit(c1)
-	t2, _ := v.commit(c2)
-	var changes []change
-	if err := v.diffTrees(t1.TreeHash, t2.TreeHash, "", &changes); err != nil {
-		t.Fatal(err)
-	}
-	idx, err := v.readIndex()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if edits, err := v.checkClean(changes, idx); err != nil || len(edits) != 0 {
-		t.Fatalf("checkClean: %v %v", edits, err)
-	}
+	changes, idx := cleanPlan(t, v, c1, c2)
 	dir := filepath.Join(v.Root(), "published", "n")
 	hand := map[string]string{"a.md": "by hand\n", "c.md": "c by hand\n", "d.md": "d by hand\n"}
 	for name, content := range hand {
@@ -316,19 +304,7 @@ func TestApplyChangesLeavesLateBlockingFile(t *testing.T) {
 	if _, err := v.syncWorktree(c2, c1); err != nil {
 		t.Fatal(err)
 	}
-	t1, _ := v.commit(c1)
-	t2, _ := v.commit(c2)
-	var changes []change
-	if err := v.diffTrees(t1.TreeHash, t2.TreeHash, "", &changes); err != nil {
-		t.Fatal(err)
-	}
-	idx, err := v.readIndex()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if edits, err := v.checkClean(changes, idx); err != nil || len(edits) != 0 {
-		t.Fatalf("checkClean: %v %v", edits, err)
-	}
+	changes, idx := cleanPlan(t, v, c1, c2)
 	blocker := filepath.Join(v.Root(), "published", "n", "sub")
 	if err := os.WriteFile(blocker, []byte("mine\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -343,4 +319,24 @@ func TestApplyChangesLeavesLateBlockingFile(t *testing.T) {
 	if idx.get("published/n/sub/a.md") != nil {
 		t.Fatal("index entry written for a file that was not")
 	}
+}
+
+// cleanPlan lists the changes from commit c1 to c2, with the current index,
+// and asserts the working tree is clean for them.
+func cleanPlan(t *testing.T, v *Vault, c1, c2 plumbing.Hash) ([]change, *gitIndex) {
+	t.Helper()
+	t1, _ := v.commit(c1)
+	t2, _ := v.commit(c2)
+	var changes []change
+	if err := v.diffTrees(t1.TreeHash, t2.TreeHash, "", &changes); err != nil {
+		t.Fatal(err)
+	}
+	idx, err := v.readIndex()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if edits, err := v.checkClean(changes, idx); err != nil || len(edits) != 0 {
+		t.Fatalf("checkClean: %v %v", edits, err)
+	}
+	return changes, idx
 }
