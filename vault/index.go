@@ -46,6 +46,14 @@ type gitIndex struct {
 	body []byte // the entries, as git lays them out
 	offs []int  // where each entry starts in body
 
+	// edits holds entries inserted (or removed: nil) since the body was
+	// last laid out; merge splices them all in one pass, so a publish of n
+	// new files costs O(n log n + index size), never n index rewrites.
+	edits map[string]*indexEntry
+	// moved counts the bytes of body copied by merges: how the cost of
+	// index updates grows, for tests.
+	moved int
+
 	stamped        bool   // read from a file whose mtime is below
 	mtimeS, mtimeN uint32 // the index file's mtime, as entries store it
 }
@@ -224,6 +232,13 @@ func (idx *gitIndex) entry(i int) indexEntry {
 
 // get returns the stage-0 entry for name, or nil.
 func (idx *gitIndex) get(name string) *indexEntry {
+	if e, ok := idx.edits[name]; ok {
+		if e == nil {
+			return nil
+		}
+		c := *e
+		return &c
+	}
 	i := idx.search(name)
 	if i < idx.len() && string(idx.name(i)) == name {
 		e := idx.entry(i)
@@ -265,65 +280,92 @@ func appendEntry(dst []byte, e *indexEntry) []byte {
 	return append(dst, zeros[:pad]...)
 }
 
-// put sets the stage-0 entry for e.Name: its stat data and object id are
-// patched in place when the entry exists, else the entry is inserted in
-// order.
+// put sets the stage-0 entry for e.Name. An existing entry's stat data and
+// object id are patched in place; a new entry waits in edits for merge.
 func (idx *gitIndex) put(e indexEntry) {
-	i := idx.search(e.Name)
-	if i < idx.len() && string(idx.name(i)) == e.Name && idx.entry(i).Flags == e.Flags && e.ExtFlags == 0 && idx.hdrLen(i) == 62 {
-		enc := appendEntry(nil, &e)
-		copy(idx.body[idx.offs[i]:], enc[:62])
-		return
-	}
-	end := len(idx.body)
-	if i < idx.len() {
-		end = idx.offs[i]
-	}
-	skip := end
-	for i < idx.len() && string(idx.name(i)) == e.Name {
-		i++
-		skip = len(idx.body)
-		if i < idx.len() {
-			skip = idx.offs[i]
+	if _, pending := idx.edits[e.Name]; !pending {
+		i := idx.search(e.Name)
+		if i < idx.len() && string(idx.name(i)) == e.Name && idx.entry(i).Flags == e.Flags && e.ExtFlags == 0 && idx.hdrLen(i) == 62 &&
+			(i+1 == idx.len() || string(idx.name(i+1)) != e.Name) {
+			enc := appendEntry(nil, &e)
+			copy(idx.body[idx.offs[i]:], enc[:62])
+			return
 		}
 	}
-	idx.splice(end, skip, appendEntry(nil, &e))
+	if idx.edits == nil {
+		idx.edits = map[string]*indexEntry{}
+	}
+	idx.edits[e.Name] = &e
 }
 
 // del removes every entry (all stages) for name.
 func (idx *gitIndex) del(name string) {
-	i := idx.search(name)
-	if i >= idx.len() || string(idx.name(i)) != name {
-		return
+	if idx.edits == nil {
+		idx.edits = map[string]*indexEntry{}
 	}
-	start := idx.offs[i]
-	end := len(idx.body)
-	for j := i; j < idx.len(); j++ {
-		if string(idx.name(j)) != name {
-			end = idx.offs[j]
-			break
-		}
-	}
-	idx.splice(start, end, nil)
+	idx.edits[name] = nil
 }
 
-// splice replaces body[start:end] with repl and recomputes the offsets.
-func (idx *gitIndex) splice(start, end int, repl []byte) {
-	body := make([]byte, 0, len(idx.body)-(end-start)+len(repl))
-	body = append(body, idx.body[:start]...)
-	body = append(body, repl...)
-	body = append(body, idx.body[end:]...)
-	idx.body = body
-	idx.offs = idx.offs[:0]
-	for off := 0; off < len(body); {
-		idx.offs = append(idx.offs, off)
-		l, _ := entryLen(body, off, 3)
-		off += l
+// merge lays the pending edits into body: one pass over the entries in
+// order, each body entry copied once, each edited name replacing every
+// stage of that name.
+func (idx *gitIndex) merge() {
+	if len(idx.edits) == 0 {
+		return
 	}
+	names := make([]string, 0, len(idx.edits))
+	extra := 0
+	for n, e := range idx.edits {
+		names = append(names, n)
+		if e != nil {
+			extra += 64 + len(n) + 8
+		}
+	}
+	sort.Strings(names)
+	body := make([]byte, 0, len(idx.body)+extra)
+	offs := make([]int, 0, len(idx.offs)+len(names))
+	emit := func(name string) {
+		if e := idx.edits[name]; e != nil {
+			offs = append(offs, len(body))
+			body = appendEntry(body, e)
+		}
+	}
+	k := 0
+	for i := 0; i < len(idx.offs); {
+		name := idx.name(i)
+		for k < len(names) && names[k] < string(name) {
+			emit(names[k])
+			k++
+		}
+		j := i + 1
+		for j < len(idx.offs) && bytes.Equal(idx.name(j), name) {
+			j++
+		}
+		if k < len(names) && names[k] == string(name) {
+			emit(names[k])
+			k++
+		} else {
+			end := len(idx.body)
+			if j < len(idx.offs) {
+				end = idx.offs[j]
+			}
+			for m := i; m < j; m++ {
+				offs = append(offs, len(body)+idx.offs[m]-idx.offs[i])
+			}
+			body = append(body, idx.body[idx.offs[i]:end]...)
+			idx.moved += end - idx.offs[i]
+		}
+		i = j
+	}
+	for ; k < len(names); k++ {
+		emit(names[k])
+	}
+	idx.body, idx.offs, idx.edits = body, offs, nil
 }
 
 // encode serializes the index: header, entries, SHA-1 trailer.
 func (idx *gitIndex) encode() []byte {
+	idx.merge()
 	ver := idx.ver
 	if ver == 0 {
 		ver = 2
