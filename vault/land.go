@@ -90,7 +90,7 @@ func (v *Vault) land(l *landing) (*landed, error) {
 	if l.branch.New.IsZero() {
 		return out, unfinished
 	}
-	edits, err := v.applyChangesReport(l.changes, l.idx)
+	edits, err := v.applyChangesFrom(l.changes, l.idx, l.batch.sources)
 	out.HandEdits = edits
 	if err == nil {
 		err = v.writeIndex(l.idx)

@@ -163,11 +163,17 @@ func (v *Vault) cleanTemps() {
 			os.RemoveAll(v.StatePath("tmp", e.Name()))
 		}
 	}
-	objects := filepath.Join(v.gitDir, "objects")
-	ents, _ := os.ReadDir(objects)
-	for _, e := range ents {
-		if strings.HasPrefix(e.Name(), "tmp_obj_") {
-			os.Remove(filepath.Join(objects, e.Name()))
+	// Only prose's own temporary objects: tmp_* files belong to git, and
+	// one may be in use by a git command running now.
+	for _, d := range []struct{ dir, prefix string }{
+		{filepath.Join(v.gitDir, "objects"), looseTempPrefix},
+		{filepath.Join(v.gitDir, "objects", "pack"), packTempPrefix},
+	} {
+		ents, _ := os.ReadDir(d.dir)
+		for _, e := range ents {
+			if strings.HasPrefix(e.Name(), d.prefix) {
+				os.Remove(filepath.Join(d.dir, e.Name()))
+			}
 		}
 	}
 	for _, d := range []string{filepath.Join(v.gitDir, "refs", "heads"), filepath.Join(v.gitDir, "refs", "prose"), v.StatePath(), v.StatePath("cache")} {
