@@ -65,6 +65,7 @@ func (v *Vault) CommitFiles(ctx context.Context, who, message string, files map[
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
+	defer idx.release() // land writes it; any earlier return gives it up
 	edits, err := v.checkClean(changes, idx)
 	if err != nil {
 		return plumbing.ZeroHash, err

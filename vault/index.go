@@ -1,7 +1,6 @@
 package vault
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha1"
 	"encoding/binary"
@@ -12,8 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -53,6 +50,8 @@ type gitIndex struct {
 	// moved counts the bytes of body copied by merges: how the cost of
 	// index updates grows, for tests.
 	moved int
+	// lock is index.lock while this index is held for a write (openIndex).
+	lock *gitLock
 
 	stamped        bool   // read from a file whose mtime is below
 	mtimeS, mtimeN uint32 // the index file's mtime, as entries store it
@@ -124,9 +123,13 @@ func parseIndex(data []byte) (*gitIndex, error) {
 	if len(data) < 12+20 || string(data[:4]) != "DIRC" {
 		return nil, damaged("is damaged")
 	}
-	sum := sha1.Sum(data[:len(data)-20])
-	if !bytes.Equal(sum[:], data[len(data)-20:]) {
-		return nil, damaged("checksum mismatch")
+	// git 2.40 and later write a zero trailer when index.skipHash is on
+	// (feature.manyFiles turns it on): the index is then not checksummed.
+	trailer := data[len(data)-20:]
+	if !bytes.Equal(trailer, make([]byte, 20)) {
+		if sum := sha1.Sum(data[:len(data)-20]); !bytes.Equal(sum[:], trailer) {
+			return nil, damaged("checksum mismatch")
+		}
 	}
 	ver := binary.BigEndian.Uint32(data[4:])
 	if ver != 2 && ver != 3 {
@@ -379,39 +382,52 @@ func (idx *gitIndex) encode() []byte {
 	return append(buf, sum[:]...)
 }
 
-// writeIndex replaces .git/index the way git does: index.lock created
-// exclusively, written, fsynced, renamed over the index.
-func (v *Vault) writeIndex(idx *gitIndex) error {
-	lockPath := v.indexPath() + ".lock"
-	// Record that prose owns index.lock, so that the next writer can
-	// remove it if this process dies before the rename.
-	owner := v.StatePath("index.lock.owner")
-	if err := os.WriteFile(owner, []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
-		return fmt.Errorf("update git index: %w", err)
-	}
-	defer os.Remove(owner)
-	f, err := os.OpenFile(lockPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if errors.Is(err, fs.ErrExist) {
-		return fmt.Errorf("update git index: %s exists; another git command is running, or one crashed (then remove the file)", lockPath)
-	}
+// openIndex takes .git/index.lock and reads the index under it, as git
+// does: the lock is held until writeIndex renames it over the index, or
+// release gives it up, so no `git add` between the read and the write is
+// lost (it waits for the lock, or fails saying so).
+func (v *Vault) openIndex() (*gitIndex, error) {
+	l, err := v.takeGitLock(v.indexPath(), "index.lock")
 	if err != nil {
-		return fmt.Errorf("update git index: %w", err)
+		return nil, fmt.Errorf("update git index: %w", err)
 	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	_, err = w.Write(idx.encode())
-	if err == nil {
-		err = w.Flush()
+	idx, err := v.readIndex()
+	if err != nil {
+		l.release()
+		return nil, err
 	}
+	idx.lock = l
+	return idx, nil
+}
+
+// release gives up the index lock without writing; it does nothing after
+// writeIndex or for an index read without the lock.
+func (idx *gitIndex) release() {
+	if idx != nil && idx.lock != nil {
+		idx.lock.release()
+		idx.lock = nil
+	}
+}
+
+// writeIndex replaces .git/index the way git does: the new index is written
+// to index.lock (taken by openIndex, or now) and renamed over the index.
+func (v *Vault) writeIndex(idx *gitIndex) error {
+	l := idx.lock
+	if l == nil {
+		var err error
+		if l, err = v.takeGitLock(v.indexPath(), "index.lock"); err != nil {
+			return fmt.Errorf("update git index: %w", err)
+		}
+	}
+	idx.lock = nil
+	defer l.release()
 	// Like git, the index is not fsynced: it is a cache of the working
 	// tree, and a damaged one is rebuilt from the branch (see syncWorktree).
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	_, err := l.f.Write(idx.encode())
 	if err == nil {
-		err = os.Rename(lockPath, v.indexPath())
+		err = l.commit()
 	}
 	if err != nil {
-		os.Remove(lockPath)
 		return fmt.Errorf("update git index: %w", err)
 	}
 	return nil
@@ -457,20 +473,4 @@ func (idx *gitIndex) statMatches(fi fs.FileInfo, e *indexEntry) bool {
 	fillStat(fi, &cur)
 	return cur.MtimeS == e.MtimeS && cur.MtimeN == e.MtimeN && cur.CtimeS == e.CtimeS &&
 		cur.CtimeN == e.CtimeN && cur.Ino == e.Ino && cur.Size == e.Size && cur.Mode == e.Mode
-}
-
-// removeStaleIndexLock removes .git/index.lock when a prose writer that has
-// since died created it. A lock that git or a live process holds is kept.
-func (v *Vault) removeStaleIndexLock() {
-	owner := v.StatePath("index.lock.owner")
-	data, err := os.ReadFile(owner)
-	if err != nil {
-		return
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
-	if err == nil && pid > 0 && pid != os.Getpid() && processAlive(pid) {
-		return // still running
-	}
-	os.Remove(v.indexPath() + ".lock")
-	os.Remove(owner)
 }

@@ -274,3 +274,66 @@ func TestRacyEntriesAreRehashed(t *testing.T) {
 }
 
 func ptr[T any](x T) *T { return &x }
+
+func zeroTrailer(d []byte) []byte {
+	d = append([]byte{}, d...)
+	copy(d[len(d)-20:], make([]byte, 20))
+	return d
+}
+
+// git 2.40 and later write a zero trailer with index.skipHash: such an
+// index is read, not taken for damaged; a version 4 one is refused as
+// version 4.
+func TestSkipHashIndexIsRead(t *testing.T) {
+	idx := &gitIndex{ver: 2}
+	idx.put(indexEntry{Name: "a.md", Mode: 0o100644})
+	idx.put(indexEntry{Name: "b.md", Mode: 0o100644})
+	back, err := parseIndex(zeroTrailer(rawIndex(idx, 2, extension("TREE", []byte("x")))))
+	if err != nil || indexNames(back) != "a.md,b.md" {
+		t.Fatalf("zero trailer: %v", err)
+	}
+	if _, err := parseIndex(zeroTrailer(rawIndex(idx, 4, nil))); !errors.Is(err, errIndexUnsupported) || !strings.Contains(err.Error(), "version 4") {
+		t.Fatalf("version 4 with a zero trailer: %v", err)
+	}
+
+	requireGit(t)
+	v := newVault(t)
+	writeTree(t, filepath.Join(v.Root(), "src"), map[string]string{"s.md": "staged"})
+	git(t, v.Root(), "add", "src/s.md")
+	data, err := os.ReadFile(v.indexPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(v.indexPath(), zeroTrailer(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(t.TempDir(), "src")
+	writeTree(t, src, map[string]string{"a.txt": "a"})
+	publish(t, v, "n", src, PublishOptions{})
+	if got := git(t, v.Root(), "diff", "--cached", "--name-only"); got != "src/s.md\n" {
+		t.Fatalf("staged after the publish: %q, want src/s.md kept", got)
+	}
+}
+
+// Rebuilding a damaged index keeps every tracked path: a tracked file with
+// unstaged edits stays tracked and shows modified, never deleted and
+// untracked.
+func TestDamagedIndexRebuildKeepsTrackedFiles(t *testing.T) {
+	requireGit(t)
+	v := newVault(t)
+	src := filepath.Join(t.TempDir(), "src")
+	writeTree(t, src, map[string]string{"a.txt": "a"})
+	publish(t, v, "n", src, PublishOptions{})
+	if err := os.WriteFile(filepath.Join(v.Root(), ".gitignore"), []byte("/.prose/\n*.tmp\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(v.indexPath())
+	if err := os.WriteFile(v.indexPath(), data[:len(data)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	writeTree(t, src, map[string]string{"a.txt": "b"})
+	publish(t, v, "n", src, PublishOptions{})
+	if got := git(t, v.Root(), "status", "--porcelain"); got != " M .gitignore\n" {
+		t.Fatalf("git status after the rebuild:\n%s\nwant only ' M .gitignore'", got)
+	}
+}

@@ -246,6 +246,7 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 		if idx, err = v.readIndexRepaired(tip); err != nil {
 			return nil, err
 		}
+		defer idx.release() // land writes it; any earlier return gives it up
 		clock.mark("readIndex")
 		edits, err := v.checkClean(changes, idx)
 		if err != nil {

@@ -23,8 +23,8 @@ import (
 // It runs under the writer lock, before every write.
 func (v *Vault) repair() error {
 	v.cleanTemps()
-	v.removeStaleIndexLock()
-	v.removeStaleRefLock()
+	v.removeStaleGitLock("index.lock")
+	v.removeStaleGitLock("ref.lock")
 	tip, err := v.readRef(v.Branch())
 	if err != nil {
 		return err
@@ -55,11 +55,14 @@ func (v *Vault) repair() error {
 
 // readIndexRepaired reads the git index; a damaged one (a crash while it
 // was written, since it is not fsynced) is rebuilt from the branch tip.
+//
+// The index comes back held (openIndex): the caller writes it or releases
+// it.
 func (v *Vault) readIndexRepaired(tip plumbing.Hash) (*gitIndex, error) {
-	idx, err := v.readIndex()
+	idx, err := v.openIndex()
 	if errors.Is(err, errIndexDamaged) {
 		if _, err = v.syncWorktree(plumbing.ZeroHash, tip); err == nil {
-			idx, err = v.readIndex()
+			idx, err = v.openIndex()
 		}
 	}
 	return idx, err

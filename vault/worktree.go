@@ -458,7 +458,7 @@ func (v *Vault) syncWorktree(from, to plumbing.Hash) ([]HandEdit, error) {
 		}
 		return nil, err
 	}
-	idx, err := v.readIndex()
+	idx, err := v.openIndex()
 	if errors.Is(err, errIndexDamaged) && from.IsZero() {
 		idx, err = &gitIndex{ver: 2}, nil
 	} else if errors.Is(err, errIndexDamaged) {
@@ -471,24 +471,34 @@ func (v *Vault) syncWorktree(from, to plumbing.Hash) ([]HandEdit, error) {
 		// user's staged changes: change nothing and say how to convert it.
 		return nil, err
 	}
+	defer idx.release()
 	edits, err := v.checkClean(changes, idx)
 	if err != nil {
 		return nil, err
 	}
+	kept := changes
 	if len(edits) > 0 {
 		skip := map[string]bool{}
 		for _, e := range edits {
 			skip[e.Path] = true
 		}
-		kept := changes[:0]
+		kept = nil
 		for _, c := range changes {
 			if !skip[c.Path] {
 				kept = append(kept, c)
+				continue
+			}
+			if from.IsZero() && c.New != nil && c.New.Mode != filemode.Dir {
+				// Rebuilding the index from scratch: a tracked file with
+				// unstaged edits stays tracked. Its entry names the
+				// committed blob with no stat data, so git re-hashes the
+				// file and shows it modified, as it was.
+				idx.put(indexEntry{Name: c.Path, OID: c.New.Hash, Mode: uint32(c.New.Mode)})
 			}
 		}
-		changes = kept
 	}
-	if len(changes) > 0 {
+	changes = kept
+	if len(changes) > 0 || (from.IsZero() && len(edits) > 0) {
 		late, err := v.applyChangesReport(changes, idx)
 		edits = append(edits, late...)
 		if err != nil {
