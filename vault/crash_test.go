@@ -28,6 +28,9 @@ func TestMain(m *testing.M) {
 	if spec := os.Getenv("PROSE_CONCURRENT_CHILD"); spec != "" {
 		os.Exit(concurrentChild(spec))
 	}
+	if spec := os.Getenv("PROSE_GITLIVE_CHILD"); spec != "" {
+		os.Exit(gitLiveChild(spec))
+	}
 	os.Exit(m.Run())
 }
 
