@@ -57,6 +57,28 @@ type landed struct {
 // The caller holds the writer lock and has checked, with the index it
 // passes, that the changes overwrite no hand edit.
 func (v *Vault) land(l *landing) (*landed, error) {
+	// The refs' lock files are taken and written first, so one flush makes
+	// them durable together with the objects: four flushes in all (objects
+	// and lock files; the objects' renames; each ref's directory), the
+	// fewest the order above allows.
+	var branch, ledger *refUpdate
+	var err error
+	if !l.branch.New.IsZero() {
+		if branch, err = v.prepareRef(v.Branch(), l.branch.Old, l.branch.New); err != nil {
+			l.batch.abort()
+			return nil, err
+		}
+		defer branch.release()
+		l.batch.alsoSync = append(l.batch.alsoSync, syncedFile{branch.lock.path, branch.path})
+	}
+	if !l.ledger.New.IsZero() {
+		if ledger, err = v.prepareRef(LedgerRef, l.ledger.Old, l.ledger.New); err != nil {
+			l.batch.abort()
+			return nil, err
+		}
+		defer ledger.release()
+		l.batch.alsoSync = append(l.batch.alsoSync, syncedFile{ledger.lock.path, ledger.path})
+	}
 	if err := l.batch.flush(); err != nil {
 		return nil, err
 	}
@@ -65,8 +87,8 @@ func (v *Vault) land(l *landing) (*landed, error) {
 	// else fails: an index left behind the branch would make the user's next
 	// `git commit` undo the publish.
 	var unfinished error
-	if !l.branch.New.IsZero() {
-		moved, err := v.moveRef(v.Branch(), l.branch.Old, l.branch.New)
+	if branch != nil {
+		moved, err := v.commitRef(branch)
 		if err != nil && !moved {
 			return nil, err
 		}
@@ -76,10 +98,10 @@ func (v *Vault) land(l *landing) (*landed, error) {
 			unfinished = l.failed("the branch ref moved but could not be made durable; the ledger was not updated", "prose fsck", err)
 		}
 	}
-	if !l.ledger.New.IsZero() && unfinished == nil {
-		moved, err := v.moveRef(LedgerRef, l.ledger.Old, l.ledger.New)
+	if ledger != nil && unfinished == nil {
+		moved, err := v.commitRef(ledger)
 		switch {
-		case err != nil && !moved && l.branch.New.IsZero():
+		case err != nil && !moved && branch == nil:
 			return nil, err // nothing took effect
 		case err != nil && !moved:
 			unfinished = l.failed("the ledger was not updated (the next prose command records the receipt)", "prose fsck", err)

@@ -25,6 +25,7 @@ func (v *Vault) repair() error {
 	v.cleanTemps()
 	v.removeStaleGitLock("index.lock")
 	v.removeStaleGitLock("ref.lock")
+	v.removeStaleGitLock("ledger.lock")
 	tip, err := v.readRef(v.Branch())
 	if err != nil {
 		return err
