@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/prose-store/prose/internal/durable"
 )
 
 // An informed publish from the CLI looks only at the paths it is given:
@@ -66,5 +68,29 @@ func TestPublishChangedPaths(t *testing.T) {
 	_, errs, code = prose(t, "--vault", vdir, "publish", "n", src, "--changed-from", filepath.Join(t.TempDir(), "missing"))
 	if code != 2 || !strings.Contains(errs, "--changed-from") {
 		t.Fatalf("a missing --changed-from file: exit %d, %s", code, errs)
+	}
+}
+
+// A publish that took effect but could not finish says so: it names the
+// receipt and the commit, what is left undone and the command that
+// finishes it, and exits 1; that command then finishes it.
+func TestPublishThatLandedButDidNotFinish(t *testing.T) {
+	vdir := filepath.Join(t.TempDir(), "v")
+	mustProse(t, "init", vdir)
+	src := filepath.Join(t.TempDir(), "render")
+	writeFiles(t, src, map[string]string{"a.txt": "a1"})
+	mustProse(t, "--vault", vdir, "publish", "n", src)
+	writeFiles(t, src, map[string]string{"a.txt": "a2"})
+	restore := durable.SetFault(durable.FailAt(durable.StepRename, filepath.Join(vdir, ".git", "refs", "prose")))
+	_, errs, code := prose(t, "--vault", vdir, "publish", "n", src)
+	restore()
+	if code != 1 || !strings.Contains(errs, "published receipt blake3:") || !strings.Contains(errs, "as commit ") || !strings.Contains(errs, "run `prose fsck`") {
+		t.Fatalf("exit %d, %q: want exit 1 naming the receipt, the commit and prose fsck", code, errs)
+	}
+	receipt := errs[strings.Index(errs, "blake3:"):]
+	receipt = receipt[:strings.IndexByte(receipt, ' ')]
+	mustProse(t, "--vault", vdir, "fsck")
+	if out := mustProse(t, "--vault", vdir, "log", "-n", "1"); !strings.Contains(out, strings.TrimPrefix(receipt, "blake3:")[:12]) {
+		t.Fatalf("prose log after fsck does not show %s:\n%s", receipt, out)
 	}
 }
