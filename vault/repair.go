@@ -85,6 +85,10 @@ func (v *Vault) rollForwardLedger(tip plumbing.Hash) error {
 	if err != nil || ledgerTip.IsZero() {
 		return err
 	}
+	// The common case: the ledger's newest receipt is the branch tip's.
+	if lc, err := v.commit(ledgerTip); err == nil && len(lc.ParentHashes) == 2 && lc.ParentHashes[1] == tip {
+		return nil
+	}
 	c, r, err := v.newestReceiptCommit(tip)
 	if err != nil || c == nil {
 		return err
