@@ -27,6 +27,8 @@ type landing struct {
 	// branch.New's; idx is the git index they are recorded in.
 	changes []change
 	idx     *gitIndex
+	// mark, when set, is told as each step ends (publish's phase timings).
+	mark func(step string)
 }
 
 // refMove is a ref's value before and after a write.
@@ -79,9 +81,14 @@ func (v *Vault) land(l *landing) (*landed, error) {
 		defer ledger.release()
 		l.batch.alsoSync = append(l.batch.alsoSync, syncedFile{ledger.lock.path, ledger.path})
 	}
+	mark := l.mark
+	if mark == nil {
+		mark = func(string) {}
+	}
 	if err := l.batch.flush(); err != nil {
 		return nil, err
 	}
+	mark("land:objects")
 	out := &landed{}
 	// Once the branch has moved, the working tree is brought along whatever
 	// else fails: an index left behind the branch would make the user's next
@@ -98,6 +105,7 @@ func (v *Vault) land(l *landing) (*landed, error) {
 			unfinished = l.failed("the branch ref moved but could not be made durable; the ledger was not updated", "prose fsck", err)
 		}
 	}
+	mark("land:branch")
 	if ledger != nil && unfinished == nil {
 		moved, err := v.commitRef(ledger)
 		switch {
@@ -112,11 +120,14 @@ func (v *Vault) land(l *landing) (*landed, error) {
 	if l.branch.New.IsZero() {
 		return out, unfinished
 	}
+	mark("land:ledger")
 	edits, err := v.applyChangesFrom(l.changes, l.idx, l.batch.sources)
 	out.HandEdits = edits
+	mark("land:worktree")
 	if err == nil {
 		err = v.writeIndex(l.idx)
 	}
+	mark("land:index")
 	if err == nil && unfinished == nil {
 		// Recorded last: a repair after any failure above starts over.
 		err = v.setWorktreeState(l.branch.New)
