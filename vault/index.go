@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -52,6 +53,8 @@ type gitIndex struct {
 	moved int
 	// lock is index.lock while this index is held for a write (openIndex).
 	lock *gitLock
+	// mu makes get, put and del safe for the workers of a checkout.
+	mu sync.Mutex
 
 	stamped        bool   // read from a file whose mtime is below
 	mtimeS, mtimeN uint32 // the index file's mtime, as entries store it
@@ -242,6 +245,8 @@ func (idx *gitIndex) entry(i int) indexEntry {
 
 // get returns the stage-0 entry for name, or nil.
 func (idx *gitIndex) get(name string) *indexEntry {
+	idx.mu.Lock()
+	defer idx.mu.Unlock()
 	if e, ok := idx.edits[name]; ok {
 		if e == nil {
 			return nil
@@ -293,6 +298,8 @@ func appendEntry(dst []byte, e *indexEntry) []byte {
 // put sets the stage-0 entry for e.Name. An existing entry's stat data and
 // object id are patched in place; a new entry waits in edits for merge.
 func (idx *gitIndex) put(e indexEntry) {
+	idx.mu.Lock()
+	defer idx.mu.Unlock()
 	if _, pending := idx.edits[e.Name]; !pending {
 		i := idx.search(e.Name)
 		if i < idx.len() && string(idx.name(i)) == e.Name && idx.entry(i).Flags == e.Flags && e.ExtFlags == 0 && idx.hdrLen(i) == 62 &&
@@ -310,6 +317,8 @@ func (idx *gitIndex) put(e indexEntry) {
 
 // del removes every entry (all stages) for name.
 func (idx *gitIndex) del(name string) {
+	idx.mu.Lock()
+	defer idx.mu.Unlock()
 	if idx.edits == nil {
 		idx.edits = map[string]*indexEntry{}
 	}

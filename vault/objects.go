@@ -137,7 +137,7 @@ func (b *objectBatch) putFile(path string, size int64, want plumbing.Hash) error
 	if b.has(want) {
 		return nil
 	}
-	f, err := os.Open(path)
+	f, err := openFile(path, os.O_RDONLY, 0)
 	if err != nil {
 		return err
 	}
@@ -180,7 +180,7 @@ func (b *objectBatch) write(h plumbing.Hash, t plumbing.ObjectType, size int64, 
 	// leftovers are found with one directory read; the fan-out directory
 	// is created only at the rename (see renameObject).
 	tmp := filepath.Join(b.v.gitDir, "objects", looseTempPrefix+randomName())
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
+	f, err := openFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
 	if err != nil {
 		return fmt.Errorf("write git object: %w", err)
 	}
@@ -376,7 +376,7 @@ func renameObject(tmp, final string) error {
 }
 
 func syncFile(path string) error {
-	f, err := os.Open(path)
+	f, err := openFile(path, os.O_RDONLY, 0)
 	if err != nil {
 		return err
 	}

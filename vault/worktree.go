@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -176,7 +177,7 @@ func (v *Vault) worktreeFile(rel string, idx *gitIndex) (plumbing.Hash, fileStat
 	if e := idx.get(rel); e != nil && idx.statMatches(fi, e) {
 		return e.OID, fileRegular, nil
 	}
-	f, err := os.Open(full)
+	f, err := openFile(full, os.O_RDONLY, 0)
 	if err != nil {
 		return plumbing.ZeroHash, fileRegular, err
 	}
@@ -298,11 +299,26 @@ func (v *Vault) applyChangesReport(changes []change, idx *gitIndex) ([]HandEdit,
 // checked against the blob id, rather than inflated from the object store.
 func (v *Vault) applyChangesFrom(changes []change, idx *gitIndex, src map[plumbing.Hash]string) ([]HandEdit, error) {
 	var edits []HandEdit
-	for pass := 0; pass < 2; pass++ {
-		for _, c := range changes {
-			if (c.New == nil) != (pass == 0) {
-				continue
-			}
+	var writes []change
+	for _, c := range changes {
+		if c.New != nil {
+			writes = append(writes, c)
+			continue
+		}
+		e, err := v.apply(c, idx, src)
+		if err != nil {
+			return edits, err
+		}
+		if e != nil {
+			edits = append(edits, *e)
+		}
+	}
+	// Files are written by several workers: each path is independent once
+	// the removals are done, and a large checkout waits on the file system
+	// far more than on the processor.
+	workers := min(checkoutWorkers, (len(writes)+63)/64)
+	if workers <= 1 {
+		for _, c := range writes {
 			e, err := v.apply(c, idx, src)
 			if err != nil {
 				return edits, err
@@ -311,10 +327,47 @@ func (v *Vault) applyChangesFrom(changes []change, idx *gitIndex, src map[plumbi
 				edits = append(edits, *e)
 			}
 		}
+	} else {
+		var mu sync.Mutex
+		var firstErr error
+		var wg sync.WaitGroup
+		next := make(chan change)
+		for w := 0; w < workers; w++ {
+			wg.Go(func() {
+				for c := range next {
+					e, err := v.apply(c, idx, src)
+					mu.Lock()
+					if err != nil && firstErr == nil {
+						firstErr = err
+					}
+					if e != nil {
+						edits = append(edits, *e)
+					}
+					mu.Unlock()
+				}
+			})
+		}
+		for _, c := range writes {
+			mu.Lock()
+			failed := firstErr != nil
+			mu.Unlock()
+			if failed {
+				break
+			}
+			next <- c
+		}
+		close(next)
+		wg.Wait()
+		if firstErr != nil {
+			return edits, firstErr
+		}
 	}
 	sort.Slice(edits, func(i, j int) bool { return edits[i].Path < edits[j].Path })
 	return edits, nil
 }
+
+// checkoutWorkers bounds the workers of a large working-tree update.
+const checkoutWorkers = 8
 
 // apply brings one path to its new state, or returns the hand edit that
 // stands in the way.
@@ -389,10 +442,11 @@ func (v *Vault) checkout(full string, e *object.TreeEntry, src map[plumbing.Hash
 		}
 	}
 	tmpDir := v.StatePath("tmp")
-	f, err := os.CreateTemp(tmpDir, "co-")
+	tmpName := filepath.Join(tmpDir, "co-"+randomName())
+	f, err := openFile(tmpName, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if errors.Is(err, os.ErrNotExist) {
 		if err = os.MkdirAll(tmpDir, 0o755); err == nil {
-			f, err = os.CreateTemp(tmpDir, "co-")
+			f, err = openFile(tmpName, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		}
 	}
 	if err != nil {
@@ -515,7 +569,7 @@ func (v *Vault) syncWorktree(from, to plumbing.Hash) ([]HandEdit, error) {
 // else from the object store.
 func (v *Vault) writeBlob(f *os.File, h plumbing.Hash, path string) error {
 	if path != "" {
-		if in, err := os.Open(path); err == nil {
+		if in, err := openFile(path, os.O_RDONLY, 0); err == nil {
 			fi, err := in.Stat()
 			if err == nil {
 				sum := plumbing.NewHasher(plumbing.BlobObject, fi.Size())

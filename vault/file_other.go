@@ -1,0 +1,10 @@
+//go:build !unix
+
+package vault
+
+import "os"
+
+// openFile is os.OpenFile here.
+func openFile(path string, flag int, perm os.FileMode) (*os.File, error) {
+	return os.OpenFile(path, flag, perm)
+}
