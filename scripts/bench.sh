@@ -1,14 +1,21 @@
 #!/usr/bin/env bash
 # Benchmarks of the storage core, each against its baseline in the same run
 # on the same machine (fsync on):
-#   - full-scan republish after a one-file edit of a 10,000-file world-model
-#     vs `git add -A && git commit` on an identical tree, and vs a bare lstat walk;
-#   - informed publish (package API, one named file) vs `git add FILE && git commit`;
-#   - skipped vs rendered republish;
+#   - first publish of 1,000 / 10,000 / 20,000 new files (CLI, fresh vault)
+#     vs `git add -A && git commit` of the same tree in a fresh repository,
+#     and how the cost grows (20k/10k);
+#   - on a nested 10,000-file tree and a flat 100 x 100 tree of 1 KiB JSON
+#     files, after a one-file in-place edit: the full-scan CLI republish vs a
+#     bare walk+lstat run as its own process and vs `git add -A && git
+#     commit`; the informed CLI republish (--changed FILE) vs its floor
+#     (process start plus the four flushes the crash order needs, measured
+#     here) and vs `git add FILE && git commit`;
+#   - the same through the package API (full scan, informed, skipped);
 #   - `prose cas put` of 256 MiB vs the physical limit (raw BLAKE3, fsync'd writes);
 #   - fingerprint throughput on a 10 MB JSON truth;
 #   - `prose receipts verify` and `prose log` on a 5,000-receipt chain.
-# Usage: scripts/bench.sh [-files N] [-runs N] [-chain N]
+# Usage: scripts/bench.sh [-files N] [-runs N] [-chain N] [-first 1000,10000,20000]
+#        [-sections api,first,shapes,chain]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin="$(mktemp -d)"
