@@ -140,7 +140,7 @@ func TestCrashSafetySIGKILL(t *testing.T) {
 	writeTree(t, src, versionFiles(0))
 	publish(t, v, "crash", src, PublishOptions{})
 	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
-	before := 0
+	before, gcs, userCommits := 0, 0, 0
 	for i := 0; i < kills; i++ {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
 		cmd.Env = append(os.Environ(), "PROSE_CRASH_CHILD="+v.Root())
@@ -148,6 +148,15 @@ func TestCrashSafetySIGKILL(t *testing.T) {
 		cmd.Stderr = &stderr
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
+		}
+		// Every fourth child publishes beside a `git gc`.
+		var gc *exec.Cmd
+		if i%4 == 1 {
+			gc = exec.Command("git", "gc", "-q")
+			gc.Dir = v.Root()
+			if err := gc.Start(); err != nil {
+				t.Fatal(err)
+			}
 		}
 		// Kill at a random moment: mostly mid-publish, sometimes at start-up.
 		delay := time.Duration(rng.Intn(40000)) * time.Microsecond
@@ -160,6 +169,40 @@ func TestCrashSafetySIGKILL(t *testing.T) {
 		}
 		_ = cmd.Process.Signal(syscall.SIGKILL)
 		<-exited
+		if gc != nil {
+			_ = gc.Wait() // may find a lock a killed child held
+			gcs++
+		}
+		// Every fifth kill, a user commit with a committer date long past
+		// lands between two publishes (refused while a killed child's
+		// index.lock stands, as git refuses it).
+		if i%5 == 2 {
+			notes := filepath.Join(v.Root(), "src", "notes.md")
+			old, oldErr := os.ReadFile(notes)
+			os.MkdirAll(filepath.Dir(notes), 0o755)
+			os.WriteFile(notes, []byte(fmt.Sprint("note ", i)), 0o644)
+			committed := false
+			added := false
+			if _, err := gitTry(v.Root(), "add", "src/notes.md"); err == nil {
+				added = true
+				c := exec.Command("git", "commit", "-qm", "user note")
+				c.Dir = v.Root()
+				c.Env = append(os.Environ(), "GIT_AUTHOR_NAME=u", "GIT_AUTHOR_EMAIL=u@x", "GIT_COMMITTER_NAME=u", "GIT_COMMITTER_EMAIL=u@x",
+					"GIT_COMMITTER_DATE=1999-01-01T00:00:00Z", "GIT_AUTHOR_DATE=1999-01-01T00:00:00Z")
+				committed = c.Run() == nil
+			}
+			if added && !committed {
+				gitTry(v.Root(), "reset", "-q", "--", "src/notes.md")
+			}
+			switch {
+			case committed:
+				userCommits++
+			case oldErr == nil:
+				os.WriteFile(notes, old, 0o644) // the user gives up the edit
+			default:
+				os.Remove(notes)
+			}
+		}
 
 		v2, err := Open(v.Root(), Options{})
 		if err != nil {
@@ -185,7 +228,7 @@ func TestCrashSafetySIGKILL(t *testing.T) {
 		}
 		before = k
 	}
-	t.Logf("%d kills; final version %d", kills, before)
+	t.Logf("%d kills (%d beside git gc, %d user commits dated 1999 between them); final version %d", kills, gcs, userCommits, before)
 }
 
 // Fault injection at each write step of a publish. A fault before the
