@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // makeFlatTree writes 100 directories of 100 JSON files of about 1 KiB.
@@ -107,10 +105,6 @@ func benchFirstPublish(base, self string, sizes []int, runs int) error {
 	return nil
 }
 
-// syncAll flushes every filesystem, so one run's writeback does not land in
-// the next one's time.
-func syncAll() { unix.Sync() }
-
 // flushFloor times the flushes a publish's crash order needs, made on the
 // vault's filesystem the way land makes them: a syncfs for data, one for
 // renames, and an fsync of each ref directory after its rename.
@@ -130,18 +124,13 @@ func flushFloor(dir string) (time.Duration, error) {
 				return err
 			}
 		}
-		d, err := os.Open(tmp)
-		if err != nil {
-			return err
-		}
-		defer d.Close()
-		if err := unix.Syncfs(int(d.Fd())); err != nil {
+		if err := syncFS(tmp); err != nil {
 			return err
 		}
 		if err := os.Rename(filepath.Join(tmp, "o"), filepath.Join(tmp, "a", "o")); err != nil {
 			return err
 		}
-		if err := unix.Syncfs(int(d.Fd())); err != nil {
+		if err := syncFS(tmp); err != nil {
 			return err
 		}
 		for _, sub := range []string{"a", "b"} {
