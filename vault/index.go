@@ -102,9 +102,11 @@ func (v *Vault) readIndex() (*gitIndex, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := io.ReadAll(f)
-	if err != nil {
-		return nil, err
+	// One read of the size the file has: the index is replaced by rename,
+	// so the open file keeps that size.
+	data := make([]byte, fi.Size())
+	if _, err := io.ReadFull(f, data); err != nil {
+		return nil, damaged("is shorter than its size")
 	}
 	idx, err := parseIndex(data)
 	if err != nil {
@@ -382,20 +384,39 @@ func (idx *gitIndex) merge() {
 	idx.body, idx.offs, idx.edits = body, offs, nil
 }
 
-// encode serializes the index: header, entries, SHA-1 trailer.
-func (idx *gitIndex) encode() []byte {
+// writeTo writes the encoded index to w without building it in memory
+// first: header and entries as they are, then the SHA-1 of both.
+func (idx *gitIndex) writeTo(w io.Writer) error {
 	idx.merge()
+	hdr := idx.header()
+	sum := sha1.New()
+	sum.Write(hdr)
+	sum.Write(idx.body)
+	for _, b := range [][]byte{hdr, idx.body, sum.Sum(nil)} {
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (idx *gitIndex) header() []byte {
 	ver := idx.ver
 	if ver == 0 {
 		ver = 2
 	}
-	buf := make([]byte, 12, 12+len(idx.body)+20)
+	buf := make([]byte, 12)
 	copy(buf, "DIRC")
 	binary.BigEndian.PutUint32(buf[4:], ver)
 	binary.BigEndian.PutUint32(buf[8:], uint32(len(idx.offs)))
-	buf = append(buf, idx.body...)
-	sum := sha1.Sum(buf)
-	return append(buf, sum[:]...)
+	return buf
+}
+
+// encode serializes the index: header, entries, SHA-1 trailer.
+func (idx *gitIndex) encode() []byte {
+	var b bytes.Buffer
+	_ = idx.writeTo(&b)
+	return b.Bytes()
 }
 
 // openIndex takes .git/index.lock and reads the index under it, as git
@@ -439,7 +460,7 @@ func (v *Vault) writeIndex(idx *gitIndex) error {
 	defer l.release()
 	// Like git, the index is not fsynced: it is a cache of the working
 	// tree, and a damaged one is rebuilt from the branch (see syncWorktree).
-	_, err := l.f.Write(idx.encode())
+	err := idx.writeTo(l.f)
 	if err == nil {
 		err = l.commit()
 	}
