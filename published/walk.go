@@ -268,6 +268,9 @@ func (w *walker) fileOf(p string, st fileStat) (walkedFile, error) {
 	case kindFile:
 		return walkedFile{path: p, st: st}, nil
 	case kindLink:
+		if err := CheckLinkName(p); err != nil {
+			return walkedFile{}, fmt.Errorf("scan %s: %w", w.abs(p), err)
+		}
 		tst, target, err := w.followLink(p)
 		if err != nil {
 			return walkedFile{}, err
@@ -292,7 +295,7 @@ func (w *walker) followLink(p string) (fileStat, string, error) {
 	target, _ := os.Readlink(abs)
 	resolved, err := filepath.EvalSymlinks(abs)
 	if err != nil {
-		return fileStat{}, "", fmt.Errorf("symlink %s -> %s cannot be resolved (%v); a world-model link must point to a file inside the node", w.abs(p), target, errors.Unwrap(err))
+		return fileStat{}, "", fmt.Errorf("symlink %s -> %s cannot be resolved (%s); a world-model link must point to a file inside the node", w.abs(p), target, linkProblem(err))
 	}
 	rel, err := filepath.Rel(w.real, resolved)
 	if err != nil || rel == "." || !within(w.real, resolved) {
@@ -310,6 +313,21 @@ func (w *walker) followLink(p string) (fileStat, string, error) {
 		return fileStat{}, "", fmt.Errorf("symlink %s -> %s points to %s; prose follows only symlinks to regular files inside the node", w.abs(p), target, what)
 	}
 	return st, filepath.ToSlash(rel), nil
+}
+
+// linkProblem names why a symlink could not be resolved, in a few words:
+// the system's reason when there is one ("too many levels of symbolic
+// links", "no such file or directory"), else the whole error.
+func linkProblem(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Err != nil {
+		return pe.Err.Error()
+	}
+	if strings.Contains(err.Error(), "too many links") {
+		// filepath.EvalSymlinks gives a bare error for a loop.
+		return "too many levels of symbolic links: the links form a loop"
+	}
+	return err.Error()
 }
 
 // readFile returns the content of f. Reads go through an os.Root, so a
@@ -348,6 +366,9 @@ func within(dir, p string) bool {
 // Plain printable ASCII names (the common case) are checked without
 // allocating.
 func checkName(p, name string) error {
+	if IsGitDir(name) {
+		return &PathError{Path: p, Rule: RuleGit}
+	}
 	plain := true
 	for i := 0; i < len(name); i++ {
 		if c := name[i]; c < 0x20 || c >= 0x7f || c == '\\' || c == ':' {

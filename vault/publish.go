@@ -37,7 +37,16 @@ type PublishOptions struct {
 	Who string
 	// Now stamps the commits (default time.Now).
 	Now func() time.Time
+	// AllowEmpty publishes a source directory that holds no files. Without
+	// it such a publish is refused (ErrEmptySource): a render that crashed
+	// before writing leaves an empty directory, and publishing it would
+	// remove every file of the node.
+	AllowEmpty bool
 }
+
+// ErrEmptySource is returned by a publish of a source directory that holds
+// no files, unless PublishOptions.AllowEmpty is set.
+var ErrEmptySource = errors.New("the source directory holds no files")
 
 // PublishResult is the outcome of a publish.
 type PublishResult struct {
@@ -141,6 +150,9 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 		return nil, fmt.Errorf("publish %s: %w", node, err)
 	}
 	clock.mark("scan")
+	if len(snap.Entries) == 0 && !opt.AllowEmpty {
+		return nil, fmt.Errorf("publish %s: %s: %w; publishing it would remove every file of published/%s (a render that failed before writing leaves an empty directory): check the render, or pass --allow-empty if the world-model really is empty", node, dir, ErrEmptySource, esc)
+	}
 	status, moved := published.Decide(prevFingerprints(prev), prev != nil, snap)
 	if storeSpec && status == "skipped" {
 		// A new spec is a material change of the node's definition even
@@ -409,16 +421,26 @@ func snapshotVersions(snap *published.Snapshot) map[string][32]byte {
 
 // checkSourceDir refuses a source directory that holds the vault itself or
 // lies inside its .git or .prose directories: a world-model is what a render
-// wrote, never the store's own bookkeeping.
+// wrote, never the store's own bookkeeping. Both sides are compared with
+// symlinks resolved, so a link to the vault's .git is refused like the
+// directory itself.
 func (v *Vault) checkSourceDir(dir string) error {
 	within := func(path, parent string) bool {
 		rel, err := filepath.Rel(parent, path)
 		return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 	}
+	resolve := func(p string) string {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return r
+		}
+		return p
+	}
+	real := resolve(dir)
+	root, gitDir, state := resolve(v.root), resolve(v.gitDir), resolve(filepath.Join(v.root, StateDir))
 	switch {
-	case within(v.root, dir):
+	case within(root, real):
 		return fmt.Errorf("%s holds the vault itself; pass the directory the render wrote (for example published/<node> or a scratch directory)", dir)
-	case within(dir, v.gitDir), within(dir, filepath.Join(v.root, StateDir)):
+	case within(real, gitDir), within(real, state):
 		return fmt.Errorf("%s is inside the vault's own bookkeeping (.git or .prose); pass the directory the render wrote", dir)
 	}
 	return nil

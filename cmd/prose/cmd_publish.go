@@ -22,6 +22,7 @@ func publishCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "spec", Usage: "canonicalization spec `FILE` (JSON or YAML); stored with the node and used by later publishes"},
 			&cli.StringFlag{Name: "contract-fingerprint", Usage: "contract fingerprint to record (default: from the active manifest, else \"none\")"},
+			&cli.BoolFlag{Name: "allow-empty", Usage: "publish DIR even when it holds no files (this removes every file of the node)"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 2 {
@@ -43,7 +44,7 @@ func publishCommand() *cli.Command {
 				return err
 			}
 			defer v.Close()
-			res, err := v.Publish(c.Context, node, dir, vault.PublishOptions{Spec: spec, ContractFingerprint: c.String("contract-fingerprint")})
+			res, err := v.Publish(c.Context, node, dir, vault.PublishOptions{Spec: spec, ContractFingerprint: c.String("contract-fingerprint"), AllowEmpty: c.Bool("allow-empty")})
 			if err != nil {
 				return err
 			}
