@@ -2,6 +2,7 @@ package published
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -159,15 +160,11 @@ func ReadTruth(dir string) (any, error) {
 	b := newTruthBuilder()
 	for i := range walked {
 		f := &walked[i]
-		data, err := w.readFile(f)
+		l, err := w.load(context.Background(), f)
 		if err != nil {
 			return nil, err
 		}
-		v, err := fileValue(f.path, data, nil)
-		if err != nil {
-			return nil, err
-		}
-		if err := b.add(f.path, v); err != nil {
+		if err := b.add(f.path, l.value); err != nil {
 			return nil, err
 		}
 	}

@@ -1,6 +1,7 @@
 package published
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -74,7 +75,8 @@ type walker struct {
 	root    string // absolute, cleaned path of the directory
 	real    string // root with symlinks resolved, for link containment
 	spare   chan struct{}
-	statted atomic.Int64 // stat calls on files
+	statted atomic.Int64    // stat calls on files
+	ctx     context.Context // nil: never done
 
 	openRoot sync.Once
 	fsRoot   *os.Root // for reading files: never leaves the directory
@@ -188,6 +190,12 @@ func flatten(n *walkNode, out *[]walkedFile) error {
 // Subdirectories go to a spare goroutine when one is free.
 func (w *walker) walkDir(h dirHandle, rel string, n *walkNode, wg *sync.WaitGroup) {
 	defer h.close()
+	if w.ctx != nil {
+		if err := w.ctx.Err(); err != nil {
+			n.err = err
+			return
+		}
+	}
 	names, err := h.readNames()
 	if err != nil {
 		n.err = fmt.Errorf("read directory %s: %w", w.abs(rel), err)
@@ -328,25 +336,6 @@ func linkProblem(err error) string {
 		return "too many levels of symbolic links: the links form a loop"
 	}
 	return err.Error()
-}
-
-// readFile returns the content of f. Reads go through an os.Root, so a
-// file swapped for a link out of the directory after the walk looked at it
-// is an error, never read.
-func (w *walker) readFile(f *walkedFile) ([]byte, error) {
-	w.openRoot.Do(func() { w.fsRoot, w.fsErr = os.OpenRoot(w.root) })
-	if w.fsErr != nil {
-		return nil, w.fsErr
-	}
-	p := f.path
-	if f.link {
-		p = f.target
-	}
-	data, err := w.fsRoot.ReadFile(filepath.FromSlash(p))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", w.abs(f.path), err)
-	}
-	return data, nil
 }
 
 // close releases what the walker holds open.

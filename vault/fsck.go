@@ -1,13 +1,14 @@
 package vault
 
 import (
-	"bytes"
+	"bufio"
 	"compress/zlib"
 	"context"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -74,7 +75,7 @@ func (v *Vault) Fsck(ctx context.Context) (*FsckReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	nodes, probs, err := v.checkPublished(tipCommit.TreeHash, ledger)
+	nodes, probs, err := v.checkPublished(ctx, tipCommit.TreeHash, ledger)
 	if err != nil {
 		return nil, err
 	}
@@ -128,24 +129,31 @@ func verifyLoose(path string, want plumbing.Hash) error {
 	if err != nil {
 		return fmt.Errorf("not a zlib stream: %v", err)
 	}
-	data, err := io.ReadAll(zr)
+	// The content streams through the hash: a large object is never held.
+	br := bufio.NewReader(zr)
+	hdr, err := br.ReadString(0)
 	if err != nil {
-		return fmt.Errorf("damaged: %v", err)
-	}
-	nul := bytes.IndexByte(data, 0)
-	if nul < 0 {
 		return fmt.Errorf("damaged: no object header")
 	}
-	var typ string
-	var size int
-	if _, err := fmt.Sscanf(string(data[:nul]), "%s %d", &typ, &size); err != nil || size != len(data)-nul-1 {
-		return fmt.Errorf("damaged: bad object header %q", data[:nul])
+	hdr = hdr[:len(hdr)-1]
+	typ, sizeText, ok := strings.Cut(hdr, " ")
+	size, err := strconv.ParseInt(sizeText, 10, 64)
+	if !ok || err != nil || size < 0 {
+		return fmt.Errorf("damaged: bad object header %q", hdr)
 	}
 	t, err := plumbing.ParseObjectType(typ)
 	if err != nil {
 		return fmt.Errorf("damaged: unknown object type %q", typ)
 	}
-	if got := plumbing.ComputeHash(t, data[nul+1:]); got != want {
+	h := plumbing.NewHasher(t, size)
+	n, err := io.Copy(h, br)
+	if err != nil {
+		return fmt.Errorf("damaged: %v", err)
+	}
+	if n != size {
+		return fmt.Errorf("damaged: bad object header %q (the content holds %d bytes)", hdr, n)
+	}
+	if got := h.Sum(); got != want {
 		return fmt.Errorf("content hashes to %s", got)
 	}
 	return nil
@@ -176,11 +184,11 @@ func (v *Vault) checkReachable(h plumbing.Hash) error {
 				continue
 			}
 			seen[e.Hash] = true
-			data, err := v.blob(e.Hash)
+			got, err := v.blobHash(e.Hash)
 			if err != nil {
 				return fmt.Errorf("blob %s cannot be read: %v", e.Hash, err)
 			}
-			if got := objectHash(plumbing.BlobObject, data); got != e.Hash {
+			if got != e.Hash {
 				return fmt.Errorf("blob %s is corrupt: its content hashes to %s", e.Hash, got)
 			}
 		}
@@ -206,9 +214,24 @@ func (v *Vault) checkReachable(h plumbing.Hash) error {
 	return nil
 }
 
+// blobHash re-hashes blob h as it streams from the object store.
+func (v *Vault) blobHash(h plumbing.Hash) (plumbing.Hash, error) {
+	v.mu.Lock()
+	obj, err := v.storage.EncodedObject(plumbing.BlobObject, h)
+	v.mu.Unlock()
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	hs := plumbing.NewHasher(plumbing.BlobObject, obj.Size())
+	if err := v.copyBlob(hs, h); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return hs.Sum(), nil
+}
+
 // checkPublished recomputes each node's fingerprints from the committed
 // tree and compares them with the node's last receipt.
-func (v *Vault) checkPublished(root, ledger plumbing.Hash) (int, []Problem, error) {
+func (v *Vault) checkPublished(ctx context.Context, root, ledger plumbing.Hash) (int, []Problem, error) {
 	e, ok, err := v.lookup(root, "published")
 	if err != nil || !ok {
 		return 0, nil, err
@@ -238,11 +261,15 @@ func (v *Vault) checkPublished(root, ledger plumbing.Hash) (int, []Problem, erro
 			probs = append(probs, Problem{where, err.Error()})
 			continue
 		}
-		files, err := v.readFiles(ne.Hash)
+		values, err := v.readValues(ctx, ne.Hash)
 		if err != nil {
-			return 0, nil, err
+			if ctx.Err() != nil {
+				return 0, nil, err
+			}
+			probs = append(probs, Problem{where, err.Error()})
+			continue
 		}
-		fps, err := published.FingerprintFiles(files, published.Options{Algorithm: v.Algorithm(), Spec: spec})
+		fps, err := published.FingerprintValues(values, published.Options{Algorithm: v.Algorithm(), Spec: spec})
 		if err != nil {
 			probs = append(probs, Problem{where, err.Error()})
 			continue
@@ -256,6 +283,33 @@ func (v *Vault) checkPublished(root, ledger plumbing.Hash) (int, []Problem, erro
 		}
 	}
 	return len(t.Entries), probs, nil
+}
+
+// readValues reads the structured-truth value of every file under tree h,
+// keyed by slash path, streaming each blob (published.ReadValue bounds what
+// it holds).
+func (v *Vault) readValues(ctx context.Context, h plumbing.Hash) (map[string]any, error) {
+	values := map[string]any{}
+	err := v.walkFiles(h, "", func(p string, e object.TreeEntry) error {
+		v.mu.Lock()
+		defer v.mu.Unlock()
+		obj, err := v.storage.EncodedObject(plumbing.BlobObject, e.Hash)
+		if err != nil {
+			return fmt.Errorf("read blob %s: %w", e.Hash, err)
+		}
+		r, err := obj.Reader()
+		if err != nil {
+			return fmt.Errorf("read blob %s: %w", e.Hash, err)
+		}
+		defer r.Close()
+		val, err := published.ReadValue(ctx, p, r, obj.Size())
+		if err != nil {
+			return err
+		}
+		values[p] = val
+		return nil
+	})
+	return values, err
 }
 
 // readFiles loads every file under tree h into memory, keyed by slash path.

@@ -140,7 +140,7 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 	if err := v.checkSourceDir(absDir); err != nil {
 		return nil, fmt.Errorf("publish %s: %w", node, err)
 	}
-	snap, err := published.Scan(absDir, published.Options{
+	snap, err := published.ScanContext(ctx, absDir, published.Options{
 		Algorithm: v.Algorithm(),
 		Spec:      spec,
 		CachePath: v.StatePath("cache", "scan-"+cacheKey(absDir)),

@@ -119,12 +119,16 @@ func Open(root string, opt Options) (*Vault, error) {
 	return open(abs, cfg, opt)
 }
 
+// largeObject is the size above which go-git streams an object from disk
+// instead of loading it whole, so a large file never sits in memory.
+const largeObject = 1 << 20
+
 func open(root string, cfg *Config, opt Options) (*Vault, error) {
 	if opt.LockTimeout == 0 {
 		opt.LockTimeout = DefaultLockTimeout
 	}
 	gitDir := filepath.Join(root, ".git")
-	st := filesystem.NewStorageWithOptions(osfs.New(gitDir), cache.NewObjectLRU(64<<20), filesystem.Options{})
+	st := filesystem.NewStorageWithOptions(osfs.New(gitDir), cache.NewObjectLRU(64<<20), filesystem.Options{LargeObjectThreshold: largeObject})
 	if err := os.MkdirAll(filepath.Join(root, StateDir), 0o755); err != nil {
 		return nil, fmt.Errorf("open vault: %w", err)
 	}

@@ -367,10 +367,6 @@ func modeMatches(full string, m filemode.FileMode) bool {
 // name: a temp beside the target could exceed the file-name limit for a
 // long name, and one a crash leaves behind would show in git status.
 func (v *Vault) checkout(full string, e *object.TreeEntry) error {
-	data, err := v.blob(e.Hash)
-	if err != nil {
-		return err
-	}
 	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
 		return fmt.Errorf("update working tree: %w", err)
 	}
@@ -396,7 +392,8 @@ func (v *Vault) checkout(full string, e *object.TreeEntry) error {
 		return fmt.Errorf("update working tree: %w", err)
 	}
 	tmp := f.Name()
-	_, err = f.Write(data)
+	// The blob is streamed: a large file never sits whole in memory.
+	err = v.copyBlob(f, e.Hash)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
