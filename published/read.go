@@ -10,6 +10,7 @@ import (
 	"path"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"syscall"
 	"unicode/utf8"
 
@@ -24,15 +25,20 @@ import (
 //     through the hashes in chunks, whatever its size;
 //   - a file whose content the structured truth holds (JSON and YAML
 //     values, text) is read whole and parsed, so its size is bounded:
-//     MaxParsedFile for JSON and YAML, MaxTextFile for text. A larger one
-//     is refused with a *SizeError naming the file and the limit;
-//   - only one file larger than bigFile is read and parsed at a time.
+//     MaxJSONFile, MaxYAMLFile, MaxTextFile. A larger one is refused with a
+//     *SizeError naming the file and the limit. The limits keep the worst
+//     case (a file of nothing but empty objects, YAML nodes or NUL bytes,
+//     which parse to many times their size) under 256 MB of memory;
+//   - a file larger than bigFile is read and fingerprinted alone: no other
+//     file is being parsed meanwhile.
 const (
-	// MaxParsedFile is the largest JSON or YAML file a scan parses.
-	MaxParsedFile = 16 << 20
+	// MaxJSONFile is the largest JSON file a scan parses.
+	MaxJSONFile = 2 << 20
+	// MaxYAMLFile is the largest YAML file a scan parses.
+	MaxYAMLFile = 1 << 20
 	// MaxTextFile is the largest text (valid UTF-8) file a scan holds as
 	// a string in the structured truth. Binary files have no limit.
-	MaxTextFile = 16 << 20
+	MaxTextFile = 8 << 20
 	// bigFile is the size above which a file is read in chunks and
 	// parsed by one worker at a time.
 	bigFile = 1 << 20
@@ -86,8 +92,21 @@ func (w *walker) load(ctx context.Context, f *walkedFile) (loaded, error) {
 
 var errChanged = errors.New("changed while it was being read; publish again once the render has finished writing")
 
-// bigSlot admits one large file at a time into memory.
-var bigSlot = make(chan struct{}, 1)
+// parseGate lets a file larger than bigFile be read and fingerprinted
+// alone, and smaller ones side by side: memory then holds one large parse
+// or a few small ones, never several large ones.
+var parseGate sync.RWMutex
+
+// admit waits until a file of size bytes may be parsed and returns the
+// function that ends its turn.
+func admit(size int64) (done func()) {
+	if size > bigFile {
+		parseGate.Lock()
+		return parseGate.Unlock
+	}
+	parseGate.RLock()
+	return parseGate.RUnlock
+}
 
 func (w *walker) loadOnce(ctx context.Context, f *walkedFile) (loaded, error) {
 	var l loaded
@@ -118,10 +137,11 @@ func (w *walker) loadOnce(ctx context.Context, f *walkedFile) (loaded, error) {
 // ReadValue returns the structured-truth value of the world-model file at
 // path p (a slash path; its name decides how the content is read) whose
 // content, size bytes, r gives, under the same limits as Scan: JSON and
-// YAML beyond MaxParsedFile and text beyond MaxTextFile are a *SizeError,
+// YAML beyond MaxJSONFile and MaxYAMLFile, and text beyond MaxTextFile, are a *SizeError,
 // binary content of any size is streamed into its blake3 token. It stops
 // when ctx is done.
 func ReadValue(ctx context.Context, p string, r io.Reader, size int64) (any, error) {
+	defer admit(size)()
 	l, err := readValue(ctx, r, p, p, size)
 	if errors.Is(err, errChanged) {
 		return nil, fmt.Errorf("%s: the content does not hold the %d bytes announced", p, size)
@@ -136,21 +156,13 @@ func readValue(ctx context.Context, r io.Reader, name, p string, size int64) (lo
 	_, kind := fileKey(path.Base(p))
 	switch kind {
 	case kindJSON:
-		if size > MaxParsedFile {
-			return l, &SizeError{Path: name, Kind: "JSON", Size: size, Limit: MaxParsedFile}
+		if size > MaxJSONFile {
+			return l, &SizeError{Path: name, Kind: "JSON", Size: size, Limit: MaxJSONFile}
 		}
 	case kindYAML:
-		if size > MaxParsedFile {
-			return l, &SizeError{Path: name, Kind: "YAML", Size: size, Limit: MaxParsedFile}
+		if size > MaxYAMLFile {
+			return l, &SizeError{Path: name, Kind: "YAML", Size: size, Limit: MaxYAMLFile}
 		}
-	}
-	if size > bigFile {
-		select {
-		case bigSlot <- struct{}{}:
-		case <-ctx.Done():
-			return l, ctx.Err()
-		}
-		defer func() { <-bigSlot }()
 	}
 	if size <= bigFile || kind != kindText {
 		// Read whole: small, or parsed anyway (and bounded above).

@@ -18,7 +18,7 @@ import (
 
 // TestLoadStreamsLargeFiles: files above the streaming size give the same
 // hashes and values as reading them whole would; text beyond MaxTextFile and
-// JSON or YAML beyond MaxParsedFile are refused naming the file and the
+// JSON or YAML beyond MaxJSONFile or MaxYAMLFile are refused naming the file and the
 // limit.
 func TestLoadStreamsLargeFiles(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -40,8 +40,8 @@ func TestLoadStreamsLargeFiles(t *testing.T) {
 		{"late-binary.dat", lateBinary, false, ""},
 		{"cut-rune.md", append(bytes.Repeat([]byte("y"), bigFile+1), 0xe2, 0x82), false, ""},
 		{"huge.md", make([]byte, MaxTextFile+1), false, "text"},
-		{"huge.json", append(append([]byte("["), bytes.Repeat([]byte("0,"), MaxParsedFile/2)...), '0', ']'), false, "JSON"},
-		{"huge.yaml", bytes.Repeat([]byte("- 0\n"), MaxParsedFile/4+1), false, "YAML"},
+		{"huge.json", append(append([]byte("["), bytes.Repeat([]byte("0,"), MaxJSONFile/2)...), '0', ']'), false, "JSON"},
+		{"huge.yaml", bytes.Repeat([]byte("- 0\n"), MaxYAMLFile/4+1), false, "YAML"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

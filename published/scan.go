@@ -287,6 +287,7 @@ func readMisses(ctx context.Context, w *walker, cfg *fpConfig, walked []walkedFi
 		}
 		i := misses[k]
 		f := &walked[i]
+		defer admit(f.st.size)()
 		l, err := w.load(ctx, f)
 		if err != nil {
 			errs[k] = err

@@ -222,7 +222,7 @@ func keyCollision(a, b, key string) error {
 
 // maxYAMLNodes bounds the size of a YAML document after aliases are
 // expanded, so a small file cannot expand into an enormous value.
-const maxYAMLNodes = 1 << 22
+const maxYAMLNodes = 1 << 20
 
 // yamlValue converts one YAML document to the value model.
 func yamlValue(data []byte) (any, error) {

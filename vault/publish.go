@@ -272,6 +272,11 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 	if err != nil {
 		return nil, err
 	}
+	// The last safe point: nothing references the new objects yet.
+	if err := ctx.Err(); err != nil {
+		b.abort()
+		return nil, fmt.Errorf("publish %s: %w", node, err)
+	}
 	l := &landing{
 		batch:   b,
 		branch:  refMove{tip, branchCommit},
