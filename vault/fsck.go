@@ -43,12 +43,17 @@ func (r *FsckReport) OK() bool {
 // Fsck holds the writer lock, after the repair every writer runs, so it
 // sees one consistent state and never reports a publish in flight.
 func (v *Vault) Fsck(ctx context.Context) (*FsckReport, error) {
-	w, err := v.lockWriter(ctx, "prose fsck")
+	w, err := v.lockOnly(ctx, "prose fsck")
 	if err != nil {
 		return nil, err
 	}
 	defer w.release()
 	rep := &FsckReport{}
+	// Repair first, as every writer does; when it cannot write (a full
+	// disk), check the vault as it stands and report why.
+	if err := v.repair(); err != nil {
+		rep.Problems = append(rep.Problems, Problem{"repair", fmt.Sprintf("%v (fsck checked the vault as it stands; free space or fix what the error names, then run prose fsck again to repair)", err)})
+	}
 	n, probs := v.checkLooseObjects()
 	rep.Objects = n
 	rep.Problems = append(rep.Problems, probs...)
@@ -56,7 +61,7 @@ func (v *Vault) Fsck(ctx context.Context) (*FsckReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	ledger, err := v.readRef(LedgerRef)
+	ledger, err := v.requireLedger()
 	if err != nil {
 		return nil, err
 	}
@@ -331,7 +336,9 @@ func (v *Vault) readFiles(h plumbing.Hash) (map[string][]byte, error) {
 	return files, err
 }
 
-// handEdits compares the working tree under published/ with the branch.
+// handEdits compares the working tree and the git index under published/
+// with the branch: content, the executable bit, edits staged with git add
+// but not committed, and directories replaced by symlinks.
 func (v *Vault) handEdits(root plumbing.Hash) ([]HandEdit, error) {
 	idx, err := v.readIndex()
 	if err != nil {
@@ -346,20 +353,38 @@ func (v *Vault) handEdits(root plumbing.Hash) ([]HandEdit, error) {
 	if ok {
 		err = v.walkFiles(e.Hash, "published/", func(p string, te object.TreeEntry) error {
 			committed[p] = true
-			oid, exists, err := v.worktreeOID(p, idx)
+			oid, st, err := v.worktreeFile(p, idx)
 			if err != nil {
 				return err
 			}
 			switch {
-			case !exists:
+			case st == fileLinked:
+				edits = append(edits, v.linkEdit(p))
+				return nil
+			case st == fileAbsent || st == fileBlocked:
 				edits = append(edits, HandEdit{p, "deleted by hand"})
+			case st != fileRegular:
+				edits = append(edits, HandEdit{p, "replaced by hand with something that is not a regular file"})
 			case oid != te.Hash:
 				edits = append(edits, HandEdit{p, "modified by hand"})
+			case !modeMatches(filepath.Join(v.root, filepath.FromSlash(p)), te.Mode):
+				edits = append(edits, HandEdit{p, "its executable bit was changed by hand (chmod)"})
+			}
+			if ie := idx.get(p); ie == nil {
+				edits = append(edits, HandEdit{p, "removed from the git index by hand (git rm --cached)"})
+			} else if ie.OID != te.Hash || (ie.Mode&0o111 != 0) != (te.Mode == filemode.Executable) {
+				edits = append(edits, HandEdit{p, "a change is staged by hand (git add) but not committed"})
 			}
 			return nil
 		})
 		if err != nil {
 			return nil, err
+		}
+	}
+	for i := 0; i < idx.len(); i++ {
+		name := string(idx.name(i))
+		if strings.HasPrefix(name, "published/") && !committed[name] {
+			edits = append(edits, HandEdit{name, "staged by hand (git add) but in no receipt"})
 		}
 	}
 	base := filepath.Join(v.root, "published")
@@ -369,7 +394,7 @@ func (v *Vault) handEdits(root plumbing.Hash) ([]HandEdit, error) {
 		}
 		rel, _ := filepath.Rel(v.root, path)
 		rel = filepath.ToSlash(rel)
-		if !committed[rel] {
+		if !committed[rel] && idx.get(rel) == nil {
 			edits = append(edits, HandEdit{rel, "added by hand (not in any receipt)"})
 		}
 		return nil

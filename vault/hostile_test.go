@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/prose-store/prose/internal/durable"
 	"github.com/prose-store/prose/published"
 )
 
@@ -122,4 +124,183 @@ func TestPublishRefusesEmptySource(t *testing.T) {
 		t.Fatalf("publish --allow-empty left the node's files: %v", err)
 	}
 	checkGitClean(t, v)
+}
+
+// TestPublishNeverWritesThroughALinkedDirectory: a directory under
+// published/ replaced by a symlink (by hand, or by a pull) makes the next
+// publish refuse as for any hand edit; nothing is written or deleted at the
+// link's target, and fsck reports it.
+func TestPublishNeverWritesThroughALinkedDirectory(t *testing.T) {
+	v := newVault(t)
+	src := filepath.Join(t.TempDir(), "render")
+	writeTree(t, src, map[string]string{"sub/a.md": "one", "sub/gone.md": "bye", "top.md": "t"})
+	publish(t, v, "n", src, PublishOptions{})
+	// The target holds files of the same names: a write or delete through
+	// the link would change them.
+	target := t.TempDir()
+	writeTree(t, target, map[string]string{"a.md": "outside", "gone.md": "outside", "keep.md": "outside"})
+	sub := filepath.Join(v.Root(), "published", "n", "sub")
+	if err := os.RemoveAll(sub); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, sub); err != nil {
+		t.Skip("no symlinks:", err)
+	}
+	writeTree(t, src, map[string]string{"sub/a.md": "two", "sub/new.md": "new", "top.md": "t"})
+	b, l := branchTip(t, v), ledgerTip(t, v)
+	_, err := v.Publish(context.Background(), "n", src, PublishOptions{})
+	if !errors.Is(err, ErrHandEdits) || !strings.Contains(err.Error(), "symlink") {
+		t.Fatalf("publish over a symlinked directory: %v; want it refused as a hand edit naming the link", err)
+	}
+	if b2, l2 := branchTip(t, v), ledgerTip(t, v); b2 != b || l2 != l {
+		t.Fatal("a refused publish moved a ref")
+	}
+	for name, want := range map[string]string{"a.md": "outside", "gone.md": "outside", "keep.md": "outside"} {
+		if got, err := os.ReadFile(filepath.Join(target, name)); err != nil || string(got) != want {
+			t.Fatalf("%s at the link's target: %q %v; want it untouched", name, got, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(target, "new.md")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatal("publish wrote through the link")
+	}
+	rep, err := v.Fsck(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.OK() || !hasEdit(rep.HandEdits, "published/n/sub/a.md", "symlink") {
+		t.Fatalf("fsck: %+v; want the symlinked directory reported", rep.HandEdits)
+	}
+	// The repair every writer runs leaves it alone too.
+	if err := v.Repair(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(target, "gone.md")); string(got) != "outside" {
+		t.Fatal("repair deleted through the link")
+	}
+}
+
+func hasEdit(edits []HandEdit, path, reason string) bool {
+	for _, e := range edits {
+		if e.Path == path && strings.Contains(e.Reason, reason) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestFsckSeesModeAndStagedEdits: a chmod +x of a published file, an edit
+// staged with git add (git status MM), a staged new file and a file taken
+// out of the index are hand edits.
+func TestFsckSeesModeAndStagedEdits(t *testing.T) {
+	requireGit(t)
+	v := newVault(t)
+	src := filepath.Join(t.TempDir(), "render")
+	writeTree(t, src, map[string]string{"a.md": "a", "b.md": "b", "c.md": "c"})
+	publish(t, v, "n", src, PublishOptions{})
+	pub := func(name string) string { return filepath.Join(v.Root(), "published", "n", name) }
+	if err := os.Chmod(pub("a.md"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(pub("b.md"), []byte("staged"), 0o644)
+	git(t, v.Root(), "add", "published/n/b.md")
+	os.WriteFile(pub("b.md"), []byte("b"), 0o644) // back to the committed content: MM
+	os.WriteFile(pub("d.md"), []byte("d"), 0o644)
+	git(t, v.Root(), "add", "published/n/d.md")
+	git(t, v.Root(), "rm", "-q", "--cached", "published/n/c.md")
+	rep, err := v.Fsck(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []struct{ path, reason string }{
+		{"published/n/a.md", "executable bit"},
+		{"published/n/b.md", "staged"},
+		{"published/n/d.md", "staged"},
+		{"published/n/c.md", "removed from the git index"},
+	} {
+		if !hasEdit(rep.HandEdits, want.path, want.reason) {
+			t.Errorf("fsck does not report %s (%s): %+v", want.path, want.reason, rep.HandEdits)
+		}
+	}
+	if rep.OK() {
+		t.Fatal("fsck says OK")
+	}
+}
+
+// TestFsckChecksWhenRepairCannotWrite: when the repair fsck starts with
+// fails (a full disk), fsck still checks everything and reports the
+// failure among its problems instead of stopping.
+func TestFsckChecksWhenRepairCannotWrite(t *testing.T) {
+	requireGit(t)
+	v := newVault(t)
+	src := filepath.Join(t.TempDir(), "render")
+	writeTree(t, src, map[string]string{"a.md": "one"})
+	publish(t, v, "n", src, PublishOptions{})
+	writeTree(t, src, map[string]string{"a.md": "two"})
+	// A publish that dies between the two ref moves leaves a repair to do.
+	restore := durable.SetFault(durable.FailAt(durable.StepRename, filepath.Join(v.GitDir(), "refs", "prose")))
+	defer restore()
+	if _, err := v.Publish(context.Background(), "n", src, PublishOptions{}); err == nil {
+		t.Fatal("publish with a failing ledger ref move: no error")
+	}
+	os.WriteFile(filepath.Join(v.Root(), "published", "n", "a.md"), []byte("by hand"), 0o644)
+	rep, err := v.Fsck(context.Background())
+	if err != nil {
+		t.Fatalf("fsck stopped at the failing repair: %v", err)
+	}
+	found := false
+	for _, p := range rep.Problems {
+		found = found || p.Where == "repair" && strings.Contains(p.Reason, "injected")
+	}
+	if !found || rep.Objects == 0 || !hasEdit(rep.HandEdits, "published/n/a.md", "modified") {
+		t.Fatalf("fsck: %+v; want the repair failure reported and the vault still checked", rep)
+	}
+	restore()
+	rep, err = v.Fsck(context.Background())
+	if err != nil || len(rep.Problems) != 0 {
+		t.Fatalf("fsck once the disk has room: %+v %v", rep, err)
+	}
+}
+
+// TestFsckOnAPlainClone: a clone without the ledger ref is reported with
+// the command that fetches it, never as "read commit 0000…".
+func TestFsckOnAPlainClone(t *testing.T) {
+	requireGit(t)
+	v := newVault(t)
+	src := filepath.Join(t.TempDir(), "render")
+	writeTree(t, src, map[string]string{"a.md": "one"})
+	publish(t, v, "n", src, PublishOptions{})
+	clone := filepath.Join(t.TempDir(), "clone")
+	git(t, t.TempDir(), "clone", "-q", v.Root(), clone)
+	c, err := Open(clone, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Fsck(context.Background())
+	if err == nil || strings.Contains(err.Error(), "0000000") || !strings.Contains(err.Error(), "git fetch origin "+string(LedgerRef)) {
+		t.Fatalf("fsck of a plain clone: %v; want the missing ledger and its fetch command", err)
+	}
+}
+
+// TestRepairRemovesKilledCompileLeftovers: the temporary manifest a killed
+// compile leaves in dist/ is removed once it is old enough to be no write
+// in progress.
+func TestRepairRemovesKilledCompileLeftovers(t *testing.T) {
+	v := newVault(t)
+	dist := filepath.Join(v.Root(), "dist")
+	os.MkdirAll(dist, 0o755)
+	old := filepath.Join(dist, ".tmp-manifest.next.json-0123456789ab")
+	fresh := filepath.Join(dist, ".tmp-manifest.next.json-ba9876543210")
+	os.WriteFile(old, []byte("{"), 0o644)
+	os.WriteFile(fresh, []byte("{"), 0o644)
+	long := time.Now().Add(-time.Hour)
+	os.Chtimes(old, long, long)
+	if err := v.Repair(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(old); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("leftover of a killed compile kept: %v", err)
+	}
+	if _, err := os.Stat(fresh); err != nil {
+		t.Fatalf("a temporary file that may be in use was removed: %v", err)
+	}
 }

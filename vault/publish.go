@@ -115,12 +115,9 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 	if err != nil {
 		return nil, err
 	}
-	ledgerTip, err := v.readRef(LedgerRef)
+	ledgerTip, err := v.requireLedger()
 	if err != nil {
 		return nil, err
-	}
-	if ledgerTip.IsZero() {
-		return nil, errNoLedger
 	}
 	prev, err := v.lastReceiptAt(ledgerTip, node)
 	if err != nil {

@@ -147,6 +147,20 @@ type writer struct {
 // lockWriter takes the vault's writer lock, waiting up to the lock timeout,
 // then repairs whatever a crashed writer left behind.
 func (v *Vault) lockWriter(ctx context.Context, who string) (*writer, error) {
+	w, err := v.lockOnly(ctx, who)
+	if err != nil {
+		return nil, err
+	}
+	if err := v.repair(); err != nil {
+		w.release()
+		return nil, err
+	}
+	return w, nil
+}
+
+// lockOnly takes the writer lock without repairing: for fsck, which must
+// check a vault even when repair cannot write.
+func (v *Vault) lockOnly(ctx context.Context, who string) (*writer, error) {
 	timeout := v.opt.LockTimeout
 	if timeout < 0 {
 		timeout = 0 // one try
@@ -157,10 +171,6 @@ func (v *Vault) lockWriter(ctx context.Context, who string) (*writer, error) {
 	}
 	w := &writer{v: v, l: l}
 	if err := v.checkHead(); err != nil {
-		w.release()
-		return nil, err
-	}
-	if err := v.repair(); err != nil {
 		w.release()
 		return nil, err
 	}
