@@ -271,7 +271,7 @@ func (v *Vault) checkPublished(ctx context.Context, root, ledger plumbing.Hash) 
 			probs = append(probs, Problem{where, err.Error()})
 			continue
 		}
-		values, err := v.readValues(ctx, ne.Hash)
+		fps, err := v.committedFingerprints(ctx, ne.Hash, spec)
 		if err != nil {
 			if ctx.Err() != nil {
 				return 0, nil, err
@@ -279,15 +279,10 @@ func (v *Vault) checkPublished(ctx context.Context, root, ledger plumbing.Hash) 
 			probs = append(probs, Problem{where, err.Error()})
 			continue
 		}
-		fps, err := published.FingerprintValues(values, published.Options{Algorithm: v.Algorithm(), Spec: spec})
-		if err != nil {
-			probs = append(probs, Problem{where, err.Error()})
-			continue
-		}
 		if last.Status != receipt.Failed {
 			for facet, tok := range last.Fingerprints {
 				if fps[facet] != tok {
-					probs = append(probs, Problem{where, fmt.Sprintf("facet %s fingerprints to %s but the last receipt %s says %s (the branch was changed by hand?)", facet, fps[facet], last.ContentHash, tok)})
+					probs = append(probs, Problem{where, fmt.Sprintf("facet %s fingerprints to %s but the last receipt %s says %s: a commit outside prose changed the node; run `prose publish %s DIR` with the node's render to restore the published truth", facet, fps[facet], last.ContentHash, tok, node)})
 				}
 			}
 		}

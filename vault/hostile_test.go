@@ -304,3 +304,66 @@ func TestRepairRemovesKilledCompileLeftovers(t *testing.T) {
 		t.Fatalf("a temporary file that may be in use was removed: %v", err)
 	}
 }
+
+// TestPublishRestoresAHandCommit: a commit made with git under published/
+// is reported by fsck with the command that fixes it, and the next publish
+// of the true render restores the branch and says so, unless the node's
+// policy keeps such commits.
+func TestPublishRestoresAHandCommit(t *testing.T) {
+	requireGit(t)
+	for _, policy := range []HandCommitPolicy{RestoreHandCommits, KeepHandCommits} {
+		root := filepath.Join(t.TempDir(), "vault")
+		if _, err := Init(root, InitOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		v, err := Open(root, Options{HandCommits: func(node string) HandCommitPolicy {
+			if node == "n" {
+				return policy
+			}
+			return RestoreHandCommits
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		src := filepath.Join(t.TempDir(), "render")
+		writeTree(t, src, map[string]string{"a.json": `{"x": 1}`, "b.md": "b"})
+		first := publish(t, v, "n", src, PublishOptions{})
+		os.WriteFile(filepath.Join(root, "published", "n", "a.json"), []byte(`{"x": 2}`), 0o644)
+		git(t, root, "commit", "-qam", "edit by hand")
+		rep, err := v.Fsck(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		named := false
+		for _, p := range rep.Problems {
+			named = named || strings.Contains(p.Reason, "prose publish n DIR")
+		}
+		if !named {
+			t.Fatalf("fsck does not name the command that repairs a hand commit: %+v", rep.Problems)
+		}
+		res := publish(t, v, "n", src, PublishOptions{})
+		data, _, _ := v.ReadFile("published/n/a.json")
+		if policy == KeepHandCommits {
+			if res.Receipt.Status != "skipped" || string(data) != `{"x": 2}` {
+				t.Fatalf("KeepHandCommits: %s, branch holds %s; want skipped and the commit kept", res.Receipt.Status, data)
+			}
+			continue
+		}
+		if res.Receipt.Status != "rendered" || len(res.Repaired) == 0 || !strings.Contains(res.Repaired[0], "restored") {
+			t.Fatalf("republish over a hand commit: %s, repaired %q; want rendered and the repair named", res.Receipt.Status, res.Repaired)
+		}
+		if string(data) != `{"x": 1}` {
+			t.Fatalf("branch holds %s after the repair; want the published truth", data)
+		}
+		if res.Receipt.Fingerprints["@atomic"] != first.Receipt.Fingerprints["@atomic"] {
+			t.Fatal("the restoring receipt moved a fingerprint")
+		}
+		if fr, err := v.Fsck(context.Background()); err != nil || !fr.OK() {
+			t.Fatalf("fsck after the repair: %+v %v", fr, err)
+		}
+		checkGitClean(t, v)
+		if again := publish(t, v, "n", src, PublishOptions{}); again.Receipt.Status != "skipped" {
+			t.Fatalf("publish after the repair: %s", again.Receipt.Status)
+		}
+	}
+}

@@ -56,6 +56,10 @@ type PublishResult struct {
 	Commit  plumbing.Hash // branch commit (rendered only)
 	Ledger  plumbing.Hash // ledger commit
 	Stats   published.ScanStats
+	// Repaired says what the publish put right besides the render: a node
+	// whose committed files a commit outside prose changed or removed is
+	// restored to the published truth (see HandCommitPolicy).
+	Repaired []string
 	// HandEdits are working-tree files edited while the publish ran: left
 	// as they are (not overwritten), and reported by fsck.
 	HandEdits []HandEdit
@@ -158,7 +162,17 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 			status = "rendered"
 		}
 	}
+	files := make([]FileEntry, len(snap.Entries))
+	for i, e := range snap.Entries {
+		mode := filemode.Regular
+		if e.Mode&0o111 != 0 {
+			mode = filemode.Executable
+		}
+		files[i] = FileEntry{Path: e.Path, Mode: mode, Size: e.Size, OID: plumbing.Hash(e.GitOID)}
+	}
+	th := &treeHasher{versions: snapshotVersions(snap), cache: v.loadTreeCache()}
 	restored := false
+	var repaired []string
 	if status == "skipped" && len(snap.Entries) > 0 {
 		// The state did not move, but the branch lost the node's files (a
 		// `git rm` by hand): publish them again.
@@ -166,6 +180,17 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 			return nil, err
 		} else if !ok {
 			status, restored = "rendered", true
+			repaired = append(repaired, fmt.Sprintf("published/%s had been removed from the branch by a commit outside prose; published it again", esc))
+		}
+	}
+	if status == "skipped" && prev != nil && prev.Status != receipt.Failed && v.handCommitPolicy(node) == RestoreHandCommits {
+		why, err := v.handCommitted(ctx, th, files, tipCommit.TreeHash, esc, spec, prev)
+		if err != nil {
+			return nil, fmt.Errorf("publish %s: %w", node, err)
+		}
+		if why != "" {
+			status, restored = "rendered", true
+			repaired = append(repaired, fmt.Sprintf("published/%s had been changed by a commit outside prose (%s); restored it to the published truth", esc, why))
 		}
 	}
 	cfp := opt.ContractFingerprint
@@ -186,23 +211,14 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 	if err := r.Seal(); err != nil {
 		return nil, err
 	}
-	res := &PublishResult{Receipt: r, Moved: moved, Version: snap.Version, Stats: snap.Stats}
+	res := &PublishResult{Receipt: r, Moved: moved, Version: snap.Version, Stats: snap.Stats, Repaired: repaired}
 
 	b := v.newBatch()
-	var th *treeHasher
 	var branchCommit plumbing.Hash
 	var changes []change
 	var idx *gitIndex
 	when := now()
 	if status == "rendered" {
-		files := make([]FileEntry, len(snap.Entries))
-		for i, e := range snap.Entries {
-			mode := filemode.Regular
-			if e.Mode&0o111 != 0 {
-				mode = filemode.Executable
-			}
-			files[i] = FileEntry{Path: e.Path, Mode: mode, Size: e.Size, OID: plumbing.Hash(e.GitOID)}
-		}
 		var oldNode plumbing.Hash
 		if e, ok, err := v.lookup(tipCommit.TreeHash, "published/"+esc); err != nil {
 			return nil, err
@@ -210,7 +226,6 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 			oldNode = e.Hash
 		}
 		clock.mark("prep")
-		th = &treeHasher{versions: snapshotVersions(snap), cache: v.loadTreeCache()}
 		nodeTree, err := b.buildTree(th, files, absDir, oldNode)
 		clock.mark("buildTree")
 		if err != nil {

@@ -41,6 +41,10 @@ type Options struct {
 	// NoFsync skips fsync calls. Only benchmarks that measure fsync's cost
 	// and tests on throwaway vaults set it.
 	NoFsync bool
+	// HandCommits decides, per node, what a publish does with commits made
+	// outside prose under published/<node>/; nil restores every node
+	// (RestoreHandCommits).
+	HandCommits func(node string) HandCommitPolicy
 }
 
 // Vault is an open vault. Its methods are safe for concurrent use inside one

@@ -54,6 +54,9 @@ func publishCommand() *cli.Command {
 					fmt.Fprintf(c.App.ErrWriter, "%-16s %s\n", ph.Name, ph.Duration)
 				}
 			}
+			for _, what := range res.Repaired {
+				fmt.Fprintf(c.App.ErrWriter, "prose: repaired: %s\n", what)
+			}
 			for _, e := range res.HandEdits {
 				fmt.Fprintf(c.App.ErrWriter, "prose: warning: %s was edited during the publish and left as it is (%s); see prose fsck\n", e.Path, e.Reason)
 			}
