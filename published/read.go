@@ -9,6 +9,8 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
+	"runtime/metrics"
 	"strconv"
 	"sync"
 	"syscall"
@@ -38,7 +40,7 @@ const (
 	MaxYAMLFile = 1 << 20
 	// MaxTextFile is the largest text (valid UTF-8) file a scan holds as
 	// a string in the structured truth. Binary files have no limit.
-	MaxTextFile = 8 << 20
+	MaxTextFile = 4 << 20
 	// bigFile is the size above which a file is read in chunks and
 	// parsed by one worker at a time.
 	bigFile = 1 << 20
@@ -102,6 +104,12 @@ var parseGate sync.RWMutex
 func admit(size int64) (done func()) {
 	if size > bigFile {
 		parseGate.Lock()
+		if size <= MaxTextFile && heapInUse() > heapSlack {
+			// A large parse is about to start, and the previous one's
+			// values are garbage now (this turn is exclusive): collect
+			// them first, so two large parses never add up in memory.
+			runtime.GC()
+		}
 		return parseGate.Unlock
 	}
 	parseGate.RLock()
@@ -183,6 +191,20 @@ func readValue(ctx context.Context, r io.Reader, name, p string, size int64) (lo
 		return l, nil
 	}
 	return stream(ctx, r, name, size)
+}
+
+// heapSlack is the heap size below which admit does not collect before a
+// large parse: what is there is too little to matter.
+const heapSlack = 32 << 20
+
+// heapInUse is the memory the heap's objects take now, garbage included.
+func heapInUse() uint64 {
+	m := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(m)
+	if m[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return m[0].Value.Uint64()
 }
 
 // moreData reports whether r has bytes left.

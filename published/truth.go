@@ -114,6 +114,16 @@ func fileValue(p string, data []byte, sum *[32]byte) (any, error) {
 // that collide (CheckCollisions) or two files that give the same key are an
 // error. The mapping is the one ReadTruth applies to a directory.
 func TruthOfFiles(files map[string][]byte) (any, error) {
+	return truthOf(files, func(p string, data []byte) (any, error) { return fileValue(p, data, nil) })
+}
+
+// TruthOfValues is TruthOfFiles for files whose values were already read
+// (with ReadValue): a map from file path to value.
+func TruthOfValues(values map[string]any) (any, error) {
+	return truthOf(values, func(_ string, v any) (any, error) { return v, nil })
+}
+
+func truthOf[T any](files map[string]T, value func(p string, f T) (any, error)) (any, error) {
 	paths := make([]string, 0, len(files))
 	for p := range files {
 		paths = append(paths, p)
@@ -125,7 +135,7 @@ func TruthOfFiles(files map[string][]byte) (any, error) {
 	b := newTruthBuilder()
 	for _, p := range paths {
 		n, _ := NormalizePath(p) // checked by CheckCollisions
-		v, err := fileValue(n, files[p], nil)
+		v, err := value(n, files[p])
 		if err != nil {
 			return nil, err
 		}

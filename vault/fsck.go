@@ -54,7 +54,7 @@ func (v *Vault) Fsck(ctx context.Context) (*FsckReport, error) {
 	if err := v.repair(); err != nil {
 		rep.Problems = append(rep.Problems, Problem{"repair", fmt.Sprintf("%v (fsck checked the vault as it stands; free space or fix what the error names, then run prose fsck again to repair)", err)})
 	}
-	n, probs := v.checkLooseObjects()
+	n, probs := v.checkLooseObjects(ctx)
 	rep.Objects = n
 	rep.Problems = append(rep.Problems, probs...)
 	tip, err := v.readRef(v.Branch())
@@ -66,9 +66,12 @@ func (v *Vault) Fsck(ctx context.Context) (*FsckReport, error) {
 		return nil, err
 	}
 	for _, h := range []plumbing.Hash{tip, ledger} {
-		if err := v.checkReachable(h); err != nil {
+		if err := v.checkReachable(ctx, h); err != nil {
 			rep.Problems = append(rep.Problems, Problem{"history from " + h.String(), err.Error()})
 		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err // interrupted: what was found so far is no verdict
 	}
 	rr, err := v.VerifyReceipts()
 	if err != nil {
@@ -101,11 +104,14 @@ func (v *Vault) Fsck(ctx context.Context) (*FsckReport, error) {
 		return nil, err
 	}
 	rep.HandEdits = edits
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	return rep, nil
 }
 
 // checkLooseObjects re-hashes every loose object against its name.
-func (v *Vault) checkLooseObjects() (int, []Problem) {
+func (v *Vault) checkLooseObjects(ctx context.Context) (int, []Problem) {
 	var probs []Problem
 	count := 0
 	objects := filepath.Join(v.gitDir, "objects")
@@ -116,6 +122,9 @@ func (v *Vault) checkLooseObjects() (int, []Problem) {
 		}
 		ents, _ := os.ReadDir(filepath.Join(objects, d.Name()))
 		for _, e := range ents {
+			if ctx.Err() != nil {
+				return count, probs // Fsck reports the interruption
+			}
 			name := d.Name() + e.Name()
 			if !plumbing.IsHash(name) {
 				continue
@@ -171,7 +180,7 @@ func verifyLoose(path string, want plumbing.Hash) error {
 
 // checkReachable reads every commit and tree reachable from h, and reads
 // and re-hashes every blob, loose or packed.
-func (v *Vault) checkReachable(h plumbing.Hash) error {
+func (v *Vault) checkReachable(ctx context.Context, h plumbing.Hash) error {
 	seen := map[plumbing.Hash]bool{}
 	var walkTree func(plumbing.Hash) error
 	walkTree = func(t plumbing.Hash) error {
@@ -179,6 +188,9 @@ func (v *Vault) checkReachable(h plumbing.Hash) error {
 			return nil
 		}
 		seen[t] = true
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		tr, err := v.tree(t)
 		if err != nil {
 			return err

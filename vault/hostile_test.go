@@ -367,3 +367,20 @@ func TestPublishRestoresAHandCommit(t *testing.T) {
 		}
 	}
 }
+
+// TestFsckStopsWhenCancelled: an interrupted fsck returns the context's
+// error, never a verdict from half a check.
+func TestFsckStopsWhenCancelled(t *testing.T) {
+	v := newVault(t)
+	src := filepath.Join(t.TempDir(), "render")
+	writeTree(t, src, map[string]string{"a.md": "a"})
+	publish(t, v, "n", src, PublishOptions{})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if rep, err := v.Fsck(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("fsck with a cancelled context: %+v, %v", rep, err)
+	}
+	if _, err := v.Publish(ctx, "n", src, PublishOptions{}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("publish with a cancelled context: %v", err)
+	}
+}

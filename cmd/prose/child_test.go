@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -21,7 +22,15 @@ func TestMain(m *testing.M) {
 		if mb, err := strconv.Atoi(os.Getenv("PROSE_TEST_ADDRESS_MB")); err == nil && mb > 0 {
 			limitAddressSpace(int64(mb) << 20)
 		}
-		os.Exit(run(append([]string{"prose"}, os.Args[1:]...), os.Stdout, os.Stderr))
+		code := run(append([]string{"prose"}, os.Args[1:]...), os.Stdout, os.Stderr)
+		if f := os.Getenv("PROSE_TEST_PEAK_FILE"); f != "" {
+			// The peak of this process's own memory: the rusage a parent
+			// sees also counts the parent's memory shared until the exec.
+			if kb := procStatusKB("VmHWM:"); kb > 0 {
+				_ = os.WriteFile(f, []byte(strconv.FormatInt(kb, 10)), 0o644)
+			}
+		}
+		os.Exit(code)
 	}
 	os.Exit(m.Run())
 }
@@ -31,21 +40,25 @@ func TestMain(m *testing.M) {
 // the process) instead of exhausting the machine. The cap is set from
 // inside because the runtime reserves address space when it starts.
 func limitAddressSpace(extra int64) {
+	if kb := procStatusKB("VmSize:"); kb > 0 {
+		lim := uint64(kb<<10 + extra)
+		_ = syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: lim, Max: lim})
+	}
+}
+
+// procStatusKB reads one kilobyte figure of /proc/self/status, or 0.
+func procStatusKB(field string) int64 {
 	status, err := os.ReadFile("/proc/self/status")
 	if err != nil {
-		return
+		return 0
 	}
 	for line := range strings.SplitSeq(string(status), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmSize:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			if err != nil {
-				return
-			}
-			lim := uint64(kb<<10 + extra)
-			_ = syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: lim, Max: lim})
-			return
+		if rest, ok := strings.CutPrefix(line, field); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return kb
 		}
 	}
+	return 0
 }
 
 // childResult is the outcome of a prose command line run in a child.
@@ -62,6 +75,7 @@ type child struct {
 	out, errb bytes.Buffer
 	done      chan struct{} // closed when the child has exited
 	err       error         // from Wait, once done
+	peakFile  string        // where the child writes its peak RSS
 }
 
 // startChild starts prose args in a child process whose address space is
@@ -69,7 +83,8 @@ type child struct {
 func startChild(t *testing.T, addressMB int, args ...string) *child {
 	t.Helper()
 	c := &child{cmd: exec.Command(os.Args[0], args...), done: make(chan struct{})}
-	c.cmd.Env = append(os.Environ(), "PROSE_TEST_CHILD=1", "PROSE_TEST_ADDRESS_MB="+strconv.Itoa(addressMB))
+	c.peakFile = filepath.Join(t.TempDir(), "peak")
+	c.cmd.Env = append(os.Environ(), "PROSE_TEST_CHILD=1", "PROSE_TEST_ADDRESS_MB="+strconv.Itoa(addressMB), "PROSE_TEST_PEAK_FILE="+c.peakFile)
 	c.cmd.Stdout, c.cmd.Stderr = &c.out, &c.errb
 	if err := c.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -98,7 +113,11 @@ func (c *child) finish(t *testing.T) childResult {
 		t.Fatal(c.err)
 	}
 	res := childResult{stdout: c.out.String(), stderr: c.errb.String(), code: cmd.ProcessState.ExitCode()}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+	if data, err := os.ReadFile(c.peakFile); err == nil {
+		kb, _ := strconv.ParseInt(string(data), 10, 64)
+		res.peakRSS = kb << 10
+	} else if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		// No report (the child died): rusage, which may count more.
 		res.peakRSS = ru.Maxrss << 10 // kilobytes on Linux
 	}
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {

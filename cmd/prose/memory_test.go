@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/prose-store/prose/published"
+	"github.com/prose-store/prose/receipt"
 )
 
 // peakRSSGoal is the most memory any single input may make prose hold.
@@ -64,6 +67,33 @@ func TestMemoryStaysBounded(t *testing.T) {
 	reactor := filepath.Join(tmp, "reactor.json")
 	sparseFile(t, reactor, 2200<<20, []byte("["))
 
+	// The worst case each limit allows: values that parse to many times
+	// their size.
+	writeLimit := func(dir, name string, data []byte) string {
+		d := filepath.Join(tmp, dir)
+		os.MkdirAll(d, 0o755)
+		if err := os.WriteFile(filepath.Join(d, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	n := (published.MaxJSONFile - 2) / 3
+	jsonLimit := writeLimit("json-limit", "a.json", []byte("["+strings.Repeat("{},", n-1)+"{}]"))
+	yamlLimit := writeLimit("yaml-limit", "a.yaml", []byte(strings.Repeat("- 0\n", published.MaxYAMLFile/4)))
+	textLimit := writeLimit("text-limit", "a.md", make([]byte, published.MaxTextFile))
+	reactorLimit := filepath.Join(writeLimit("reactor-limit", "receipts.json", nil), "receipts.json")
+	var rb strings.Builder
+	rb.WriteString("[")
+	elem := "[" + strings.Repeat("0,", 9998) + "0]"
+	for rb.Len()+len(elem)+2 < receipt.MaxReactorLedger {
+		if rb.Len() > 1 {
+			rb.WriteString(",")
+		}
+		rb.WriteString(elem)
+	}
+	rb.WriteString("]")
+	os.WriteFile(reactorLimit, []byte(rb.String()), 0o644)
+
 	tests := []struct {
 		name string
 		args []string
@@ -77,6 +107,12 @@ func TestMemoryStaysBounded(t *testing.T) {
 		{"200 MiB JSON array", []string{"--vault", vdir, "publish", "json", filepath.Join(tmp, "json")}, 1, "limit"},
 		{"2.2 GB reactor ledger", []string{"receipts", "verify", "--reactor", reactor}, 2, "limit"},
 		{"reactor /dev/zero", []string{"receipts", "verify", "--reactor", "/dev/zero"}, 2, "not a regular file"},
+		{"JSON at the limit", []string{"--vault", vdir, "publish", "jl", jsonLimit}, 0, "rendered"},
+		{"YAML at the limit", []string{"--vault", vdir, "publish", "yl", yamlLimit}, 0, "rendered"},
+		{"text at the limit", []string{"--vault", vdir, "publish", "tl", textLimit}, 0, "rendered"},
+		{"fsck of every limit", []string{"--vault", vdir, "fsck"}, 0, "ok"},
+		{"diff of every limit", []string{"--vault", vdir, "diff"}, 0, ""},
+		{"reactor ledger at the limit", []string{"receipts", "verify", "--reactor", reactorLimit}, 1, "problems"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
