@@ -78,6 +78,9 @@ func publishCommand() *cli.Command {
 			if !res.Commit.IsZero() {
 				doc["commit"] = res.Commit.String()
 			}
+			if len(res.Repaired) > 0 {
+				doc["repaired"] = res.Repaired
+			}
 			return out.emit(doc)
 		},
 	}

@@ -1,9 +1,13 @@
+//go:build unix
+
 package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -30,4 +34,45 @@ func TestPublishEmptyNeedsAllowEmpty(t *testing.T) {
 		t.Fatalf("publish --allow-empty: %s", out)
 	}
 	mustProse(t, "--vault", vdir, "fsck")
+}
+
+// TestPublishSaysWhatItRepaired: after a commit by hand under published/,
+// fsck names the command that repairs it, and that publish says what it
+// restored.
+func TestPublishSaysWhatItRepaired(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	tmp := t.TempDir()
+	vdir := filepath.Join(tmp, "v")
+	mustProse(t, "init", vdir)
+	src := filepath.Join(tmp, "src")
+	writeFiles(t, src, map[string]string{"a.md": "true"})
+	mustProse(t, "--vault", vdir, "publish", "n", src)
+	os.WriteFile(filepath.Join(vdir, "published", "n", "a.md"), []byte("by hand"), 0o644)
+	if out, err := exec.Command("git", "-C", vdir, "commit", "-qam", "by hand").CombinedOutput(); err != nil {
+		t.Fatalf("git commit: %v\n%s", err, out)
+	}
+	_, errs, code := prose(t, "--vault", vdir, "fsck")
+	if code != 1 || !strings.Contains(errs, "prose publish n DIR") {
+		t.Fatalf("fsck after a hand commit: exit %d\n%s", code, errs)
+	}
+	_, errs, code = prose(t, "--vault", vdir, "publish", "n", src)
+	if code != 0 || !strings.Contains(errs, "repaired: published/n") {
+		t.Fatalf("publish over a hand commit: exit %d\n%s", code, errs)
+	}
+	mustProse(t, "--vault", vdir, "fsck")
+}
+
+// TestReactorFIFOIsRefused: a named pipe given to --reactor is refused at
+// once instead of waiting for a writer.
+func TestReactorFIFOIsRefused(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip("no named pipes:", err)
+	}
+	_, errs, code := prose(t, "receipts", "verify", "--reactor", fifo)
+	if code != 2 || !strings.Contains(errs, "named pipe") {
+		t.Fatalf("--reactor FIFO: exit %d\n%s", code, errs)
+	}
 }
