@@ -137,17 +137,17 @@ func (w *walker) loadOnce(ctx context.Context, f *walkedFile) (loaded, error) {
 		return l, fmt.Errorf("read %s: %w", name, err)
 	}
 	if !fi.Mode().IsRegular() {
-		return l, fmt.Errorf("%s is no longer a regular file (%s); a world-model holds only regular files, directories and symlinks to files inside the node", name, fi.Mode().Type())
+		return l, fmt.Errorf("%s is no longer a regular file; a world-model holds only regular files, directories and symlinks to files inside the node", name)
 	}
 	return readValue(ctx, file, name, f.path, fi.Size())
 }
 
 // ReadValue returns the structured-truth value of the world-model file at
 // path p (a slash path; its name decides how the content is read) whose
-// content, size bytes, r gives, under the same limits as Scan: JSON and
-// YAML beyond MaxJSONFile and MaxYAMLFile, and text beyond MaxTextFile, are a *SizeError,
-// binary content of any size is streamed into its blake3 token. It stops
-// when ctx is done.
+// content, size bytes, r gives, under the same limits as Scan: JSON beyond
+// MaxJSONFile, YAML beyond MaxYAMLFile and text beyond MaxTextFile are a
+// *SizeError; binary content of any size is streamed into its blake3 token.
+// It stops when ctx is done.
 func ReadValue(ctx context.Context, p string, r io.Reader, size int64) (any, error) {
 	defer admit(size)()
 	l, err := readValue(ctx, r, p, p, size)
