@@ -36,6 +36,48 @@ func Decode(data []byte) (any, error) {
 	return v, nil
 }
 
+// DecodeElements decodes data with the rules of Decode. When data is a JSON
+// array it hands each element to each, in order, and keeps none of them, so
+// a long array never sits in memory whole; an error from each stops the
+// decoding and is returned. An element holding more than maxValues values
+// (counting itself and everything nested) is an error, so one element stays
+// small too; maxValues 0 means no limit. When data is any other JSON value,
+// it returns that value and never calls each.
+func DecodeElements(data []byte, maxValues int, each func(v any) error) (any, error) {
+	d := decoder{data: data, limit: maxValues}
+	if !utf8.Valid(data) {
+		i := firstInvalidUTF8(data)
+		return nil, d.errorAt(i, fmt.Sprintf("invalid UTF-8 (byte 0x%02x)", data[i]))
+	}
+	d.skipSpace()
+	var v any
+	if d.pos < len(d.data) && d.data[d.pos] == '[' {
+		fresh := func() {
+			if d.limit > 0 {
+				d.left = d.limit + 1
+			}
+		}
+		fresh()
+		err := d.elements(0, func(v any) error {
+			fresh()
+			return each(v)
+		})
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		var err error
+		if v, err = d.value(0); err != nil {
+			return nil, err
+		}
+	}
+	d.skipSpace()
+	if d.pos < len(d.data) {
+		return nil, d.errorf("unexpected %s after the JSON value", d.describe())
+	}
+	return v, nil
+}
+
 func firstInvalidUTF8(b []byte) int {
 	for i := 0; i < len(b); {
 		r, size := utf8.DecodeRune(b[i:])
@@ -48,8 +90,10 @@ func firstInvalidUTF8(b []byte) int {
 }
 
 type decoder struct {
-	data []byte
-	pos  int
+	data  []byte
+	pos   int
+	limit int // values allowed in one array element (DecodeElements); 0: no limit
+	left  int // values the current element may still hold, plus one
 }
 
 // SyntaxError reports where and why Decode rejected its input.
@@ -103,6 +147,11 @@ func (d *decoder) skipSpace() {
 }
 
 func (d *decoder) value(depth int) (any, error) {
+	if d.left > 0 {
+		if d.left--; d.left == 0 {
+			return nil, d.errorf("more than %d values in one element", d.limit)
+		}
+	}
 	if depth > maxDepth {
 		return nil, d.errorf("value is nested more than %d levels deep", maxDepth)
 	}
@@ -185,22 +234,36 @@ func (d *decoder) object(depth int) (any, error) {
 }
 
 func (d *decoder) array(depth int) (any, error) {
-	d.pos++ // '['
 	a := []any{}
+	err := d.elements(depth, func(v any) error {
+		a = append(a, v)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// elements decodes the array at d.pos, handing each element to each.
+func (d *decoder) elements(depth int, each func(any) error) error {
+	d.pos++ // '['
 	d.skipSpace()
 	if d.pos < len(d.data) && d.data[d.pos] == ']' {
 		d.pos++
-		return a, nil
+		return nil
 	}
 	for {
 		v, err := d.value(depth + 1)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		a = append(a, v)
+		if err := each(v); err != nil {
+			return err
+		}
 		d.skipSpace()
 		if d.pos >= len(d.data) {
-			return nil, d.errorf("unexpected end of input, expected ',' or ']'")
+			return d.errorf("unexpected end of input, expected ',' or ']'")
 		}
 		switch d.data[d.pos] {
 		case ',':
@@ -208,9 +271,9 @@ func (d *decoder) array(depth int) (any, error) {
 			d.skipSpace()
 		case ']':
 			d.pos++
-			return a, nil
+			return nil
 		default:
-			return nil, d.errorf("unexpected %s, expected ',' or ']'", d.describe())
+			return d.errorf("unexpected %s, expected ',' or ']'", d.describe())
 		}
 	}
 }

@@ -19,6 +19,7 @@
 //	<root>/objects/<2 hex>/<62 hex>   one object: exactly its content, mode 0444
 //	<root>/objects/tmp/.tmp-put-*     objects being written; leftovers of a crash
 //	<root>/lock                       the vault's writer lock (see LockPath)
+//	<root>/cas.lock                   shared by every Put, exclusive for GC
 //
 // An object's name is the lowercase hex BLAKE3-256 hash of its content, split
 // after two digits as git does; the ID's textual form is "blake3:<64 hex>".
@@ -35,11 +36,13 @@
 // object. Get re-hashes what it reads and reports ErrCorrupt at the end of a
 // damaged object.
 //
-// GC deletes every object not reachable from its roots, so an object Put
-// while GC runs, and not yet referenced by a root, could be deleted. GC
-// therefore holds the writer lock at LockPath for its whole run, and a writer
-// that must be safe against GC — the vault is one — holds the same lock
-// (internal/lock) from its first Put until the new objects are reachable from
-// a root. Writes that do not hold the lock are still atomic and durable; they
-// are only exposed to a concurrent GC.
+// GC deletes every object not reachable from its roots. Every Put holds a
+// shared lock on cas.lock from before it looks for an existing copy until
+// its object is in place, and GC holds it exclusively for its whole run, so
+// an acknowledged Put of an object a root names always survives: the Put
+// finished before GC marked, or waited until GC had swept. GC also holds
+// the writer lock at LockPath for its whole run, and a writer whose new
+// objects are not yet named by any root — the vault is one — holds the same
+// lock (internal/lock) from its first Put until the new objects are
+// reachable from a root.
 package cas

@@ -36,6 +36,14 @@ func (s *Store) GC(ctx context.Context, roots []ID, children func(ID) ([]ID, err
 		return stats, fmt.Errorf("cas gc: %w", err)
 	}
 	defer l.Release()
+	// No Put may land between the mark and the sweep: one that did, of an
+	// object a root names but the mark found absent, would be deleted
+	// although acknowledged.
+	release, err := s.exclusive(ctx)
+	if err != nil {
+		return stats, fmt.Errorf("cas gc: %w", err)
+	}
+	defer release()
 
 	reachable, err := s.mark(ctx, roots, children)
 	if err != nil {

@@ -28,6 +28,10 @@ var bufPool = sync.Pool{New: func() any { b := make([]byte, bufSize); return &b 
 // Content larger than one buffer is hashed and written concurrently, so a
 // large Put costs about the slower of hashing and writing, not their sum.
 func (s *Store) Put(r io.Reader) (ID, int64, error) {
+	if err := s.gate.enter(); err != nil {
+		return ID{}, 0, err
+	}
+	defer s.gate.leave()
 	f, err := durable.CreateTemp(s.tmp, "put", objectMode)
 	if err != nil {
 		return ID{}, 0, fmt.Errorf("cas put: %w", err)
@@ -66,6 +70,10 @@ func (s *Store) Put(r io.Reader) (ID, int64, error) {
 // PutBytes stores b and returns its ID.
 func (s *Store) PutBytes(b []byte) (ID, error) {
 	id := ID(blake3.Sum256(b))
+	if err := s.gate.enter(); err != nil {
+		return ID{}, err
+	}
+	defer s.gate.leave()
 	if s.present(id, int64(len(b))) {
 		return id, nil
 	}

@@ -33,6 +33,7 @@ type Store struct {
 	objects string
 	tmp     string
 	shards  sync.Map // shard directories known to exist: string → struct{}
+	gate    *putGate
 }
 
 // Open opens the store at root (a vault's .prose directory), creating root
@@ -43,6 +44,7 @@ func Open(root string) (*Store, error) {
 		root:    root,
 		objects: filepath.Join(root, "objects"),
 		tmp:     filepath.Join(root, "objects", "tmp"),
+		gate:    newPutGate(root),
 	}
 	if err := durable.MkdirAll(s.tmp, 0o755); err != nil {
 		return nil, fmt.Errorf("cas open %s: %w", root, err)

@@ -454,6 +454,16 @@ func truthOfDir(p string) canon.Path {
 // directory holding those files. Paths are checked as TruthOfFiles checks
 // them.
 func FingerprintFiles(files map[string][]byte, opt Options) (map[string]string, error) {
+	return fingerprintOf(files, opt, func(p string, data []byte) (any, error) { return fileValue(p, data, nil) })
+}
+
+// FingerprintValues is FingerprintFiles for files whose structured-truth
+// values were already read (with ReadValue): a map from file path to value.
+func FingerprintValues(values map[string]any, opt Options) (map[string]string, error) {
+	return fingerprintOf(values, opt, func(_ string, v any) (any, error) { return v, nil })
+}
+
+func fingerprintOf[T any](files map[string]T, opt Options, value func(p string, f T) (any, error)) (map[string]string, error) {
 	c, err := newFPConfig(opt)
 	if err != nil {
 		return nil, err
@@ -478,7 +488,7 @@ func FingerprintFiles(files map[string][]byte, opt Options) (map[string]string, 
 	parallel(len(paths), func(i int) {
 		p := paths[i]
 		entries[i].Path = p
-		v, err := fileValue(p, files[norm[p]], nil)
+		v, err := value(p, files[norm[p]])
 		if err == nil {
 			fps[i], err = c.fileFP(p, v)
 		}

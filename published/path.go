@@ -18,6 +18,8 @@ const (
 	RuleDrive    = "Windows drive paths are not allowed (world-model paths are relative to the node)"
 	RuleControl  = "NUL and control characters are not allowed in world-model paths"
 	RuleUTF8     = "world-model paths must be valid UTF-8"
+	RuleGit      = `".git" is reserved for git, in any spelling git reads as ".git" (any case, trailing dots or spaces, "git~1", ignorable Unicode): rename it`
+	RuleGitLink  = `".gitmodules" cannot be a symlink (git refuses it in any spelling it reads as ".gitmodules"): make it a regular file`
 )
 
 // PathError reports a world-model path that breaks one of the path rules.
@@ -59,6 +61,11 @@ func NormalizePath(p string) (string, error) {
 		if isDrive(p) {
 			return "", &PathError{Path: p, Rule: RuleDrive}
 		}
+		for seg := range strings.SplitSeq(p, "/") {
+			if IsGitDir(seg) {
+				return "", &PathError{Path: p, Rule: RuleGit}
+			}
+		}
 		return p, nil
 	}
 	s := strings.ReplaceAll(p, `\`, "/")
@@ -69,6 +76,9 @@ func NormalizePath(p string) (string, error) {
 			continue
 		case "..":
 			return "", &PathError{Path: p, Rule: RuleDotDot}
+		}
+		if IsGitDir(seg) {
+			return "", &PathError{Path: p, Rule: RuleGit}
 		}
 		segs = append(segs, seg)
 	}
@@ -81,6 +91,113 @@ func NormalizePath(p string) (string, error) {
 		return "", &PathError{Path: p, Rule: RuleDrive}
 	}
 	return strings.Join(segs, "/"), nil
+}
+
+// IsGitDir reports whether git reads the path segment seg as ".git" on some
+// file system, and so refuses it in a tree (git fsck's hasDotgit): ".git" in
+// any case; on NTFS also with trailing dots or spaces, with an alternate
+// data stream (".git::$INDEX_ALLOCATION") and as the short name "git~1"; on
+// HFS+ also with ignorable Unicode code points anywhere (".g\u200cit").
+func IsGitDir(seg string) bool {
+	return reservedGitName(seg, ".git", "git~1", "")
+}
+
+// IsGitModules reports whether git reads seg as ".gitmodules" on some file
+// system (the same spellings as IsGitDir, with the NTFS short names
+// "gitmod~1" to "gitmod~4" and "gi7eba~1" to "gi7eba~9"); git refuses such
+// a name when it is a symlink.
+func IsGitModules(seg string) bool {
+	return reservedGitName(seg, ".gitmodules", "gitmod~", "gi7eba~")
+}
+
+// CheckLinkName reports, with a *PathError, a symlink at the world-model
+// path p whose last segment git refuses as a link. Regular files of that
+// name are fine.
+func CheckLinkName(p string) error {
+	name := p[strings.LastIndexByte(p, '/')+1:]
+	if IsGitModules(name) {
+		return &PathError{Path: p, Rule: RuleGitLink}
+	}
+	return nil
+}
+
+// reservedGitName reports whether seg is name (a dot name such as ".git")
+// as git reads it on NTFS or HFS+. short is an NTFS short name: a full one
+// ("git~1"), or a prefix ending in '~' followed by one digit ("gitmod~"
+// takes 1 to 4, a fallback prefix such as "gi7eba~" 1 to 9).
+func reservedGitName(seg, name, short, fallback string) bool {
+	if seg == "" {
+		return false
+	}
+	switch c := seg[0]; {
+	case c == '.' || c == 'g' || c == 'G':
+	case c >= utf8.RuneSelf:
+		// HFS+ ignores some code points: ".git" may start with one.
+	default:
+		return false
+	}
+	if hasNTFSName(seg, name) {
+		return true
+	}
+	if strings.HasSuffix(short, "~") {
+		if n := len(short); len(seg) > n && strings.EqualFold(seg[:n], short) && '1' <= seg[n] && seg[n] <= '4' && ntfsTail(seg[n+1:]) {
+			return true
+		}
+	} else if hasNTFSName(seg, short) {
+		return true
+	}
+	if n := len(fallback); n > 0 && len(seg) > n && strings.EqualFold(seg[:n], fallback) && '1' <= seg[n] && seg[n] <= '9' && ntfsTail(seg[n+1:]) {
+		return true
+	}
+	return hfsName(seg, name)
+}
+
+// hasNTFSName reports whether seg is name in any case, followed only by
+// dots and spaces (which NTFS drops) and an optional alternate data stream
+// (":stream").
+func hasNTFSName(seg, name string) bool {
+	return len(seg) >= len(name) && strings.EqualFold(seg[:len(name)], name) && ntfsTail(seg[len(name):])
+}
+
+// ntfsTail reports whether NTFS drops all of rest from a name: dots and
+// spaces, then nothing or a data stream.
+func ntfsTail(rest string) bool {
+	for i := 0; i < len(rest); i++ {
+		switch rest[i] {
+		case '.', ' ':
+			continue
+		case ':':
+			return true
+		}
+		return false
+	}
+	return true
+}
+
+// hfsName reports whether seg is name in any case once the code points HFS+
+// ignores are dropped.
+func hfsName(seg, name string) bool {
+	i := 0
+	for _, r := range seg {
+		if hfsIgnorable(r) {
+			continue
+		}
+		if i >= len(name) || unicode.ToLower(r) != rune(name[i]) {
+			return false
+		}
+		i++
+	}
+	return i == len(name)
+}
+
+// hfsIgnorable reports the code points HFS+ drops from names: the
+// zero-width joiners and directional marks git lists.
+func hfsIgnorable(r rune) bool {
+	switch {
+	case 0x200c <= r && r <= 0x200f, 0x202a <= r && r <= 0x202e, 0x206a <= r && r <= 0x206f, r == 0xfeff:
+		return true
+	}
+	return false
 }
 
 // isNormalShape reports whether p, already known to be free of control

@@ -50,6 +50,30 @@ func TestNormalizePath(t *testing.T) {
 		{in: "a\x7fb", rule: RuleControl},
 		{in: "a\u0085b", rule: RuleControl},
 		{in: "a\xffb", rule: RuleUTF8},
+		// Names git reads as ".git" on some file system.
+		{in: ".git", rule: RuleGit},
+		{in: ".git/config", rule: RuleGit},
+		{in: "a/.git/hooks/x", rule: RuleGit},
+		{in: `a\.git\x`, rule: RuleGit},
+		{in: ".GIT/x", rule: RuleGit},
+		{in: "a/.Git", rule: RuleGit},
+		{in: ".git./x", rule: RuleGit},
+		{in: ".git../x", rule: RuleGit},
+		{in: ".git /x", rule: RuleGit},
+		{in: ".git . /x", rule: RuleGit},
+		{in: "git~1/x", rule: RuleGit},
+		{in: "GIT~1", rule: RuleGit},
+		{in: ".git::$INDEX_ALLOCATION/x", rule: RuleGit},
+		{in: ".g\u200cit/x", rule: RuleGit},
+		{in: "\ufeff.git", rule: RuleGit},
+		{in: ".GI\u200dT\u206a", rule: RuleGit},
+		{in: ".gitignore", want: ".gitignore"},
+		{in: ".gitmodules", want: ".gitmodules"},
+		{in: ".git.bak/x", want: ".git.bak/x"},
+		{in: "git/x", want: "git/x"},
+		{in: "git~2", want: "git~2"},
+		{in: "x.git", want: "x.git"},
+		{in: ".gi\u200ct.x", want: ".gi\u200ct.x"},
 	}
 	for _, tt := range tests {
 		got, err := NormalizePath(tt.in)
@@ -62,6 +86,20 @@ func TestNormalizePath(t *testing.T) {
 		}
 		if err != nil || got != tt.want {
 			t.Errorf("NormalizePath(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
+		}
+	}
+}
+
+func TestCheckLinkName(t *testing.T) {
+	for _, p := range []string{".gitmodules", "a/.gitmodules", ".GITMODULES", ".gitmodules.", ".gitmodules ", "gitmod~1", "GITMOD~4", "gi7eba~1", ".git\u200dmodules"} {
+		var pe *PathError
+		if err := CheckLinkName(p); !errors.As(err, &pe) || pe.Rule != RuleGitLink {
+			t.Errorf("CheckLinkName(%q) = %v; want rule %q", p, err, RuleGitLink)
+		}
+	}
+	for _, p := range []string{"a", ".gitmodules/x", ".gitmodulesx", "gitmod~5", "gitmodules", ".gitignore"} {
+		if err := CheckLinkName(p); err != nil {
+			t.Errorf("CheckLinkName(%q) = %v; want nil", p, err)
 		}
 	}
 }

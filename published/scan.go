@@ -1,6 +1,7 @@
 package published
 
 import (
+	"context"
 	"crypto/sha1"
 	"errors"
 	"fmt"
@@ -14,8 +15,6 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
-
-	"github.com/zeebo/blake3"
 
 	"github.com/prose-store/prose/canon"
 )
@@ -90,6 +89,14 @@ type ScanStats struct {
 // anything changed. A cache that cannot be written is not an error: the
 // snapshot is still right, and the next scan reads more.
 func Scan(dir string, opt Options) (*Snapshot, error) {
+	return ScanContext(context.Background(), dir, opt)
+}
+
+// ScanContext is Scan that stops when ctx is done: the walk checks it in
+// each directory, the reads before each file and between the chunks of a
+// large one. It then returns ctx's error and leaves the stat cache as it
+// was.
+func ScanContext(ctx context.Context, dir string, opt Options) (*Snapshot, error) {
 	start := time.Now()
 	cfg, err := newFPConfig(opt)
 	if err != nil {
@@ -99,6 +106,7 @@ func Scan(dir string, opt Options) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
+	w.ctx = ctx
 	defer w.close()
 	var cache *statCache
 	if opt.CachePath != "" {
@@ -162,7 +170,7 @@ func Scan(dir string, opt Options) (*Snapshot, error) {
 	for ; ci < cache.len(); ci++ {
 		removed = append(removed, cache.recs[ci].path)
 	}
-	if err := readMisses(w, cfg, walked, misses, snap, fps, flags); err != nil {
+	if err := readMisses(ctx, w, cfg, walked, misses, snap, fps, flags); err != nil {
 		return nil, err
 	}
 
@@ -267,36 +275,33 @@ func (t *scanTree) leave() error {
 // readMisses reads the files at the indexes misses, fills their entries and
 // fingerprint parts, and counts the work in snap.Stats. Files are read in
 // parallel; the error reported is the first in path order.
-func readMisses(w *walker, cfg *fpConfig, walked []walkedFile, misses []int, snap *Snapshot, fps []fileFP, flags []uint8) error {
+func readMisses(ctx context.Context, w *walker, cfg *fpConfig, walked []walkedFile, misses []int, snap *Snapshot, fps []fileFP, flags []uint8) error {
 	if len(misses) == 0 {
 		return nil
 	}
 	errs := make([]error, len(misses))
 	sizes := make([]int64, len(misses))
 	work := func(k int) {
+		if errs[k] = ctx.Err(); errs[k] != nil {
+			return
+		}
 		i := misses[k]
 		f := &walked[i]
-		data, err := w.readFile(f)
+		defer admit(f.st.size)()
+		l, err := w.load(ctx, f)
 		if err != nil {
 			errs[k] = err
 			return
 		}
-		sizes[k] = int64(len(data))
+		sizes[k] = l.size
 		e := &snap.Entries[i]
-		e.Size = int64(len(data))
-		e.Sum = blake3.Sum256(data)
-		e.GitOID = gitBlobID(data)
-		if int64(len(data)) != f.st.size {
+		e.Size, e.Sum, e.GitOID = l.size, l.sum, l.oid
+		if l.size != f.st.size {
 			// Changed between stat and read: do not trust this entry's
 			// stat data next time.
 			flags[i] |= flagRacy
 		}
-		v, err := fileValue(f.path, data, &e.Sum)
-		if err != nil {
-			errs[k] = err
-			return
-		}
-		if fps[i], err = cfg.fileFP(f.path, v); err != nil {
+		if fps[i], err = cfg.fileFP(f.path, l.value); err != nil {
 			errs[k] = err
 		}
 	}

@@ -1,6 +1,8 @@
 package published
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -459,7 +461,75 @@ func TestReadStaysInside(t *testing.T) {
 	}
 	os.Remove(filepath.Join(dir, "a.txt"))
 	symlink(t, outside, filepath.Join(dir, "a.txt"))
-	if data, err := w.readFile(&files[0]); err == nil {
-		t.Fatalf("read %q through a link out of the directory", data)
+	if l, err := w.load(context.Background(), &files[0]); err == nil {
+		t.Fatalf("read %v through a link out of the directory", l.value)
+	}
+}
+
+// TestScanRefusesGitNames: a world-model holding a name git reads as .git,
+// or a .gitmodules symlink, is refused with the rule, whatever the scan
+// (full or informed) that meets it.
+func TestScanRefusesGitNames(t *testing.T) {
+	tests := []struct {
+		name  string
+		setup func(t *testing.T, dir string)
+		rule  string
+	}{
+		{"nested repository", func(t *testing.T, dir string) { writeFile(t, dir, ".git/config", "[core]") }, RuleGit},
+		{"deep .git", func(t *testing.T, dir string) { writeFile(t, dir, "a/b/.git/HEAD", "ref") }, RuleGit},
+		{"upper case", func(t *testing.T, dir string) { writeFile(t, dir, "a/.GIT/config", "x") }, RuleGit},
+		{"trailing dot", func(t *testing.T, dir string) { writeFile(t, dir, ".git./config", "x") }, RuleGit},
+		{"trailing space", func(t *testing.T, dir string) { writeFile(t, dir, ".git /config", "x") }, RuleGit},
+		{"NTFS short name", func(t *testing.T, dir string) { writeFile(t, dir, "git~1/config", "x") }, RuleGit},
+		{"HFS ignorable", func(t *testing.T, dir string) { writeFile(t, dir, ".g\u200cit/config", "x") }, RuleGit},
+		{".git as a file", func(t *testing.T, dir string) { writeFile(t, dir, "x/.git", "gitdir: /elsewhere") }, RuleGit},
+		{".gitmodules link", func(t *testing.T, dir string) {
+			writeFile(t, dir, "m.txt", "[submodule]")
+			symlink(t, "m.txt", filepath.Join(dir, ".gitmodules"))
+		}, RuleGitLink},
+		{".GITMODULES. link", func(t *testing.T, dir string) {
+			writeFile(t, dir, "d/m.txt", "[submodule]")
+			symlink(t, "m.txt", filepath.Join(dir, "d", ".GITMODULES."))
+		}, RuleGitLink},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFile(t, dir, "ok.txt", "fine")
+			tt.setup(t, dir)
+			_, err := Scan(dir, Options{})
+			var pe *PathError
+			if !errors.As(err, &pe) || pe.Rule != tt.rule {
+				t.Fatalf("Scan: %v; want the rule %q", err, tt.rule)
+			}
+			if _, err := ReadTruth(dir); !errors.As(err, &pe) {
+				t.Errorf("ReadTruth: %v; want a PathError", err)
+			}
+		})
+	}
+	// An informed scan meets the name among the changed paths.
+	dir := t.TempDir()
+	writeFile(t, dir, "ok.txt", "fine")
+	cache := filepath.Join(t.TempDir(), "c")
+	mustScan(t, dir, Options{CachePath: cache})
+	writeFile(t, dir, "sub/.Git/config", "x")
+	var pe *PathError
+	if _, err := Scan(dir, Options{CachePath: cache, Changed: []string{"sub"}}); !errors.As(err, &pe) || pe.Rule != RuleGit {
+		t.Fatalf("informed Scan: %v; want the rule %q", err, RuleGit)
+	}
+	// A regular .gitmodules file is a file like any other.
+	dir = t.TempDir()
+	writeFile(t, dir, ".gitmodules", "text")
+	mustScan(t, dir, Options{})
+}
+
+// TestScanLinkLoop: a symlink loop is named as one, never as "<nil>".
+func TestScanLinkLoop(t *testing.T) {
+	dir := t.TempDir()
+	symlink(t, "b", filepath.Join(dir, "a"))
+	symlink(t, "a", filepath.Join(dir, "b"))
+	_, err := Scan(dir, Options{})
+	if err == nil || strings.Contains(err.Error(), "nil") || !strings.Contains(err.Error(), "loop") {
+		t.Fatalf("Scan of a link loop: %v; want an error saying the links loop", err)
 	}
 }

@@ -2,6 +2,7 @@ package published
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -113,6 +114,16 @@ func fileValue(p string, data []byte, sum *[32]byte) (any, error) {
 // that collide (CheckCollisions) or two files that give the same key are an
 // error. The mapping is the one ReadTruth applies to a directory.
 func TruthOfFiles(files map[string][]byte) (any, error) {
+	return truthOf(files, func(p string, data []byte) (any, error) { return fileValue(p, data, nil) })
+}
+
+// TruthOfValues is TruthOfFiles for files whose values were already read
+// (with ReadValue): a map from file path to value.
+func TruthOfValues(values map[string]any) (any, error) {
+	return truthOf(values, func(_ string, v any) (any, error) { return v, nil })
+}
+
+func truthOf[T any](files map[string]T, value func(p string, f T) (any, error)) (any, error) {
 	paths := make([]string, 0, len(files))
 	for p := range files {
 		paths = append(paths, p)
@@ -124,7 +135,7 @@ func TruthOfFiles(files map[string][]byte) (any, error) {
 	b := newTruthBuilder()
 	for _, p := range paths {
 		n, _ := NormalizePath(p) // checked by CheckCollisions
-		v, err := fileValue(n, files[p], nil)
+		v, err := value(n, files[p])
 		if err != nil {
 			return nil, err
 		}
@@ -159,15 +170,11 @@ func ReadTruth(dir string) (any, error) {
 	b := newTruthBuilder()
 	for i := range walked {
 		f := &walked[i]
-		data, err := w.readFile(f)
+		l, err := w.load(context.Background(), f)
 		if err != nil {
 			return nil, err
 		}
-		v, err := fileValue(f.path, data, nil)
-		if err != nil {
-			return nil, err
-		}
-		if err := b.add(f.path, v); err != nil {
+		if err := b.add(f.path, l.value); err != nil {
 			return nil, err
 		}
 	}
@@ -225,7 +232,7 @@ func keyCollision(a, b, key string) error {
 
 // maxYAMLNodes bounds the size of a YAML document after aliases are
 // expanded, so a small file cannot expand into an enormous value.
-const maxYAMLNodes = 1 << 22
+const maxYAMLNodes = 1 << 20
 
 // yamlValue converts one YAML document to the value model.
 func yamlValue(data []byte) (any, error) {

@@ -1,6 +1,7 @@
 package published
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -74,7 +75,8 @@ type walker struct {
 	root    string // absolute, cleaned path of the directory
 	real    string // root with symlinks resolved, for link containment
 	spare   chan struct{}
-	statted atomic.Int64 // stat calls on files
+	statted atomic.Int64    // stat calls on files
+	ctx     context.Context // nil: never done
 
 	openRoot sync.Once
 	fsRoot   *os.Root // for reading files: never leaves the directory
@@ -188,6 +190,12 @@ func flatten(n *walkNode, out *[]walkedFile) error {
 // Subdirectories go to a spare goroutine when one is free.
 func (w *walker) walkDir(h dirHandle, rel string, n *walkNode, wg *sync.WaitGroup) {
 	defer h.close()
+	if w.ctx != nil {
+		if err := w.ctx.Err(); err != nil {
+			n.err = err
+			return
+		}
+	}
 	names, err := h.readNames()
 	if err != nil {
 		n.err = fmt.Errorf("read directory %s: %w", w.abs(rel), err)
@@ -268,6 +276,9 @@ func (w *walker) fileOf(p string, st fileStat) (walkedFile, error) {
 	case kindFile:
 		return walkedFile{path: p, st: st}, nil
 	case kindLink:
+		if err := CheckLinkName(p); err != nil {
+			return walkedFile{}, fmt.Errorf("scan %s: %w", w.abs(p), err)
+		}
 		tst, target, err := w.followLink(p)
 		if err != nil {
 			return walkedFile{}, err
@@ -292,7 +303,7 @@ func (w *walker) followLink(p string) (fileStat, string, error) {
 	target, _ := os.Readlink(abs)
 	resolved, err := filepath.EvalSymlinks(abs)
 	if err != nil {
-		return fileStat{}, "", fmt.Errorf("symlink %s -> %s cannot be resolved (%v); a world-model link must point to a file inside the node", w.abs(p), target, errors.Unwrap(err))
+		return fileStat{}, "", fmt.Errorf("symlink %s -> %s cannot be resolved (%s); a world-model link must point to a file inside the node", w.abs(p), target, linkProblem(err))
 	}
 	rel, err := filepath.Rel(w.real, resolved)
 	if err != nil || rel == "." || !within(w.real, resolved) {
@@ -312,23 +323,19 @@ func (w *walker) followLink(p string) (fileStat, string, error) {
 	return st, filepath.ToSlash(rel), nil
 }
 
-// readFile returns the content of f. Reads go through an os.Root, so a
-// file swapped for a link out of the directory after the walk looked at it
-// is an error, never read.
-func (w *walker) readFile(f *walkedFile) ([]byte, error) {
-	w.openRoot.Do(func() { w.fsRoot, w.fsErr = os.OpenRoot(w.root) })
-	if w.fsErr != nil {
-		return nil, w.fsErr
+// linkProblem names why a symlink could not be resolved, in a few words:
+// the system's reason when there is one ("too many levels of symbolic
+// links", "no such file or directory"), else the whole error.
+func linkProblem(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Err != nil {
+		return pe.Err.Error()
 	}
-	p := f.path
-	if f.link {
-		p = f.target
+	if strings.Contains(err.Error(), "too many links") {
+		// filepath.EvalSymlinks gives a bare error for a loop.
+		return "too many levels of symbolic links: the links form a loop"
 	}
-	data, err := w.fsRoot.ReadFile(filepath.FromSlash(p))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", w.abs(f.path), err)
-	}
-	return data, nil
+	return err.Error()
 }
 
 // close releases what the walker holds open.
@@ -348,6 +355,9 @@ func within(dir, p string) bool {
 // Plain printable ASCII names (the common case) are checked without
 // allocating.
 func checkName(p, name string) error {
+	if IsGitDir(name) {
+		return &PathError{Path: p, Rule: RuleGit}
+	}
 	plain := true
 	for i := 0; i < len(name); i++ {
 		if c := name[i]; c < 0x20 || c >= 0x7f || c == '\\' || c == ':' {

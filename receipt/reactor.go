@@ -22,20 +22,19 @@ func (r Report) OK() bool { return len(r.Problems) == 0 }
 // ones are checked with VerifyChains. The error is for a document that is
 // not a JSON array at all.
 func VerifyReactorLedger(data []byte) (Report, error) {
-	v, err := canon.Decode(data)
-	if err != nil {
-		return Report{}, fmt.Errorf("reactor ledger: %w", err)
-	}
-	items, ok := v.([]any)
-	if !ok {
-		return Report{}, fmt.Errorf("reactor ledger: want a JSON array of receipts, found %s", kind(v))
-	}
-	rep := Report{Receipts: len(items)}
-	rs := make([]*Receipt, len(items))
+	// Elements are turned into receipts as they are decoded: the decoded
+	// array never sits in memory whole.
+	var rep Report
+	var rs []*Receipt
 	var unreadable []Problem
 	nodes := make(map[string]bool)
-	for i, item := range items {
+	v, err := canon.DecodeElements(data, maxReceiptValues, func(item any) error {
+		i := rep.Receipts
+		if rep.Receipts++; rep.Receipts > MaxReactorReceipts {
+			return fmt.Errorf("the ledger holds more than %d elements, the limit for a reactor ledger (see docs/limits.md)", MaxReactorReceipts)
+		}
 		r, err := FromValue(item)
+		rs = append(rs, r)
 		if err != nil {
 			p := Problem{Index: i, Reason: fmt.Sprintf("unreadable: %v", err)}
 			if m, ok := item.(map[string]any); ok {
@@ -43,14 +42,42 @@ func VerifyReactorLedger(data []byte) (Report, error) {
 				p.ContentHash, _ = m["content_hash"].(string)
 			}
 			unreadable = append(unreadable, p)
-			continue
+			return nil
 		}
-		rs[i] = r
 		nodes[r.Node] = true
+		return nil
+	})
+	if err != nil {
+		return Report{}, fmt.Errorf("reactor ledger: %w", err)
+	}
+	if v != nil || rs == nil && rep.Receipts == 0 && !isEmptyArray(data) {
+		return Report{}, fmt.Errorf("reactor ledger: want a JSON array of receipts, found %s", kind(v))
 	}
 	rep.Nodes = len(nodes)
 	rep.Problems = mergeByIndex(unreadable, verify(rs, false))
 	return rep, nil
+}
+
+// MaxReactorReceipts is the most elements a reactor ledger may hold: each
+// costs memory even when it is not a receipt at all.
+const MaxReactorReceipts = 100_000
+
+// maxReceiptValues bounds the JSON values of one ledger element: a receipt
+// holds a few dozen, so one element cannot hold the whole file's worth.
+const maxReceiptValues = 10_000
+
+// isEmptyArray reports whether data, already decoded without error and not
+// to a non-array value, is the empty array: DecodeElements gives nil for
+// both an array and the literal null.
+func isEmptyArray(data []byte) bool {
+	for _, c := range data {
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			continue
+		}
+		return c == '['
+	}
+	return false
 }
 
 // mergeByIndex merges two problem lists, each in index order, into one.

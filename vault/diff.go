@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strconv"
@@ -240,11 +241,13 @@ func (v *Vault) reducedTruth(h plumbing.Hash, spec *canon.Spec) (any, error) {
 	if h.IsZero() {
 		return nil, nil
 	}
-	files, err := v.readFiles(h)
+	// Values are read blob by blob, under the scan's limits: a large
+	// binary file streams into its token, never sits whole in memory.
+	values, err := v.readValues(context.Background(), h)
 	if err != nil {
 		return nil, err
 	}
-	truth, err := published.TruthOfFiles(files)
+	truth, err := published.TruthOfValues(values)
 	if err != nil {
 		return nil, err
 	}

@@ -1,13 +1,14 @@
 package vault
 
 import (
-	"bytes"
+	"bufio"
 	"compress/zlib"
 	"context"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -42,27 +43,35 @@ func (r *FsckReport) OK() bool {
 // Fsck holds the writer lock, after the repair every writer runs, so it
 // sees one consistent state and never reports a publish in flight.
 func (v *Vault) Fsck(ctx context.Context) (*FsckReport, error) {
-	w, err := v.lockWriter(ctx, "prose fsck")
+	w, err := v.lockOnly(ctx, "prose fsck")
 	if err != nil {
 		return nil, err
 	}
 	defer w.release()
 	rep := &FsckReport{}
-	n, probs := v.checkLooseObjects()
+	// Repair first, as every writer does; when it cannot write (a full
+	// disk), check the vault as it stands and report why.
+	if err := v.repair(); err != nil {
+		rep.Problems = append(rep.Problems, Problem{"repair", fmt.Sprintf("%v (fsck checked the vault as it stands; free space or fix what the error names, then run prose fsck again to repair)", err)})
+	}
+	n, probs := v.checkLooseObjects(ctx)
 	rep.Objects = n
 	rep.Problems = append(rep.Problems, probs...)
 	tip, err := v.readRef(v.Branch())
 	if err != nil {
 		return nil, err
 	}
-	ledger, err := v.readRef(LedgerRef)
+	ledger, err := v.requireLedger()
 	if err != nil {
 		return nil, err
 	}
 	for _, h := range []plumbing.Hash{tip, ledger} {
-		if err := v.checkReachable(h); err != nil {
+		if err := v.checkReachable(ctx, h); err != nil {
 			rep.Problems = append(rep.Problems, Problem{"history from " + h.String(), err.Error()})
 		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err // interrupted: what was found so far is no verdict
 	}
 	rr, err := v.VerifyReceipts()
 	if err != nil {
@@ -79,7 +88,7 @@ func (v *Vault) Fsck(ctx context.Context) (*FsckReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	nodes, probs, err := v.checkPublished(tipCommit.TreeHash, ledger)
+	nodes, probs, err := v.checkPublished(ctx, tipCommit.TreeHash, ledger)
 	if err != nil {
 		return nil, err
 	}
@@ -95,11 +104,14 @@ func (v *Vault) Fsck(ctx context.Context) (*FsckReport, error) {
 		return nil, err
 	}
 	rep.HandEdits = edits
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	return rep, nil
 }
 
 // checkLooseObjects re-hashes every loose object against its name.
-func (v *Vault) checkLooseObjects() (int, []Problem) {
+func (v *Vault) checkLooseObjects(ctx context.Context) (int, []Problem) {
 	var probs []Problem
 	count := 0
 	objects := filepath.Join(v.gitDir, "objects")
@@ -110,6 +122,9 @@ func (v *Vault) checkLooseObjects() (int, []Problem) {
 		}
 		ents, _ := os.ReadDir(filepath.Join(objects, d.Name()))
 		for _, e := range ents {
+			if ctx.Err() != nil {
+				return count, probs // Fsck reports the interruption
+			}
 			name := d.Name() + e.Name()
 			if !plumbing.IsHash(name) {
 				continue
@@ -133,24 +148,31 @@ func verifyLoose(path string, want plumbing.Hash) error {
 	if err != nil {
 		return fmt.Errorf("not a zlib stream: %v", err)
 	}
-	data, err := io.ReadAll(zr)
+	// The content streams through the hash: a large object is never held.
+	br := bufio.NewReader(zr)
+	hdr, err := br.ReadString(0)
 	if err != nil {
-		return fmt.Errorf("damaged: %v", err)
-	}
-	nul := bytes.IndexByte(data, 0)
-	if nul < 0 {
 		return fmt.Errorf("damaged: no object header")
 	}
-	var typ string
-	var size int
-	if _, err := fmt.Sscanf(string(data[:nul]), "%s %d", &typ, &size); err != nil || size != len(data)-nul-1 {
-		return fmt.Errorf("damaged: bad object header %q", data[:nul])
+	hdr = hdr[:len(hdr)-1]
+	typ, sizeText, ok := strings.Cut(hdr, " ")
+	size, err := strconv.ParseInt(sizeText, 10, 64)
+	if !ok || err != nil || size < 0 {
+		return fmt.Errorf("damaged: bad object header %q", hdr)
 	}
 	t, err := plumbing.ParseObjectType(typ)
 	if err != nil {
 		return fmt.Errorf("damaged: unknown object type %q", typ)
 	}
-	if got := plumbing.ComputeHash(t, data[nul+1:]); got != want {
+	h := plumbing.NewHasher(t, size)
+	n, err := io.Copy(h, br)
+	if err != nil {
+		return fmt.Errorf("damaged: %v", err)
+	}
+	if n != size {
+		return fmt.Errorf("damaged: bad object header %q (the content holds %d bytes)", hdr, n)
+	}
+	if got := h.Sum(); got != want {
 		return fmt.Errorf("content hashes to %s", got)
 	}
 	return nil
@@ -158,7 +180,7 @@ func verifyLoose(path string, want plumbing.Hash) error {
 
 // checkReachable reads every commit and tree reachable from h, and reads
 // and re-hashes every blob, loose or packed.
-func (v *Vault) checkReachable(h plumbing.Hash) error {
+func (v *Vault) checkReachable(ctx context.Context, h plumbing.Hash) error {
 	seen := map[plumbing.Hash]bool{}
 	var walkTree func(plumbing.Hash) error
 	walkTree = func(t plumbing.Hash) error {
@@ -166,6 +188,9 @@ func (v *Vault) checkReachable(h plumbing.Hash) error {
 			return nil
 		}
 		seen[t] = true
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		tr, err := v.tree(t)
 		if err != nil {
 			return err
@@ -181,11 +206,11 @@ func (v *Vault) checkReachable(h plumbing.Hash) error {
 				continue
 			}
 			seen[e.Hash] = true
-			data, err := v.blob(e.Hash)
+			got, err := v.blobHash(e.Hash)
 			if err != nil {
 				return fmt.Errorf("blob %s cannot be read: %v", e.Hash, err)
 			}
-			if got := objectHash(plumbing.BlobObject, data); got != e.Hash {
+			if got != e.Hash {
 				return fmt.Errorf("blob %s is corrupt: its content hashes to %s", e.Hash, got)
 			}
 		}
@@ -211,9 +236,24 @@ func (v *Vault) checkReachable(h plumbing.Hash) error {
 	return nil
 }
 
+// blobHash re-hashes blob h as it streams from the object store.
+func (v *Vault) blobHash(h plumbing.Hash) (plumbing.Hash, error) {
+	v.mu.Lock()
+	obj, err := v.storage.EncodedObject(plumbing.BlobObject, h)
+	v.mu.Unlock()
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	hs := plumbing.NewHasher(plumbing.BlobObject, obj.Size())
+	if err := v.copyBlob(hs, h); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return hs.Sum(), nil
+}
+
 // checkPublished recomputes each node's fingerprints from the committed
 // tree and compares them with the node's last receipt.
-func (v *Vault) checkPublished(root, ledger plumbing.Hash) (int, []Problem, error) {
+func (v *Vault) checkPublished(ctx context.Context, root, ledger plumbing.Hash) (int, []Problem, error) {
 	e, ok, err := v.lookup(root, "published")
 	if err != nil || !ok {
 		return 0, nil, err
@@ -243,24 +283,50 @@ func (v *Vault) checkPublished(root, ledger plumbing.Hash) (int, []Problem, erro
 			probs = append(probs, Problem{where, err.Error()})
 			continue
 		}
-		files, err := v.readFiles(ne.Hash)
+		fps, err := v.committedFingerprints(ctx, ne.Hash, spec)
 		if err != nil {
-			return 0, nil, err
-		}
-		fps, err := published.FingerprintFiles(files, published.Options{Algorithm: v.Algorithm(), Spec: spec})
-		if err != nil {
+			if ctx.Err() != nil {
+				return 0, nil, err
+			}
 			probs = append(probs, Problem{where, err.Error()})
 			continue
 		}
 		if last.Status != receipt.Failed {
 			for facet, tok := range last.Fingerprints {
 				if fps[facet] != tok {
-					probs = append(probs, Problem{where, fmt.Sprintf("facet %s fingerprints to %s but the last receipt %s says %s (the branch was changed by hand?)", facet, fps[facet], last.ContentHash, tok)})
+					probs = append(probs, Problem{where, fmt.Sprintf("facet %s fingerprints to %s but the last receipt %s says %s: a commit outside prose changed the node; run `prose publish %s DIR` with the node's render to restore the published truth", facet, fps[facet], last.ContentHash, tok, node)})
 				}
 			}
 		}
 	}
 	return len(t.Entries), probs, nil
+}
+
+// readValues reads the structured-truth value of every file under tree h,
+// keyed by slash path, streaming each blob (published.ReadValue bounds what
+// it holds).
+func (v *Vault) readValues(ctx context.Context, h plumbing.Hash) (map[string]any, error) {
+	values := map[string]any{}
+	err := v.walkFiles(h, "", func(p string, e object.TreeEntry) error {
+		v.mu.Lock()
+		defer v.mu.Unlock()
+		obj, err := v.storage.EncodedObject(plumbing.BlobObject, e.Hash)
+		if err != nil {
+			return fmt.Errorf("read blob %s: %w", e.Hash, err)
+		}
+		r, err := obj.Reader()
+		if err != nil {
+			return fmt.Errorf("read blob %s: %w", e.Hash, err)
+		}
+		defer r.Close()
+		val, err := published.ReadValue(ctx, p, r, obj.Size())
+		if err != nil {
+			return err
+		}
+		values[p] = val
+		return nil
+	})
+	return values, err
 }
 
 // readFiles loads every file under tree h into memory, keyed by slash path.
@@ -277,7 +343,9 @@ func (v *Vault) readFiles(h plumbing.Hash) (map[string][]byte, error) {
 	return files, err
 }
 
-// handEdits compares the working tree under published/ with the branch.
+// handEdits compares the working tree and the git index under published/
+// with the branch: content, the executable bit, edits staged with git add
+// but not committed, and directories replaced by symlinks.
 func (v *Vault) handEdits(root plumbing.Hash) ([]HandEdit, error) {
 	idx, err := v.readIndex()
 	if err != nil {
@@ -292,20 +360,38 @@ func (v *Vault) handEdits(root plumbing.Hash) ([]HandEdit, error) {
 	if ok {
 		err = v.walkFiles(e.Hash, "published/", func(p string, te object.TreeEntry) error {
 			committed[p] = true
-			oid, exists, err := v.worktreeOID(p, idx)
+			oid, st, err := v.worktreeFile(p, idx)
 			if err != nil {
 				return err
 			}
 			switch {
-			case !exists:
+			case st == fileLinked:
+				edits = append(edits, v.linkEdit(p))
+				return nil
+			case st == fileAbsent || st == fileBlocked:
 				edits = append(edits, HandEdit{p, "deleted by hand"})
+			case st != fileRegular:
+				edits = append(edits, HandEdit{p, "replaced by hand with something that is not a regular file"})
 			case oid != te.Hash:
 				edits = append(edits, HandEdit{p, "modified by hand"})
+			case !modeMatches(filepath.Join(v.root, filepath.FromSlash(p)), te.Mode):
+				edits = append(edits, HandEdit{p, "its executable bit was changed by hand (chmod)"})
+			}
+			if ie := idx.get(p); ie == nil {
+				edits = append(edits, HandEdit{p, "removed from the git index by hand (git rm --cached)"})
+			} else if ie.OID != te.Hash || (ie.Mode&0o111 != 0) != (te.Mode == filemode.Executable) {
+				edits = append(edits, HandEdit{p, "a change is staged by hand (git add) but not committed"})
 			}
 			return nil
 		})
 		if err != nil {
 			return nil, err
+		}
+	}
+	for i := 0; i < idx.len(); i++ {
+		name := string(idx.name(i))
+		if strings.HasPrefix(name, "published/") && !committed[name] {
+			edits = append(edits, HandEdit{name, "staged by hand (git add) but in no receipt"})
 		}
 	}
 	base := filepath.Join(v.root, "published")
@@ -315,7 +401,7 @@ func (v *Vault) handEdits(root plumbing.Hash) ([]HandEdit, error) {
 		}
 		rel, _ := filepath.Rel(v.root, path)
 		rel = filepath.ToSlash(rel)
-		if !committed[rel] {
+		if !committed[rel] && idx.get(rel) == nil {
 			edits = append(edits, HandEdit{rel, "added by hand (not in any receipt)"})
 		}
 		return nil

@@ -180,5 +180,19 @@ func (v *Vault) ledgerHead() (plumbing.Hash, error) {
 	return v.readRef(LedgerRef)
 }
 
+// requireLedger returns the ledger tip, or errNoLedger when the vault has
+// no ledger ref (a plain `git clone` leaves it behind). Every reader and
+// writer that needs the ledger asks here, so all of them say the same.
+func (v *Vault) requireLedger() (plumbing.Hash, error) {
+	h, err := v.readRef(LedgerRef)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if h.IsZero() {
+		return plumbing.ZeroHash, errNoLedger
+	}
+	return h, nil
+}
+
 // errNoLedger explains a vault whose ledger ref is missing.
 var errNoLedger = fmt.Errorf("the vault has no ledger ref %s (a plain `git clone` does not fetch it): run `git fetch origin %s:%s` in the vault, then retry", LedgerRef, LedgerRef, LedgerRef)

@@ -37,7 +37,16 @@ type PublishOptions struct {
 	Who string
 	// Now stamps the commits (default time.Now).
 	Now func() time.Time
+	// AllowEmpty publishes a source directory that holds no files. Without
+	// it such a publish is refused (ErrEmptySource): a render that crashed
+	// before writing leaves an empty directory, and publishing it would
+	// remove every file of the node.
+	AllowEmpty bool
 }
+
+// ErrEmptySource is returned by a publish of a source directory that holds
+// no files, unless PublishOptions.AllowEmpty is set.
+var ErrEmptySource = errors.New("the source directory holds no files")
 
 // PublishResult is the outcome of a publish.
 type PublishResult struct {
@@ -47,6 +56,10 @@ type PublishResult struct {
 	Commit  plumbing.Hash // branch commit (rendered only)
 	Ledger  plumbing.Hash // ledger commit
 	Stats   published.ScanStats
+	// Repaired says what the publish put right besides the render: a node
+	// whose committed files a commit outside prose changed or removed is
+	// restored to the published truth (see HandCommitPolicy).
+	Repaired []string
 	// HandEdits are working-tree files edited while the publish ran: left
 	// as they are (not overwritten), and reported by fsck.
 	HandEdits []HandEdit
@@ -106,12 +119,9 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 	if err != nil {
 		return nil, err
 	}
-	ledgerTip, err := v.readRef(LedgerRef)
+	ledgerTip, err := v.requireLedger()
 	if err != nil {
 		return nil, err
-	}
-	if ledgerTip.IsZero() {
-		return nil, errNoLedger
 	}
 	prev, err := v.lastReceiptAt(ledgerTip, node)
 	if err != nil {
@@ -131,7 +141,7 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 	if err := v.checkSourceDir(absDir); err != nil {
 		return nil, fmt.Errorf("publish %s: %w", node, err)
 	}
-	snap, err := published.Scan(absDir, published.Options{
+	snap, err := published.ScanContext(ctx, absDir, published.Options{
 		Algorithm: v.Algorithm(),
 		Spec:      spec,
 		CachePath: v.StatePath("cache", "scan-"+cacheKey(absDir)),
@@ -141,6 +151,9 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 		return nil, fmt.Errorf("publish %s: %w", node, err)
 	}
 	clock.mark("scan")
+	if len(snap.Entries) == 0 && !opt.AllowEmpty {
+		return nil, fmt.Errorf("publish %s: %s: %w; publishing it would remove every file of published/%s (a render that failed before writing leaves an empty directory): check the render, or pass --allow-empty if the world-model really is empty", node, dir, ErrEmptySource, esc)
+	}
 	status, moved := published.Decide(prevFingerprints(prev), prev != nil, snap)
 	if storeSpec && status == "skipped" {
 		// A new spec is a material change of the node's definition even
@@ -149,7 +162,17 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 			status = "rendered"
 		}
 	}
+	files := make([]FileEntry, len(snap.Entries))
+	for i, e := range snap.Entries {
+		mode := filemode.Regular
+		if e.Mode&0o111 != 0 {
+			mode = filemode.Executable
+		}
+		files[i] = FileEntry{Path: e.Path, Mode: mode, Size: e.Size, OID: plumbing.Hash(e.GitOID)}
+	}
+	th := &treeHasher{versions: snapshotVersions(snap), cache: v.loadTreeCache()}
 	restored := false
+	var repaired []string
 	if status == "skipped" && len(snap.Entries) > 0 {
 		// The state did not move, but the branch lost the node's files (a
 		// `git rm` by hand): publish them again.
@@ -157,6 +180,17 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 			return nil, err
 		} else if !ok {
 			status, restored = "rendered", true
+			repaired = append(repaired, fmt.Sprintf("published/%s had been removed from the branch by a commit outside prose; published it again", esc))
+		}
+	}
+	if status == "skipped" && prev != nil && prev.Status != receipt.Failed && v.handCommitPolicy(node) == RestoreHandCommits {
+		why, err := v.handCommitted(ctx, th, files, tipCommit.TreeHash, esc, spec, prev)
+		if err != nil {
+			return nil, fmt.Errorf("publish %s: %w", node, err)
+		}
+		if why != "" {
+			status, restored = "rendered", true
+			repaired = append(repaired, fmt.Sprintf("published/%s had been changed by a commit outside prose (%s); restored it to the published truth", esc, why))
 		}
 	}
 	cfp := opt.ContractFingerprint
@@ -177,23 +211,14 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 	if err := r.Seal(); err != nil {
 		return nil, err
 	}
-	res := &PublishResult{Receipt: r, Moved: moved, Version: snap.Version, Stats: snap.Stats}
+	res := &PublishResult{Receipt: r, Moved: moved, Version: snap.Version, Stats: snap.Stats, Repaired: repaired}
 
 	b := v.newBatch()
-	var th *treeHasher
 	var branchCommit plumbing.Hash
 	var changes []change
 	var idx *gitIndex
 	when := now()
 	if status == "rendered" {
-		files := make([]FileEntry, len(snap.Entries))
-		for i, e := range snap.Entries {
-			mode := filemode.Regular
-			if e.Mode&0o111 != 0 {
-				mode = filemode.Executable
-			}
-			files[i] = FileEntry{Path: e.Path, Mode: mode, Size: e.Size, OID: plumbing.Hash(e.GitOID)}
-		}
 		var oldNode plumbing.Hash
 		if e, ok, err := v.lookup(tipCommit.TreeHash, "published/"+esc); err != nil {
 			return nil, err
@@ -201,7 +226,6 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 			oldNode = e.Hash
 		}
 		clock.mark("prep")
-		th = &treeHasher{versions: snapshotVersions(snap), cache: v.loadTreeCache()}
 		nodeTree, err := b.buildTree(th, files, absDir, oldNode)
 		clock.mark("buildTree")
 		if err != nil {
@@ -260,6 +284,11 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 	ledgerCommit, err := b.appendLedger(ledgerTip, r, moved, branchCommit, when)
 	if err != nil {
 		return nil, err
+	}
+	// The last safe point: nothing references the new objects yet.
+	if err := ctx.Err(); err != nil {
+		b.abort()
+		return nil, fmt.Errorf("publish %s: %w", node, err)
 	}
 	l := &landing{
 		batch:   b,
@@ -399,16 +428,26 @@ func snapshotVersions(snap *published.Snapshot) map[string][32]byte {
 
 // checkSourceDir refuses a source directory that holds the vault itself or
 // lies inside its .git or .prose directories: a world-model is what a render
-// wrote, never the store's own bookkeeping.
+// wrote, never the store's own bookkeeping. Both sides are compared with
+// symlinks resolved, so a link to the vault's .git is refused like the
+// directory itself.
 func (v *Vault) checkSourceDir(dir string) error {
 	within := func(path, parent string) bool {
 		rel, err := filepath.Rel(parent, path)
 		return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 	}
+	resolve := func(p string) string {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return r
+		}
+		return p
+	}
+	real := resolve(dir)
+	root, gitDir, state := resolve(v.root), resolve(v.gitDir), resolve(filepath.Join(v.root, StateDir))
 	switch {
-	case within(v.root, dir):
+	case within(root, real):
 		return fmt.Errorf("%s holds the vault itself; pass the directory the render wrote (for example published/<node> or a scratch directory)", dir)
-	case within(dir, v.gitDir), within(dir, filepath.Join(v.root, StateDir)):
+	case within(real, gitDir), within(real, state):
 		return fmt.Errorf("%s is inside the vault's own bookkeeping (.git or .prose); pass the directory the render wrote", dir)
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -165,6 +166,10 @@ func (v *Vault) reachable(tip plumbing.Hash) (map[plumbing.Hash]bool, error) {
 
 // cleanTemps removes temporary files that a killed writer left behind.
 // It runs under the writer lock, so no live writer is using them.
+// staleTemp is the age past which a temporary file outside the writer lock's
+// protection is a crashed write's, not one in progress.
+const staleTemp = time.Minute
+
 func (v *Vault) cleanTemps() {
 	if ents, err := os.ReadDir(v.StatePath("tmp")); err == nil {
 		for _, e := range ents {
@@ -184,6 +189,9 @@ func (v *Vault) cleanTemps() {
 			}
 		}
 	}
+	// dist/ holds the temporary manifest of a killed compile; compile holds
+	// no lock, so only temporaries old enough to be no write in progress go.
+	_, _ = durable.CleanTemps(filepath.Join(v.root, "dist"), staleTemp)
 	for _, d := range []string{filepath.Join(v.gitDir, "refs", "heads"), filepath.Join(v.gitDir, "refs", "prose"), v.StatePath(), v.StatePath("cache")} {
 		_, _ = durable.CleanTemps(d, 0)
 		ents, _ := os.ReadDir(d)

@@ -280,6 +280,25 @@ func (v *Vault) reindex() {
 	v.mu.Unlock()
 }
 
+// copyBlob streams the content of blob h to w.
+func (v *Vault) copyBlob(w io.Writer, h plumbing.Hash) error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	bl, err := object.GetBlob(v.storage, h)
+	if err != nil {
+		return fmt.Errorf("read blob %s: %w", h, err)
+	}
+	r, err := bl.Reader()
+	if err != nil {
+		return fmt.Errorf("read blob %s: %w", h, err)
+	}
+	defer r.Close()
+	if _, err := io.Copy(w, r); err != nil {
+		return fmt.Errorf("read blob %s: %w", h, err)
+	}
+	return nil
+}
+
 // lookup finds the entry at slash path p under tree root.
 func (v *Vault) lookup(root plumbing.Hash, p string) (object.TreeEntry, bool, error) {
 	cur := root

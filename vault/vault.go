@@ -40,6 +40,10 @@ type Options struct {
 	// NoFsync skips fsync calls. Only benchmarks that measure fsync's cost
 	// and tests on throwaway vaults set it.
 	NoFsync bool
+	// HandCommits decides, per node, what a publish does with commits made
+	// outside prose under published/<node>/; nil restores every node
+	// (RestoreHandCommits).
+	HandCommits func(node string) HandCommitPolicy
 }
 
 // Vault is an open vault. Its methods are safe for concurrent use inside one
@@ -118,12 +122,16 @@ func Open(root string, opt Options) (*Vault, error) {
 	return open(abs, cfg, opt)
 }
 
+// largeObject is the size above which go-git streams an object from disk
+// instead of loading it whole, so a large file never sits in memory.
+const largeObject = 1 << 20
+
 func open(root string, cfg *Config, opt Options) (*Vault, error) {
 	if opt.LockTimeout == 0 {
 		opt.LockTimeout = DefaultLockTimeout
 	}
 	gitDir := filepath.Join(root, ".git")
-	st := filesystem.NewStorageWithOptions(osfs.New(gitDir), cache.NewObjectLRU(64<<20), filesystem.Options{})
+	st := filesystem.NewStorageWithOptions(osfs.New(gitDir), cache.NewObjectLRU(64<<20), filesystem.Options{LargeObjectThreshold: largeObject})
 	if err := os.MkdirAll(filepath.Join(root, StateDir), 0o755); err != nil {
 		return nil, fmt.Errorf("open vault: %w", err)
 	}
@@ -142,6 +150,20 @@ type writer struct {
 // lockWriter takes the vault's writer lock, waiting up to the lock timeout,
 // then repairs whatever a crashed writer left behind.
 func (v *Vault) lockWriter(ctx context.Context, who string) (*writer, error) {
+	w, err := v.lockOnly(ctx, who)
+	if err != nil {
+		return nil, err
+	}
+	if err := v.repair(); err != nil {
+		w.release()
+		return nil, err
+	}
+	return w, nil
+}
+
+// lockOnly takes the writer lock without repairing: for fsck, which must
+// check a vault even when repair cannot write.
+func (v *Vault) lockOnly(ctx context.Context, who string) (*writer, error) {
 	timeout := v.opt.LockTimeout
 	if timeout < 0 {
 		timeout = 0 // one try
@@ -152,10 +174,6 @@ func (v *Vault) lockWriter(ctx context.Context, who string) (*writer, error) {
 	}
 	w := &writer{v: v, l: l}
 	if err := v.checkHead(); err != nil {
-		w.release()
-		return nil, err
-	}
-	if err := v.repair(); err != nil {
 		w.release()
 		return nil, err
 	}

@@ -153,10 +153,14 @@ const (
 	fileBlocked           // absent: a non-directory stands where a parent directory goes
 	fileRegular
 	fileDir
-	fileOther // a symlink, a device, …
+	fileOther  // a symlink, a device, …
+	fileLinked // behind a symlink: a directory on the way is a link (a hand edit), never followed
 )
 
 func (v *Vault) worktreeFile(rel string, idx *gitIndex) (plumbing.Hash, fileState, error) {
+	if v.linkedAncestor(rel) != "" {
+		return plumbing.ZeroHash, fileLinked, nil
+	}
 	full := filepath.Join(v.root, filepath.FromSlash(rel))
 	fi, err := os.Lstat(full)
 	if errors.Is(err, os.ErrNotExist) {
@@ -187,6 +191,34 @@ func (v *Vault) worktreeFile(rel string, idx *gitIndex) (plumbing.Hash, fileStat
 		return plumbing.ZeroHash, fileRegular, err
 	}
 	return h.Sum(), fileRegular, nil
+}
+
+// linkedAncestor returns the slash path of the nearest directory on the way
+// to rel that is a symbolic link in the working tree, or "". prose created
+// none of them (it writes directories only), so one is a hand edit or came
+// with a pull, and a write or delete through it would land outside the
+// vault: working-tree updates look at each directory on the way, without
+// following links, before touching a path.
+func (v *Vault) linkedAncestor(rel string) string {
+	for i := 0; i < len(rel); i++ {
+		if rel[i] != '/' {
+			continue
+		}
+		fi, err := os.Lstat(filepath.Join(v.root, filepath.FromSlash(rel[:i])))
+		if err != nil {
+			return ""
+		}
+		if fi.Mode()&os.ModeSymlink != 0 {
+			return rel[:i]
+		}
+	}
+	return ""
+}
+
+// linkEdit is the hand edit a symlinked directory on the way to rel makes.
+func (v *Vault) linkEdit(rel string) HandEdit {
+	a := v.linkedAncestor(rel)
+	return HandEdit{rel, "the directory " + a + " was replaced by a symlink; prose never writes or deletes through one (restore it: rm " + a + " && git checkout -- " + a + ")"}
 }
 
 // blockingFile returns the slash path of the nearest ancestor of rel that
@@ -259,6 +291,8 @@ func (v *Vault) checkClean(changes []change, idx *gitIndex) ([]HandEdit, error) 
 			return nil, err
 		}
 		switch {
+		case st == fileLinked:
+			edits = append(edits, v.linkEdit(c.Path))
 		case st == fileBlocked && c.New != nil:
 			if b := v.blockingFile(c.Path); b != "" && !removes()[b] {
 				edits = append(edits, HandEdit{c.Path, "untracked file " + b + " stands where its directory goes"})
@@ -377,6 +411,10 @@ func (v *Vault) apply(c change, idx *gitIndex, src map[plumbing.Hash]string) (*H
 	if err != nil {
 		return nil, err
 	}
+	if st == fileLinked {
+		e := v.linkEdit(c.Path)
+		return &e, nil
+	}
 	if st == fileDir && os.Remove(full) == nil {
 		st = fileAbsent // an empty directory where the file goes
 	}
@@ -453,6 +491,7 @@ func (v *Vault) checkout(full string, e *object.TreeEntry, src map[plumbing.Hash
 		return fmt.Errorf("update working tree: %w", err)
 	}
 	tmp := f.Name()
+	// The blob is streamed: a large file never sits whole in memory.
 	err = v.writeBlob(f, e.Hash, src[e.Hash])
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -589,10 +628,5 @@ func (v *Vault) writeBlob(f *os.File, h plumbing.Hash, path string) error {
 			}
 		}
 	}
-	data, err := v.blob(h)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	return err
+	return v.copyBlob(f, h)
 }

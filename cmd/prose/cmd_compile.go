@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -139,6 +140,9 @@ func runCompile(c *cli.Context) error {
 			return fmt.Errorf("compile: keep %s out of git status: %w", nextManifestPath, err)
 		}
 	}
+	// A compile killed mid-write left its temporary file: remove such
+	// leftovers (old enough to be no write in progress) before writing.
+	_, _ = durable.CleanTemps(filepath.Dir(next), time.Minute)
 	if err := durable.WriteFile(next, data, 0o644); err != nil {
 		return fmt.Errorf("compile: write %s: %w", next, err)
 	}

@@ -29,6 +29,7 @@ func publishCommand() *cli.Command {
 			&cli.StringFlag{Name: "contract-fingerprint", Usage: "contract fingerprint to record (default: from the active manifest, else \"none\")"},
 			&cli.StringSliceFlag{Name: "changed", Usage: "the only `PATH` (relative to DIR; a file or a directory, written or removed) that changed since the last publish from DIR; repeat for each"},
 			&cli.StringFlag{Name: "changed-from", Usage: "read the changed paths from `FILE`, one per line (- for standard input)"},
+			&cli.BoolFlag{Name: "allow-empty", Usage: "publish DIR even when it holds no files (this removes every file of the node)"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 2 {
@@ -54,7 +55,7 @@ func publishCommand() *cli.Command {
 				return err
 			}
 			defer v.Close()
-			res, err := v.Publish(c.Context, node, dir, vault.PublishOptions{Spec: spec, ContractFingerprint: c.String("contract-fingerprint"), Changed: changed})
+			res, err := v.Publish(c.Context, node, dir, vault.PublishOptions{Spec: spec, ContractFingerprint: c.String("contract-fingerprint"), Changed: changed, AllowEmpty: c.Bool("allow-empty")})
 			if err != nil {
 				return err
 			}
@@ -63,6 +64,9 @@ func publishCommand() *cli.Command {
 				for _, ph := range res.Phases {
 					fmt.Fprintf(c.App.ErrWriter, "%-16s %s\n", ph.Name, ph.Duration)
 				}
+			}
+			for _, what := range res.Repaired {
+				fmt.Fprintf(c.App.ErrWriter, "prose: repaired: %s\n", what)
 			}
 			for _, e := range res.HandEdits {
 				fmt.Fprintf(c.App.ErrWriter, "prose: warning: %s was edited during the publish and left as it is (%s); see prose fsck\n", e.Path, e.Reason)
@@ -84,6 +88,9 @@ func publishCommand() *cli.Command {
 			doc := map[string]any{"receipt": r.ToValue(), "moved": moved, "version": res.Version}
 			if !res.Commit.IsZero() {
 				doc["commit"] = res.Commit.String()
+			}
+			if len(res.Repaired) > 0 {
+				doc["repaired"] = res.Repaired
 			}
 			return out.emit(doc)
 		},

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -85,12 +87,13 @@ func receiptsCommand() *cli.Command {
 				Action: func(c *cli.Context) error {
 					out := newOutput(c)
 					if f := c.String("reactor"); f != "" {
-						data, err := os.ReadFile(f)
-						if err != nil {
+						rep, err := receipt.VerifyReactorFile(c.Context, f)
+						switch {
+						case errors.Is(err, context.Canceled):
+							return err
+						case errors.Is(err, receipt.ErrNotRegular), errors.Is(err, receipt.ErrTooLarge), errors.Is(err, os.ErrNotExist), errors.Is(err, os.ErrPermission):
 							return usageErrorf("--reactor: %v", err)
-						}
-						rep, err := receipt.VerifyReactorLedger(data)
-						if err != nil {
+						case err != nil:
 							return fmt.Errorf("%s: %w", f, err)
 						}
 						var probs []string

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
@@ -26,18 +27,64 @@ func main() {
 // run executes one command line and returns the process exit code:
 // 0 success, 1 the command ran and found failures, 2 usage error.
 func run(args []string, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, interrupted, stop := signalContext()
 	defer stop()
 	app := newApp(stdout, stderr)
 	err := app.RunContext(ctx, interspersed(app, hoistGlobalFlags(app, args)))
 	if err == nil {
 		return 0
 	}
+	if sig := interrupted(); sig != nil {
+		fmt.Fprintf(stderr, "prose: interrupted by %s: stopped at a safe point; the vault is as it was before this command\n", signalName(sig))
+		return 128 + int(sig.(syscall.Signal))
+	}
 	code, msg := classify(err)
 	if msg != "" {
 		fmt.Fprintf(stderr, "prose: %s\n", msg)
 	}
 	return code
+}
+
+// signalContext returns a context cancelled by the first SIGINT or SIGTERM,
+// and a function telling which signal came (nil if none). After the first
+// signal the default action is restored, so a second one ends the process
+// at once.
+func signalContext() (ctx context.Context, interrupted func() os.Signal, stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	var got atomic.Value
+	done := make(chan struct{})
+	go func() {
+		select {
+		case s := <-sigs:
+			got.Store(s)
+			signal.Stop(sigs)
+			cancel()
+		case <-done:
+		}
+	}()
+	interrupted = func() os.Signal {
+		s, _ := got.Load().(os.Signal)
+		return s
+	}
+	stop = func() {
+		signal.Stop(sigs)
+		close(done)
+		cancel()
+	}
+	return ctx, interrupted, stop
+}
+
+// signalName is the conventional name of the signals prose stops on.
+func signalName(s os.Signal) string {
+	switch s {
+	case syscall.SIGINT:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	}
+	return s.String()
 }
 
 // exitError carries an exit code and, unless silent, a message.

@@ -1,0 +1,136 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// The tests that measure memory or send signals run prose in a child
+// process: this test binary, re-executed with PROSE_TEST_CHILD=1, runs the
+// command line it is given instead of the tests.
+
+func TestMain(m *testing.M) {
+	if os.Getenv("PROSE_TEST_CHILD") == "1" {
+		if mb, err := strconv.Atoi(os.Getenv("PROSE_TEST_ADDRESS_MB")); err == nil && mb > 0 {
+			limitAddressSpace(int64(mb) << 20)
+		}
+		code := run(append([]string{"prose"}, os.Args[1:]...), os.Stdout, os.Stderr)
+		if f := os.Getenv("PROSE_TEST_PEAK_FILE"); f != "" {
+			// The peak of this process's own memory: the rusage a parent
+			// sees also counts the parent's memory shared until the exec.
+			if kb := procStatusKB("VmHWM:"); kb > 0 {
+				_ = os.WriteFile(f, []byte(strconv.FormatInt(kb, 10)), 0o644)
+			}
+		}
+		os.Exit(code)
+	}
+	os.Exit(m.Run())
+}
+
+// limitAddressSpace caps the process's address space at what it maps now
+// plus extra bytes: an allocation beyond fails (the Go runtime then stops
+// the process) instead of exhausting the machine. The cap is set from
+// inside because the runtime reserves address space when it starts.
+func limitAddressSpace(extra int64) {
+	if kb := procStatusKB("VmSize:"); kb > 0 {
+		lim := uint64(kb<<10 + extra)
+		_ = syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: lim, Max: lim})
+	}
+}
+
+// procStatusKB reads one kilobyte figure of /proc/self/status, or 0.
+func procStatusKB(field string) int64 {
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for line := range strings.SplitSeq(string(status), "\n") {
+		if rest, ok := strings.CutPrefix(line, field); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return kb
+		}
+	}
+	return 0
+}
+
+// childResult is the outcome of a prose command line run in a child.
+type childResult struct {
+	stdout, stderr string
+	code           int
+	peakRSS        int64 // bytes
+	signal         syscall.Signal
+}
+
+// child is a prose command line running in a child process.
+type child struct {
+	cmd       *exec.Cmd
+	out, errb bytes.Buffer
+	done      chan struct{} // closed when the child has exited
+	err       error         // from Wait, once done
+	peakFile  string        // where the child writes its peak RSS
+}
+
+// startChild starts prose args in a child process whose address space is
+// capped at what it maps at start plus addressMB (0: no cap).
+func startChild(t *testing.T, addressMB int, args ...string) *child {
+	t.Helper()
+	c := &child{cmd: exec.Command(os.Args[0], args...), done: make(chan struct{})}
+	c.peakFile = filepath.Join(t.TempDir(), "peak")
+	c.cmd.Env = append(os.Environ(), "PROSE_TEST_CHILD=1", "PROSE_TEST_ADDRESS_MB="+strconv.Itoa(addressMB), "PROSE_TEST_PEAK_FILE="+c.peakFile)
+	c.cmd.Stdout, c.cmd.Stderr = &c.out, &c.errb
+	if err := c.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		c.err = c.cmd.Wait()
+		close(c.done)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-c.done:
+		default:
+			c.cmd.Process.Kill()
+			<-c.done
+		}
+	})
+	return c
+}
+
+// finish waits for the child and collects what it did.
+func (c *child) finish(t *testing.T) childResult {
+	t.Helper()
+	<-c.done
+	cmd := c.cmd
+	if _, ok := c.err.(*exec.ExitError); c.err != nil && !ok {
+		t.Fatal(c.err)
+	}
+	res := childResult{stdout: c.out.String(), stderr: c.errb.String(), code: cmd.ProcessState.ExitCode()}
+	if data, err := os.ReadFile(c.peakFile); err == nil {
+		kb, _ := strconv.ParseInt(string(data), 10, 64)
+		res.peakRSS = kb << 10
+	} else if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		// No report (the child died): rusage, which may count more.
+		res.peakRSS = ru.Maxrss << 10 // kilobytes on Linux
+	}
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		res.signal = ws.Signal()
+	}
+	if strings.Contains(res.stderr, "goroutine ") || strings.Contains(res.stderr, "panic:") {
+		t.Fatalf("stack trace on stderr:\n%.4000s", res.stderr)
+	}
+	return res
+}
+
+// runChild runs prose args in a child process and waits for it.
+func runChild(t *testing.T, addressMB int, args ...string) childResult {
+	t.Helper()
+	return startChild(t, addressMB, args...).finish(t)
+}
