@@ -159,7 +159,7 @@ func casCommand() *cli.Command {
 						if err != nil {
 							return err
 						}
-						out.printf("%d objects checked, %d corrupt\n", checked, len(bad))
+						out.printf("%s checked, %d corrupt\n", nounCount(checked, "object"), len(bad))
 						if bad == nil {
 							bad = []string{}
 						}
@@ -197,7 +197,7 @@ func casCommand() *cli.Command {
 						if err != nil {
 							return err
 						}
-						out.printf("kept %d objects, removed %d (%d bytes)\n", stats.Kept, stats.Removed, stats.BytesFreed)
+						out.printf("kept %s, removed %d (%s)\n", nounCount(stats.Kept, "object"), stats.Removed, nounCount(int(stats.BytesFreed), "byte"))
 						return out.emit(stats)
 					})
 				},
