@@ -58,6 +58,9 @@ const (
 	CodeAmbiguous   = "ambiguous"
 	CodeCycle       = "cycle"
 	CodeCallerInput = "caller_input"
+
+	// upgrade
+	CodeUpgradeReview = "upgrade_review"
 )
 
 // CodeInfo describes one diagnostic code.
@@ -115,6 +118,7 @@ func init() {
 	def(CodeUnsatisfied, SeverityError, "a ### Requires need has no producer")
 	def(CodeAmbiguous, SeverityError, "a ### Requires need matches several producers and declares no fan-in")
 	def(CodeCycle, SeverityError, "subscriptions form a cycle")
+	def(CodeUpgradeReview, SeverityWarning, "prose upgrade found a retired form it does not rewrite (kind: system, ### Services, ### Wiring, ### Fulfillment, ### Memory): the author decides how it folds")
 	def(CodeCallerInput, SeverityInfo, "a ### Requires need is a caller input (run, run[], caller-provided) and is not wired")
 }
 
