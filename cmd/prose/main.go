@@ -93,6 +93,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			initCommand(),
 			checkCommand(),
 			compileCommand(),
+			upgradeCommand(),
 			graphCommand(),
 			idCommand(),
 			publishCommand(),
