@@ -21,6 +21,8 @@ type Record struct {
 	Ledger  plumbing.Hash // the ledger commit that appended it
 	Commit  plumbing.Hash // the branch commit of a rendered receipt, else zero
 	When    time.Time
+
+	message string // the ledger commit's message
 }
 
 // ledgerPath is where the ledger tree keeps a node's last receipt.
@@ -138,46 +140,35 @@ func (b *objectBatch) appendLedgerMessage(tip plumbing.Hash, r *receipt.Receipt,
 	return b.putCommit(&object.Commit{Author: sig, Committer: sig, Message: msg, TreeHash: root, ParentHashes: parents})
 }
 
-// Receipts calls fn for every receipt in the ledger, newest first.
+// Receipts calls fn for every receipt in the ledger, newest first. A vault
+// without its ledger ref (a plain git clone) is an error that names the
+// fetch command.
 func (v *Vault) Receipts(fn func(Record) error) error {
-	h, err := v.ledgerHead()
+	tip, err := v.requireLedger()
 	if err != nil {
 		return err
 	}
-	for !h.IsZero() {
-		c, err := v.commit(h)
-		if err != nil {
-			return err
-		}
-		r, ok, err := parseReceiptMessage(c.Message)
-		if err != nil {
-			return fmt.Errorf("ledger commit %s: %w", h, err)
-		}
-		if !ok && len(c.ParentHashes) == 0 {
-			return nil // the ledger's root
-		}
-		if !ok {
-			return fmt.Errorf("ledger commit %s carries no receipt; the ledger ref was moved by hand", h)
-		}
-		rec := Record{Receipt: r, Ledger: h, When: c.Committer.When}
-		if len(c.ParentHashes) > 1 {
-			rec.Commit = c.ParentHashes[1]
-		}
-		if err := fn(rec); err != nil {
-			return err
-		}
-		if len(c.ParentHashes) == 0 {
-			break
-		}
-		h = c.ParentHashes[0]
-	}
-	return nil
+	return v.walkLedger(tip, fn)
 }
 
 // ledgerHead is the ledger tip as readers see it. A writer moves the branch
 // before the ledger, so every receipt on the ledger has taken effect.
 func (v *Vault) ledgerHead() (plumbing.Hash, error) {
 	return v.readRef(LedgerRef)
+}
+
+// requireLedger returns the ledger tip, or errNoLedger when the vault has
+// no ledger ref (a plain `git clone` leaves it behind). Every reader and
+// writer that needs the ledger asks here, so all of them say the same.
+func (v *Vault) requireLedger() (plumbing.Hash, error) {
+	h, err := v.readRef(LedgerRef)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if h.IsZero() {
+		return plumbing.ZeroHash, errNoLedger
+	}
+	return h, nil
 }
 
 // errNoLedger explains a vault whose ledger ref is missing.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -219,5 +220,23 @@ func TestManyFacetPublishSummarizes(t *testing.T) {
 	out = mustProse(t, "publish", "n", src, "--vault", vdir, "--verbose")
 	if lines := strings.Count(out, "\n"); lines != 104 || strings.Contains(out, "more") {
 		t.Errorf("publish --verbose printed %d lines, want 104", lines)
+	}
+}
+
+// TestPlainCloneNamesTheFetch: a plain `git clone` of a vault has no ledger
+// ref; log, receipts list and verify say so with the fetch command and
+// exit 1, instead of printing an empty history.
+func TestPlainCloneNamesTheFetch(t *testing.T) {
+	git := needGit(t)
+	vdir := habitVault(t)
+	clone := filepath.Join(t.TempDir(), "clone")
+	if out, err := exec.Command(git, "clone", "-q", vdir, clone).CombinedOutput(); err != nil {
+		t.Fatalf("git clone: %v\n%s", err, out)
+	}
+	for _, args := range [][]string{{"log"}, {"receipts", "list"}, {"receipts", "verify"}, {"receipts", "show", "n"}} {
+		out, errs, code := prose(t, append(args, "--vault", clone)...)
+		if code != 1 || out != "" || !strings.Contains(errs, "git fetch origin refs/prose/ledger:refs/prose/ledger") {
+			t.Errorf("prose %s in a plain clone: exit %d, %q %q", strings.Join(args, " "), code, out, errs)
+		}
 	}
 }
