@@ -181,3 +181,20 @@ func BenchmarkHistory(b *testing.B) {
 		b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/1000, "µs/receipt")
 	})
 }
+
+// TestPublishReportsItsPhases: PublishOptions.Progress hears every phase the
+// result lists, in order.
+func TestPublishReportsItsPhases(t *testing.T) {
+	v := newVault(t)
+	src := filepath.Join(t.TempDir(), "render")
+	writeTree(t, src, map[string]string{"a/x.json": `{"n": 1}`})
+	var heard []string
+	res := publish(t, v, "n", src, PublishOptions{Progress: func(p string) { heard = append(heard, p) }})
+	var want []string
+	for _, p := range res.Phases {
+		want = append(want, p.Name)
+	}
+	if len(want) < 3 || strings.Join(heard, ",") != strings.Join(want, ",") {
+		t.Fatalf("heard %v, phases %v", heard, want)
+	}
+}

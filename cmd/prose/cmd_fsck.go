@@ -20,18 +20,23 @@ func fsckCommand() *cli.Command {
 				return err
 			}
 			defer v.Close()
+			bar, stop := spinner(c, "fsck: git objects, receipts, published state")
 			rep, err := v.Fsck(c.Context)
 			if err != nil {
+				stop()
 				return err
 			}
 			st, err := openStore(v)
 			if err != nil {
+				stop()
 				return err
 			}
+			bar.Describe("fsck: cas objects")
 			var casBad []casProblem
 			checked, _, err := st.Verify(func(id cas.ID, err error) {
 				casBad = append(casBad, casProblem{id.String(), err.Error()})
 			})
+			stop()
 			if err != nil {
 				return err
 			}

@@ -44,7 +44,10 @@ func publishCommand() *cli.Command {
 				return err
 			}
 			defer v.Close()
-			res, err := v.Publish(c.Context, node, dir, vault.PublishOptions{Spec: spec, ContractFingerprint: c.String("contract-fingerprint")})
+			bar, stop := spinner(c, "publish "+node)
+			res, err := v.Publish(c.Context, node, dir, vault.PublishOptions{Spec: spec, ContractFingerprint: c.String("contract-fingerprint"),
+				Progress: func(phase string) { bar.Describe("publish " + node + ": " + phase + " done"); bar.Add(1) }})
+			stop()
 			if err != nil {
 				return err
 			}

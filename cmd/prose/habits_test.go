@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -238,5 +240,48 @@ func TestPlainCloneNamesTheFetch(t *testing.T) {
 		if code != 1 || out != "" || !strings.Contains(errs, "git fetch origin refs/prose/ledger:refs/prose/ledger") {
 			t.Errorf("prose %s in a plain clone: exit %d, %q %q", strings.Join(args, " "), code, out, errs)
 		}
+	}
+}
+
+// TestCasGetJSONStreams: `cas get --json` of a large object encodes as it
+// reads — what it allocates stays a small fraction of the object — and
+// the document decodes to the object.
+func TestCasGetJSONStreams(t *testing.T) {
+	tmp := t.TempDir()
+	vdir := filepath.Join(tmp, "v")
+	mustProse(t, "init", vdir)
+	const size = 24 << 20
+	blob := make([]byte, size)
+	for i := range blob {
+		blob[i] = byte(i*7 + i>>9)
+	}
+	f := filepath.Join(tmp, "blob")
+	os.WriteFile(f, blob, 0o644)
+	id := strings.TrimSpace(mustProse(t, "cas", "put", f, "--vault", vdir))
+	outFile, err := os.Create(filepath.Join(tmp, "out.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errb strings.Builder
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	code := run([]string{"prose", "cas", "get", id, "--json", "--vault", vdir}, outFile, &errb)
+	runtime.ReadMemStats(&after)
+	outFile.Close()
+	if code != 0 {
+		t.Fatalf("cas get --json: exit %d %s", code, errb.String())
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > size/4 {
+		t.Errorf("cas get --json of %d bytes allocated %d bytes: it does not stream", size, alloc)
+	}
+	data, _ := os.ReadFile(filepath.Join(tmp, "out.json"))
+	var doc struct {
+		ID      string `json:"id"`
+		Size    int    `json:"size"`
+		Content []byte `json:"content_base64"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil || doc.ID != id || doc.Size != size || !bytes.Equal(doc.Content, blob) {
+		t.Fatalf("the document: %v id %s size %d", err, doc.ID, doc.Size)
 	}
 }
