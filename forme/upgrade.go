@@ -112,7 +112,7 @@ func UpgradeSource(path string, src []byte) *Upgrade {
 					maintains = s
 				}
 			case s.Key == "ensures":
-				review(s.Pos, "%s: ### Ensures in a %s: it becomes ### Maintains in a responsibility and ### Returns in a function; set the kind, then run prose upgrade again", c.Name, kind)
+				review(s.Pos, "%s: ### Ensures under kind: %s: it becomes ### Maintains in a responsibility and ### Returns in a function; set the kind, then run prose upgrade again", c.Name, kindLabel(c))
 			case s.Key == "constraints":
 				rename("Invariants")
 			case s.Key == "services" || s.Key == "wiring":
@@ -129,7 +129,7 @@ func UpgradeSource(path string, src []byte) *Upgrade {
 				continue
 			}
 			if kind != KindResponsibility && kind != KindGateway {
-				review(s.Pos, "%s: ### Criteria of a %s: postconditions belong to a responsibility's ### Maintains; the author decides where these go", c.Name, kind)
+				review(s.Pos, "%s: ### Criteria under kind: %s: postconditions belong to a responsibility's ### Maintains; the author decides where these go", c.Name, kindLabel(c))
 				continue
 			}
 			body := postconditionLines(r.lines[s.Pos.Line:end(s.Pos.Line)])
@@ -155,6 +155,14 @@ func UpgradeSource(path string, src []byte) *Upgrade {
 	}
 	u.New = r.bytes()
 	return u
+}
+
+// kindLabel is the kind as the file writes it, retired kinds included.
+func kindLabel(c *Contract) string {
+	if c.Retired != "" {
+		return c.Retired
+	}
+	return string(c.Kind)
 }
 
 // postconditionLines turns a ### Criteria body into postconditions: each
