@@ -37,24 +37,47 @@ const historyCacheFile = "cache/history"
 // historyMagic opens the cache file; a file without it is ignored.
 var historyMagic = []byte("prose history cache 1\n")
 
-// historyChunk is how many ledger commits are read before their receipts
-// are parsed together: large enough to keep every core busy, small enough
-// that `prose log -n 1` reads little.
-const historyChunk = 256
+// Ledger commits are read in chunks before their receipts are parsed
+// together: the first chunk is small, so `prose log -n 1` reads little, and
+// they grow to a size that keeps every core busy.
+const (
+	firstHistoryChunk = 16
+	maxHistoryChunk   = 256
+)
+
+// cacheAfter is how many commits a walk reads straight from git before it
+// loads the cache: a short walk never pays for loading it. (A variable
+// only so tests can move it.)
+var cacheAfter = 64
 
 // historyCache maps commit ids to raw commit bodies (what follows the git
 // object header), as read from the cache file, plus what this reader adds.
 type historyCache struct {
 	path    string
+	loaded  bool // recs holds the file, and what is read from git is added
 	recs    map[plumbing.Hash][]byte
 	pending []byte // records to append
 }
 
+// newHistoryCache is the cache of v, not loaded yet: it reads from git and
+// records nothing until load.
+func (v *Vault) newHistoryCache() *historyCache {
+	return &historyCache{path: v.StatePath(filepath.FromSlash(historyCacheFile)), recs: map[plumbing.Hash][]byte{}}
+}
+
+// loadHistoryCache returns v's cache, loaded.
 func (v *Vault) loadHistoryCache() *historyCache {
-	c := &historyCache{path: v.StatePath(filepath.FromSlash(historyCacheFile)), recs: map[plumbing.Hash][]byte{}}
+	c := v.newHistoryCache()
+	c.load()
+	return c
+}
+
+// load reads the cache file; from then on, commits read from git are added.
+func (c *historyCache) load() {
+	c.loaded = true
 	data, err := os.ReadFile(c.path)
 	if err != nil || !bytes.HasPrefix(data, historyMagic) {
-		return c
+		return
 	}
 	// Records: 20-byte id, 4-byte big-endian length, the body. A torn or
 	// damaged tail ends the file as far as readers are concerned.
@@ -68,7 +91,6 @@ func (v *Vault) loadHistoryCache() *historyCache {
 		c.recs[h] = rest[24 : 24+n]
 		rest = rest[24+n:]
 	}
-	return c
 }
 
 // commitHash is the git object id of a commit with this body.
@@ -100,6 +122,9 @@ func (v *Vault) rawCommit(c *historyCache, h plumbing.Hash) ([]byte, error) {
 	v.mu.Unlock()
 	if err != nil {
 		return nil, fmt.Errorf("read commit %s: %w", h, err)
+	}
+	if !c.loaded {
+		return body, nil
 	}
 	c.recs[h] = body
 	var hdr [24]byte
@@ -213,12 +238,16 @@ func signatureTime(line []byte) time.Time {
 // walkLedger calls fn for every receipt on the ledger from tip down its
 // first parents, newest first. fn's error stops the walk and is returned.
 func (v *Vault) walkLedger(tip plumbing.Hash, fn func(Record) error) error {
-	cache := v.loadHistoryCache()
+	cache := v.newHistoryCache()
 	defer cache.flush()
 	h := tip
+	read, chunk := 0, firstHistoryChunk
 	for !h.IsZero() {
-		batch := make([]ledgerCommit, 0, historyChunk)
-		for len(batch) < historyChunk && !h.IsZero() {
+		if read >= cacheAfter && !cache.loaded {
+			cache.load()
+		}
+		batch := make([]ledgerCommit, 0, chunk)
+		for len(batch) < chunk && !h.IsZero() {
 			body, err := v.rawCommit(cache, h)
 			if err != nil {
 				return err
@@ -228,11 +257,13 @@ func (v *Vault) walkLedger(tip plumbing.Hash, fn func(Record) error) error {
 				return err
 			}
 			batch = append(batch, lc)
+			read++
 			h = plumbing.ZeroHash
 			if len(lc.parents) > 0 {
 				h = lc.parents[0]
 			}
 		}
+		chunk = min(2*chunk, maxHistoryChunk)
 		parallel.For(len(batch), func(i int) {
 			lc := &batch[i]
 			lc.rec, lc.ok, lc.err = parseReceiptMessage(lc.msg)

@@ -87,6 +87,8 @@ func TestMissingLedgerIsNamed(t *testing.T) {
 // TestHistoryCacheNeverChangesWhatIsRead: the history read through a cold,
 // warm, damaged or foreign cache is the history read from git.
 func TestHistoryCacheNeverChangesWhatIsRead(t *testing.T) {
+	defer func(n int) { cacheAfter = n }(cacheAfter)
+	cacheAfter = 0
 	v := chainVault(t, 12)
 	cache := v.StatePath(filepath.FromSlash(historyCacheFile))
 	os.Remove(cache)
@@ -131,6 +133,8 @@ func TestHistoryCacheNeverChangesWhatIsRead(t *testing.T) {
 // TestWarmHistoryReadsNoGitObjects: once cached, reading history opens no
 // git object, so its cost grows with the receipts read and nothing more.
 func TestWarmHistoryReadsNoGitObjects(t *testing.T) {
+	defer func(n int) { cacheAfter = n }(cacheAfter)
+	cacheAfter = 0
 	v := chainVault(t, 9)
 	hashes(t, v) // warms the cache
 	c := v.loadHistoryCache()
@@ -196,5 +200,37 @@ func TestPublishReportsItsPhases(t *testing.T) {
 	}
 	if len(want) < 3 || strings.Join(heard, ",") != strings.Join(want, ",") {
 		t.Fatalf("heard %v, phases %v", heard, want)
+	}
+}
+
+// TestShortWalkLeavesTheCacheAlone: reading the newest receipts (log -n 1)
+// neither loads nor writes the cache, so its cost does not grow with the
+// history.
+func TestShortWalkLeavesTheCacheAlone(t *testing.T) {
+	defer func(n int) { cacheAfter = n }(cacheAfter)
+	cacheAfter = 5
+	v := chainVault(t, 12)
+	cache := v.StatePath(filepath.FromSlash(historyCacheFile))
+	os.Remove(cache)
+	stop := errors.New("stop")
+	n := 0
+	if err := v.Receipts(func(Record) error {
+		n++
+		if n == 2 {
+			return stop
+		}
+		return nil
+	}); err != stop {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(cache); err == nil {
+		t.Fatal("a short walk wrote the cache")
+	}
+	// A whole history that fits in the first chunk never loads it either.
+	if got := hashes(t, v); len(got) != 12 {
+		t.Fatalf("%d receipts", len(got))
+	}
+	if _, err := os.Stat(cache); err == nil {
+		t.Fatal("a walk shorter than the first chunk wrote the cache")
 	}
 }
