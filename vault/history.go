@@ -80,7 +80,9 @@ func (c *historyCache) load() {
 		return
 	}
 	// Records: 20-byte id, 4-byte big-endian length, the body. A torn or
-	// damaged tail ends the file as far as readers are concerned.
+	// damaged tail ends the file as far as readers are concerned. Bodies
+	// run to about 2 KB: size the map for that.
+	c.recs = make(map[plumbing.Hash][]byte, len(data)/2048)
 	for rest := data[len(historyMagic):]; len(rest) >= 24; {
 		n := binary.BigEndian.Uint32(rest[20:24])
 		if uint64(n) > uint64(len(rest)-24) {
@@ -160,7 +162,7 @@ type ledgerCommit struct {
 	id      plumbing.Hash
 	parents []plumbing.Hash
 	when    time.Time
-	msg     string
+	msg     []byte // shares the commit body
 	rec     *receipt.Receipt
 	ok      bool // the message carries a receipt
 	err     error
@@ -192,7 +194,7 @@ func parseCommitBody(id plumbing.Hash, body []byte) (ledgerCommit, error) {
 			lc.when = signatureTime(line)
 		}
 	}
-	lc.msg = string(rest)
+	lc.msg = rest
 	return lc, nil
 }
 
@@ -266,7 +268,7 @@ func (v *Vault) walkLedger(tip plumbing.Hash, fn func(Record) error) error {
 		chunk = min(2*chunk, maxHistoryChunk)
 		parallel.For(len(batch), func(i int) {
 			lc := &batch[i]
-			lc.rec, lc.ok, lc.err = parseReceiptMessage(lc.msg)
+			lc.rec, lc.ok, lc.err = parseReceiptBytes(lc.msg)
 		})
 		for _, lc := range batch {
 			if lc.err != nil {

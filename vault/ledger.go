@@ -22,7 +22,7 @@ type Record struct {
 	Commit  plumbing.Hash // the branch commit of a rendered receipt, else zero
 	When    time.Time
 
-	message string // the ledger commit's message
+	message []byte // the ledger commit's message
 }
 
 // ledgerPath is where the ledger tree keeps a node's last receipt.
@@ -55,11 +55,17 @@ func receiptMessage(r *receipt.Receipt, moved []string) ([]byte, error) {
 // parseReceiptMessage extracts the receipt from a commit message written by
 // receiptMessage. ok is false for commits that carry no receipt.
 func parseReceiptMessage(msg string) (*receipt.Receipt, bool, error) {
-	i := strings.Index(msg, "\n\n{")
+	return parseReceiptBytes([]byte(msg))
+}
+
+// parseReceiptBytes is parseReceiptMessage on the message's bytes, which it
+// does not keep.
+func parseReceiptBytes(msg []byte) (*receipt.Receipt, bool, error) {
+	i := bytes.Index(msg, []byte("\n\n{"))
 	if i < 0 {
 		return nil, false, nil
 	}
-	r, err := receipt.Parse([]byte(msg[i+2:]))
+	r, err := receipt.Parse(msg[i+2:])
 	if err != nil {
 		return nil, true, err
 	}

@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -122,10 +123,10 @@ func (v *Vault) branchCarries(cache *historyCache, rec Record) error {
 	if err != nil {
 		return err
 	}
-	if bc.msg == rec.message {
+	if bytes.Equal(bc.msg, rec.message) {
 		return nil
 	}
-	br, ok, err := parseReceiptMessage(bc.msg)
+	br, ok, err := parseReceiptBytes(bc.msg)
 	if err != nil || !ok || br.ContentHash != rec.Receipt.ContentHash {
 		return fmt.Errorf("branch commit %s does not carry this receipt", rec.Commit)
 	}
