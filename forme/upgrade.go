@@ -303,10 +303,24 @@ func (r *rewriter) blankAround(line int, lines []string) []string {
 		out = append(out, "")
 	}
 	out = append(out, lines...)
-	if line < len(r.lines) {
+	if r.keptAfter(line) {
 		out = append(out, "")
 	}
 	return out
+}
+
+// keptAfter reports whether any text that is not removed follows line.
+func (r *rewriter) keptAfter(line int) bool {
+	for j := line + 1; j <= len(r.lines); j++ {
+		rep, edited := r.repl[j]
+		if edited && rep == nil {
+			continue
+		}
+		if edited || strings.TrimSpace(r.lines[j-1]) != "" {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *rewriter) bytes() []byte {
