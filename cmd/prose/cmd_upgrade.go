@@ -225,13 +225,17 @@ func hasKind(p string) (bool, error) {
 	return false, nil
 }
 
-// applyUpgrade writes the plan: in a vault as one commit, elsewhere file by
-// file (the new file durably written before a renamed source is removed).
-// It returns the commit, or "" outside a vault.
+// applyUpgrade writes the plan. In a vault the committed sources change in
+// one commit; sources the branch does not hold (not committed yet) are
+// rewritten in place, like files outside a vault: the new file durably
+// written before a renamed source is removed. It returns the commit, or ""
+// when none was made.
 func applyUpgrade(c *cli.Context, v *vault.Vault, plans []*forme.Upgrade) (string, error) {
+	var loose []*forme.Upgrade
+	commit := ""
 	if v != nil {
 		files := map[string][]byte{}
-		var lines []string
+		var lines, edited []string
 		for _, u := range plans {
 			oldRel, err := vaultRel(v, u.Path)
 			if err != nil {
@@ -241,40 +245,57 @@ func applyUpgrade(c *cli.Context, v *vault.Vault, plans []*forme.Upgrade) (strin
 			if err != nil {
 				return "", err
 			}
+			committed, tracked, err := v.ReadFile(oldRel)
+			if err != nil {
+				return "", fmt.Errorf("upgrade: %w", err)
+			}
+			if !tracked {
+				loose = append(loose, u)
+				continue
+			}
+			if !bytes.Equal(committed, u.Old) {
+				edited = append(edited, u.Path)
+			}
 			if newRel != oldRel {
 				files[oldRel] = nil
 			}
 			files[newRel] = u.New
 			lines = append(lines, u.Changes...)
 		}
-		msg := fmt.Sprintf("Upgrade %s to the current Contract Markdown\n\n%s\n", nounCount(len(plans), "contract source"), strings.Join(lines, "\n"))
-		h, err := v.CommitFiles(c.Context, "prose upgrade", msg, files)
-		if err != nil {
-			return "", fmt.Errorf("upgrade: %w (nothing was changed)", err)
+		if len(edited) > 0 {
+			return "", fmt.Errorf("upgrade: %s differ from the branch (uncommitted edits): commit or restore them, then run prose upgrade again (nothing was changed)", strings.Join(edited, ", "))
 		}
-		if h.IsZero() {
-			return "", nil
+		if len(files) > 0 {
+			msg := fmt.Sprintf("Upgrade %s to the current Contract Markdown\n\n%s\n", nounCount(len(lines), "rewrite"), strings.Join(lines, "\n"))
+			h, err := v.CommitFiles(c.Context, "prose upgrade", msg, files)
+			if err != nil {
+				return "", fmt.Errorf("upgrade: %w (nothing was changed)", err)
+			}
+			if !h.IsZero() {
+				commit = h.String()
+			}
 		}
-		return h.String(), nil
+	} else {
+		loose = plans
 	}
-	for _, u := range plans {
+	for _, u := range loose {
 		info, err := os.Stat(u.Path)
 		if err != nil {
-			return "", fmt.Errorf("upgrade: %w", err)
+			return commit, fmt.Errorf("upgrade: %w", err)
 		}
 		if err := durable.WriteFile(u.NewPath, u.New, info.Mode().Perm()); err != nil {
-			return "", fmt.Errorf("upgrade %s: %w", u.Path, err)
+			return commit, fmt.Errorf("upgrade %s: %w", u.Path, err)
 		}
 		if u.NewPath != u.Path {
 			if err := os.Remove(u.Path); err != nil {
-				return "", fmt.Errorf("upgrade: %s was written but %s could not be removed: %w", u.NewPath, u.Path, err)
+				return commit, fmt.Errorf("upgrade: %s was written but %s could not be removed: %w", u.NewPath, u.Path, err)
 			}
 			if err := durable.SyncDir(filepath.Dir(u.Path)); err != nil {
-				return "", fmt.Errorf("upgrade %s: %w", u.Path, err)
+				return commit, fmt.Errorf("upgrade %s: %w", u.Path, err)
 			}
 		}
 	}
-	return "", nil
+	return commit, nil
 }
 
 // vaultRel turns a displayed path into the vault-relative slash path

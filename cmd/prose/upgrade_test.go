@@ -109,3 +109,47 @@ func TestUpgradeUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestUpgradeInVaultLeavesUncommittedWork: sources the branch does not hold
+// are rewritten in place and left uncommitted; a committed source with
+// uncommitted edits stops the upgrade before anything changes.
+func TestUpgradeInVaultLeavesUncommittedWork(t *testing.T) {
+	vdir, git := legacyVault(t)
+	t.Chdir(vdir)
+	head := strings.TrimSpace(gitOut(t, git, vdir, "rev-parse", "HEAD"))
+	report := filepath.Join(vdir, "src", "report.prose.md")
+	data, _ := os.ReadFile(report)
+	os.WriteFile(report, append(data, []byte("\nAn edit not committed.\n")...), 0o644)
+	_, errs, code := prose(t, "upgrade")
+	if code != 1 || !strings.Contains(errs, "src/report.prose.md differ from the branch") || !strings.Contains(errs, "nothing was changed") {
+		t.Fatalf("upgrade over an uncommitted edit: exit %d %q", code, errs)
+	}
+	if now := strings.TrimSpace(gitOut(t, git, vdir, "rev-parse", "HEAD")); now != head {
+		t.Fatal("the refused upgrade committed")
+	}
+	if st := gitOut(t, git, vdir, "status", "--porcelain"); st != " M src/report.prose.md\n" {
+		t.Fatalf("the refused upgrade changed files:\n%s", st)
+	}
+	gitOut(t, git, vdir, "checkout", "--", "src/report.prose.md")
+
+	// A new, uncommitted legacy source beside the committed ones.
+	extra := filepath.Join(vdir, "src", "extra.prose.md")
+	os.WriteFile(extra, []byte("---\nname: extra\nkind: service\n---\n\n### Ensures\n\n- `x`: a value\n"), 0o644)
+	out, errs, _ := prose(t, "upgrade", "--json")
+	var doc struct {
+		Commit string `json:"commit"`
+	}
+	json.Unmarshal([]byte(out), &doc)
+	if doc.Commit == "" {
+		t.Fatalf("upgrade: %s %s", out, errs)
+	}
+	if files := gitOut(t, git, vdir, "show", "--name-only", "--format=", doc.Commit); strings.Contains(files, "extra") {
+		t.Errorf("the uncommitted source was committed:\n%s", files)
+	}
+	if got, _ := os.ReadFile(extra); !strings.Contains(string(got), "kind: function") || !strings.Contains(string(got), "### Returns") {
+		t.Errorf("the uncommitted source was not rewritten:\n%s", got)
+	}
+	if st := gitOut(t, git, vdir, "status", "--porcelain"); st != "?? src/extra.prose.md\n" {
+		t.Errorf("after the upgrade:\n%s", st)
+	}
+}
