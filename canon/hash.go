@@ -97,7 +97,7 @@ func ParseToken(tok string) (Algorithm, []byte, error) {
 	}
 	a, err := ParseAlgorithm(name)
 	if err != nil {
-		return "", nil, fmt.Errorf("canon: token %s: unknown hash algorithm %q (use \"blake3\" or \"sha256\")", quoteForError(tok), name)
+		return "", nil, fmt.Errorf("canon: token %s: unknown hash algorithm %s (use \"blake3\" or \"sha256\")", quoteForError(tok), quoteForError(name))
 	}
 	if len(digits) != 2*Size {
 		return "", nil, fmt.Errorf("canon: token %s: want %d hex digits after the colon, have %d", quoteForError(tok), 2*Size, len(digits))

@@ -131,7 +131,7 @@ func analyze(c *Contract, report func(Diagnostic)) *unit {
 	for _, s := range c.Sections {
 		switch {
 		case s.Retired:
-			d(CodeSectionRetired, s.Pos, "%s: ### %s is retired: use %s", c.Name, s.Heading, retiredSections[s.Key])
+			d(CodeSectionRetired, s.Pos, "%s: ### %s is retired and never executes: use %s (%s)", c.Name, s.Heading, retiredSections[s.Key], upgradeHint(s.Key))
 		case !s.Known:
 			d(CodeSectionUnknown, s.Pos, "%s: ### %s is not a Contract Markdown section; it is kept as documentation (rename it if it was meant as one)", c.Name, s.Heading)
 		case !sectionApplies(s.Key, c.Kind) && c.Retired == "":

@@ -58,6 +58,9 @@ const (
 	CodeAmbiguous   = "ambiguous"
 	CodeCycle       = "cycle"
 	CodeCallerInput = "caller_input"
+
+	// upgrade
+	CodeUpgradeReview = "upgrade_review"
 )
 
 // CodeInfo describes one diagnostic code.
@@ -80,13 +83,13 @@ func init() {
 	def(CodeFrontmatterInvalid, SeverityError, "the frontmatter is not valid YAML, not a mapping, not terminated, or has a non-scalar identity field")
 	def(CodeKindMissing, SeverityError, "the frontmatter has no kind")
 	def(CodeKindUnknown, SeverityError, "the frontmatter kind is not one of responsibility, function, gateway, pattern, test")
-	def(CodeKindRetired, SeverityWarning, "the kind is retired (service, system); the message names its replacement")
+	def(CodeKindRetired, SeverityError, "the kind is retired (service, system) and never executes; the message names its replacement and `prose upgrade`")
 	def(CodeNameMissing, SeverityWarning, "no frontmatter name; the # title or the file name was used")
 	def(CodeNameDuplicate, SeverityError, "two contracts share a name")
 	def(CodeIDMissing, SeverityWarning, "a responsibility has no id; its name stands in")
 	def(CodeIDNoncanonical, SeverityWarning, "an id is not a 26-character uppercase Crockford base32 UUIDv7")
 	def(CodeIDDuplicate, SeverityError, "two responsibilities share an id")
-	def(CodeSectionRetired, SeverityWarning, "a retired section (Ensures, Criteria, Fulfillment, Constraints, Memory, Services, Wiring); the message names its replacement")
+	def(CodeSectionRetired, SeverityError, "a retired section (Ensures, Criteria, Fulfillment, Constraints, Memory, Services, Wiring) never executes; the message names its replacement and `prose upgrade`")
 	def(CodeSectionUnknown, SeverityInfo, "an unknown ### section, kept as documentation")
 	def(CodeSectionNotApplicable, SeverityWarning, "a canonical section that does not apply to the contract's kind")
 	def(CodeSectionRepeated, SeverityInfo, "a section heading repeats; the bodies are read together")
@@ -115,6 +118,7 @@ func init() {
 	def(CodeUnsatisfied, SeverityError, "a ### Requires need has no producer")
 	def(CodeAmbiguous, SeverityError, "a ### Requires need matches several producers and declares no fan-in")
 	def(CodeCycle, SeverityError, "subscriptions form a cycle")
+	def(CodeUpgradeReview, SeverityWarning, "prose upgrade found a retired form it does not rewrite (kind: system, ### Services, ### Wiring, ### Fulfillment, ### Memory): the author decides how it folds")
 	def(CodeCallerInput, SeverityInfo, "a ### Requires need is a caller input (run, run[], caller-provided) and is not wired")
 }
 

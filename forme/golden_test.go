@@ -132,3 +132,68 @@ func TestGoldenGraphs(t *testing.T) {
 		})
 	}
 }
+
+// TestEveryWiringRuleDrawsItsEdges names, for each wiring rule and each
+// fan-in keyword, a fixture need and the edges it must draw: dropping the
+// rule (or the keyword) loses those edges and fails here by name, not only
+// as a changed golden file.
+func TestEveryWiringRuleDrawsItsEdges(t *testing.T) {
+	cases := []struct {
+		fixture, subscriber, need, rule string
+		edges                           []string // producer.facet
+	}{
+		{"wiring", "archive", "events.raw", RuleExplicit, []string{"events.raw"}},
+		{"wiring", "intake", "raw", RuleFacetNeed, []string{"events.raw"}},
+		{"wiring", "digest", "the open and closed facets of the ledger", RuleFacetMention, []string{"ledger.closed", "ledger.open"}},
+		{"wiring", "digest", "the current copy kept by the archive", RuleNamedProducer, []string{"archive.@atomic"}},
+		{"wiring", "digest", "AcceptedItem", RuleNormalized, []string{"intake.@atomic"}},
+		{"wiring", "intake", "emits from events", RuleEmits, []string{"events.@atomic"}},
+		{"wiring", "board", "signal", RuleFacetNeed, []string{"intake.signal", "ledger.signal"}},
+		{"fanin", "by-every", "signal", RuleFacetNeed, []string{"alpha.signal", "beta.signal"}},
+		{"fanin", "by-all", "signal", RuleFacetNeed, []string{"alpha.signal", "beta.signal"}},
+		{"fanin", "by-each", "signal", RuleFacetNeed, []string{"alpha.signal", "beta.signal"}},
+		{"fanin", "by-fan-in", "signal", RuleFacetNeed, []string{"alpha.signal", "beta.signal"}},
+	}
+	manifests := map[string]*Manifest{}
+	for _, c := range cases {
+		m := manifests[c.fixture]
+		if m == nil {
+			var diags []Diagnostic
+			m, diags, _ = compileFixture(t, c.fixture)
+			if HasErrors(diags) {
+				t.Fatalf("%s: %v", c.fixture, diags)
+			}
+			manifests[c.fixture] = m
+		}
+		var found *Binding
+		for i, b := range m.Wiring {
+			if b.Subscriber == c.subscriber && b.Need == c.need {
+				found = &m.Wiring[i]
+			}
+		}
+		if found == nil {
+			t.Errorf("%s: %s has no need %q", c.fixture, c.subscriber, c.need)
+			continue
+		}
+		var got []string
+		for _, p := range found.Producers {
+			got = append(got, p.Producer+"."+p.Facet)
+		}
+		sort.Strings(got)
+		if found.Rule != c.rule || strings.Join(got, ",") != strings.Join(c.edges, ",") {
+			t.Errorf("%s: %s needs %q: rule %s, edges %v; want %s, %v", c.fixture, c.subscriber, c.need, found.Rule, got, c.rule, c.edges)
+		}
+		for _, e := range c.edges {
+			producer, facet, _ := strings.Cut(e, ".")
+			drawn := false
+			for _, te := range m.Topology.Edges {
+				if te.Subscriber == c.subscriber && te.Producer == producer && te.Facet == facet {
+					drawn = true
+				}
+			}
+			if !drawn {
+				t.Errorf("%s: the topology lacks the edge %s → %s", c.fixture, e, c.subscriber)
+			}
+		}
+	}
+}

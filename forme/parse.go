@@ -307,7 +307,7 @@ func (p *parser) identity() {
 		if kind == "service" {
 			e.Kind = KindFunction
 		}
-		p.diag(CodeKindRetired, kindPos, "kind: %s is retired: use %s", kind, retiredKinds[kind])
+		p.diag(CodeKindRetired, kindPos, "kind: %s is retired and never executes: use %s (%s)", kind, retiredKinds[kind], upgradeHint(kind))
 	default:
 		switch Kind(kind) {
 		case KindResponsibility, KindFunction, KindGateway, KindPattern, KindTest:

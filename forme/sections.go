@@ -65,6 +65,18 @@ var retiredKinds = map[string]string{
 	"system":  "responsibilities wired by ### Requires, or `call` inside one render; not a node",
 }
 
+// manualReview lists the retired forms `prose upgrade` cannot rewrite
+// mechanically: the author decides how they fold.
+var manualReview = map[string]bool{"system": true, "services": true, "wiring": true, "fulfillment": true, "memory": true}
+
+// upgradeHint says what `prose upgrade` does with a retired kind or section.
+func upgradeHint(key string) string {
+	if manualReview[key] {
+		return "`prose upgrade` lists it for review"
+	}
+	return "`prose upgrade` rewrites it"
+}
+
 // classifyHeading reads a ### heading: its key, the value written after a
 // colon ("Continuity: external-driven"), and whether it is canonical or
 // retired. Matching is case-insensitive and ignores repeated spaces.

@@ -1,6 +1,10 @@
 package receipt
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/prose-store/prose/internal/parallel"
+)
 
 // Problem is one thing wrong with one receipt of a sequence: its index in
 // append order, its node and recorded content_hash, and why.
@@ -40,6 +44,15 @@ func verify(rs []*Receipt, reportNil bool) []Problem {
 	var problems []Problem
 	byHash := make(map[string]int, len(rs)) // recorded content_hash → first index
 	last := make(map[string]int)            // node → index of its latest receipt
+	// Recomputing the content hashes is most of the work and each is
+	// independent: do them on every core first.
+	hashes := make([]string, len(rs))
+	hashErrs := make([]error, len(rs))
+	parallel.For(len(rs), func(i int) {
+		if rs[i] != nil {
+			hashes[i], hashErrs[i] = rs[i].ComputeContentHash()
+		}
+	})
 	for i, r := range rs {
 		if r == nil {
 			if reportNil {
@@ -53,7 +66,7 @@ func verify(rs []*Receipt, reportNil bool) []Problem {
 		for _, p := range r.basicProblems() {
 			report("%s", p)
 		}
-		if h, err := r.ComputeContentHash(); err != nil {
+		if h, err := hashes[i], hashErrs[i]; err != nil {
 			report("content_hash cannot be recomputed: %v", err)
 		} else if h != r.ContentHash {
 			report("content_hash mismatch (the receipt's content hashes to %s)", h)

@@ -254,7 +254,7 @@ func (r *Receipt) ToValue() map[string]any {
 // Canonical returns the canonical JSON of the whole receipt, content_hash
 // included.
 func (r *Receipt) Canonical() ([]byte, error) {
-	b, err := canon.Marshal(r.ToValue())
+	b, err := r.appendCanonical(nil, true)
 	if err != nil {
 		return nil, fmt.Errorf("receipt of node %q: %w", r.Node, err)
 	}
@@ -269,13 +269,75 @@ func (r *Receipt) ComputeContentHash() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	v := r.ToValue()
-	delete(v, "content_hash")
-	b, err := canon.Marshal(v)
+	b, err := r.appendCanonical(nil, false)
 	if err != nil {
 		return "", fmt.Errorf("receipt of node %q: %w", r.Node, err)
 	}
 	return a.Token(b), nil
+}
+
+// appendCanonical appends the receipt's canonical JSON — the bytes
+// canon.Marshal(r.ToValue()) gives, without building that value — with or
+// without content_hash. The keys are written in canonical order, which for
+// these ASCII names is byte order.
+func (r *Receipt) appendCanonical(dst []byte, withHash bool) ([]byte, error) {
+	var err error
+	str := func(key, v string) {
+		if err == nil {
+			dst = append(append(dst, key...), ':')
+			dst, err = canon.AppendMarshal(dst, v)
+		}
+	}
+	val := func(key string, v any) {
+		if err == nil {
+			dst = append(append(dst, key...), ':')
+			dst, err = canon.AppendMarshal(dst, v)
+		}
+	}
+	dst = append(dst, '{')
+	if withHash {
+		str(`"content_hash"`, r.ContentHash)
+		dst = append(dst, ',')
+	}
+	str(`"contract_fingerprint"`, r.ContractFingerprint)
+	dst = append(dst, `,"cost":{`...)
+	str(`"model"`, r.Cost.Model)
+	dst = append(dst, ',')
+	str(`"provider"`, r.Cost.Provider)
+	dst = append(dst, ',')
+	str(`"surprise_cause"`, string(r.Cost.SurpriseCause))
+	dst = append(dst, `,"tokens":{`...)
+	val(`"fresh"`, float64(r.Cost.Tokens.Fresh))
+	dst = append(dst, ',')
+	val(`"reused"`, float64(r.Cost.Tokens.Reused))
+	dst = append(dst, "}},"...)
+	val(`"fingerprints"`, r.Fingerprints)
+	dst = append(dst, ',')
+	str(`"hash_algorithm"`, string(r.HashAlgorithm))
+	dst = append(dst, ',')
+	val(`"input_fingerprints"`, r.InputFingerprints)
+	dst = append(dst, ',')
+	str(`"node"`, r.Node)
+	dst = append(dst, ',')
+	if r.Prev != nil {
+		str(`"prev"`, *r.Prev)
+	} else {
+		dst = append(dst, `"prev":null`...)
+	}
+	dst = append(dst, ',')
+	str(`"schema"`, r.Schema)
+	dst = append(dst, ',')
+	val(`"semantic_diff"`, orEmpty(r.SemanticDiff))
+	dst = append(dst, ',')
+	val(`"sig"`, orEmpty(r.Sig))
+	dst = append(dst, ',')
+	str(`"status"`, string(r.Status))
+	dst = append(dst, `,"wake":{`...)
+	val(`"refs"`, r.Wake.Refs)
+	dst = append(dst, ',')
+	str(`"source"`, string(r.Wake.Source))
+	dst = append(dst, "}}"...)
+	return dst, err
 }
 
 // Seal sets ContentHash to ComputeContentHash. Seal a receipt after its last

@@ -226,3 +226,35 @@ func FuzzParse(f *testing.F) {
 		_ = VerifyChains([]*Receipt{r, again})
 	})
 }
+
+// TestCanonicalWithoutTheValueTree: the direct encoder writes the bytes the
+// generic one writes for ToValue, with and without content_hash, for
+// receipts built in code with empty, nil and awkward fields.
+func TestCanonicalWithoutTheValueTree(t *testing.T) {
+	prev := "blake3:" + strings.Repeat("cd", 32)
+	cases := []*Receipt{
+		{},
+		newReceipt("n", nil, Rendered),
+		newReceipt("ünïcode \"quoted\" \u2028 <tag> \\", nil, Skipped),
+		{Node: "x", Prev: &prev, Fingerprints: map[string]string{"b": "1", "a": "2", "é": "3", "\U0001F600": "4", "ￚ": "5"},
+			SemanticDiff: map[string]any{"z": []any{1.5, "s", nil, true}, "a": map[string]any{"k": 1e21}},
+			Sig:          map[string]any{}, InputFingerprints: []string{}, Wake: Wake{Refs: nil},
+			Cost: Cost{Tokens: Tokens{Fresh: 9007199254740991, Reused: 0}}},
+	}
+	for i, r := range cases {
+		for _, withHash := range []bool{true, false} {
+			v := r.ToValue()
+			if !withHash {
+				delete(v, "content_hash")
+			}
+			want, err := canon.Marshal(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := r.appendCanonical(nil, withHash)
+			if err != nil || !bytes.Equal(got, want) {
+				t.Errorf("case %d (content_hash %v): %v\n got %s\nwant %s", i, withHash, err, got, want)
+			}
+		}
+	}
+}

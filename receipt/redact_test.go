@@ -2,6 +2,7 @@ package receipt
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -26,6 +27,13 @@ func TestRedactSecrets(t *testing.T) {
 		{"no key here; tokens used: 3", "no key here; tokens used: 3"},
 		{"max_tokens: 3", "max_tokens: [REDACTED]"},
 		{"monkey business", "monkey business"},
+		// Text after a quoted value is part of it: one pass redacts it all.
+		{`key="a"b rest`, "key=[REDACTED] rest"},
+		// A value that looks like a name: both are redacted in one pass.
+		{`key= "api_key": "s3cr3tvalue"`, "key= [REDACTED] [REDACTED]"},
+		// A password holding @ runs to the last @ of the authority.
+		{"https://u:p@ss@host/x", "https://u:[REDACTED]@host/x"},
+		{`token="unterminated secret`, "token=[REDACTED]"},
 	}
 	for _, tt := range tests {
 		got := RedactSecrets(tt.in)
@@ -89,7 +97,7 @@ func TestFailureReasonCutsRedacted(t *testing.T) {
 }
 
 func FuzzRedactSecrets(f *testing.F) {
-	for _, s := range []string{"api_key=abc", "Bearer abcdefghij", "https://a:b@c", "sk-abcdefgh1234", `"token": "x"`, "token=[REDACTED]]"} {
+	for _, s := range []string{"api_key=abc", "Bearer abcdefghij", "https://a:b@c", "sk-abcdefgh1234", `"token": "x"`, "token=[REDACTED]]", `key="a"b`, `key= "api_key": "x"`, "x://u:p@s@h"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -103,6 +111,32 @@ func FuzzRedactSecrets(f *testing.F) {
 		}
 		if RedactSecrets(reason) != reason {
 			t.Fatalf("FailureReason(%q) = %q is not redacted", s, reason)
+		}
+	})
+}
+
+// FuzzRedactLeavesNoSecret puts a secret in each shape RedactSecrets knows
+// between arbitrary text, and checks no part of it survives: not the
+// secret, not its first or last half.
+func FuzzRedactLeavesNoSecret(f *testing.F) {
+	f.Add("", "", uint8(0), "Zq9XwV3kPm7T")
+	f.Add(`key=`, `"`, uint8(3), "Zq9XwV3kPm7T")
+	f.Add("https://u:", "@h", uint8(4), "abcdEFGH1234")
+	forms := []string{"token=%s", `"api_key": "%s"`, "Authorization: Bearer %s", "password='%s'", "https://user:%s@host/x", "sk-%s", "client_secret: %s"}
+	f.Fuzz(func(t *testing.T, prefix, suffix string, form uint8, secret string) {
+		if len(secret) < 12 || strings.Trim(secret, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") != "" {
+			return
+		}
+		half := len(secret) / 2
+		s := prefix + " " + fmt.Sprintf(forms[int(form)%len(forms)], secret) + " " + suffix
+		got := RedactSecrets(s)
+		for _, part := range []string{secret[:half], secret[half:]} {
+			if strings.Contains(prefix+suffix, part) || strings.Contains(Redacted, part) {
+				return
+			}
+			if strings.Contains(got, part) {
+				t.Fatalf("RedactSecrets(%q) = %q leaves %q of the secret", s, got, part)
+			}
 		}
 	})
 }

@@ -13,7 +13,9 @@
 #   - the same through the package API (full scan, informed, skipped);
 #   - `prose cas put` of 256 MiB vs the physical limit (raw BLAKE3, fsync'd writes);
 #   - fingerprint throughput on a 10 MB JSON truth;
-#   - `prose receipts verify` and `prose log` on a 5,000-receipt chain.
+#   - `prose receipts verify` and `prose log` on a 5,000-receipt chain;
+#   - reading history: the same at 5,000 and 50,000 receipts (historybench,
+#     HISTORY_CHAINS to change the sizes).
 # Usage: scripts/bench.sh [-files N] [-runs N] [-chain N] [-first 1000,10000,20000]
 #        [-sections api,first,shapes,chain]
 set -euo pipefail
@@ -24,6 +26,7 @@ trap 'rm -rf "$bin" "$work"' EXIT
 go build -o "$bin/prose" ./cmd/prose
 go build -o "$bin/vaultbench" ./internal/cmd/vaultbench
 go build -o "$bin/casbench" ./cas/internal/benchcmd
+go build -o "$bin/historybench" ./internal/cmd/historybench
 
 echo "# prose benchmarks — $(date -u +%FT%TZ), $(nproc) cores, $(git --version)"
 echo "# load average: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -53,3 +56,5 @@ echo
 echo "## Fingerprint throughput (decode + reduce + @atomic and facets, 10 MB JSON truth)"
 go test -run '^$' -bench 'BenchmarkFingerprint10MB' -benchtime 5x ./canon/ | grep -E '^Benchmark'
 echo
+
+"$bin/historybench" -prose "$bin/prose" -chains "${HISTORY_CHAINS:-5000,50000}"

@@ -338,10 +338,10 @@ func TestDamagedIndexRebuildKeepsTrackedFiles(t *testing.T) {
 	}
 }
 
-// FuzzParseIndex: any input parses or is refused with a damaged or
+// FuzzIndexRoundTrip: any input parses or is refused with a damaged or
 // unsupported error, never a panic; what parses encodes back to an index
 // that parses to the same entries.
-func FuzzParseIndex(f *testing.F) {
+func FuzzIndexRoundTrip(f *testing.F) {
 	idx := &gitIndex{ver: 2}
 	idx.put(indexEntry{Name: "a.md", Mode: 0o100644})
 	idx.put(indexEntry{Name: "dir/b.md", Mode: 0o100755, Size: 9})

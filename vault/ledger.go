@@ -21,6 +21,8 @@ type Record struct {
 	Ledger  plumbing.Hash // the ledger commit that appended it
 	Commit  plumbing.Hash // the branch commit of a rendered receipt, else zero
 	When    time.Time
+
+	message []byte // the ledger commit's message
 }
 
 // ledgerPath is where the ledger tree keeps a node's last receipt.
@@ -53,11 +55,17 @@ func receiptMessage(r *receipt.Receipt, moved []string) ([]byte, error) {
 // parseReceiptMessage extracts the receipt from a commit message written by
 // receiptMessage. ok is false for commits that carry no receipt.
 func parseReceiptMessage(msg string) (*receipt.Receipt, bool, error) {
-	i := strings.Index(msg, "\n\n{")
+	return parseReceiptBytes([]byte(msg))
+}
+
+// parseReceiptBytes is parseReceiptMessage on the message's bytes, which it
+// does not keep.
+func parseReceiptBytes(msg []byte) (*receipt.Receipt, bool, error) {
+	i := bytes.Index(msg, []byte("\n\n{"))
 	if i < 0 {
 		return nil, false, nil
 	}
-	r, err := receipt.Parse([]byte(msg[i+2:]))
+	r, err := receipt.Parse(msg[i+2:])
 	if err != nil {
 		return nil, true, err
 	}
@@ -138,40 +146,15 @@ func (b *objectBatch) appendLedgerMessage(tip plumbing.Hash, r *receipt.Receipt,
 	return b.putCommit(&object.Commit{Author: sig, Committer: sig, Message: msg, TreeHash: root, ParentHashes: parents})
 }
 
-// Receipts calls fn for every receipt in the ledger, newest first.
+// Receipts calls fn for every receipt in the ledger, newest first. A vault
+// without its ledger ref (a plain git clone) is an error that names the
+// fetch command.
 func (v *Vault) Receipts(fn func(Record) error) error {
-	h, err := v.ledgerHead()
+	tip, err := v.requireLedger()
 	if err != nil {
 		return err
 	}
-	for !h.IsZero() {
-		c, err := v.commit(h)
-		if err != nil {
-			return err
-		}
-		r, ok, err := parseReceiptMessage(c.Message)
-		if err != nil {
-			return fmt.Errorf("ledger commit %s: %w", h, err)
-		}
-		if !ok && len(c.ParentHashes) == 0 {
-			return nil // the ledger's root
-		}
-		if !ok {
-			return fmt.Errorf("ledger commit %s carries no receipt; the ledger ref was moved by hand", h)
-		}
-		rec := Record{Receipt: r, Ledger: h, When: c.Committer.When}
-		if len(c.ParentHashes) > 1 {
-			rec.Commit = c.ParentHashes[1]
-		}
-		if err := fn(rec); err != nil {
-			return err
-		}
-		if len(c.ParentHashes) == 0 {
-			break
-		}
-		h = c.ParentHashes[0]
-	}
-	return nil
+	return v.walkLedger(tip, fn)
 }
 
 // ledgerHead is the ledger tip as readers see it. A writer moves the branch

@@ -42,6 +42,9 @@ type PublishOptions struct {
 	// before writing leaves an empty directory, and publishing it would
 	// remove every file of the node.
 	AllowEmpty bool
+	// Progress, when set, is called with the name of each phase as it
+	// ends (the names of PublishResult.Phases), for a progress display.
+	Progress func(phase string)
 }
 
 // ErrEmptySource is returned by a publish of a source directory that holds
@@ -76,12 +79,16 @@ type Phase struct {
 type phaseClock struct {
 	last   time.Time
 	phases []Phase
+	report func(string)
 }
 
 func (c *phaseClock) mark(name string) {
 	now := time.Now()
 	c.phases = append(c.phases, Phase{name, now.Sub(c.last)})
 	c.last = now
+	if c.report != nil {
+		c.report(name)
+	}
 }
 
 // Publish runs the publish pass for node on the world-model a render wrote
@@ -103,7 +110,7 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 	if who == "" {
 		who = "prose publish " + node
 	}
-	clock := &phaseClock{last: time.Now()}
+	clock := &phaseClock{last: time.Now(), report: opt.Progress}
 	w, err := v.lockWriter(ctx, who)
 	if err != nil {
 		return nil, err

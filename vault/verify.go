@@ -1,8 +1,12 @@
 package vault
 
 import (
+	"bytes"
 	"fmt"
 
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/prose-store/prose/internal/parallel"
 	"github.com/prose-store/prose/receipt"
 )
 
@@ -23,8 +27,17 @@ type ReceiptReport struct {
 
 // AllReceipts returns every ledger record in append order (oldest first).
 func (v *Vault) AllReceipts() ([]Record, error) {
+	tip, err := v.requireLedger()
+	if err != nil {
+		return nil, err
+	}
+	return v.receiptsAt(tip)
+}
+
+// receiptsAt returns the records of the ledger at tip, oldest first.
+func (v *Vault) receiptsAt(tip plumbing.Hash) ([]Record, error) {
 	var recs []Record
-	if err := v.Receipts(func(r Record) error {
+	if err := v.walkLedger(tip, func(r Record) error {
 		recs = append(recs, r)
 		return nil
 	}); err != nil {
@@ -40,10 +53,19 @@ func (v *Vault) AllReceipts() ([]Record, error) {
 // prev link and node identity per chain, the shape of every receipt prose
 // writes, that each rendered receipt's branch commit carries the same
 // receipt, and that the ledger's last-receipt table matches the chains.
+// It reads the ledger ref once and verifies that one snapshot, so a publish
+// landing meanwhile is not mistaken for a damaged ledger.
 func (v *Vault) VerifyReceipts() (*ReceiptReport, error) {
-	recs, err := v.AllReceipts()
+	tip, err := v.requireLedger()
 	if err != nil {
 		return nil, err
+	}
+	recs, err := v.receiptsAt(tip)
+	if err != nil {
+		return nil, err
+	}
+	if afterHistoryRead != nil {
+		afterHistoryRead()
 	}
 	rs := make([]*receipt.Receipt, len(recs))
 	for i, r := range recs {
@@ -53,12 +75,16 @@ func (v *Vault) VerifyReceipts() (*ReceiptReport, error) {
 	for _, p := range receipt.VerifyChains(rs) {
 		rep.Problems = append(rep.Problems, Problem{Where: fmt.Sprintf("receipt %d (%s, %s)", p.Index, p.Node, p.ContentHash), Reason: p.Reason})
 	}
+	shape := make([]error, len(recs))
+	parallel.For(len(recs), func(i int) { shape[i] = recs[i].Receipt.CheckShape() })
+	cache := v.loadHistoryCache()
+	defer cache.flush()
 	last := map[string]*receipt.Receipt{}
 	for i, rec := range recs {
 		r := rec.Receipt
 		last[r.Node] = r
 		where := fmt.Sprintf("receipt %d (%s, %s)", i, r.Node, r.ContentHash)
-		if err := r.CheckShape(); err != nil {
+		if err := shape[i]; err != nil {
 			rep.Problems = append(rep.Problems, Problem{where, err.Error()})
 		}
 		if r.Status == receipt.Rendered {
@@ -66,22 +92,12 @@ func (v *Vault) VerifyReceipts() (*ReceiptReport, error) {
 				rep.Problems = append(rep.Problems, Problem{where, "rendered receipt has no branch commit"})
 				continue
 			}
-			c, err := v.commit(rec.Commit)
-			if err != nil {
+			if err := v.branchCarries(cache, rec); err != nil {
 				rep.Problems = append(rep.Problems, Problem{where, err.Error()})
-				continue
-			}
-			br, ok, err := parseReceiptMessage(c.Message)
-			if err != nil || !ok || br.ContentHash != r.ContentHash {
-				rep.Problems = append(rep.Problems, Problem{where, fmt.Sprintf("branch commit %s does not carry this receipt", rec.Commit)})
 			}
 		}
 	}
 	rep.Nodes = len(last)
-	tip, err := v.ledgerHead()
-	if err != nil {
-		return nil, err
-	}
 	for node, want := range last {
 		got, err := v.lastReceiptAt(tip, node)
 		if err != nil || got == nil || got.ContentHash != want.ContentHash {
@@ -89,6 +105,32 @@ func (v *Vault) VerifyReceipts() (*ReceiptReport, error) {
 		}
 	}
 	return rep, nil
+}
+
+// afterHistoryRead, when set by a test, runs between reading the receipts
+// and checking the ledger table: where a concurrent publish lands.
+var afterHistoryRead func()
+
+// branchCarries checks that a rendered receipt's branch commit carries the
+// same receipt. The two commits are written with one message, so equal
+// messages settle it without parsing.
+func (v *Vault) branchCarries(cache *historyCache, rec Record) error {
+	body, err := v.rawCommit(cache, rec.Commit)
+	if err != nil {
+		return err
+	}
+	bc, err := parseCommitBody(rec.Commit, body)
+	if err != nil {
+		return err
+	}
+	if bytes.Equal(bc.msg, rec.message) {
+		return nil
+	}
+	br, ok, err := parseReceiptBytes(bc.msg)
+	if err != nil || !ok || br.ContentHash != rec.Receipt.ContentHash {
+		return fmt.Errorf("branch commit %s does not carry this receipt", rec.Commit)
+	}
+	return nil
 }
 
 // OffBranchReceipts reports every rendered receipt on the ledger whose

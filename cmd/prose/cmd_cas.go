@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -58,6 +59,7 @@ func casCommand() *cli.Command {
 					return withStore(c, func(st *cas.Store, out *output) error {
 						var r io.Reader = os.Stdin
 						name := "-"
+						size := int64(-1)
 						if c.NArg() == 1 && c.Args().First() != "-" {
 							name = c.Args().First()
 							f, err := os.Open(name)
@@ -66,8 +68,13 @@ func casCommand() *cli.Command {
 							}
 							defer f.Close()
 							r = f
+							if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+								size = fi.Size()
+							}
 						}
-						id, n, err := st.Put(r)
+						bar := byteBar(c, size, "cas put")
+						id, n, err := st.Put(bar.Reader(r))
+						bar.Finish()
 						if err != nil {
 							return err
 						}
@@ -97,13 +104,11 @@ func casCommand() *cli.Command {
 							return err
 						}
 						defer rc.Close()
+						bar := byteBar(c, -1, "cas get")
+						defer bar.Finish()
+						src := bar.Reader(rc)
 						if out.json && c.String("output") == "" {
-							// One JSON document: the content base64-encoded.
-							data, err := io.ReadAll(rc)
-							if err != nil {
-								return err
-							}
-							return out.emit(map[string]any{"id": id.String(), "size": len(data), "content_base64": base64.StdEncoding.EncodeToString(data)})
+							return streamBase64Document(c.App.Writer, id, src)
 						}
 						var w io.Writer = c.App.Writer
 						if f := c.String("output"); f != "" {
@@ -114,7 +119,7 @@ func casCommand() *cli.Command {
 							defer fh.Close()
 							w = fh
 						}
-						_, err = io.Copy(w, rc)
+						_, err = io.Copy(w, src)
 						return err
 					})
 				},
@@ -159,7 +164,7 @@ func casCommand() *cli.Command {
 						if err != nil {
 							return err
 						}
-						out.printf("%d objects checked, %d corrupt\n", checked, len(bad))
+						out.printf("%s checked, %d corrupt\n", nounCount(checked, "object"), len(bad))
 						if bad == nil {
 							bad = []string{}
 						}
@@ -197,11 +202,32 @@ func casCommand() *cli.Command {
 						if err != nil {
 							return err
 						}
-						out.printf("kept %d objects, removed %d (%d bytes)\n", stats.Kept, stats.Removed, stats.BytesFreed)
+						out.printf("kept %s, removed %d (%s)\n", nounCount(stats.Kept, "object"), stats.Removed, nounCount(int(stats.BytesFreed), "byte"))
 						return out.emit(stats)
 					})
 				},
 			},
 		},
 	}
+}
+
+// streamBase64Document writes `cas get --json` — {"id", "content_base64",
+// "size"} — encoding the content as it is read, so memory stays flat for
+// objects of any size. A corrupt object fails at its end, after part of the
+// document was written: the error and exit 1 say the output is not to be
+// used.
+func streamBase64Document(w io.Writer, id cas.ID, r io.Reader) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	fmt.Fprintf(bw, "{\n  \"id\": %q,\n  \"content_base64\": \"", id.String())
+	enc := base64.NewEncoder(base64.StdEncoding, bw)
+	n, err := io.Copy(enc, r)
+	if err != nil {
+		bw.Flush()
+		return fmt.Errorf("cas get %s: %w (the JSON written is incomplete)", id, err)
+	}
+	if err := enc.Close(); err != nil {
+		return err
+	}
+	fmt.Fprintf(bw, "\",\n  \"size\": %d\n}\n", n)
+	return bw.Flush()
 }

@@ -46,7 +46,7 @@ func checkCommand() *cli.Command {
 				}
 			}
 			if doc.Errors > 0 {
-				return findings("check found %d errors", doc.Errors)
+				return findings("check found %s", nounCount(doc.Errors, "error"))
 			}
 			return nil
 		},

@@ -100,7 +100,7 @@ func runCompile(c *cli.Context) error {
 		if err := out.emit(doc); err != nil {
 			return err
 		}
-		return findings("compile found %d errors", doc.Errors)
+		return findings("compile found %s", nounCount(doc.Errors, "error"))
 	}
 	data, err := m.JSON()
 	if err != nil {

@@ -2,10 +2,12 @@ package main
 
 import (
 	"fmt"
+	"sort"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/prose-store/prose/cas"
+	"github.com/prose-store/prose/vault"
 )
 
 func fsckCommand() *cli.Command {
@@ -18,49 +20,40 @@ func fsckCommand() *cli.Command {
 				return err
 			}
 			defer v.Close()
+			bar, stop := spinner(c, "fsck: git objects, receipts, published state")
 			rep, err := v.Fsck(c.Context)
 			if err != nil {
+				stop()
 				return err
 			}
 			st, err := openStore(v)
 			if err != nil {
+				stop()
 				return err
 			}
-			var casBad []string
+			bar.Describe("fsck: cas objects")
+			var casBad []casProblem
 			checked, _, err := st.Verify(func(id cas.ID, err error) {
-				casBad = append(casBad, fmt.Sprintf("cas object %s: %v", id, err))
+				casBad = append(casBad, casProblem{id.String(), err.Error()})
 			})
+			stop()
 			if err != nil {
 				return err
 			}
 			out := newOutput(c)
-			ew := c.App.ErrWriter
+			probs := fsckProblems(rep, casBad)
 			if !out.json {
-				for _, p := range rep.Problems {
-					fmt.Fprintf(ew, "problem: %s\n", p)
-				}
-				if rep.Receipts != nil {
-					for _, p := range rep.Receipts.Problems {
-						fmt.Fprintf(ew, "receipt: %s\n", p)
-					}
-				}
-				for _, h := range rep.HandEdits {
-					fmt.Fprintf(ew, "hand edit: %s (restore with `git checkout -- %s`, or publish it)\n", h, h.Path)
-				}
-				for _, s := range casBad {
-					fmt.Fprintln(ew, s)
+				for _, p := range probs {
+					fmt.Fprintln(c.App.ErrWriter, p.text())
 				}
 			}
 			receipts := 0
 			if rep.Receipts != nil {
 				receipts = rep.Receipts.Receipts
 			}
-			out.printf("checked %d git objects, %d receipts, %d nodes, %d cas objects\n", rep.Objects, receipts, rep.Nodes, checked)
+			out.printf("checked %s, %s, %s, %s\n", nounCount(rep.Objects, "git object"), nounCount(receipts, "receipt"), nounCount(rep.Nodes, "node"), nounCount(checked, "cas object"))
 			ok := rep.OK() && len(casBad) == 0
-			if casBad == nil {
-				casBad = []string{}
-			}
-			if err := out.emit(map[string]any{"ok": ok, "vault": rep, "cas_checked": checked, "cas_problems": casBad}); err != nil {
+			if err := out.emit(fsckDocument(rep, ok, checked, probs)); err != nil {
 				return err
 			}
 			if !ok {
@@ -71,3 +64,75 @@ func fsckCommand() *cli.Command {
 		},
 	}
 }
+
+// fsckProblem is one finding of fsck in its JSON document.
+type fsckProblem struct {
+	Kind   string `json:"kind"` // vault, receipt, hand_edit or cas
+	Where  string `json:"where"`
+	Reason string `json:"reason"`
+}
+
+// text is how a finding reads on stderr.
+func (p fsckProblem) text() string {
+	switch p.Kind {
+	case "receipt":
+		return "receipt: " + p.Where + ": " + p.Reason
+	case "hand_edit":
+		return fmt.Sprintf("hand edit: %s: %s (restore with `git checkout -- %s`, or publish it)", p.Where, p.Reason, p.Where)
+	case "cas":
+		return "cas object " + p.Where + ": " + p.Reason
+	}
+	return "problem: " + p.Where + ": " + p.Reason
+}
+
+// fsckProblems gathers every finding of fsck in one list, in a stable order:
+// by kind, then place, then reason.
+func fsckProblems(rep *vault.FsckReport, casBad []casProblem) []fsckProblem {
+	probs := []fsckProblem{}
+	for _, p := range rep.Problems {
+		probs = append(probs, fsckProblem{"vault", p.Where, p.Reason})
+	}
+	if rep.Receipts != nil {
+		for _, p := range rep.Receipts.Problems {
+			probs = append(probs, fsckProblem{"receipt", p.Where, p.Reason})
+		}
+	}
+	for _, h := range rep.HandEdits {
+		probs = append(probs, fsckProblem{"hand_edit", h.Path, h.Reason})
+	}
+	for _, p := range casBad {
+		probs = append(probs, fsckProblem{"cas", p.id, p.reason})
+	}
+	sort.Slice(probs, func(i, j int) bool {
+		a, b := probs[i], probs[j]
+		if a.Kind != b.Kind {
+			return a.Kind < b.Kind
+		}
+		if a.Where != b.Where {
+			return a.Where < b.Where
+		}
+		return a.Reason < b.Reason
+	})
+	return probs
+}
+
+// fsckDocument is fsck's --json document: every finding in one list (never
+// null) with its count.
+func fsckDocument(rep *vault.FsckReport, ok bool, casChecked int, probs []fsckProblem) map[string]any {
+	receipts := 0
+	if rep.Receipts != nil {
+		receipts = rep.Receipts.Receipts
+	}
+	return map[string]any{
+		"ok":          ok,
+		"count":       len(probs),
+		"problems":    probs,
+		"objects":     rep.Objects,
+		"receipts":    receipts,
+		"nodes":       rep.Nodes,
+		"cas_checked": casChecked,
+	}
+}
+
+// casProblem is one CAS object that failed verification.
+type casProblem struct{ id, reason string }

@@ -58,7 +58,7 @@ func graphCommand() *cli.Command {
 				fmt.Fprintln(c.App.ErrWriter, doc.summary())
 			}
 			if doc.Errors > 0 {
-				return findings("graph found %d errors", doc.Errors)
+				return findings("graph found %s", nounCount(doc.Errors, "error"))
 			}
 			return nil
 		},

@@ -48,6 +48,9 @@ func logCommand() *cli.Command {
 					line += "  moved " + strings.Join(moved, ", ")
 				}
 				out.printf("%s  %s\n", short(strings.TrimPrefix(strings.TrimPrefix(r.ContentHash, "blake3:"), "sha256:")), line)
+				if !out.json {
+					return nil
+				}
 				d := map[string]any{"receipt": r.ToValue(), "ledger": rec.Ledger.String(), "time": rec.When.UTC().Format(time.RFC3339), "moved": moved}
 				if !rec.Commit.IsZero() {
 					d["commit"] = rec.Commit.String()

@@ -30,6 +30,7 @@ func publishCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "changed", Usage: "the only `PATH` (relative to DIR; a file or a directory, written or removed) that changed since the last publish from DIR; repeat for each"},
 			&cli.StringFlag{Name: "changed-from", Usage: "read the changed paths from `FILE`, one per line (- for standard input)"},
 			&cli.BoolFlag{Name: "allow-empty", Usage: "publish DIR even when it holds no files (this removes every file of the node)"},
+			&cli.BoolFlag{Name: "verbose", Usage: "print every facet's token, however many facets the node has"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 2 {
@@ -55,7 +56,11 @@ func publishCommand() *cli.Command {
 				return err
 			}
 			defer v.Close()
-			res, err := v.Publish(c.Context, node, dir, vault.PublishOptions{Spec: spec, ContractFingerprint: c.String("contract-fingerprint"), Changed: changed, AllowEmpty: c.Bool("allow-empty")})
+			bar, stop := spinner(c, "publish "+node)
+			res, err := v.Publish(c.Context, node, dir, vault.PublishOptions{Spec: spec, ContractFingerprint: c.String("contract-fingerprint"),
+				Changed: changed, AllowEmpty: c.Bool("allow-empty"),
+				Progress: func(phase string) { bar.Describe("publish " + node + ": " + phase + " done"); bar.Add(1) }})
+			stop()
 			if err != nil {
 				return err
 			}
@@ -72,13 +77,20 @@ func publishCommand() *cli.Command {
 				fmt.Fprintf(c.App.ErrWriter, "prose: warning: %s was edited during the publish and left as it is (%s); see prose fsck\n", e.Path, e.Reason)
 			}
 			r := res.Receipt
+			verbose := c.Bool("verbose")
 			if r.Status == "rendered" {
-				out.printf("%s: rendered %s (moved %s)\n", r.Node, short(res.Commit.String()), strings.Join(res.Moved, ", "))
+				out.printf("%s: rendered %s (moved %s)\n", r.Node, short(res.Commit.String()), listed(res.Moved, verbose))
 			} else {
 				out.printf("%s: skipped (no material change)\n", r.Node)
 			}
 			out.printf("  receipt  %s\n  version  %s\n", r.ContentHash, res.Version)
-			for _, f := range sortedKeys(r.Fingerprints) {
+			facets := sortedKeys(r.Fingerprints)
+			if len(facets) > maxListed && !verbose {
+				out.printf("  %-8s %s\n", "@atomic", r.Fingerprints["@atomic"])
+				out.printf("  and %s (--verbose prints every token)\n", nounCount(len(facets)-1, "facet token"))
+				facets = nil
+			}
+			for _, f := range facets {
 				out.printf("  %-8s %s\n", f, r.Fingerprints[f])
 			}
 			moved := res.Moved
@@ -95,6 +107,19 @@ func publishCommand() *cli.Command {
 			return out.emit(doc)
 		},
 	}
+}
+
+// maxListed is how many names (moved facets, facet tokens) a summary prints
+// before it counts the rest.
+const maxListed = 8
+
+// listed joins names for a summary line: all of them when verbose or few,
+// else the first maxListed and a count of the others.
+func listed(names []string, verbose bool) string {
+	if verbose || len(names) <= maxListed {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:maxListed], ", "), len(names)-maxListed)
 }
 
 func short(h string) string {

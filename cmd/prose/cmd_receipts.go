@@ -47,33 +47,20 @@ func receiptsCommand() *cli.Command {
 			},
 			{
 				Name:      "show",
-				Usage:     "print one receipt as JSON",
-				ArgsUsage: "HASH|NODE",
+				Usage:     "print one receipt as JSON: by its hash (blake3:… as listed, or a prefix of at least 6 hex digits), the commit of a rendered receipt, or a node name (its last receipt)",
+				ArgsUsage: "HASH|COMMIT|NODE",
 				Action: func(c *cli.Context) error {
 					if c.NArg() != 1 {
-						return usageErrorf("receipts show needs one receipt hash (or prefix) or a node name")
+						return usageErrorf("receipts show needs one receipt hash (or prefix), commit or node name")
 					}
 					v, err := openVault(c)
 					if err != nil {
 						return err
 					}
 					defer v.Close()
-					want := c.Args().First()
-					var found *receipt.Receipt
-					err = v.Receipts(func(rec vault.Record) error {
-						r := rec.Receipt
-						_, hex, _ := strings.Cut(r.ContentHash, ":")
-						if r.ContentHash == want || (len(want) >= 6 && strings.HasPrefix(hex, want)) || r.Node == want {
-							found = r
-							return errStop
-						}
-						return nil
-					})
-					if err != nil && err != errStop {
+					found, err := findReceipt(v, c.Args().First())
+					if err != nil {
 						return err
-					}
-					if found == nil {
-						return fmt.Errorf("no receipt matches %q; list them with `prose receipts list`", want)
 					}
 					return printJSON(c, found.ToValue())
 				},
@@ -103,7 +90,7 @@ func receiptsCommand() *cli.Command {
 								fmt.Fprintf(c.App.ErrWriter, "%s: %s\n", f, p)
 							}
 						}
-						out.printf("%s: %d receipts, %d nodes, %d problems\n", f, rep.Receipts, rep.Nodes, len(rep.Problems))
+						out.printf("%s: %s, %s, %s\n", f, nounCount(rep.Receipts, "receipt"), nounCount(rep.Nodes, "node"), nounCount(len(rep.Problems), "problem"))
 						if probs == nil {
 							probs = []string{}
 						}
@@ -129,7 +116,7 @@ func receiptsCommand() *cli.Command {
 							fmt.Fprintf(c.App.ErrWriter, "%s\n", p)
 						}
 					}
-					out.printf("%d receipts, %d nodes, %d problems\n", rep.Receipts, rep.Nodes, len(rep.Problems))
+					out.printf("%s, %s, %s\n", nounCount(rep.Receipts, "receipt"), nounCount(rep.Nodes, "node"), nounCount(len(rep.Problems), "problem"))
 					if rep.Problems == nil {
 						rep.Problems = []vault.Problem{}
 					}
@@ -144,4 +131,54 @@ func receiptsCommand() *cli.Command {
 			},
 		},
 	}
+}
+
+// minPrefix is the shortest hash or commit prefix `receipts show` accepts.
+const minPrefix = 6
+
+// findReceipt resolves what a user typed for one receipt: its content hash
+// as `receipts list` prints it (blake3:…), a hex prefix of that hash, the
+// commit of a rendered receipt (or a prefix), or a node name, which means
+// the node's last receipt.
+func findReceipt(v *vault.Vault, want string) (*receipt.Receipt, error) {
+	algo, hex, hasAlgo := strings.Cut(want, ":")
+	if !hasAlgo || (algo != "blake3" && algo != "sha256") {
+		hex, algo = want, ""
+	}
+	hex = strings.ToLower(hex)
+	isHex := hex != "" && strings.Trim(hex, "0123456789abcdef") == ""
+	var byNode *receipt.Receipt
+	matches := map[string]*receipt.Receipt{}
+	err := v.Receipts(func(rec vault.Record) error {
+		r := rec.Receipt
+		if r.Node == want && byNode == nil {
+			byNode = r // newest first: the node's last receipt
+		}
+		if !isHex || len(hex) < minPrefix {
+			return nil
+		}
+		rAlgo, rHex, _ := strings.Cut(r.ContentHash, ":")
+		if (algo == "" || algo == rAlgo) && strings.HasPrefix(rHex, hex) {
+			matches[r.ContentHash] = r
+		} else if algo == "" && !rec.Commit.IsZero() && strings.HasPrefix(rec.Commit.String(), hex) {
+			matches[r.ContentHash] = r
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case byNode != nil:
+		return byNode, nil
+	case len(matches) == 1:
+		for _, r := range matches {
+			return r, nil
+		}
+	case len(matches) > 1:
+		return nil, usageErrorf("%q matches %d receipts: give more of the hash", want, len(matches))
+	case isHex && len(hex) < minPrefix:
+		return nil, usageErrorf("%q is too short to name a receipt: give at least %d hex digits of its hash or commit", want, minPrefix)
+	}
+	return nil, fmt.Errorf("no receipt matches %q; list them with `prose receipts list`", want)
 }

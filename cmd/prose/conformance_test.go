@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"github.com/prose-store/prose/internal/refdata"
 
 	"encoding/json"
@@ -76,10 +77,13 @@ func TestReactorLedgersVerify(t *testing.T) {
 		b, _ := json.Marshal(copyArr)
 		f := filepath.Join(t.TempDir(), "receipts.json")
 		os.WriteFile(f, b, 0o644)
-		_, errs, code := prose(t, "receipts", "verify", "--reactor", f)
+		out, errs, code := prose(t, "receipts", "verify", "--reactor", f)
 		node := copyArr[victim]["node"].(string)
-		if code != 1 || !strings.Contains(errs, node) || !strings.Contains(errs, "content_hash") || !strings.Contains(errs, "3") {
-			t.Errorf("tampered %s: exit %d, stderr %q", name, code, errs)
+		hash := copyArr[victim]["content_hash"].(string)
+		// The one problem names the receipt by its index, node and hash.
+		want := fmt.Sprintf("%s: receipt %d (node %q, %s): content_hash mismatch (the receipt's content hashes to sha256:", f, victim, node, hash)
+		if code != 1 || !strings.HasPrefix(errs, want) || strings.Count(errs, "\n") != 1 || !strings.HasSuffix(out, ", 1 problem\n") {
+			t.Errorf("tampered %s: exit %d, stdout %q, stderr %q; want stderr %q", name, code, out, errs, want)
 		}
 	}
 }

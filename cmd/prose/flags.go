@@ -17,7 +17,9 @@ func globalFlags() []cli.Flag {
 		&cli.StringFlag{Name: "vault", Usage: "vault directory (default: $PROSE_VAULT, else the vault containing the working directory)", EnvVars: []string{"PROSE_VAULT"}},
 		&cli.BoolFlag{Name: "json", Usage: "print machine-readable JSON on stdout (one document)"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only errors"},
-		&cli.BoolFlag{Name: "no-color", Usage: "disable colored output (also NO_COLOR)", EnvVars: []string{"NO_COLOR"}},
+		// NO_COLOR is read by noColor, not as the flag's value: any non-empty
+		// value means no color (no-color.org), not only a boolean word.
+		&cli.BoolFlag{Name: "no-color", Usage: "disable colored output (also NO_COLOR set to any non-empty value)"},
 		&cli.DurationFlag{Name: "lock-timeout", Value: vault.DefaultLockTimeout, Usage: "how long a writer waits for the vault lock"},
 	}
 }

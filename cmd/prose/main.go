@@ -30,7 +30,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	ctx, interrupted, stop := signalContext()
 	defer stop()
 	app := newApp(stdout, stderr)
-	err := app.RunContext(ctx, interspersed(app, hoistGlobalFlags(app, args)))
+	err := app.RunContext(ctx, versionFlag(interspersed(app, hoistGlobalFlags(app, args))))
 	if err == nil {
 		return 0
 	}
@@ -134,11 +134,13 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Writer:               stdout,
 		ErrWriter:            stderr,
 		EnableBashCompletion: true,
+		HideHelpCommand:      true,
 		Flags:                globalFlags(),
 		Commands: []*cli.Command{
 			initCommand(),
 			checkCommand(),
 			compileCommand(),
+			upgradeCommand(),
 			graphCommand(),
 			idCommand(),
 			publishCommand(),
@@ -148,6 +150,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			fsckCommand(),
 			casCommand(),
 			versionCommand(),
+			helpCommand(),
 		},
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {
 			return &exitError{code: 2, err: fmt.Errorf("%v (see prose --help)", err)}
@@ -160,19 +163,84 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		},
 		ExitErrHandler: func(*cli.Context, error) {},
 	}
+	// The own help command hides urfave/cli's, which would also drop --help.
+	app.Flags = append(app.Flags, cli.HelpFlag)
 	for _, c := range app.Commands {
-		setUsageErrors(c)
+		setUsageErrors(c, c.Name)
 	}
 	return app
 }
 
-func setUsageErrors(c *cli.Command) {
+// setUsageErrors gives every command the same usage habits: a flag error
+// or an unknown subcommand is a usage error (exit 2) in our wording, and a
+// command that declares no ArgsUsage refuses every positional argument.
+func setUsageErrors(c *cli.Command, path string) {
 	c.OnUsageError = func(ctx *cli.Context, err error, _ bool) error {
-		return &exitError{code: 2, err: fmt.Errorf("%s: %v (see prose %s --help)", c.Name, err, c.FullName())}
+		return &exitError{code: 2, err: fmt.Errorf("%s: %v (see prose %s --help)", c.Name, err, path)}
+	}
+	switch {
+	case len(c.Subcommands) > 0:
+		c.HideHelpCommand = true
+		c.Action = func(ctx *cli.Context) error {
+			if ctx.Args().Present() {
+				return usageErrorf("unknown command %q for prose %s (see prose %s --help)", ctx.Args().First(), path, path)
+			}
+			return cli.ShowSubcommandHelp(ctx)
+		}
+	case c.ArgsUsage == "" && c.Action != nil:
+		action := c.Action
+		c.Action = func(ctx *cli.Context) error {
+			if ctx.Args().Present() {
+				return usageErrorf("%s takes no arguments, got %q (see prose %s --help)", path, strings.Join(ctx.Args().Slice(), " "), path)
+			}
+			return action(ctx)
+		}
 	}
 	for _, s := range c.Subcommands {
-		setUsageErrors(s)
+		setUsageErrors(s, path+" "+s.Name)
 	}
+}
+
+// helpCommand is `prose help [COMMAND…]`: the help of the command named, or a
+// usage error when there is none.
+func helpCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "help",
+		Aliases:   []string{"h"},
+		Usage:     "show the commands, or one command's help",
+		ArgsUsage: "[COMMAND [SUBCOMMAND]]",
+		Action: func(c *cli.Context) error {
+			if !c.Args().Present() {
+				return cli.ShowAppHelp(c)
+			}
+			cmds, path := c.App.Commands, []string{}
+			for _, name := range c.Args().Slice() {
+				var found *cli.Command
+				for _, cmd := range cmds {
+					if cmd.HasName(name) && cmd.Name != "help" {
+						found = cmd
+					}
+				}
+				if found == nil {
+					return usageErrorf("no command %q to show help for (see prose --help)", strings.Join(append(path, name), " "))
+				}
+				path, cmds = append(path, found.Name), found.Subcommands
+			}
+			return c.App.RunContext(c.Context, append(append([]string{c.App.Name}, path...), "--help"))
+		},
+	}
+}
+
+// versionFlag turns `prose --version` (after any global flags) into
+// `prose version`.
+func versionFlag(args []string) []string {
+	for i := 1; i < len(args) && strings.HasPrefix(args[i], "-"); i++ {
+		if args[i] == "--version" {
+			out := append(append([]string{}, args[:i]...), "version")
+			return append(out, args[i+1:]...)
+		}
+	}
+	return args
 }
 
 // hoistGlobalFlags moves global flags written after the command name to the
@@ -276,6 +344,11 @@ func interspersed(app *cli.App, args []string) []string {
 		name := strings.TrimLeft(a, "-")
 		name, _, hasValue := strings.Cut(name, "=")
 		v, known := takesValue[name]
+		if !known && !strings.HasPrefix(a, "--") && len(name) > 1 && takesValue[name[:1]] {
+			// A one-letter flag with its value attached: -n1 is -n 1.
+			flags = append(flags, "-"+name[:1], name[1:])
+			continue
+		}
 		if !strings.HasPrefix(a, "-") || a == "-" || !known {
 			positional = append(positional, a)
 			continue

@@ -27,6 +27,20 @@ func prose(t *testing.T, args ...string) (string, string, int) {
 	return out.String(), errb.String(), code
 }
 
+// needGit returns the path of git. Without git the test is skipped, except
+// under CI (CI=true), where it fails.
+func needGit(t testing.TB) string {
+	t.Helper()
+	git, err := exec.LookPath("git")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("git is required under CI")
+		}
+		t.Skip("git not installed")
+	}
+	return git
+}
+
 func mustProse(t *testing.T, args ...string) string {
 	t.Helper()
 	out, errs, code := prose(t, args...)
@@ -200,9 +214,7 @@ func TestCasCommands(t *testing.T) {
 }
 
 func TestGitSeesCleanState(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
+	needGit(t)
 	tmp := t.TempDir()
 	vdir := filepath.Join(tmp, "v")
 	mustProse(t, "init", vdir)
@@ -253,6 +265,7 @@ func TestNewerVaultFormatIsRefused(t *testing.T) {
 }
 
 func TestFsckFindsACorruptObject(t *testing.T) {
+	git := needGit(t)
 	tmp := t.TempDir()
 	vdir := filepath.Join(tmp, "v")
 	mustProse(t, "init", vdir)
@@ -260,9 +273,9 @@ func TestFsckFindsACorruptObject(t *testing.T) {
 	writeFiles(t, src, map[string]string{"f/x.txt": "some world-model content"})
 	mustProse(t, "publish", "n", src, "--vault", vdir)
 	// The blob of f/x.txt, as git names it.
-	out, err := exec.Command("git", "-C", vdir, "rev-parse", "HEAD:published/n/f/x.txt").Output()
+	out, err := exec.Command(git, "-C", vdir, "rev-parse", "HEAD:published/n/f/x.txt").Output()
 	if err != nil {
-		t.Skip("git not installed")
+		t.Fatalf("git rev-parse of the published blob: %v", err)
 	}
 	oid := strings.TrimSpace(string(out))
 	obj := filepath.Join(vdir, ".git", "objects", oid[:2], oid[2:])

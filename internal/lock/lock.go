@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/gofrs/flock"
 )
@@ -189,11 +191,11 @@ func describe(h *Holder) string {
 	}
 	s := fmt.Sprintf("pid %d", h.PID)
 	if me, err := os.Hostname(); err == nil && h.Host != "" && h.Host != me {
-		s += " on " + h.Host
+		s += " on " + printable(h.Host)
 	}
 	var details []string
 	if h.Who != "" {
-		details = append(details, h.Who)
+		details = append(details, printable(h.Who))
 	}
 	if !h.Since.IsZero() {
 		since := h.Since.Local()
@@ -207,6 +209,26 @@ func describe(h *Holder) string {
 		s += " (" + strings.Join(details, ", ") + ")"
 	}
 	return s
+}
+
+// printable makes a field of a holder record, which any process could have
+// written, safe to print in one line: control characters become spaces,
+// invalid UTF-8 becomes "?", and it is cut to 80 characters.
+func printable(s string) string {
+	const limit = 80
+	out := []rune{}
+	for _, r := range strings.ToValidUTF8(s, "?") {
+		if len(out) == limit {
+			return string(out) + "…"
+		}
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+			r = ' '
+		} else if r == utf8.RuneError {
+			r = '?'
+		}
+		out = append(out, r)
+	}
+	return string(out)
 }
 
 // formatWait prints whole seconds ("60s") for waits of a second or more and
