@@ -28,6 +28,9 @@ type Reply struct {
 	Body   string            // a raw body for an error status
 	Header map[string]string // extra headers (Retry-After)
 	Hang   bool              // never answer: the client must time out
+	// Arrived, if set, is called when the request arrives, before the
+	// reply (a test cancels its context here).
+	Arrived func()
 }
 
 // Turn is a model's answer.
@@ -121,6 +124,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	for k, v := range reply.Header {
 		w.Header().Set(k, v)
+	}
+	if reply.Arrived != nil {
+		reply.Arrived()
 	}
 	if reply.Hang {
 		<-r.Context().Done()
