@@ -2,7 +2,6 @@ package model_test
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -10,48 +9,16 @@ import (
 	"github.com/prose-store/prose/model/fakeserver"
 )
 
-// loopTools: a fixed-field tool and a mapping tool that log their calls.
-func loopTools(calls *[]string) []model.Tool {
-	return []model.Tool{
-		{Name: "write_note", Description: "Write a note.", Schema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"},"text":{"type":"string"}},"required":["path","text"]}`),
-			Run: func(ctx context.Context, args json.RawMessage) (string, error) {
-				*calls = append(*calls, "write_note "+string(args))
-				return "written", nil
-			}},
-		{Name: "update_meta", Description: "Update meta.", Schema: json.RawMessage(`{"type":"object","properties":{"updates":{"type":"object","additionalProperties":{"type":"string"}}},"required":["updates"]}`),
-			Run: func(ctx context.Context, args json.RawMessage) (string, error) {
-				*calls = append(*calls, "update_meta "+string(args))
-				return "updated", nil
-			}},
-	}
-}
-
-// loopScript: the model makes a bad call and a good one, reads the error,
-// corrects the bad call, then finishes.
-func loopScript() []fakeserver.Reply {
-	u := model.Usage{Input: 100, CachedInput: 40, Output: 10}
-	return []fakeserver.Reply{
-		{Turn: &fakeserver.Turn{Usage: u, Calls: []fakeserver.Call{
-			{ID: "c1", Name: "write_note", Args: `{"path":3,"text":"hi"}`},
-			{ID: "c2", Name: "update_meta", Args: `{"updates":{"status":"draft","owner":"ana"}}`},
-		}}},
-		{Turn: &fakeserver.Turn{Usage: u, Calls: []fakeserver.Call{
-			{ID: "c3", Name: "write_note", Args: `{"path":"notes/a.html","text":"hi"}`},
-		}}},
-		{Turn: &fakeserver.Turn{Usage: u, Text: "All done."}},
-	}
-}
-
 func TestLoopCorrectsInvalidCall(t *testing.T) {
 	for _, p := range providers {
 		t.Run(p.api, func(t *testing.T) {
-			srv := fakeserver.New(t, p.api, loopScript()...)
+			srv := fakeserver.New(t, p.api, fakeserver.LoopScript()...)
 			m, err := model.Open(p.spec, model.Config{Getenv: srv.Env()})
 			if err != nil {
 				t.Fatal(err)
 			}
 			var calls []string
-			res, err := model.Loop(context.Background(), m, model.Request{System: "sys", Messages: []model.Message{model.UserText("go")}, Tools: loopTools(&calls)}, model.LoopOptions{})
+			res, err := model.Loop(context.Background(), m, model.Request{System: "sys", Messages: []model.Message{model.UserText("go")}, Tools: fakeserver.LoopTools(&calls)}, model.LoopOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -88,11 +55,39 @@ func TestLoopUnknownToolAndLimit(t *testing.T) {
 	)
 	m, _ := model.Open("openai-chat:gpt-test", model.Config{Getenv: srv.Env()})
 	var calls []string
-	res, err := model.Loop(context.Background(), m, model.Request{Messages: []model.Message{model.UserText("go")}, Tools: loopTools(&calls)}, model.LoopOptions{MaxIterations: 2})
+	res, err := model.Loop(context.Background(), m, model.Request{Messages: []model.Message{model.UserText("go")}, Tools: fakeserver.LoopTools(&calls)}, model.LoopOptions{MaxIterations: 2})
 	if model.KindOf(err) != model.KindLimit || res.Iterations != 2 {
 		t.Fatalf("err = %v after %d iterations, want the iteration limit after 2", err, res.Iterations)
 	}
 	if !strings.Contains(string(srv.Bodies()[1]), `there is no tool named \"delete_everything\"; the tools are: update_meta, write_note`) {
 		t.Fatalf("unknown tool not reported to the model:\n%s", srv.Bodies()[1])
+	}
+}
+
+// TestLoopMalformedArguments: arguments that are not JSON come back to the
+// model as an error, and the next request is still well formed.
+func TestLoopMalformedArguments(t *testing.T) {
+	for _, p := range providers {
+		t.Run(p.api, func(t *testing.T) {
+			replies := []fakeserver.Reply{
+				{Turn: &fakeserver.Turn{Calls: []fakeserver.Call{{ID: "c1", Name: "write_note", Args: `{"path": "a", "text": `}}}},
+				{Turn: &fakeserver.Turn{Text: "sorry"}},
+			}
+			if p.api == fakeserver.Anthropic {
+				// Anthropic sends objects; an argument of the wrong shape
+				// stands in for malformed text.
+				replies[0].Turn.Calls[0].Args = `{"path": ["a"]}`
+			}
+			srv := fakeserver.New(t, p.api, replies...)
+			m, _ := model.Open(p.spec, model.Config{Getenv: srv.Env()})
+			var calls []string
+			res, err := model.Loop(context.Background(), m, model.Request{Messages: []model.Message{model.UserText("go")}, Tools: fakeserver.LoopTools(&calls)}, model.LoopOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.ToolErrors != 1 || len(calls) != 0 || res.Final.Text != "sorry" {
+				t.Fatalf("errors %d, calls %v, final %q", res.ToolErrors, calls, res.Final.Text)
+			}
+		})
 	}
 }

@@ -2,6 +2,7 @@ package anthropic
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
@@ -90,7 +91,13 @@ func (m *Messages) params(op string, req model.Request) (anthropic.MessageNewPar
 				blocks = append(blocks, anthropic.NewTextBlock(msg.Text))
 			}
 			for _, tc := range msg.ToolCalls {
-				blocks = append(blocks, anthropic.NewToolUseBlock(tc.ID, tc.Arguments, tc.Name))
+				input := tc.Arguments
+				if !isObject(input) {
+					// The API takes only an object; the tool result
+					// already told the model what was wrong.
+					input = json.RawMessage("{}")
+				}
+				blocks = append(blocks, anthropic.NewToolUseBlock(tc.ID, input, tc.Name))
 			}
 			p.Messages = append(p.Messages, anthropic.NewAssistantMessage(blocks...))
 		case model.RoleTool:
@@ -176,4 +183,9 @@ func response(r *anthropic.Message) model.Response {
 		out.StopReason = model.StopToolUse
 	}
 	return out
+}
+
+func isObject(raw json.RawMessage) bool {
+	var m map[string]json.RawMessage
+	return json.Unmarshal(raw, &m) == nil && m != nil
 }

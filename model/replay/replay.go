@@ -27,8 +27,42 @@ type File struct {
 
 // Exchange is one request and the answer it got.
 type Exchange struct {
-	Request  model.Request  `json:"request"`
-	Response model.Response `json:"response"`
+	Request  model.Request `json:"request"`
+	Response Response      `json:"response"`
+}
+
+// Response is a model.Response as recorded: tool-call arguments are kept
+// as the exact text the model sent, so an indented file replays them byte
+// for byte.
+type Response struct {
+	Text       string           `json:"text,omitempty"`
+	ToolCalls  []ToolCall       `json:"tool_calls,omitempty"`
+	Usage      model.Usage      `json:"usage"`
+	StopReason model.StopReason `json:"stop_reason"`
+}
+
+// ToolCall is a model.ToolCall with its arguments as text.
+type ToolCall struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+func recorded(r model.Response) Response {
+	out := Response{Text: r.Text, Usage: r.Usage, StopReason: r.StopReason}
+	for _, c := range r.ToolCalls {
+		out.ToolCalls = append(out.ToolCalls, ToolCall{ID: c.ID, Name: c.Name, Arguments: string(c.Arguments)})
+	}
+	return out
+}
+
+// Model returns the response as the model gave it.
+func (r Response) Model() model.Response {
+	out := model.Response{Text: r.Text, Usage: r.Usage, StopReason: r.StopReason}
+	for _, c := range r.ToolCalls {
+		out.ToolCalls = append(out.ToolCalls, model.ToolCall{ID: c.ID, Name: c.Name, Arguments: []byte(c.Arguments)})
+	}
+	return out
 }
 
 func init() {
@@ -104,7 +138,7 @@ func (p *Player) Call(ctx context.Context, req model.Request) (model.Response, e
 			Message: fmt.Sprintf("request %d differs from its record at %s: recorded %s, got %s", n+1, ptr, rec, got), Hint: hint}
 	}
 	p.next++
-	return ex.Response, nil
+	return ex.Response.Model(), nil
 }
 
 // Recorder passes calls to a model and saves each successful exchange.
@@ -133,7 +167,7 @@ func (r *Recorder) Call(ctx context.Context, req model.Request) (model.Response,
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.file.Exchanges = append(r.file.Exchanges, Exchange{Request: clone(req), Response: resp})
+	r.file.Exchanges = append(r.file.Exchanges, Exchange{Request: clone(req), Response: recorded(resp)})
 	data, merr := Marshal(&r.file)
 	if merr == nil {
 		merr = durable.WriteFile(r.path, data, 0o644)
