@@ -101,7 +101,11 @@ func Classify(op, provider string, err error, fail *Failure, key string) error {
 		}
 	default:
 		e.Kind = model.KindNetwork
-		e.Message = Redact(rootMessage(err), key)
+		attempts := 1
+		if fail != nil && fail.Attempts > 0 {
+			attempts = fail.Attempts
+		}
+		e.Message = fmt.Sprintf("the connection failed after %d attempts: %s", attempts, Redact(rootMessage(err), key))
 		e.Hint = "check the base URL and the network"
 	}
 	return e
