@@ -20,6 +20,8 @@ func globalFlags() []cli.Flag {
 		// NO_COLOR is read by noColor, not as the flag's value: any non-empty
 		// value means no color (no-color.org), not only a boolean word.
 		&cli.BoolFlag{Name: "no-color", Usage: "disable colored output (also NO_COLOR set to any non-empty value)"},
+		&cli.StringFlag{Name: "model", Usage: "model as `PROVIDER:NAME` (openai, openai-chat, anthropic, replay:FILE, offline); default $PROSE_MODEL, else prose.yaml's model, else offline"},
+		&cli.StringFlag{Name: "record", Usage: "save every model exchange to `FILE` (replay it with --model replay:FILE)"},
 		&cli.DurationFlag{Name: "lock-timeout", Value: vault.DefaultLockTimeout, Usage: "how long a writer waits for the vault lock"},
 	}
 }
