@@ -33,7 +33,8 @@ func (tx *Tx) Commit() (*Result, error) {
 		return nil, err
 	}
 	res := &Result{Changed: []string{}}
-	if len(changes) == 0 {
+	settle := len(tx.force) > 0 || len(tx.takeInFiles) > 0
+	if len(changes) == 0 && !settle {
 		return res, nil
 	}
 	for rel := range changes {
@@ -54,6 +55,8 @@ func (tx *Tx) Commit() (*Result, error) {
 		Rebuild: tx.rebuild,
 		Message: "prose: wiki rebuild (page shells re-rendered, no material change)\n",
 		Diff:    map[string]any{"pages": pages},
+		TakeIn:  tx.takeInFiles,
+		Settle:  settle,
 	})
 	if err != nil {
 		if errors.Is(err, vault.ErrHandEdits) {
@@ -94,7 +97,10 @@ func (tx *Tx) files() (map[string][]byte, error) {
 			}
 			continue
 		}
-		if had && old != nil && !tx.rebuild && materialEqual(old, p) {
+		if tx.rebuild {
+			markDirs(dirs, rel)
+		}
+		if had && old != nil && !tx.rebuild && !tx.force[rel] && materialEqual(old, p) {
 			continue // nothing material: the file and its date stay
 		}
 		if !(had && old != nil && materialEqual(old, p)) {
