@@ -57,6 +57,11 @@ func (w *Wiki) checkNoHandEdits() error {
 	if err != nil {
 		return err
 	}
+	for _, e := range edits {
+		if err := w.checkInside(strings.TrimPrefix(e.Path, Dir+"/")); err != nil {
+			return err
+		}
+	}
 	if len(edits) > 0 {
 		return handEditsError(edits)
 	}
