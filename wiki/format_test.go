@@ -103,12 +103,12 @@ func TestSanitizeRemovesAndReports(t *testing.T) {
 
 func TestParseErrorsNameTheLineAndFix(t *testing.T) {
 	cases := map[string]string{
-		"<p>no meta</p>": "no prose meta block",
-		"<!-- prose:meta\ntitle: a\n":   "not closed",
+		"<p>no meta</p>":                 "no prose meta block",
+		"<!-- prose:meta\ntitle: a\n":    "not closed",
 		"<!-- prose:meta\ntitle: [\n-->": "not valid",
-		"<!-- prose:meta\ntitle: a\n-->\n<!-- prose:slot id=\"b\" -->x":               "has no end marker",
-		"<!-- prose:meta\ntitle: a\n-->\n<!-- prose:meta\ntitle: b\n-->":               "second prose meta block",
-		"<!-- prose:meta\ntitle: a\n-->\n<!-- /prose:slot id=\"b\" -->":                "without its start",
+		"<!-- prose:meta\ntitle: a\n-->\n<!-- prose:slot id=\"b\" -->x":                         "has no end marker",
+		"<!-- prose:meta\ntitle: a\n-->\n<!-- prose:meta\ntitle: b\n-->":                        "second prose meta block",
+		"<!-- prose:meta\ntitle: a\n-->\n<!-- /prose:slot id=\"b\" -->":                         "without its start",
 		"<!-- prose:meta\na: 1\n-->\n<!-- prose:slot id=\"B\" --><!-- /prose:slot id=\"B\" -->": "not valid",
 	}
 	for in, want := range cases {
