@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/prose-store/prose/published"
 	"github.com/prose-store/prose/vault"
@@ -488,7 +490,7 @@ func checkMetaValue(key string, v any) error {
 }
 
 func checkMetaKey(k string) error {
-	if k == "" || strings.ContainsAny(k, "\x00\n\r") || strings.TrimSpace(k) != k {
+	if k == "" || !utf8.ValidString(k) || strings.ContainsFunc(k, unicode.IsControl) || strings.TrimSpace(k) != k {
 		return fmt.Errorf("meta key %q: keys are non-empty text without line breaks or surrounding spaces", k)
 	}
 	return nil
