@@ -180,11 +180,8 @@ func (tx *Tx) indexes(dirs map[string]bool, out map[string][]byte) error {
 			return fmt.Errorf("%s/%s: %w; move it aside so prose can write the folder index", Dir, rel, ErrNotOwned)
 		}
 		if !had {
-			title := "Wiki"
-			if d != "." {
-				title = titleFromStem(path.Base(d))
-			}
-			p = &Page{Meta: Meta{KeyTitle: title, KeyTemplate: "folder", KeyCreated: tx.w.today(), KeyUpdated: tx.w.today()}, Slots: []Slot{{ID: "description"}}}
+			p = tx.defaultIndex(d)
+			p.Meta[KeyUpdated] = tx.w.today()
 		} else {
 			p = p.Clone()
 		}

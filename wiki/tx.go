@@ -183,7 +183,7 @@ func (tx *Tx) resolve(name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if ok, err := tx.exists(rel); err != nil || ok {
+	if ok, err := tx.exists(rel); err != nil || ok || path.Base(rel) == IndexName {
 		return rel, err
 	}
 	if strings.Contains(strings.TrimSuffix(rel, ".html"), "/") {
@@ -261,10 +261,33 @@ func (tx *Tx) owned(name string) (string, *Page, error) {
 	if err != nil {
 		return "", nil, err
 	}
+	if !ok && path.Base(rel) == IndexName {
+		// A folder's index is written at commit; until then a write to its
+		// description starts from the index it will get.
+		d := path.Dir(rel)
+		alive := d == "."
+		if !alive {
+			if alive, err = tx.folderAlive(d); err != nil {
+				return "", nil, err
+			}
+		}
+		if alive {
+			return rel, tx.defaultIndex(d), nil
+		}
+	}
 	if !ok {
 		return "", nil, fmt.Errorf("%w: %s", ErrNotFound, rel)
 	}
 	return rel, p.Clone(), nil
+}
+
+// defaultIndex is the index page a folder without one gets.
+func (tx *Tx) defaultIndex(d string) *Page {
+	title := "Wiki"
+	if d != "." {
+		title = titleFromStem(path.Base(d))
+	}
+	return &Page{Meta: Meta{KeyTitle: title, KeyTemplate: "folder", KeyCreated: tx.w.today()}, Slots: []Slot{{ID: "description"}}}
 }
 
 // NewOptions are the contents of a new page.
