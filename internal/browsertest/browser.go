@@ -135,4 +135,3 @@ func Colors(t testing.TB, pngData []byte) int {
 	}
 	return len(seen)
 }
-
