@@ -327,6 +327,7 @@ func (v *Vault) WriteNode(ctx context.Context, node string, changes map[string][
 	if err != nil {
 		return nil, err
 	}
+	defer idx.release() // land writes it; any earlier return gives it up
 	for i := range wc {
 		if data, ok := opt.TakeIn[wc[i].Path]; ok && data != nil {
 			// The caller read this hand edit: the write may replace it.
@@ -364,32 +365,29 @@ func (v *Vault) WriteNode(ctx context.Context, node string, changes map[string][
 			return nil, err
 		}
 	}
-	if err := b.flush(); err != nil {
-		return nil, fmt.Errorf("write %s: %w", node, err)
-	}
-	s.cache.save()
-	// Refs move as publish moves them (docs/vault-format.md).
+	l := &landing{batch: b, branch: refMove{tip, commit}, ledger: refMove{ledgerTip, ledgerCommit}, changes: wc, idx: idx}
 	if r != nil {
-		if err := v.moveRef(LedgerRef, ledgerTip, ledgerCommit); err != nil {
-			return nil, err
+		l.receipt = r.ContentHash
+	}
+	done, err := v.land(l)
+	if done != nil {
+		res.HandEdits = done.HandEdits
+	}
+	if err != nil {
+		var le *LandedError
+		if !errors.As(err, &le) {
+			return nil, fmt.Errorf("write %s: %w", node, err)
 		}
 	}
-	if err := v.moveRef(v.Branch(), tip, commit); err != nil {
-		return nil, err
-	}
+	s.cache.save() // the objects it names are durable
 	res.Receipt, res.Moved, res.Commit, res.Ledger = r, moved, commit, ledgerCommit
 	if v.cfg.Format < FormatVersion {
 		v.cfg.Format = FormatVersion
 	}
-	edits, err := v.applyChangesReport(wc, idx)
-	res.HandEdits = edits
 	if err != nil {
-		return res, fmt.Errorf("write %s: committed %s, but updating the working tree failed (the next prose command repairs it): %w", node, commit, err)
+		return res, fmt.Errorf("write %s: %w", node, err)
 	}
-	if err := v.writeIndex(idx); err != nil {
-		return res, err
-	}
-	return res, v.setWorktreeState(commit)
+	return res, nil
 }
 
 // NodeHandEdits lists the working-tree files of node that differ from the
@@ -526,6 +524,7 @@ func (v *Vault) restoreTakenIn(tip, root plumbing.Hash, takeIn map[string][]byte
 	if err != nil {
 		return err
 	}
+	defer idx.release()
 	if _, err := v.applyChangesReport(wc, idx); err != nil {
 		return err
 	}
