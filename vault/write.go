@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -390,18 +392,51 @@ func (v *Vault) WriteNode(ctx context.Context, node string, changes map[string][
 	return res, nil
 }
 
-// NodeHandEdits lists the working-tree files of node that differ from the
-// branch: edited, added or deleted by hand since prose last wrote them.
+// NodeHandEdits lists the working-tree files of node that differ from what
+// prose last wrote: edited, added or deleted by hand. It compares the
+// working tree with the git index prose keeps in step with the branch (one
+// lstat per file, a read only when the stat data moved, like git status),
+// so it never reads the committed trees.
 func (v *Vault) NodeHandEdits(node string) ([]HandEdit, error) {
-	tip, err := v.readRef(v.Branch())
+	idx, err := v.readIndex()
 	if err != nil {
 		return nil, err
 	}
-	c, err := v.commit(tip)
-	if err != nil {
-		return nil, err
+	dir := "published/" + published.EscapeNode(node)
+	prefix := dir + "/"
+	known := map[string]bool{}
+	var edits []HandEdit
+	for i := idx.search(prefix); i < idx.len(); i++ {
+		name := string(idx.name(i))
+		if !strings.HasPrefix(name, prefix) {
+			break
+		}
+		known[name] = true
+		e := idx.entry(i)
+		oid, exists, err := v.worktreeOID(name, idx)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case !exists:
+			edits = append(edits, HandEdit{name, "deleted by hand"})
+		case oid != e.OID:
+			edits = append(edits, HandEdit{name, "modified by hand"})
+		}
 	}
-	return v.handEdits(c.TreeHash, "published/"+published.EscapeNode(node))
+	base := filepath.Join(v.root, filepath.FromSlash(dir))
+	_ = filepath.WalkDir(base, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		rel, _ := filepath.Rel(v.root, path)
+		rel = filepath.ToSlash(rel)
+		if !known[rel] {
+			edits = append(edits, HandEdit{rel, "added by hand (not in any receipt)"})
+		}
+		return nil
+	})
+	return edits, nil
 }
 
 // NodeReceiptTree returns the node tree the

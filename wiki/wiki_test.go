@@ -15,7 +15,7 @@ import (
 )
 
 // newWiki makes a fresh vault and opens its wiki with a fixed date.
-func newWiki(t *testing.T) *Wiki {
+func newWiki(t testing.TB) *Wiki {
 	t.Helper()
 	v, err := vault.Init(t.TempDir(), vault.InitOptions{})
 	if err != nil {
