@@ -386,20 +386,20 @@ func (tx *Tx) New(name string, o NewOptions) (string, []string, error) {
 	return rel, removed, nil
 }
 
-// checkNoFolderClash refuses a page whose path runs through an existing
-// page, or a folder where a page exists.
+// checkNoFolderClash refuses a page whose folders run through an
+// existing file (a folder named like a file above it). It looks up each
+// folder on the way, never the whole wiki.
 func (tx *Tx) checkNoFolderClash(rel string) error {
-	dir := strings.TrimSuffix(rel, ".html")
-	files, err := tx.st.list()
-	if err != nil {
-		return err
-	}
-	for p := range files {
-		if strings.HasPrefix(p, dir+"/") {
-			continue // a page beside a folder of the same stem is fine
+	segs := strings.Split(rel, "/")
+	for k := 1; k < len(segs); k++ {
+		dir := strings.Join(segs[:k], "/")
+		if p, ok := tx.pages[dir]; ok && p != nil {
+			return fmt.Errorf("%w: %s is a file, not a folder", ErrUnsafe, dir)
 		}
-		if strings.HasPrefix(rel, p+"/") {
-			return fmt.Errorf("%w: %s is a file, not a folder", ErrUnsafe, p)
+		if _, ok, err := tx.st.raw(dir); err != nil {
+			return err
+		} else if ok {
+			return fmt.Errorf("%w: %s is a file, not a folder", ErrUnsafe, dir)
 		}
 	}
 	return nil

@@ -440,3 +440,21 @@ func TestWriteCostDoesNotGrowWithWiki(t *testing.T) {
 		t.Fatalf("a write read %d blobs in a 20-page wiki and %d in a 400-page one", small, large)
 	}
 }
+
+func TestCancelledRebuildLeavesVaultAsBefore(t *testing.T) {
+	w := newWiki(t)
+	newPage(t, w, "a/x", "note", nil)
+	head, _ := w.Head()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := w.Rebuild(ctx, nil); !errors.Is(err, context.Canceled) {
+		t.Fatalf("rebuild after cancel: %v", err)
+	}
+	if _, err := w.Lint(ctx, nil); !errors.Is(err, context.Canceled) {
+		t.Fatalf("lint after cancel: %v", err)
+	}
+	if h, _ := w.Head(); h != head {
+		t.Fatal("a cancelled rebuild committed")
+	}
+	gitStatusClean(t, w)
+}

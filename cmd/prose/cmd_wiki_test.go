@@ -2,12 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -167,5 +169,14 @@ func TestWikiDiffMarkdownGolden(t *testing.T) {
 	}
 	if strings.Contains(out, "updated") || strings.Contains(out, "<style>") {
 		t.Fatal("the diff shows immaterial churn")
+	}
+}
+
+func TestSignalsGiveTheirExitCodes(t *testing.T) {
+	if code, _ := classify(signalError{syscall.SIGTERM}); code != 143 {
+		t.Errorf("SIGTERM: exit %d", code)
+	}
+	if code, _ := classify(fmt.Errorf("wrapped: %w", signalError{os.Interrupt})); code != 130 {
+		t.Errorf("SIGINT: exit %d", code)
 	}
 }
