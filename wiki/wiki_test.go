@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -88,12 +89,18 @@ func TestWriteCommitsOnceAndIdenticalWriteNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A day later, writing back what slot returned changes nothing: no
+	// commit, and the page keeps its updated date.
+	w.Now = func() time.Time { return time.Date(2026, 1, 3, 0, 0, 0, 0, time.UTC) }
 	res = mustUpdate(t, w, func(tx *Tx) error {
 		_, err := tx.WriteSlot("attention", "summary", got)
 		return err
 	})
 	if res.Commit != "" || res.Receipt != nil {
 		t.Fatalf("writing back what slot returned committed: %+v", res)
+	}
+	if _, p, _ := w.Read("attention"); p.Meta.String(KeyUpdated) != "2026-01-02" {
+		t.Fatalf("updated moved: %v", p.Meta[KeyUpdated])
 	}
 	_, data, err := w.ReadFile("ml/attention")
 	if err != nil {
@@ -217,6 +224,13 @@ func TestHandEditThenCommit(t *testing.T) {
 	data, _ := os.ReadFile(file)
 	edited := strings.Replace(string(data), "<p>old</p>", "<p>typed by hand</p><script>x()</script>", 1)
 	os.WriteFile(file, []byte(edited), 0o644)
+	// A write elsewhere refuses too, naming the command.
+	if _, err := w.Update(context.Background(), func(tx *Tx) error {
+		_, _, err := tx.New("b/other", NewOptions{})
+		return err
+	}); err == nil || !strings.Contains(err.Error(), "prose wiki commit") {
+		t.Fatalf("a write elsewhere with a hand edit pending: %v", err)
+	}
 	_, err := w.Update(context.Background(), func(tx *Tx) error {
 		_, err := tx.WriteSlot("a/page", "body", "<p>other</p>")
 		return err
@@ -457,4 +471,23 @@ func TestCancelledRebuildLeavesVaultAsBefore(t *testing.T) {
 		t.Fatal("a cancelled rebuild committed")
 	}
 	gitStatusClean(t, w)
+}
+
+// TestShellAndUpdatedAreImmaterial: the view gives the same truth for a
+// page whatever its shell and its updated date.
+func TestShellAndUpdatedAreImmaterial(t *testing.T) {
+	p := &Page{Meta: Meta{"title": "T", "template": "note", "updated": "2026-01-02"}, Slots: []Slot{{ID: "body", HTML: "<p>x</p>"}}}
+	a := renderPage(t, "note", "a.html", p)
+	p.Meta["updated"] = "2027-05-06"
+	b := renderPage(t, "concept", "a.html", p)
+	va, _, _ := pageView{}.Value("a.html", a)
+	vb, _, _ := pageView{}.Value("a.html", b)
+	if !reflect.DeepEqual(va, vb) {
+		t.Fatalf("truth differs: %v vs %v", va, vb)
+	}
+	p.Slots[0].HTML = "<p>y</p>"
+	vc, _, _ := pageView{}.Value("a.html", renderPage(t, "note", "a.html", p))
+	if reflect.DeepEqual(va, vc) {
+		t.Fatal("a slot change is immaterial")
+	}
 }
