@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 
@@ -20,6 +21,18 @@ import (
 var version = "0.1.0-dev"
 
 func main() {
+	// PROSE_CPUPROFILE=FILE writes a CPU profile of the command, for
+	// finding what bounds a benchmark figure.
+	if f := os.Getenv("PROSE_CPUPROFILE"); f != "" {
+		if out, err := os.Create(f); err == nil {
+			if pprof.StartCPUProfile(out) == nil {
+				code := run(os.Args, os.Stdout, os.Stderr)
+				pprof.StopCPUProfile()
+				out.Close()
+				os.Exit(code)
+			}
+		}
+	}
 	os.Exit(run(os.Args, os.Stdout, os.Stderr))
 }
 

@@ -26,6 +26,7 @@ var (
 	queries = flag.Int("queries", 100, "search queries (one process each)")
 	prose   = flag.String("prose", "", "prose binary")
 	work    = flag.String("dir", "", "working directory (default: a temporary one)")
+	seedDir = flag.String("seed", "", "only seed a vault of the last size into `DIR` (for profiling), then exit")
 )
 
 var words = strings.Fields("attention transformer gradient sourdough pasta roman empire river mountain protocol ledger receipt " +
@@ -34,7 +35,7 @@ var words = strings.Fields("attention transformer gradient sourdough pasta roman
 
 func main() {
 	flag.Parse()
-	if *prose == "" {
+	if *prose == "" && *seedDir == "" {
 		fail(fmt.Errorf("-prose BIN is required"))
 	}
 	dir := *work
@@ -51,6 +52,12 @@ func main() {
 		var n int
 		fmt.Sscan(s, &n)
 		ns = append(ns, n)
+	}
+	if *seedDir != "" {
+		if err := seed(*seedDir, ns[len(ns)-1]); err != nil {
+			fail(err)
+		}
+		return
 	}
 	results := make([]map[string]time.Duration, len(ns))
 	order := []string{"new", "write-slot", "set-meta", "search", "lint", "rebuild"}
