@@ -216,6 +216,7 @@ func (v *Vault) WriteNode(ctx context.Context, node string, changes map[string][
 	fresh := map[plumbing.Hash][]byte{}
 	newNode := oldNode
 	res := &WriteResult{}
+	entries := make(map[string]object.TreeEntry, len(paths))
 	for _, p := range paths {
 		e := object.TreeEntry{Mode: filemode.Regular}
 		if data := changes[p]; data != nil {
@@ -224,18 +225,14 @@ func (v *Vault) WriteNode(ctx context.Context, node string, changes map[string][
 			}
 			fresh[e.Hash] = data
 		}
-		old, had, err := b.lookup(newNode, p)
-		if err != nil {
-			return nil, err
-		}
-		if had == !e.Hash.IsZero() && old.Hash == e.Hash || !had && e.Hash.IsZero() {
-			continue
-		}
-		if newNode, err = b.setPath(newNode, p, e); err != nil {
-			return nil, fmt.Errorf("write %s: %s: %w", node, p, err)
-		}
-		res.Changed = append(res.Changed, p)
+		entries[p] = e
 	}
+	// Each directory on the way to a change is rewritten once, however
+	// many changes it holds.
+	if newNode, err = b.setPaths(oldNode, entries, "", &res.Changed); err != nil {
+		return nil, fmt.Errorf("write %s: %w", node, err)
+	}
+	slices.Sort(res.Changed)
 	root, err := b.setPath(tc.TreeHash, "published/"+esc, object.TreeEntry{Mode: filemode.Dir, Hash: newNode})
 	if err != nil {
 		return nil, err
@@ -592,3 +589,103 @@ func (v *Vault) DiffNodeTrees(a, b plumbing.Hash) ([]NodeChange, error) {
 // HasObject reports whether the repository holds object h (a tree an old
 // cache names may have been pruned).
 func (v *Vault) HasObject(h plumbing.Hash) bool { return v.newBatch().has(h) }
+
+// setPaths returns tree root with every entry of changes (slash paths
+// relative to root → entry; a zero hash removes) applied, writing each
+// changed tree once. The paths whose entry really changed are appended to
+// changed with prefix.
+func (b *objectBatch) setPaths(root plumbing.Hash, changes map[string]object.TreeEntry, prefix string, changed *[]string) (plumbing.Hash, error) {
+	here := map[string]object.TreeEntry{}
+	below := map[string]map[string]object.TreeEntry{}
+	for p, e := range changes {
+		if name, rest, ok := strings.Cut(p, "/"); ok {
+			if below[name] == nil {
+				below[name] = map[string]object.TreeEntry{}
+			}
+			below[name][rest] = e
+		} else {
+			here[p] = e
+		}
+	}
+	var t *object.Tree
+	if root.IsZero() {
+		t = &object.Tree{}
+	} else {
+		var err error
+		if t, err = b.tree(root); err != nil {
+			return plumbing.ZeroHash, err
+		}
+	}
+	out := make([]object.TreeEntry, 0, len(t.Entries)+len(here))
+	seen := map[string]bool{}
+	dirty := false
+	for _, old := range t.Entries {
+		seen[old.Name] = true
+		if e, ok := here[old.Name]; ok {
+			if _, clash := below[old.Name]; clash {
+				return plumbing.ZeroHash, fmt.Errorf("%s%s is both a file and a folder in one write", prefix, old.Name)
+			}
+			if old.Mode == filemode.Dir {
+				return plumbing.ZeroHash, fmt.Errorf("%s%s is a folder; a file cannot replace it", prefix, old.Name)
+			}
+			if e.Hash != old.Hash {
+				*changed = append(*changed, prefix+old.Name)
+				dirty = true
+			}
+			if !e.Hash.IsZero() {
+				e.Name = old.Name
+				out = append(out, e)
+			}
+			continue
+		}
+		if sub, ok := below[old.Name]; ok {
+			if old.Mode != filemode.Dir {
+				return plumbing.ZeroHash, fmt.Errorf("%s%s is a file, not a folder", prefix, old.Name)
+			}
+			h, err := b.setPaths(old.Hash, sub, prefix+old.Name+"/", changed)
+			if err != nil {
+				return plumbing.ZeroHash, err
+			}
+			if h != old.Hash {
+				dirty = true
+			}
+			if !h.IsZero() {
+				out = append(out, object.TreeEntry{Name: old.Name, Mode: filemode.Dir, Hash: h})
+			}
+			continue
+		}
+		out = append(out, old)
+	}
+	for name, e := range here {
+		if seen[name] || e.Hash.IsZero() {
+			continue
+		}
+		if _, clash := below[name]; clash {
+			return plumbing.ZeroHash, fmt.Errorf("%s%s is both a file and a folder in one write", prefix, name)
+		}
+		e.Name = name
+		out = append(out, e)
+		*changed = append(*changed, prefix+name)
+		dirty = true
+	}
+	for name, sub := range below {
+		if seen[name] {
+			continue
+		}
+		h, err := b.setPaths(plumbing.ZeroHash, sub, prefix+name+"/", changed)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		if !h.IsZero() {
+			out = append(out, object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: h})
+			dirty = true
+		}
+	}
+	if !dirty {
+		return root, nil
+	}
+	if len(out) == 0 {
+		return plumbing.ZeroHash, nil // git has no empty trees below the root
+	}
+	return b.put(plumbing.TreeObject, encodeTree(out))
+}
