@@ -83,3 +83,35 @@ func TestWriteNodeGivesPublishFingerprints(t *testing.T) {
 		t.Fatal("../x accepted")
 	}
 }
+
+// TestSumCacheIsCompacted: past its size limit the cache file is rewritten
+// with the entries the last write used, and writes stay right.
+func TestSumCacheIsCompacted(t *testing.T) {
+	defer func(n int) { sumCacheLimit = n }(sumCacheLimit)
+	sumCacheLimit = 200
+	v := newVault(t)
+	ctx := context.Background()
+	file := v.StatePath("cache", "dirsum-n")
+	var sizes []int64
+	for i := range 12 {
+		p := "d" + strings.Repeat("x", i%3) + "/f.txt"
+		if _, err := v.WriteNode(ctx, "n", map[string][]byte{p: []byte{byte('a' + i)}}, WriteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		fi, err := os.Stat(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sizes = append(sizes, fi.Size())
+	}
+	// Appending alone would pass 1,000 bytes within these writes (two or
+	// three records of 89 bytes each); compacted, it stays near the limit.
+	for _, n := range sizes {
+		if n > 200+5*sumRecLen {
+			t.Fatalf("the cache outgrew its limit: %v", sizes)
+		}
+	}
+	if rep, err := v.Fsck(ctx); err != nil || !rep.OK() {
+		t.Fatalf("fsck: %+v %v", rep, err)
+	}
+}
