@@ -410,6 +410,9 @@ func (v *Vault) NodeHandEdits(node string) ([]HandEdit, error) {
 		}
 		known[name] = true
 		e := idx.entry(i)
+		if fi, err := os.Lstat(filepath.Join(v.root, filepath.FromSlash(name))); err == nil && fi.Mode().IsRegular() && idx.statMatches(fi, &e) {
+			continue // unchanged since prose wrote it: no read
+		}
 		oid, exists, err := v.worktreeOID(name, idx)
 		if err != nil {
 			return nil, err
