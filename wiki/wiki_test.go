@@ -491,3 +491,26 @@ func TestShellAndUpdatedAreImmaterial(t *testing.T) {
 		t.Fatal("a slot change is immaterial")
 	}
 }
+
+func TestGitDeletedPageTakenIn(t *testing.T) {
+	w := newWiki(t)
+	newPage(t, w, "a/keep", "note", nil)
+	newPage(t, w, "a/gone", "note", nil)
+	if out, err := exec.Command("git", "-C", w.Vault().Root(), "rm", "-q", "published/wiki/a/gone.html").CombinedOutput(); err != nil {
+		t.Skipf("git: %v %s", err, out)
+	}
+	exec.Command("git", "-C", w.Vault().Root(), "commit", "-qm", "rm").Run()
+	res, err := w.CommitHandEdits(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Receipt == nil {
+		t.Fatal("no receipt for a page deleted with git")
+	}
+	_, idx, _ := w.ReadFile("a/README")
+	if strings.Contains(string(idx), "gone.html") {
+		t.Fatal("the folder index still lists the deleted page")
+	}
+	gitStatusClean(t, w)
+	fsckOK(t, w)
+}
