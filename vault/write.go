@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	pathpkg "path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -424,18 +425,47 @@ func (v *Vault) NodeHandEdits(node string) ([]HandEdit, error) {
 			edits = append(edits, HandEdit{name, "modified by hand"})
 		}
 	}
-	base := filepath.Join(v.root, filepath.FromSlash(dir))
-	_ = filepath.WalkDir(base, func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return nil
+	// Files added by hand: only a directory modified after the index was
+	// written can hold one (adding a name changes the directory's mtime;
+	// prose brings the working tree in step before it writes the index),
+	// so the others are not read, as git's untracked cache does.
+	dirs := map[string]bool{dir: true}
+	for name := range known {
+		for d := pathpkg.Dir(name); len(d) >= len(dir) && !dirs[d]; d = pathpkg.Dir(d) {
+			dirs[d] = true
 		}
-		rel, _ := filepath.Rel(v.root, path)
-		rel = filepath.ToSlash(rel)
-		if !known[rel] {
-			edits = append(edits, HandEdit{rel, "added by hand (not in any receipt)"})
+	}
+	var walk func(rel string, all bool)
+	walk = func(rel string, all bool) {
+		full := filepath.Join(v.root, filepath.FromSlash(rel))
+		if !all {
+			fi, err := os.Lstat(full)
+			if err != nil || !fi.IsDir() {
+				return // gone or replaced: its entries were reported above
+			}
+			m := fi.ModTime()
+			if idx.stamped && (uint32(m.Unix()) < idx.mtimeS || uint32(m.Unix()) == idx.mtimeS && uint32(m.Nanosecond()) < idx.mtimeN) {
+				return
+			}
 		}
-		return nil
-	})
+		ents, err := os.ReadDir(full)
+		if err != nil {
+			return
+		}
+		for _, e := range ents {
+			p := rel + "/" + e.Name()
+			switch {
+			case e.IsDir() && !dirs[p]:
+				walk(p, true) // a directory made by hand: all of it is new
+			case !e.IsDir() && !known[p]:
+				edits = append(edits, HandEdit{p, "added by hand (not in any receipt)"})
+			}
+		}
+	}
+	for d := range dirs {
+		walk(d, false)
+	}
+	slices.SortFunc(edits, func(a, b HandEdit) int { return strings.Compare(a.Path, b.Path) })
 	return edits, nil
 }
 

@@ -514,3 +514,16 @@ func TestGitDeletedPageTakenIn(t *testing.T) {
 	gitStatusClean(t, w)
 	fsckOK(t, w)
 }
+
+func TestFilesAddedByHandAreFound(t *testing.T) {
+	for _, rel := range []string{"a/b/new.html", "a/fresh/deep/new.html", "top.html"} {
+		w := newWiki(t)
+		newPage(t, w, "a/b/page", "note", nil)
+		full := filepath.Join(w.Root(), filepath.FromSlash(rel))
+		os.MkdirAll(filepath.Dir(full), 0o755)
+		os.WriteFile(full, []byte("<p>typed</p>"), 0o644)
+		if _, err := w.Begin(context.Background()); err == nil || !strings.Contains(err.Error(), rel) {
+			t.Errorf("%s added by hand: %v", rel, err)
+		}
+	}
+}
