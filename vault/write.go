@@ -287,7 +287,7 @@ func (v *Vault) WriteNode(ctx context.Context, node string, changes map[string][
 		if len(opt.TakeIn) > 0 && newNode == oldNode {
 			// Hand edits that change nothing material: the working tree
 			// goes back to the branch, so it is clean again.
-			return res, v.restoreTakenIn(tip, tc.TreeHash, opt.TakeIn, nil)
+			return res, v.restoreTakenIn(node, tip, tc.TreeHash, opt.TakeIn)
 		}
 		return res, nil // nothing material: no file changes, no commit
 	}
@@ -380,6 +380,7 @@ func (v *Vault) WriteNode(ctx context.Context, node string, changes map[string][
 		}
 	}
 	s.cache.save() // the objects it names are durable
+	v.touchHandStamp(node)
 	res.Receipt, res.Moved, res.Commit, res.Ledger = r, moved, commit, ledgerCommit
 	if v.cfg.Format < FormatVersion {
 		v.cfg.Format = FormatVersion
@@ -425,10 +426,12 @@ func (v *Vault) NodeHandEdits(node string) ([]HandEdit, error) {
 			edits = append(edits, HandEdit{name, "modified by hand"})
 		}
 	}
-	// Files added by hand: only a directory modified after the index was
-	// written can hold one (adding a name changes the directory's mtime;
-	// prose brings the working tree in step before it writes the index),
-	// so the others are not read, as git's untracked cache does.
+	// Files added by hand: only a directory modified after the node's last
+	// write finished (the stamp file's mtime, from the same file-system
+	// clock) can hold one, since adding a name changes the directory's
+	// mtime; the others are not read, as git's untracked cache does.
+	stamp, err := os.Stat(v.handStampPath(node))
+	haveStamp := err == nil
 	dirs := map[string]bool{dir: true}
 	for name := range known {
 		for d := pathpkg.Dir(name); len(d) >= len(dir) && !dirs[d]; d = pathpkg.Dir(d) {
@@ -443,8 +446,7 @@ func (v *Vault) NodeHandEdits(node string) ([]HandEdit, error) {
 			if err != nil || !fi.IsDir() {
 				return // gone or replaced: its entries were reported above
 			}
-			m := fi.ModTime()
-			if idx.stamped && (uint32(m.Unix()) < idx.mtimeS || uint32(m.Unix()) == idx.mtimeS && uint32(m.Nanosecond()) < idx.mtimeN) {
+			if haveStamp && fi.ModTime().Before(stamp.ModTime()) {
 				return
 			}
 		}
@@ -569,7 +571,7 @@ func (b *objectBatch) lookup(root plumbing.Hash, p string) (object.TreeEntry, bo
 
 // restoreTakenIn brings taken-in working-tree files back to the branch's
 // content at root (tip's tree), updating the index.
-func (v *Vault) restoreTakenIn(tip, root plumbing.Hash, takeIn map[string][]byte, _ []string) error {
+func (v *Vault) restoreTakenIn(node string, tip, root plumbing.Hash, takeIn map[string][]byte) error {
 	var wc []change
 	for p, data := range takeIn {
 		e, ok, err := v.lookup(root, p)
@@ -593,7 +595,11 @@ func (v *Vault) restoreTakenIn(tip, root plumbing.Hash, takeIn map[string][]byte
 	if _, err := v.applyChangesReport(wc, idx); err != nil {
 		return err
 	}
-	return v.writeIndex(idx)
+	if err := v.writeIndex(idx); err != nil {
+		return err
+	}
+	v.touchHandStamp(node)
+	return nil
 }
 
 // NodeChange is a file that differs between two node trees.
@@ -721,4 +727,21 @@ func (b *objectBatch) setPaths(root plumbing.Hash, changes map[string]object.Tre
 		return plumbing.ZeroHash, nil // git has no empty trees below the root
 	}
 	return b.put(plumbing.TreeObject, encodeTree(out))
+}
+
+// handStampPath is the file whose mtime marks when a node write last
+// brought the node's working tree in step (see NodeHandEdits).
+func (v *Vault) handStampPath(node string) string {
+	return v.StatePath("cache", "written-"+published.EscapeNode(node))
+}
+
+// touchHandStamp records that the node's working tree was just brought in
+// step. A stamp that cannot be written only makes the next check read
+// every directory.
+func (v *Vault) touchHandStamp(node string) {
+	p := v.handStampPath(node)
+	_ = os.MkdirAll(filepath.Dir(p), 0o755)
+	// Written, not Chtimes'd: the mtime then comes from the file-system
+	// clock that stamps the directories.
+	_ = os.WriteFile(p, []byte(time.Now().UTC().Format(time.RFC3339Nano)+"\n"), 0o644)
 }

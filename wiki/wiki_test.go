@@ -527,3 +527,21 @@ func TestFilesAddedByHandAreFound(t *testing.T) {
 		}
 	}
 }
+
+// TestAddedByHandFoundAfterOtherIndexWrites: a file added by hand is found
+// even after git rewrote the index (git status, git add of other files).
+func TestAddedByHandFoundAfterOtherIndexWrites(t *testing.T) {
+	w := newWiki(t)
+	newPage(t, w, "a/b/page", "note", nil)
+	full := filepath.Join(w.Root(), "a", "b", "new.html")
+	os.WriteFile(full, []byte("<p>typed</p>"), 0o644)
+	os.WriteFile(filepath.Join(w.Vault().Root(), "other.txt"), []byte("x"), 0o644)
+	if out, err := exec.Command("git", "-C", w.Vault().Root(), "add", "other.txt").CombinedOutput(); err != nil {
+		t.Skipf("git: %v %s", err, out)
+	}
+	exec.Command("git", "-C", w.Vault().Root(), "commit", "-qm", "other").Run()
+	exec.Command("git", "-C", w.Vault().Root(), "status").Run()
+	if _, err := w.Begin(context.Background()); err == nil || !strings.Contains(err.Error(), "a/b/new.html") {
+		t.Fatalf("added by hand, then the index rewritten: %v", err)
+	}
+}
