@@ -545,3 +545,47 @@ func TestAddedByHandFoundAfterOtherIndexWrites(t *testing.T) {
 		t.Fatalf("added by hand, then the index rewritten: %v", err)
 	}
 }
+
+// TestConcurrentWritersQueue runs writers from separate vault handles (as
+// separate processes would) at once: every write lands, one receipt each.
+func TestConcurrentWritersQueue(t *testing.T) {
+	w := newWiki(t)
+	newPage(t, w, "a/page", "note", nil)
+	before := receipts(t, w)
+	const n = 6
+	errs := make(chan error, n)
+	for i := range n {
+		go func() {
+			v, err := vault.Open(w.Vault().Root(), vault.Options{})
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer v.Close()
+			w2, err := Open(v)
+			if err != nil {
+				errs <- err
+				return
+			}
+			_, err = w2.Update(context.Background(), func(tx *Tx) error {
+				_, _, err := tx.New(fmt.Sprintf("a/p%d", i), NewOptions{})
+				return err
+			})
+			errs <- err
+		}()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := receipts(t, w) - before; got != n {
+		t.Fatalf("%d receipts for %d writes", got, n)
+	}
+	ps, _ := w.Find("a/")
+	if len(ps) != n+2 {
+		t.Fatalf("%d pages after concurrent writes", len(ps))
+	}
+	gitStatusClean(t, w)
+	fsckOK(t, w)
+}
