@@ -206,14 +206,28 @@ func TestNotOwnedPageRefused(t *testing.T) {
 	w := newWiki(t)
 	newPage(t, w, "a/page", "note", nil)
 	os.WriteFile(filepath.Join(w.Root(), "a", "foreign.html"), []byte("<p>mine</p>"), 0o644)
-	exec.Command("git", "-C", w.Vault().Root(), "add", "-A").Run()
+	if out, err := exec.Command("git", "-C", w.Vault().Root(), "add", "-A").CombinedOutput(); err != nil {
+		t.Skipf("git: %v %s", err, out)
+	}
 	exec.Command("git", "-C", w.Vault().Root(), "commit", "-qm", "foreign").Run()
-	_, err := w.Update(context.Background(), func(tx *Tx) error {
-		_, err := tx.WriteSlot("a/foreign", "body", "x")
-		return err
-	})
-	if err == nil || !strings.Contains(err.Error(), "prose meta block") && !errors.Is(err, ErrHandEdits) {
+	head, _ := w.Head()
+	// Taking it in is refused: it has no prose meta block.
+	if _, err := w.CommitHandEdits(context.Background()); err == nil || !strings.Contains(err.Error(), "prose meta block") {
+		t.Fatalf("commit of a foreign page: %v", err)
+	}
+	// A write to it is refused as not owned, even past the hand-edit check.
+	tx, err := w.begin(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.WriteSlot("a/foreign", "body", "x"); !errors.Is(err, ErrNotOwned) {
 		t.Fatalf("write to a foreign page: %v", err)
+	}
+	if h, _ := w.Head(); h != head {
+		t.Fatal("something was committed")
+	}
+	if data, _ := os.ReadFile(filepath.Join(w.Root(), "a", "foreign.html")); string(data) != "<p>mine</p>" {
+		t.Fatal("the foreign page was changed")
 	}
 }
 
