@@ -36,6 +36,7 @@ type fpConfig struct {
 	id     string   // identity for the stat cache
 	facets []string // declared facet names; nil: the top-level directories
 	trie   *facetTrie
+	view   View
 }
 
 // fileFP is what fingerprinting needs from one file.
@@ -78,7 +79,7 @@ func newFPConfig(opt Options) (*fpConfig, error) {
 	if err := opt.Spec.Validate(); err != nil {
 		return nil, err
 	}
-	c := &fpConfig{alg: alg, spec: opt.Spec, id: cacheID(alg, opt.Spec)}
+	c := &fpConfig{alg: alg, spec: opt.Spec, id: cacheID(alg, opt.Spec, opt.View), view: opt.View}
 	if opt.Spec == nil || len(opt.Spec.Facets) == 0 {
 		return c, nil
 	}
@@ -454,7 +455,7 @@ func truthOfDir(p string) canon.Path {
 // directory holding those files. Paths are checked as TruthOfFiles checks
 // them.
 func FingerprintFiles(files map[string][]byte, opt Options) (map[string]string, error) {
-	return fingerprintOf(files, opt, func(p string, data []byte) (any, error) { return fileValue(p, data, nil) })
+	return fingerprintOf(files, opt, func(p string, data []byte) (any, error) { return fileValue(opt.View, p, data, nil) })
 }
 
 // FingerprintValues is FingerprintFiles for files whose structured-truth

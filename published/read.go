@@ -76,6 +76,7 @@ type loaded struct {
 	sum   [32]byte
 	oid   [20]byte
 	value any
+	text  bool // value is the file's text (not a token of binary content)
 }
 
 // load reads the file f of the walk and computes its hashes and value. The
@@ -139,7 +140,7 @@ func (w *walker) loadOnce(ctx context.Context, f *walkedFile) (loaded, error) {
 	if !fi.Mode().IsRegular() {
 		return l, fmt.Errorf("%s is no longer a regular file; a world-model holds only regular files, directories and symlinks to files inside the node", name)
 	}
-	return readValue(ctx, file, name, f.path, fi.Size())
+	return readValue(ctx, file, name, f.path, fi.Size(), w.view)
 }
 
 // ReadValue returns the structured-truth value of the world-model file at
@@ -149,8 +150,13 @@ func (w *walker) loadOnce(ctx context.Context, f *walkedFile) (loaded, error) {
 // *SizeError; binary content of any size is streamed into its blake3 token.
 // It stops when ctx is done.
 func ReadValue(ctx context.Context, p string, r io.Reader, size int64) (any, error) {
+	return ReadValueView(ctx, p, r, size, nil)
+}
+
+// ReadValueView is ReadValue through a node's view (nil: the default rule).
+func ReadValueView(ctx context.Context, p string, r io.Reader, size int64, view View) (any, error) {
 	defer admit(size)()
-	l, err := readValue(ctx, r, p, p, size)
+	l, err := readValue(ctx, r, p, p, size, view)
 	if errors.Is(err, errChanged) {
 		return nil, fmt.Errorf("%s: the content does not hold the %d bytes announced", p, size)
 	}
@@ -158,8 +164,9 @@ func ReadValue(ctx context.Context, p string, r io.Reader, size int64) (any, err
 }
 
 // readValue reads the content of the file at slash path p (named name in
-// messages) from r, which must hold size bytes.
-func readValue(ctx context.Context, r io.Reader, name, p string, size int64) (loaded, error) {
+// messages) from r, which must hold size bytes, through the node's view
+// when there is one (nil: the default rule).
+func readValue(ctx context.Context, r io.Reader, name, p string, size int64, view View) (loaded, error) {
 	var l loaded
 	_, kind := fileKey(path.Base(p))
 	switch kind {
@@ -185,12 +192,25 @@ func readValue(ctx context.Context, r io.Reader, name, p string, size int64) (lo
 		l.size = size
 		l.sum = blake3.Sum256(data)
 		l.oid = gitBlobID(data)
-		if l.value, err = fileValue(p, data, &l.sum); err != nil {
+		if l.value, err = fileValue(view, p, data, &l.sum); err != nil {
 			return l, err
 		}
 		return l, nil
 	}
-	return stream(ctx, r, name, size)
+	l, err := stream(ctx, r, name, size)
+	if err != nil || view == nil {
+		return l, err
+	}
+	if s, ok := l.value.(string); ok && l.text {
+		v, claimed, err := view.Value(p, []byte(s))
+		if err != nil {
+			return l, fmt.Errorf("%s: %w", name, err)
+		}
+		if claimed {
+			l.value = v
+		}
+	}
+	return l, nil
 }
 
 // heapSlack is the heap size below which admit does not collect before a
@@ -266,7 +286,7 @@ func stream(ctx context.Context, file io.Reader, name string, size int64) (loade
 		if keep == nil {
 			return l, &SizeError{Path: name, Kind: "text", Size: size, Limit: MaxTextFile}
 		}
-		l.value = string(keep)
+		l.value, l.text = string(keep), true
 		return l, nil
 	}
 	l.value = canon.BLAKE3.TokenOf(l.sum[:])

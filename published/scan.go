@@ -45,6 +45,8 @@ type Options struct {
 	// target changed counts as changed; links in the cache are re-checked
 	// anyway. Without a usable cache the scan is a full one.
 	Changed []string
+	// View, when not nil, is the node's own view of its files (see View).
+	View View
 }
 
 // Snapshot is the result of a Scan: the files of a world-model, its version
@@ -103,6 +105,9 @@ func ScanContext(ctx context.Context, dir string, opt Options) (*Snapshot, error
 		return nil, fmt.Errorf("scan %s: %w", dir, err)
 	}
 	w, err := newWalker(dir)
+	if w != nil {
+		w.view = cfg.view
+	}
 	if err != nil {
 		return nil, err
 	}

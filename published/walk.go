@@ -77,6 +77,7 @@ type walker struct {
 	spare   chan struct{}
 	statted atomic.Int64    // stat calls on files
 	ctx     context.Context // nil: never done
+	view    View            // the node's view of its files, or nil
 
 	openRoot sync.Once
 	fsRoot   *os.Root // for reading files: never leaves the directory

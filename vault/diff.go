@@ -191,11 +191,11 @@ func (v *Vault) Diff(from, to plumbing.Hash, opt DiffOptions) (*DiffResult, erro
 		if err != nil {
 			return nil, err
 		}
-		ta, err := v.reducedTruth(a, spec)
+		ta, err := v.reducedTruth(a, spec, viewOf(node))
 		if err != nil {
 			return nil, err
 		}
-		tb, err := v.reducedTruth(b, spec)
+		tb, err := v.reducedTruth(b, spec, viewOf(node))
 		if err != nil {
 			return nil, err
 		}
@@ -237,13 +237,13 @@ func (v *Vault) nodeTrees(root plumbing.Hash) (map[string]plumbing.Hash, error) 
 	return out, nil
 }
 
-func (v *Vault) reducedTruth(h plumbing.Hash, spec *canon.Spec) (any, error) {
+func (v *Vault) reducedTruth(h plumbing.Hash, spec *canon.Spec, view published.View) (any, error) {
 	if h.IsZero() {
 		return nil, nil
 	}
 	// Values are read blob by blob, under the scan's limits: a large
 	// binary file streams into its token, never sits whole in memory.
-	values, err := v.readValues(context.Background(), h)
+	values, err := v.readValues(context.Background(), h, view)
 	if err != nil {
 		return nil, err
 	}

@@ -99,7 +99,7 @@ func (v *Vault) Fsck(ctx context.Context) (*FsckReport, error) {
 		return nil, err
 	}
 	rep.Problems = append(rep.Problems, missing...)
-	edits, err := v.handEdits(tipCommit.TreeHash)
+	edits, err := v.handEdits(tipCommit.TreeHash, "published")
 	if err != nil {
 		return nil, err
 	}
@@ -283,7 +283,7 @@ func (v *Vault) checkPublished(ctx context.Context, root, ledger plumbing.Hash) 
 			probs = append(probs, Problem{where, err.Error()})
 			continue
 		}
-		fps, err := v.committedFingerprints(ctx, ne.Hash, spec)
+		fps, err := v.committedFingerprints(ctx, ne.Hash, spec, viewOf(node))
 		if err != nil {
 			if ctx.Err() != nil {
 				return 0, nil, err
@@ -302,10 +302,10 @@ func (v *Vault) checkPublished(ctx context.Context, root, ledger plumbing.Hash) 
 	return len(t.Entries), probs, nil
 }
 
-// readValues reads the structured-truth value of every file under tree h,
-// keyed by slash path, streaming each blob (published.ReadValue bounds what
+// readValues reads the structured-truth value of every file under tree h
+// (through the node's view, if any), keyed by slash path, streaming each blob (published.ReadValue bounds what
 // it holds).
-func (v *Vault) readValues(ctx context.Context, h plumbing.Hash) (map[string]any, error) {
+func (v *Vault) readValues(ctx context.Context, h plumbing.Hash, view published.View) (map[string]any, error) {
 	values := map[string]any{}
 	err := v.walkFiles(h, "", func(p string, e object.TreeEntry) error {
 		v.mu.Lock()
@@ -319,7 +319,7 @@ func (v *Vault) readValues(ctx context.Context, h plumbing.Hash) (map[string]any
 			return fmt.Errorf("read blob %s: %w", e.Hash, err)
 		}
 		defer r.Close()
-		val, err := published.ReadValue(ctx, p, r, obj.Size())
+		val, err := published.ReadValueView(ctx, p, r, obj.Size(), view)
 		if err != nil {
 			return err
 		}
@@ -343,22 +343,23 @@ func (v *Vault) readFiles(h plumbing.Hash) (map[string][]byte, error) {
 	return files, err
 }
 
-// handEdits compares the working tree and the git index under published/
-// with the branch: content, the executable bit, edits staged with git add
-// but not committed, and directories replaced by symlinks.
-func (v *Vault) handEdits(root plumbing.Hash) ([]HandEdit, error) {
+// handEdits compares the working tree and the git index under dir (a slash
+// path such as "published") with the branch: content, the executable bit,
+// edits staged with git add but not committed, and directories replaced by
+// symlinks.
+func (v *Vault) handEdits(root plumbing.Hash, dir string) ([]HandEdit, error) {
 	idx, err := v.readIndex()
 	if err != nil {
 		return nil, err
 	}
 	committed := map[string]bool{}
 	var edits []HandEdit
-	e, ok, err := v.lookup(root, "published")
+	e, ok, err := v.lookup(root, dir)
 	if err != nil {
 		return nil, err
 	}
 	if ok {
-		err = v.walkFiles(e.Hash, "published/", func(p string, te object.TreeEntry) error {
+		err = v.walkFiles(e.Hash, dir+"/", func(p string, te object.TreeEntry) error {
 			committed[p] = true
 			oid, st, err := v.worktreeFile(p, idx)
 			if err != nil {
@@ -390,11 +391,11 @@ func (v *Vault) handEdits(root plumbing.Hash) ([]HandEdit, error) {
 	}
 	for i := 0; i < idx.len(); i++ {
 		name := string(idx.name(i))
-		if strings.HasPrefix(name, "published/") && !committed[name] {
+		if strings.HasPrefix(name, dir+"/") && !committed[name] {
 			edits = append(edits, HandEdit{name, "staged by hand (git add) but in no receipt"})
 		}
 	}
-	base := filepath.Join(v.root, "published")
+	base := filepath.Join(v.root, filepath.FromSlash(dir))
 	_ = filepath.WalkDir(base, func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return nil

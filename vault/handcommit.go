@@ -56,7 +56,7 @@ func (v *Vault) handCommitted(ctx context.Context, th *treeHasher, files []FileE
 	if e.Mode != filemode.Dir {
 		return "published/" + esc + " is a file, not a directory", nil
 	}
-	fps, err := v.committedFingerprints(ctx, e.Hash, spec)
+	fps, err := v.committedFingerprints(ctx, e.Hash, spec, viewOf(esc))
 	if err != nil {
 		return "", err
 	}
@@ -65,12 +65,12 @@ func (v *Vault) handCommitted(ctx context.Context, th *treeHasher, files []FileE
 
 // committedFingerprints fingerprints the world-model in the node tree h as
 // a publish of those files would, streaming each blob.
-func (v *Vault) committedFingerprints(ctx context.Context, h plumbing.Hash, spec *canon.Spec) (map[string]string, error) {
-	values, err := v.readValues(ctx, h)
+func (v *Vault) committedFingerprints(ctx context.Context, h plumbing.Hash, spec *canon.Spec, view published.View) (map[string]string, error) {
+	values, err := v.readValues(ctx, h, view)
 	if err != nil {
 		return nil, err
 	}
-	return published.FingerprintValues(values, published.Options{Algorithm: v.Algorithm(), Spec: spec})
+	return published.FingerprintValues(values, published.Options{Algorithm: v.Algorithm(), Spec: spec, View: view})
 }
 
 // fingerprintDrift names the facets whose committed fingerprint differs

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -21,6 +22,18 @@ import (
 var version = "0.1.0-dev"
 
 func main() {
+	// PROSE_CPUPROFILE=FILE writes a CPU profile of the command, for
+	// finding what bounds a benchmark figure.
+	if f := os.Getenv("PROSE_CPUPROFILE"); f != "" {
+		if out, err := os.Create(f); err == nil {
+			if pprof.StartCPUProfile(out) == nil {
+				code := run(os.Args, os.Stdout, os.Stderr)
+				pprof.StopCPUProfile()
+				out.Close()
+				os.Exit(code)
+			}
+		}
+	}
 	os.Exit(run(os.Args, os.Stdout, os.Stderr))
 }
 
@@ -115,6 +128,9 @@ func classify(err error) (int, string) {
 		}
 		return ee.code, ee.err.Error()
 	}
+	if errors.Is(err, context.Canceled) {
+		return 130, "interrupted; stopped at a safe point, the vault is as before"
+	}
 	msg := err.Error()
 	// urfave/cli reports flag parsing problems as plain errors.
 	for _, p := range []string{"flag provided but not defined", "flag needs an argument", "invalid value", "Required flag", "Required flags"} {
@@ -152,6 +168,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			promptsCommand(),
 			programsCommand(),
 			doctorCommand(),
+			wikiCommand(),
 			versionCommand(),
 			helpCommand(),
 		},
