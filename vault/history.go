@@ -111,17 +111,20 @@ func (v *Vault) rawCommit(c *historyCache, h plumbing.Hash) ([]byte, error) {
 	if body, ok := c.recs[h]; ok && commitHash(body) == h {
 		return body, nil
 	}
-	v.mu.Lock()
-	obj, err := v.storage.EncodedObject(plumbing.CommitObject, h)
 	var body []byte
-	if err == nil {
-		var r io.ReadCloser
-		if r, err = obj.Reader(); err == nil {
-			body, err = io.ReadAll(r)
-			r.Close()
+	err := v.read(func() error {
+		obj, err := v.storage.EncodedObject(plumbing.CommitObject, h)
+		if err != nil {
+			return err
 		}
-	}
-	v.mu.Unlock()
+		r, err := obj.Reader()
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		body, err = io.ReadAll(r)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("read commit %s: %w", h, err)
 	}

@@ -282,12 +282,15 @@ func (v *Vault) reindex() {
 
 // copyBlob streams the content of blob h to w.
 func (v *Vault) copyBlob(w io.Writer, h plumbing.Hash) error {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	bl, err := object.GetBlob(v.storage, h)
-	if err != nil {
+	var bl *object.Blob
+	if err := v.read(func() (err error) {
+		bl, err = object.GetBlob(v.storage, h)
+		return err
+	}); err != nil {
 		return fmt.Errorf("read blob %s: %w", h, err)
 	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
 	r, err := bl.Reader()
 	if err != nil {
 		return fmt.Errorf("read blob %s: %w", h, err)

@@ -396,7 +396,36 @@ func (v *Vault) WriteNode(ctx context.Context, node string, changes map[string][
 // working tree with the git index prose keeps in step with the branch (one
 // lstat per file, a read only when the stat data moved, like git status),
 // so it never reads the committed trees.
+//
+// Another writer landing at the same moment updates the working tree
+// before the index, so edits seen without the lock are checked once more
+// under it before they are reported.
 func (v *Vault) NodeHandEdits(node string) ([]HandEdit, error) {
+	edits, err := v.nodeHandEdits(node)
+	if err != nil || len(edits) == 0 {
+		return edits, err
+	}
+	w, err := v.lockOnly(context.Background(), "hand-edit check")
+	if err != nil {
+		return nil, err
+	}
+	defer w.release()
+	return v.nodeHandEdits(node)
+}
+
+// WaitWriters returns once no writer holds the vault lock: a reader that
+// saw the branch and the ledger disagree (a writer between its two ref
+// moves) waits with it before it draws a conclusion.
+func (v *Vault) WaitWriters(ctx context.Context) error {
+	w, err := v.lockOnly(ctx, "wait for writers")
+	if err != nil {
+		return err
+	}
+	w.release()
+	return nil
+}
+
+func (v *Vault) nodeHandEdits(node string) ([]HandEdit, error) {
 	idx, err := v.readIndex()
 	if err != nil {
 		return nil, err

@@ -68,6 +68,13 @@ func (w *Wiki) checkNoHandEdits() error {
 		return handEditsError(edits)
 	}
 	pending, err := w.committedByGit()
+	if err == nil && pending {
+		// A writer between its branch and ledger moves looks the same
+		// for a moment: wait for it, then look again.
+		if err = w.v.WaitWriters(context.Background()); err == nil {
+			pending, err = w.committedByGit()
+		}
+	}
 	if err != nil {
 		return err
 	}

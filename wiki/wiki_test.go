@@ -184,7 +184,7 @@ func TestUnsafePathsRefusedAndNothingWritten(t *testing.T) {
 	refused("../x", `".." segments`)
 	refused("a/../../x", `".." segments`)
 	refused("/etc/x", "absolute paths")
-	refused(".git/x", "names starting with '.'")
+	refused(".git/x", `reserved for git`)
 	refused("a/.hidden", "names starting with '.'")
 	outside := t.TempDir()
 	if err := os.Symlink(outside, filepath.Join(w.Root(), "out")); err != nil {
