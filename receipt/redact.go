@@ -11,12 +11,25 @@ import (
 // Redacted replaces each secret RedactSecrets finds.
 const Redacted = "[REDACTED]"
 
-// secretPatterns find what looks like a credential. Each replacement leaves
-// text the patterns no longer change, so redaction is idempotent.
-var secretPatterns = []struct {
+// secretPattern is one shape of credential and its replacement.
+type secretPattern struct {
 	re   *regexp.Regexp
 	repl string
-}{
+}
+
+// privateKey is a PEM private key block, whatever its algorithm.
+var privateKey = secretPattern{regexp.MustCompile(`-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY-----[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY-----`), Redacted}
+
+// namedValue is a name=value or "name": "value" pair whose name mentions a
+// key, token, secret, password or credential. In documents (RedactText) it
+// counts only when the value looks like a credential: "Primary key: the
+// column that…" is a definition.
+var namedValue = secretPattern{regexp.MustCompile(`(?i)([a-z0-9_.-]*(?:key|token|secret|passw(?:or)?d|credential)[a-z0-9_.-]*["']?\s*[:=]\s*)("[^"]*"|'[^']*'|[^\s,;&"'}]+)`), "${1}" + Redacted}
+
+// secretPatterns find what looks like a credential. Each replacement leaves
+// text the patterns no longer change, so redaction is idempotent.
+var secretPatterns = []secretPattern{
+	privateKey,
 	// Passwords in URLs: scheme://user:password@host.
 	{regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.-]*://[^/\s:@]+:)[^/\s@]+@`), "${1}" + Redacted + "@"},
 	// Authorization: Bearer <token>.
@@ -28,9 +41,7 @@ var secretPatterns = []struct {
 	{regexp.MustCompile(`\bxox[abprs]-[A-Za-z0-9-]{10,}`), Redacted},
 	{regexp.MustCompile(`\bAKIA[0-9A-Z]{16}\b`), Redacted},
 	{regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`), Redacted},
-	// name=value and "name": "value" where the name mentions a key, token,
-	// secret, password or credential.
-	{regexp.MustCompile(`(?i)([a-z0-9_.-]*(?:key|token|secret|passw(?:or)?d|credential)[a-z0-9_.-]*["']?\s*[:=]\s*)(?:"[^"]*"|'[^']*'|[^\s,;&"'}]+)`), "${1}" + Redacted},
+	namedValue,
 }
 
 // secretEnv names the environment variables whose values are secrets
@@ -44,15 +55,65 @@ var secretEnv = []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY"}
 // the values of $OPENAI_API_KEY and $ANTHROPIC_API_KEY. It errs toward
 // redacting too much. RedactSecrets(RedactSecrets(s)) == RedactSecrets(s).
 func RedactSecrets(s string) string {
+	s, _ = redact(s, false)
+	return s
+}
+
+// RedactText is RedactSecrets for documents a person wrote — notes, pages,
+// transcripts — and reports how many secrets it replaced. A name=value pair
+// is redacted only when the value looks like a credential (at least 8
+// characters, no spaces, letters mixed with digits or symbols), so a
+// glossary line such as "API key: the string a provider issues" survives.
+// Private key blocks (PEM), provider key shapes, Bearer tokens, URL
+// passwords and the provider keys of the environment are always redacted.
+// RedactText(RedactText(s)) returns the same text and a count of zero.
+func RedactText(s string) (string, int) {
+	return redact(s, true)
+}
+
+func redact(s string, document bool) (string, int) {
+	n := 0
 	for _, name := range secretEnv {
 		if v := os.Getenv(name); len(v) >= 8 {
+			n += strings.Count(s, v)
 			s = strings.ReplaceAll(s, v, Redacted)
 		}
 	}
 	for _, p := range secretPatterns {
-		s = p.re.ReplaceAllString(s, p.repl)
+		named := p.re == namedValue.re
+		s = p.re.ReplaceAllStringFunc(s, func(m string) string {
+			sub := p.re.FindStringSubmatchIndex(m)
+			if named && document {
+				value := m[sub[4]:sub[5]]
+				if !credentialLike(strings.Trim(value, `"'`)) {
+					return m
+				}
+			}
+			out := string(p.re.ExpandString(nil, p.repl, m, sub))
+			if out != m {
+				n++
+			}
+			return out
+		})
 	}
-	return s
+	return s, n
+}
+
+// credentialLike reports whether a value reads as a credential rather than
+// a word or a phrase: long, without spaces, and not only letters.
+func credentialLike(v string) bool {
+	if len(v) < 8 || strings.ContainsAny(v, " \t") || v == Redacted {
+		return false
+	}
+	letters, others := 0, 0
+	for _, r := range v {
+		if unicode.IsLetter(r) {
+			letters++
+		} else {
+			others++
+		}
+	}
+	return letters > 0 && others > 0
 }
 
 // FailureReason turns an error into the failure_reason of a failed receipt:
