@@ -221,3 +221,45 @@ func TestLeadingSentences(t *testing.T) {
 		}
 	}
 }
+
+// TestMarkdownRoundTrip: the Markdown a prompt quotes reads back to the
+// same structure.
+func TestMarkdownRoundTrip(t *testing.T) {
+	inputs, _, err := Collect([]string{"../../fixtures/sources"}, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range inputs {
+		d, err := Read(in.Name, in.Data, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := Read("x.md", []byte(d.Markdown()), Markdown)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if back.Title != d.Title {
+			t.Errorf("%s: title %q, back %q", in.Name, d.Title, back.Title)
+		}
+		for _, k := range []BlockKind{Steps, Definitions, Table, Code} {
+			if a, b := count(d, k), count(back, k); a != b {
+				t.Errorf("%s: %d %s blocks, %d after the round trip\n%s", in.Name, a, k, b, d.Markdown())
+			}
+		}
+		if !reflect.DeepEqual(d.Definitions(), back.Definitions()) {
+			t.Errorf("%s: definitions differ after the round trip", in.Name)
+		}
+	}
+}
+
+func count(d *Document, k BlockKind) int {
+	n := 0
+	for _, s := range d.Sections {
+		for _, b := range s.Blocks {
+			if b.Kind == k {
+				n++
+			}
+		}
+	}
+	return n
+}
