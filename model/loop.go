@@ -1,0 +1,141 @@
+package model
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/prose-store/prose/model/schema"
+)
+
+// LoopOptions tunes Loop.
+type LoopOptions struct {
+	// MaxIterations caps the model calls; 0 means DefaultMaxIterations.
+	MaxIterations int
+	// OnToolResult, if set, sees every call and its result as they happen.
+	OnToolResult func(call ToolCall, result ToolResult)
+}
+
+// DefaultMaxIterations is the model-call limit of a Loop.
+const DefaultMaxIterations = 50
+
+// LoopResult is what an agent loop produced.
+type LoopResult struct {
+	// Final is the last response, the one without tool calls when the
+	// loop ended normally.
+	Final Response
+	// Messages is the whole conversation: the request's messages, then
+	// every assistant turn and tool-result turn.
+	Messages []Message
+	// Usage totals every call's usage (a receipt's cost).
+	Usage Usage
+	// Iterations counts the model calls; ToolCalls the tool calls made,
+	// ToolErrors those answered with an error.
+	Iterations, ToolCalls, ToolErrors int
+}
+
+// Loop runs req against m until the model answers without tool calls or
+// the iteration limit is reached. Each tool call's arguments are checked
+// against the tool's canonical schema; an unknown tool, invalid arguments
+// or a tool error is returned to the model as an error result it can act
+// on, never to the caller. The result totals usage even when an error
+// ends the loop.
+func Loop(ctx context.Context, m Model, req Request, opt LoopOptions) (LoopResult, error) {
+	limit := opt.MaxIterations
+	if limit <= 0 {
+		limit = DefaultMaxIterations
+	}
+	tools := map[string]*loopTool{}
+	for i := range req.Tools {
+		t := &req.Tools[i]
+		s, err := schema.Compile(t.Schema)
+		if err != nil {
+			return LoopResult{}, &Error{Op: "agent loop", Kind: KindSchema, Message: fmt.Sprintf("tool %s: %v", t.Name, err), Err: err}
+		}
+		tools[t.Name] = &loopTool{tool: t, schema: s}
+	}
+	res := LoopResult{Messages: append([]Message(nil), req.Messages...)}
+	for res.Iterations < limit {
+		if err := ctx.Err(); err != nil {
+			return res, canceled(err)
+		}
+		call := req
+		call.Messages = res.Messages
+		resp, err := m.Call(ctx, call)
+		res.Iterations++
+		if err != nil {
+			return res, err
+		}
+		res.Usage = res.Usage.Add(resp.Usage)
+		res.Final = resp
+		res.Messages = append(res.Messages, Message{Role: RoleAssistant, Text: resp.Text, ToolCalls: resp.ToolCalls})
+		if len(resp.ToolCalls) == 0 {
+			return res, nil
+		}
+		results := make([]ToolResult, 0, len(resp.ToolCalls))
+		for _, tc := range resp.ToolCalls {
+			r := runTool(ctx, tools, tc)
+			if err := ctx.Err(); err != nil {
+				return res, canceled(err)
+			}
+			res.ToolCalls++
+			if r.IsError {
+				res.ToolErrors++
+			}
+			if opt.OnToolResult != nil {
+				opt.OnToolResult(tc, r)
+			}
+			results = append(results, r)
+		}
+		res.Messages = append(res.Messages, Message{Role: RoleTool, ToolResults: results})
+	}
+	return res, &Error{Op: "agent loop", Kind: KindLimit, Message: fmt.Sprintf("the model was still calling tools after %d calls", limit), Hint: "raise the iteration limit or simplify the task"}
+}
+
+type loopTool struct {
+	tool   *Tool
+	schema *schema.Schema
+}
+
+func runTool(ctx context.Context, tools map[string]*loopTool, tc ToolCall) ToolResult {
+	r := ToolResult{CallID: tc.ID, Name: tc.Name}
+	t, ok := tools[tc.Name]
+	if !ok {
+		names := make([]string, 0, len(tools))
+		for n := range tools {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		r.IsError = true
+		r.Content = fmt.Sprintf("error: there is no tool named %q; the tools are: %s", tc.Name, strings.Join(names, ", "))
+		return r
+	}
+	args := tc.Arguments
+	if len(strings.TrimSpace(string(args))) == 0 {
+		args = json.RawMessage("{}")
+	}
+	if err := t.schema.Validate(args); err != nil {
+		r.IsError = true
+		r.Content = fmt.Sprintf("error: the arguments of %s are invalid: %v; call %s again with arguments that match its schema", tc.Name, err, tc.Name)
+		return r
+	}
+	if t.tool.Run == nil {
+		r.IsError = true
+		r.Content = fmt.Sprintf("error: tool %s cannot be run here", tc.Name)
+		return r
+	}
+	out, err := t.tool.Run(ctx, args)
+	if err != nil {
+		r.IsError = true
+		r.Content = fmt.Sprintf("error: %s failed: %v", tc.Name, err)
+		return r
+	}
+	r.Content = out
+	return r
+}
+
+func canceled(err error) error {
+	return &Error{Op: "agent loop", Kind: KindCanceled, Message: "stopped: " + err.Error(), Err: err}
+}
