@@ -614,9 +614,12 @@ var errStaleCache = errors.New("the stat cache changed since it was loaded")
 
 // cacheID is the identity of a fingerprint setup for the cache: entries
 // computed under another algorithm, spec or facet declaration are useless.
-func cacheID(alg canon.Algorithm, spec *canon.Spec) string {
+func cacheID(alg canon.Algorithm, spec *canon.Spec, view View) string {
 	var b strings.Builder
 	b.WriteString("truth-v1\n")
+	if view != nil {
+		b.WriteString("view " + view.ViewName() + "\n")
+	}
 	b.WriteString(alg.String())
 	b.WriteByte('\n')
 	b.WriteString(spec.Hash())

@@ -243,7 +243,7 @@ func TestScanCacheDeltas(t *testing.T) {
 		t.Errorf("after a torn tail read %d files, want 1", s.Stats.Hashed)
 	}
 	data, _ := os.ReadFile(cache)
-	c, err := parseCache(data, mustAbs(t, dir), cacheID(canon.BLAKE3, nil))
+	c, err := parseCache(data, mustAbs(t, dir), cacheID(canon.BLAKE3, nil, nil))
 	if err != nil || c.torn || c.deltas != 0 {
 		t.Errorf("torn cache was not rewritten: err %v, torn %v, deltas %d", err, c != nil && c.torn, c.deltas)
 	}

@@ -36,6 +36,7 @@ type fpConfig struct {
 	id     string   // identity for the stat cache
 	facets []string // declared facet names; nil: the top-level directories
 	trie   *facetTrie
+	view   View
 }
 
 // fileFP is what fingerprinting needs from one file.
@@ -78,7 +79,7 @@ func newFPConfig(opt Options) (*fpConfig, error) {
 	if err := opt.Spec.Validate(); err != nil {
 		return nil, err
 	}
-	c := &fpConfig{alg: alg, spec: opt.Spec, id: cacheID(alg, opt.Spec)}
+	c := &fpConfig{alg: alg, spec: opt.Spec, id: cacheID(alg, opt.Spec, opt.View), view: opt.View}
 	if opt.Spec == nil || len(opt.Spec.Facets) == 0 {
 		return c, nil
 	}
@@ -478,7 +479,7 @@ func FingerprintFiles(files map[string][]byte, opt Options) (map[string]string, 
 	parallel(len(paths), func(i int) {
 		p := paths[i]
 		entries[i].Path = p
-		v, err := fileValue(p, files[norm[p]], nil)
+		v, err := fileValue(c.view, p, files[norm[p]], nil)
 		if err == nil {
 			fps[i], err = c.fileFP(p, v)
 		}

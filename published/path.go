@@ -324,3 +324,23 @@ func upperHex(c byte) (byte, bool) {
 	}
 	return 0, false
 }
+
+// RuleIdent is the rule an identifier (a wiki slot id or template name)
+// breaks when it is not a lowercase ASCII letter followed by up to 63
+// lowercase letters, digits, '-' or '_'.
+const RuleIdent = "identifiers are a lowercase ASCII letter followed by up to 63 lowercase letters, digits, '-' or '_'"
+
+// CheckIdent reports, with a *PathError naming RuleIdent, an identifier
+// that is not safe to use as a file name, an HTML attribute value and a
+// YAML key without quoting: slot ids and template names.
+func CheckIdent(s string) error {
+	ok := len(s) > 0 && len(s) <= 64 && 'a' <= s[0] && s[0] <= 'z'
+	for i := 1; ok && i < len(s); i++ {
+		c := s[i]
+		ok = 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_'
+	}
+	if !ok {
+		return &PathError{Path: s, Rule: RuleIdent}
+	}
+	return nil
+}

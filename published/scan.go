@@ -46,6 +46,8 @@ type Options struct {
 	// target changed counts as changed; links in the cache are re-checked
 	// anyway. Without a usable cache the scan is a full one.
 	Changed []string
+	// View, when not nil, is the node's own view of its files (see View).
+	View View
 }
 
 // Snapshot is the result of a Scan: the files of a world-model, its version
@@ -291,7 +293,7 @@ func readMisses(w *walker, cfg *fpConfig, walked []walkedFile, misses []int, sna
 			// stat data next time.
 			flags[i] |= flagRacy
 		}
-		v, err := fileValue(f.path, data, &e.Sum)
+		v, err := fileValue(cfg.view, f.path, data, &e.Sum)
 		if err != nil {
 			errs[k] = err
 			return

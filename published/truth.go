@@ -81,7 +81,14 @@ func truthPath(p string) canon.Path {
 // fileValue returns the structured-truth value of the file at path p (used
 // in error messages) with content data. sum is the BLAKE3 of data when the
 // caller has it, else nil.
-func fileValue(p string, data []byte, sum *[32]byte) (any, error) {
+func fileValue(view View, p string, data []byte, sum *[32]byte) (any, error) {
+	if view != nil {
+		if v, ok, err := view.Value(p, data); err != nil {
+			return nil, fmt.Errorf("%s: %w", p, err)
+		} else if ok {
+			return v, nil
+		}
+	}
 	_, kind := fileKey(path.Base(p))
 	switch kind {
 	case kindJSON:
@@ -112,7 +119,11 @@ func fileValue(p string, data []byte, sum *[32]byte) (any, error) {
 // normalized with NormalizePath; a path that breaks a path rule, two paths
 // that collide (CheckCollisions) or two files that give the same key are an
 // error. The mapping is the one ReadTruth applies to a directory.
-func TruthOfFiles(files map[string][]byte) (any, error) {
+func TruthOfFiles(files map[string][]byte) (any, error) { return TruthOfFilesView(files, nil) }
+
+// TruthOfFilesView is TruthOfFiles with a node's view deciding the value of
+// the files it claims (see View).
+func TruthOfFilesView(files map[string][]byte, view View) (any, error) {
 	paths := make([]string, 0, len(files))
 	for p := range files {
 		paths = append(paths, p)
@@ -124,7 +135,7 @@ func TruthOfFiles(files map[string][]byte) (any, error) {
 	b := newTruthBuilder()
 	for _, p := range paths {
 		n, _ := NormalizePath(p) // checked by CheckCollisions
-		v, err := fileValue(n, files[p], nil)
+		v, err := fileValue(view, n, files[p], nil)
 		if err != nil {
 			return nil, err
 		}
@@ -163,7 +174,7 @@ func ReadTruth(dir string) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		v, err := fileValue(f.path, data, nil)
+		v, err := fileValue(nil, f.path, data, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -424,3 +435,8 @@ func yamlScalar(n *yaml.Node) (any, error) {
 	}
 	return n.Value, nil
 }
+
+// YAMLValue converts one YAML document to the value model exactly as a
+// world-model's .yaml file is read (see ReadTruth): callers that keep YAML
+// inside other formats read it the same way.
+func YAMLValue(data []byte) (any, error) { return yamlValue(data) }

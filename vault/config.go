@@ -12,8 +12,10 @@ import (
 )
 
 // FormatVersion is the vault format this build writes and understands.
-// A prose.yaml with a larger format is refused, never misread.
-const FormatVersion = 1
+// A prose.yaml with a larger format is refused, never misread. Format 2
+// adds node writes through a registered view (the wiki's pages): a vault
+// is raised to it by its first such write, so an older prose refuses it.
+const FormatVersion = 2
 
 // ConfigFile is the vault settings file at the vault root.
 const ConfigFile = "prose.yaml"

@@ -190,11 +190,11 @@ func (v *Vault) Diff(from, to plumbing.Hash, opt DiffOptions) (*DiffResult, erro
 		if err != nil {
 			return nil, err
 		}
-		ta, err := v.reducedTruth(a, spec)
+		ta, err := v.reducedTruth(a, spec, viewOf(node))
 		if err != nil {
 			return nil, err
 		}
-		tb, err := v.reducedTruth(b, spec)
+		tb, err := v.reducedTruth(b, spec, viewOf(node))
 		if err != nil {
 			return nil, err
 		}
@@ -236,7 +236,7 @@ func (v *Vault) nodeTrees(root plumbing.Hash) (map[string]plumbing.Hash, error) 
 	return out, nil
 }
 
-func (v *Vault) reducedTruth(h plumbing.Hash, spec *canon.Spec) (any, error) {
+func (v *Vault) reducedTruth(h plumbing.Hash, spec *canon.Spec, view published.View) (any, error) {
 	if h.IsZero() {
 		return nil, nil
 	}
@@ -244,7 +244,7 @@ func (v *Vault) reducedTruth(h plumbing.Hash, spec *canon.Spec) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	truth, err := published.TruthOfFiles(files)
+	truth, err := published.TruthOfFilesView(files, view)
 	if err != nil {
 		return nil, err
 	}

@@ -85,7 +85,7 @@ func (v *Vault) Fsck(ctx context.Context) (*FsckReport, error) {
 		return nil, err
 	}
 	rep.Problems = append(rep.Problems, missing...)
-	edits, err := v.handEdits(tipCommit.TreeHash)
+	edits, err := v.handEdits(tipCommit.TreeHash, "published")
 	if err != nil {
 		return nil, err
 	}
@@ -242,7 +242,7 @@ func (v *Vault) checkPublished(root, ledger plumbing.Hash) (int, []Problem, erro
 		if err != nil {
 			return 0, nil, err
 		}
-		fps, err := published.FingerprintFiles(files, published.Options{Algorithm: v.Algorithm(), Spec: spec})
+		fps, err := published.FingerprintFiles(files, published.Options{Algorithm: v.Algorithm(), Spec: spec, View: viewOf(node)})
 		if err != nil {
 			probs = append(probs, Problem{where, err.Error()})
 			continue
@@ -272,20 +272,21 @@ func (v *Vault) readFiles(h plumbing.Hash) (map[string][]byte, error) {
 	return files, err
 }
 
-// handEdits compares the working tree under published/ with the branch.
-func (v *Vault) handEdits(root plumbing.Hash) ([]HandEdit, error) {
+// handEdits compares the working tree under dir (a slash path such as
+// "published") with the branch.
+func (v *Vault) handEdits(root plumbing.Hash, dir string) ([]HandEdit, error) {
 	idx, err := v.readIndex()
 	if err != nil {
 		return nil, err
 	}
 	committed := map[string]bool{}
 	var edits []HandEdit
-	e, ok, err := v.lookup(root, "published")
+	e, ok, err := v.lookup(root, dir)
 	if err != nil {
 		return nil, err
 	}
 	if ok {
-		err = v.walkFiles(e.Hash, "published/", func(p string, te object.TreeEntry) error {
+		err = v.walkFiles(e.Hash, dir+"/", func(p string, te object.TreeEntry) error {
 			committed[p] = true
 			oid, exists, err := v.worktreeOID(p, idx)
 			if err != nil {
@@ -303,7 +304,7 @@ func (v *Vault) handEdits(root plumbing.Hash) ([]HandEdit, error) {
 			return nil, err
 		}
 	}
-	base := filepath.Join(v.root, "published")
+	base := filepath.Join(v.root, filepath.FromSlash(dir))
 	_ = filepath.WalkDir(base, func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return nil

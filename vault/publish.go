@@ -136,6 +136,7 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 		Spec:      spec,
 		CachePath: v.StatePath("cache", "scan-"+cacheKey(absDir)),
 		Changed:   opt.Changed,
+		View:      viewOf(node),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("publish %s: %w", node, err)

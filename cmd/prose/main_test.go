@@ -245,7 +245,7 @@ func TestNewerVaultFormatIsRefused(t *testing.T) {
 	mustProse(t, "init", vdir)
 	cfg := filepath.Join(vdir, "prose.yaml")
 	data, _ := os.ReadFile(cfg)
-	os.WriteFile(cfg, []byte(strings.Replace(string(data), "format: 1", "format: 99", 1)), 0o644)
+	os.WriteFile(cfg, []byte(strings.Replace(string(data), "format: 2", "format: 99", 1)), 0o644)
 	_, errs, code := prose(t, "log", "--vault", vdir)
 	if code != 1 || !strings.Contains(errs, "format 99") || !strings.Contains(errs, "upgrade prose") {
 		t.Fatalf("newer format: exit %d, %q", code, errs)

@@ -1,0 +1,226 @@
+package vault
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"sync"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/zeebo/blake3"
+
+	"github.com/prose-store/prose/canon"
+	"github.com/prose-store/prose/internal/durable"
+	"github.com/prose-store/prose/published"
+)
+
+var (
+	viewsMu sync.RWMutex
+	views   = map[string]published.View{}
+)
+
+// RegisterView makes view the reading of node's files for every
+// fingerprint the vault computes: publish, WriteNode, fsck and diff. A
+// package that owns a built-in node (the wiki) registers its view in an
+// init function; the vault never imports it.
+func RegisterView(node string, view published.View) {
+	viewsMu.Lock()
+	defer viewsMu.Unlock()
+	views[node] = view
+}
+
+// viewOf returns the view registered for node, or nil.
+func viewOf(node string) published.View {
+	viewsMu.RLock()
+	defer viewsMu.RUnlock()
+	return views[node]
+}
+
+// dirSum is what a committed directory contributes to its node's
+// fingerprints and version address.
+type dirSum struct {
+	version [32]byte
+	digest  canon.Digest
+	kept    bool
+	files   uint32
+}
+
+// sumCache keeps dirSums by git tree id, so a node write recomputes only the
+// directories above its changes: a tree id names a directory's content
+// exactly, so an entry never goes stale. It lives in .prose/cache/ and is a
+// cache only: a missing or damaged file is rebuilt from the trees.
+type sumCache struct {
+	file  string
+	id    string // algorithm and view; entries under another are useless
+	known map[plumbing.Hash]dirSum
+	added map[plumbing.Hash]dirSum
+}
+
+const sumRecLen = 20 + 32 + 32 + 1 + 4
+
+func (v *Vault) loadSumCache(node string, view published.View) *sumCache {
+	id := "dirsum-v1 " + string(v.Algorithm())
+	if view != nil {
+		id += " " + view.ViewName()
+	}
+	c := &sumCache{file: v.StatePath("cache", "dirsum-"+published.EscapeNode(node)), id: id + "\n",
+		known: map[plumbing.Hash]dirSum{}, added: map[plumbing.Hash]dirSum{}}
+	data, err := os.ReadFile(c.file)
+	if err != nil || !bytes.HasPrefix(data, []byte(c.id)) {
+		return c
+	}
+	data = data[len(c.id):]
+	for len(data) >= sumRecLen {
+		var h plumbing.Hash
+		var s dirSum
+		copy(h[:], data)
+		copy(s.version[:], data[20:])
+		copy(s.digest[:], data[52:])
+		s.kept = data[84] == 1
+		s.files = binary.LittleEndian.Uint32(data[85:])
+		c.known[h] = s
+		data = data[sumRecLen:]
+	}
+	return c
+}
+
+// save appends the entries computed since load; a cache that cannot be
+// written is not an error (the next write computes more).
+func (c *sumCache) save() {
+	if len(c.added) == 0 {
+		return
+	}
+	var buf []byte
+	if _, err := os.Stat(c.file); err != nil {
+		buf = append(buf, c.id...)
+	}
+	for h, s := range c.added {
+		buf = append(buf, h[:]...)
+		buf = append(buf, s.version[:]...)
+		buf = append(buf, s.digest[:]...)
+		k := byte(0)
+		if s.kept {
+			k = 1
+		}
+		buf = append(buf, k)
+		buf = binary.LittleEndian.AppendUint32(buf, s.files)
+	}
+	if len(buf) > len(c.id) && bytes.HasPrefix(buf, []byte(c.id)) {
+		_ = durable.WriteFile(c.file, buf, 0o644)
+		return
+	}
+	f, err := os.OpenFile(c.file, os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return
+	}
+	_, _ = f.Write(buf)
+	_ = f.Close()
+}
+
+// nodeSummer computes dirSums of trees, reading blobs from the repository
+// or from the contents a write is about to commit.
+type nodeSummer struct {
+	v     *Vault
+	b     *objectBatch
+	alg   canon.Algorithm
+	view  published.View
+	cache *sumCache
+	fresh map[plumbing.Hash][]byte
+	read  int // blobs read, for tests of how cost grows
+}
+
+func (s *nodeSummer) blob(h plumbing.Hash) ([]byte, error) {
+	if d, ok := s.fresh[h]; ok {
+		return d, nil
+	}
+	s.read++
+	return s.v.blob(h)
+}
+
+// sum returns the dirSum of tree h, whose path in the node is dir ("" for
+// the node root, else with a trailing slash).
+func (s *nodeSummer) sum(h plumbing.Hash, dir string) (dirSum, error) {
+	if h.IsZero() {
+		d, _ := published.DirDigest(s.alg, nil)
+		return dirSum{version: published.DirVersion(nil), digest: d}, nil
+	}
+	if c, ok := s.cache.known[h]; ok {
+		return c, nil
+	}
+	t, err := s.b.tree(h)
+	if err != nil {
+		return dirSum{}, err
+	}
+	var out dirSum
+	vents := make([]published.VersionEntry, 0, len(t.Entries))
+	var kept []canon.Child
+	for _, e := range t.Entries {
+		ve := published.VersionEntry{Name: e.Name}
+		switch e.Mode {
+		case filemode.Dir:
+			sub, err := s.sum(e.Hash, dir+e.Name+"/")
+			if err != nil {
+				return dirSum{}, err
+			}
+			ve.Dir, ve.Sum = true, sub.version
+			out.files += sub.files
+			if sub.kept {
+				kept = append(kept, canon.Child{Key: e.Name, Digest: sub.digest})
+			}
+		case filemode.Regular, filemode.Executable:
+			data, err := s.blob(e.Hash)
+			if err != nil {
+				return dirSum{}, err
+			}
+			ve.Exec, ve.Sum = e.Mode == filemode.Executable, blake3.Sum256(data)
+			out.files++
+			d, ok, err := published.FileDigest(s.alg, s.view, dir+e.Name, data)
+			if err != nil {
+				return dirSum{}, err
+			}
+			if ok {
+				kept = append(kept, canon.Child{Key: published.FileKey(e.Name), Digest: d})
+			}
+		default:
+			return dirSum{}, fmt.Errorf("%s%s: a %v entry has no place in a world-model", dir, e.Name, e.Mode)
+		}
+		vents = append(vents, ve)
+	}
+	out.version = published.DirVersion(vents)
+	out.digest, out.kept = published.DirDigest(s.alg, kept)
+	s.cache.known[h] = out
+	s.cache.added[h] = out
+	return out, nil
+}
+
+// fingerprints returns the fingerprint map and version address of the node
+// tree h, with the node's top-level directories as facets (a node written
+// through WriteNode declares no spec).
+func (s *nodeSummer) fingerprints(h plumbing.Hash) (map[string]string, string, int, error) {
+	root, err := s.sum(h, "")
+	if err != nil {
+		return nil, "", 0, err
+	}
+	fps := map[string]string{canon.Atomic: s.alg.DigestToken(root.digest)}
+	if !h.IsZero() {
+		t, err := s.b.tree(h)
+		if err != nil {
+			return nil, "", 0, err
+		}
+		for _, e := range t.Entries {
+			if e.Mode != filemode.Dir {
+				continue
+			}
+			sub, err := s.sum(e.Hash, e.Name+"/")
+			if err != nil {
+				return nil, "", 0, err
+			}
+			if sub.kept {
+				fps[e.Name] = s.alg.DigestToken(published.FacetDigest(s.alg, e.Name, sub.digest))
+			}
+		}
+	}
+	return fps, fmt.Sprintf("blake3:%x", root.version), int(root.files), nil
+}

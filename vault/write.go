@@ -1,0 +1,466 @@
+package vault
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/prose-store/prose/published"
+	"github.com/prose-store/prose/receipt"
+)
+
+// WriteOptions tune a WriteNode.
+type WriteOptions struct {
+	// Who names the command in the lock holder file.
+	Who string
+	// Base is the branch commit the changes were computed from. When the
+	// branch has moved since, the write is refused with ErrBaseMoved and
+	// nothing is written; zero skips the check.
+	Base plumbing.Hash
+	// Rebuild commits a change that moves no fingerprint (a re-render of
+	// page shells after a template change) as one branch commit carrying
+	// no receipt, with Message as its message. Without it such a change
+	// commits nothing.
+	Rebuild bool
+	Message string
+	// Files are vault files outside published/ committed with the write
+	// (slash path from the vault root → content; nil removes), such as the
+	// prose.yaml format bump a node's first write needs.
+	Files map[string][]byte
+	// Diff is added to the receipt's semantic_diff of a rendered write
+	// (for example the pages a wiki write touched).
+	Diff map[string]any
+	// Now stamps the commits (default time.Now).
+	Now func() time.Time
+}
+
+// WriteResult is the outcome of a WriteNode.
+type WriteResult struct {
+	Receipt *receipt.Receipt // the rendered receipt; nil when none was written
+	Moved   []string         // facets whose tokens moved, "@atomic" first
+	Version string           // version address of the node after the write
+	Commit  plumbing.Hash    // the branch commit; zero when nothing was committed
+	Ledger  plumbing.Hash    // the ledger commit; zero without a receipt
+	Changed []string         // node paths whose content changed
+	// BlobsRead counts committed blobs read to recompute fingerprints: it
+	// grows with the size of the directories above the changes, never with
+	// the size of the node (a test checks this).
+	BlobsRead int
+	HandEdits []HandEdit
+}
+
+// ErrBaseMoved is returned by WriteNode when the branch moved after the
+// caller read the state its changes were computed from.
+var ErrBaseMoved = errors.New("the vault changed while the write was prepared (another prose command committed); run the command again")
+
+// NodeHead returns the branch tip and the tree of node at it (zero when
+// the node has no files): the base a WriteNode is computed from.
+func (v *Vault) NodeHead(node string) (commit, tree plumbing.Hash, err error) {
+	tip, err := v.readRef(v.Branch())
+	if err != nil {
+		return plumbing.ZeroHash, plumbing.ZeroHash, err
+	}
+	c, err := v.commit(tip)
+	if err != nil {
+		return plumbing.ZeroHash, plumbing.ZeroHash, err
+	}
+	e, ok, err := v.lookup(c.TreeHash, "published/"+published.EscapeNode(node))
+	if err != nil || !ok || e.Mode != filemode.Dir {
+		return tip, plumbing.ZeroHash, err
+	}
+	return tip, e.Hash, nil
+}
+
+// NodeFiles lists the files of the node tree (from NodeHead) with their blob
+// ids, keyed by path relative to the node directory.
+func (v *Vault) NodeFiles(tree plumbing.Hash) (map[string]plumbing.Hash, error) {
+	out := map[string]plumbing.Hash{}
+	if tree.IsZero() {
+		return out, nil
+	}
+	err := v.walkFiles(tree, "", func(p string, e object.TreeEntry) error {
+		out[p] = e.Hash
+		return nil
+	})
+	return out, err
+}
+
+// NodeFile reads the file at path rel of the node tree; ok is false when it
+// does not exist.
+func (v *Vault) NodeFile(tree plumbing.Hash, rel string) (data []byte, ok bool, err error) {
+	if tree.IsZero() {
+		return nil, false, nil
+	}
+	e, ok, err := v.lookup(tree, rel)
+	if err != nil || !ok || e.Mode == filemode.Dir {
+		return nil, false, err
+	}
+	data, err = v.blob(e.Hash)
+	return data, err == nil, err
+}
+
+// Blob reads a blob by id (from NodeFiles).
+func (v *Vault) Blob(h plumbing.Hash) ([]byte, error) { return v.blob(h) }
+
+// NodeFingerprints returns the fingerprints and version address of a node
+// tree as WriteNode computes them (through the node's view).
+func (v *Vault) NodeFingerprints(node string, tree plumbing.Hash) (map[string]string, string, error) {
+	view := viewOf(node)
+	s := &nodeSummer{v: v, b: v.newBatch(), alg: v.Algorithm(), view: view, cache: v.loadSumCache(node, view)}
+	fps, version, _, err := s.fingerprints(tree)
+	s.cache.save()
+	return fps, version, err
+}
+
+// WriteNode commits changes (paths relative to the node directory →
+// content; nil removes the file) to node's world-model, built from the
+// node's committed tree, as one rendered receipt — the receipt a publish
+// of the resulting files would give. Only the directories above the changed
+// paths are re-read to compute fingerprints (through the node's registered
+// view), so a write costs the same in a small node as in a large one.
+//
+// A write whose content changes nothing commits nothing. A write whose
+// changes move no fingerprint commits nothing either, unless opt.Rebuild
+// asks for one plain branch commit. A working-tree file the write would
+// overwrite that differs from the branch (a hand edit) refuses the write.
+func (v *Vault) WriteNode(ctx context.Context, node string, changes map[string][]byte, opt WriteOptions) (*WriteResult, error) {
+	if err := CheckNodeName(node); err != nil {
+		return nil, err
+	}
+	now := time.Now
+	if opt.Now != nil {
+		now = opt.Now
+	}
+	who := opt.Who
+	if who == "" {
+		who = "prose write " + node
+	}
+	paths := make([]string, 0, len(changes))
+	for p := range changes {
+		n, err := published.NormalizePath(p)
+		if err != nil {
+			return nil, fmt.Errorf("write %s: %w", node, err)
+		}
+		if n != p {
+			return nil, fmt.Errorf("write %s: path %q is not in normal form (%q)", node, p, n)
+		}
+		paths = append(paths, p)
+	}
+	if err := published.CheckCollisions(paths); err != nil {
+		return nil, fmt.Errorf("write %s: %w", node, err)
+	}
+	slices.Sort(paths)
+	w, err := v.lockWriter(ctx, who)
+	if err != nil {
+		return nil, err
+	}
+	defer w.release()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+
+	tip, err := v.readRef(v.Branch())
+	if err != nil {
+		return nil, err
+	}
+	if !opt.Base.IsZero() && opt.Base != tip {
+		return nil, ErrBaseMoved
+	}
+	tc, err := v.commit(tip)
+	if err != nil {
+		return nil, err
+	}
+	ledgerTip, err := v.readRef(LedgerRef)
+	if err != nil {
+		return nil, err
+	}
+	if ledgerTip.IsZero() {
+		return nil, errNoLedger
+	}
+	prev, err := v.lastReceiptAt(ledgerTip, node)
+	if err != nil {
+		return nil, err
+	}
+	esc := published.EscapeNode(node)
+	if _, ok, err := v.lookup(tc.TreeHash, "dist/canonicalizers/"+esc+".json"); err != nil {
+		return nil, err
+	} else if ok {
+		return nil, fmt.Errorf("write %s: the node has a stored canonicalization spec; it is written by publish only", node)
+	}
+	var oldNode plumbing.Hash
+	if e, ok, err := v.lookup(tc.TreeHash, "published/"+esc); err != nil {
+		return nil, err
+	} else if ok && e.Mode == filemode.Dir {
+		oldNode = e.Hash
+	}
+
+	b := v.newBatch()
+	defer b.abort()
+	fresh := map[plumbing.Hash][]byte{}
+	newNode := oldNode
+	res := &WriteResult{}
+	for _, p := range paths {
+		e := object.TreeEntry{Mode: filemode.Regular}
+		if data := changes[p]; data != nil {
+			if e.Hash, err = b.put(plumbing.BlobObject, data); err != nil {
+				return nil, err
+			}
+			fresh[e.Hash] = data
+		}
+		old, had, err := b.lookup(newNode, p)
+		if err != nil {
+			return nil, err
+		}
+		if had == !e.Hash.IsZero() && old.Hash == e.Hash || !had && e.Hash.IsZero() {
+			continue
+		}
+		if newNode, err = b.setPath(newNode, p, e); err != nil {
+			return nil, fmt.Errorf("write %s: %s: %w", node, p, err)
+		}
+		res.Changed = append(res.Changed, p)
+	}
+	root, err := b.setPath(tc.TreeHash, "published/"+esc, object.TreeEntry{Mode: filemode.Dir, Hash: newNode})
+	if err != nil {
+		return nil, err
+	}
+	if v.cfg.Format < FormatVersion {
+		bumped := *v.cfg
+		bumped.Format = FormatVersion
+		files := map[string][]byte{ConfigFile: bumped.encode()}
+		for p, d := range opt.Files {
+			files[p] = d
+		}
+		opt.Files = files
+	}
+	extra := make([]string, 0, len(opt.Files))
+	for p := range opt.Files {
+		extra = append(extra, p)
+	}
+	slices.Sort(extra)
+	for _, p := range extra {
+		e := object.TreeEntry{Mode: filemode.Regular}
+		if opt.Files[p] != nil {
+			if e.Hash, err = b.put(plumbing.BlobObject, opt.Files[p]); err != nil {
+				return nil, err
+			}
+		}
+		if root, err = b.setPath(root, p, e); err != nil {
+			return nil, err
+		}
+	}
+	if newNode == oldNode {
+		return res, nil // nothing changed: no commit, no receipt
+	}
+
+	view := viewOf(node)
+	s := &nodeSummer{v: v, b: b, alg: v.Algorithm(), view: view, cache: v.loadSumCache(node, view), fresh: fresh}
+	fps, version, files, err := s.fingerprints(newNode)
+	if err != nil {
+		return nil, fmt.Errorf("write %s: %w", node, err)
+	}
+	res.BlobsRead, res.Version = s.read, version
+	facets := []string{"@atomic"}
+	for f := range fps {
+		if f != "@atomic" {
+			facets = append(facets, f)
+		}
+	}
+	slices.Sort(facets[1:])
+	_, moved := published.Decide(prevFingerprints(prev), prev != nil, &published.Snapshot{Fingerprints: fps, Facets: facets})
+	if len(moved) == 0 && !opt.Rebuild {
+		s.cache.save()
+		return res, nil // nothing material: no file changes, no commit
+	}
+	var r *receipt.Receipt
+	var msg string
+	if len(moved) > 0 {
+		r = newReceipt(v.Algorithm(), node, v.contractFingerprint(tc.TreeHash, node), "rendered", fps, prev)
+		r.SemanticDiff = map[string]any{"moved": stringsToAny(moved), "version": version, "files": float64(files)}
+		for k, val := range opt.Diff {
+			r.SemanticDiff[k] = val
+		}
+		if err := r.Seal(); err != nil {
+			return nil, err
+		}
+		m, err := receiptMessage(r, moved)
+		if err != nil {
+			return nil, err
+		}
+		msg = string(m)
+	} else {
+		msg = opt.Message
+		if msg == "" {
+			msg = "prose: re-render " + node + " (no material change)\n"
+		}
+	}
+	when := now()
+	sig := v.signature(when)
+	commit, err := b.putCommit(&object.Commit{Author: sig, Committer: sig, Message: msg, TreeHash: root, ParentHashes: []plumbing.Hash{tip}})
+	if err != nil {
+		return nil, err
+	}
+	var wc []change
+	if err := diffTrees(b.tree, tc.TreeHash, root, "", &wc); err != nil {
+		return nil, err
+	}
+	idx, err := v.readIndexRepaired(tip)
+	if err != nil {
+		return nil, err
+	}
+	if edits, err := v.checkClean(wc, idx); err != nil {
+		return nil, err
+	} else if len(edits) > 0 {
+		return nil, handEditError(edits)
+	}
+	var ledgerCommit plumbing.Hash
+	if r != nil {
+		if ledgerCommit, err = b.appendLedger(ledgerTip, r, moved, commit, when); err != nil {
+			return nil, err
+		}
+	}
+	if err := b.flush(); err != nil {
+		return nil, fmt.Errorf("write %s: %w", node, err)
+	}
+	s.cache.save()
+	// Refs move as publish moves them (docs/vault-format.md).
+	if r != nil {
+		if err := v.moveRef(LedgerRef, ledgerTip, ledgerCommit); err != nil {
+			return nil, err
+		}
+	}
+	if err := v.moveRef(v.Branch(), tip, commit); err != nil {
+		return nil, err
+	}
+	res.Receipt, res.Moved, res.Commit, res.Ledger = r, moved, commit, ledgerCommit
+	if v.cfg.Format < FormatVersion {
+		v.cfg.Format = FormatVersion
+	}
+	edits, err := v.applyChangesReport(wc, idx)
+	res.HandEdits = edits
+	if err != nil {
+		return res, fmt.Errorf("write %s: committed %s, but updating the working tree failed (the next prose command repairs it): %w", node, commit, err)
+	}
+	if err := v.writeIndex(idx); err != nil {
+		return res, err
+	}
+	return res, v.setWorktreeState(commit)
+}
+
+// NodeHandEdits lists the working-tree files of node that differ from the
+// branch: edited, added or deleted by hand since prose last wrote them.
+func (v *Vault) NodeHandEdits(node string) ([]HandEdit, error) {
+	tip, err := v.readRef(v.Branch())
+	if err != nil {
+		return nil, err
+	}
+	c, err := v.commit(tip)
+	if err != nil {
+		return nil, err
+	}
+	return v.handEdits(c.TreeHash, "published/"+published.EscapeNode(node))
+}
+
+// NodeReceiptTree returns the node tree the
+// branch held when node's last rendered receipt was committed (zero when
+// it has none), so callers can tell changes committed by git since.
+func (v *Vault) NodeReceiptTree(node string) (plumbing.Hash, bool, error) {
+	var found plumbing.Hash
+	ok := false
+	err := v.Receipts(func(r Record) error {
+		if ok || r.Receipt.Node != node || r.Commit.IsZero() {
+			return nil
+		}
+		found, ok = r.Commit, true
+		return errStopWalk
+	})
+	if err != nil && !errors.Is(err, errStopWalk) {
+		return plumbing.ZeroHash, false, err
+	}
+	if !ok {
+		return plumbing.ZeroHash, false, nil
+	}
+	c, err := v.commit(found)
+	if err != nil {
+		return plumbing.ZeroHash, false, err
+	}
+	e, has, err := v.lookup(c.TreeHash, "published/"+published.EscapeNode(node))
+	if err != nil || !has {
+		return plumbing.ZeroHash, true, err
+	}
+	return e.Hash, true, nil
+}
+
+var errStopWalk = errors.New("stop")
+
+// DirEntry is one entry of a node directory.
+type DirEntry struct {
+	Name string
+	Dir  bool
+	Hash plumbing.Hash
+}
+
+// NodeDir lists the entries of directory dir ("" for the root) of a node
+// tree; a missing directory lists nothing.
+func (v *Vault) NodeDir(tree plumbing.Hash, dir string) ([]DirEntry, error) {
+	h := tree
+	if dir != "" && !tree.IsZero() {
+		e, ok, err := v.lookup(tree, dir)
+		if err != nil || !ok || e.Mode != filemode.Dir {
+			return nil, err
+		}
+		h = e.Hash
+	}
+	if h.IsZero() {
+		return nil, nil
+	}
+	t, err := v.tree(h)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]DirEntry, 0, len(t.Entries))
+	for _, e := range t.Entries {
+		out = append(out, DirEntry{Name: e.Name, Dir: e.Mode == filemode.Dir, Hash: e.Hash})
+	}
+	return out, nil
+}
+
+// lookup finds the entry at slash path p under tree root, reading trees
+// this batch wrote but has not flushed.
+func (b *objectBatch) lookup(root plumbing.Hash, p string) (object.TreeEntry, bool, error) {
+	cur := root
+	parts := strings.Split(p, "/")
+	for i, name := range parts {
+		if cur.IsZero() {
+			return object.TreeEntry{}, false, nil
+		}
+		t, err := b.tree(cur)
+		if err != nil {
+			return object.TreeEntry{}, false, err
+		}
+		var found *object.TreeEntry
+		for k := range t.Entries {
+			if t.Entries[k].Name == name {
+				found = &t.Entries[k]
+				break
+			}
+		}
+		if found == nil {
+			return object.TreeEntry{}, false, nil
+		}
+		if i == len(parts)-1 {
+			return *found, true, nil
+		}
+		if found.Mode != filemode.Dir {
+			return object.TreeEntry{}, false, nil
+		}
+		cur = found.Hash
+	}
+	return object.TreeEntry{}, false, nil
+}

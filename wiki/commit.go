@@ -1,0 +1,335 @@
+package wiki
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/prose-store/prose/receipt"
+	"github.com/prose-store/prose/vault"
+)
+
+// Result is what a committed Tx wrote.
+type Result struct {
+	Receipt *receipt.Receipt `json:"receipt,omitempty"` // nil when nothing material changed
+	Commit  string           `json:"commit,omitempty"`  // branch commit; "" when nothing was committed
+	Changed []string         `json:"changed"`           // wiki paths whose files changed
+	Moved   []string         `json:"moved,omitempty"`   // facets whose tokens moved
+}
+
+// Commit writes every change of the Tx, with the folder indexes above the
+// pages it changed, as one commit carrying one receipt. A Tx whose changes
+// are all immaterial (the same content written again) commits nothing.
+func (tx *Tx) Commit() (*Result, error) {
+	if err := tx.check(); err != nil {
+		return nil, err
+	}
+	tx.done = true
+	changes, err := tx.files()
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Changed: []string{}}
+	if len(changes) == 0 {
+		return res, nil
+	}
+	for rel := range changes {
+		if err := tx.w.checkInside(rel); err != nil {
+			return nil, err
+		}
+	}
+	var pages []any
+	for _, rel := range tx.order {
+		pages = append(pages, rel)
+	}
+	for rel := range tx.removed {
+		pages = append(pages, rel)
+	}
+	wr, err := tx.w.v.WriteNode(tx.ctx, Node, changes, vault.WriteOptions{
+		Who:     "prose wiki",
+		Base:    tx.st.base,
+		Rebuild: tx.rebuild,
+		Message: "prose: wiki rebuild (page shells re-rendered, no material change)\n",
+		Diff:    map[string]any{"pages": pages},
+	})
+	if err != nil {
+		if errors.Is(err, vault.ErrHandEdits) {
+			return nil, fmt.Errorf("%w; run `prose wiki commit` to take them in first", err)
+		}
+		return nil, err
+	}
+	res.Receipt, res.Moved = wr.Receipt, wr.Moved
+	if !wr.Commit.IsZero() {
+		res.Commit = wr.Commit.String()
+		res.Changed = wr.Changed
+	}
+	if len(wr.Changed) > 0 && !wr.Commit.IsZero() {
+		tx.w.indexChanged(wr.Changed)
+	}
+	return res, nil
+}
+
+// files renders every page the Tx changed materially and the folder
+// indexes above them, as node paths → content (nil removes).
+func (tx *Tx) files() (map[string][]byte, error) {
+	out := map[string][]byte{}
+	dirs := map[string]bool{}
+	for _, rel := range tx.order {
+		p := tx.pages[rel]
+		old, had, err := tx.st.page(rel)
+		if err != nil && p != nil && !errors.Is(err, ErrNotOwned) {
+			// A broken committed page is replaced by the one the Tx built
+			// (prose wiki commit repairs pages this way).
+			had = false
+		} else if err != nil && p == nil {
+			return nil, err
+		}
+		if p == nil {
+			if had {
+				out[rel] = nil
+				markDirs(dirs, rel)
+			}
+			continue
+		}
+		if had && old != nil && !tx.rebuild && materialEqual(old, p) {
+			continue // nothing material: the file and its date stay
+		}
+		if !(had && old != nil && materialEqual(old, p)) {
+			p.Meta[KeyUpdated] = tx.w.today()
+		} else if u, ok := old.Meta[KeyUpdated]; ok {
+			p.Meta[KeyUpdated] = u
+		}
+		data, err := tx.renderPage(rel, p)
+		if err != nil {
+			return nil, err
+		}
+		if raw, ok, _ := tx.st.raw(rel); ok && string(raw) == string(data) {
+			continue
+		}
+		out[rel] = data
+		markDirs(dirs, rel)
+	}
+	if err := tx.indexes(dirs, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// materialEqual reports whether two pages have the same structured truth.
+func materialEqual(a, b *Page) bool {
+	return reflect.DeepEqual(pageTruth(a), pageTruth(b))
+}
+
+func (tx *Tx) renderPage(rel string, p *Page) ([]byte, error) {
+	t, err := tx.pageTemplate(rel, p)
+	if err != nil {
+		return nil, err
+	}
+	var listing *FolderListing
+	if path.Base(rel) == IndexName {
+		if listing, err = tx.listing(path.Dir(rel)); err != nil {
+			return nil, err
+		}
+	}
+	return render(t, rel, p, listing)
+}
+
+// markDirs marks the folder of rel and every folder above it.
+func markDirs(dirs map[string]bool, rel string) {
+	for d := path.Dir(rel); ; d = path.Dir(d) {
+		dirs[d] = true
+		if d == "." {
+			return
+		}
+	}
+}
+
+// indexes regenerates the README.html of every marked folder, deepest
+// first, into out. A folder left with no pages and no subfolders loses its
+// index unless a person wrote its description.
+func (tx *Tx) indexes(dirs map[string]bool, out map[string][]byte) error {
+	list := make([]string, 0, len(dirs))
+	for d := range dirs {
+		list = append(list, d)
+	}
+	slices.SortFunc(list, func(a, b string) int {
+		if da, db := depth(a), depth(b); da != db {
+			return db - da
+		}
+		return strings.Compare(a, b)
+	})
+	for _, d := range list {
+		rel := IndexName
+		if d != "." {
+			rel = d + "/" + IndexName
+		}
+		p, had, err := tx.page(rel)
+		if err != nil {
+			if !errors.Is(err, ErrNotOwned) {
+				return err
+			}
+			return fmt.Errorf("%s/%s: %w; move it aside so prose can write the folder index", Dir, rel, ErrNotOwned)
+		}
+		if !had {
+			title := "Wiki"
+			if d != "." {
+				title = titleFromStem(path.Base(d))
+			}
+			p = &Page{Meta: Meta{KeyTitle: title, KeyTemplate: "folder", KeyCreated: tx.w.today(), KeyUpdated: tx.w.today()}, Slots: []Slot{{ID: "description"}}}
+		} else {
+			p = p.Clone()
+		}
+		listing, err := tx.listing(d)
+		if err != nil {
+			return err
+		}
+		desc, _ := p.Slot("description")
+		if len(listing.Folders) == 0 && len(listing.Pages) == 0 && strings.TrimSpace(desc) == "" && d != "." {
+			if had {
+				out[rel] = nil
+				tx.pages[rel] = nil
+			}
+			continue
+		}
+		t, err := tx.pageTemplate(rel, p)
+		if err != nil {
+			return err
+		}
+		data, err := render(t, rel, p, listing)
+		if err != nil {
+			return err
+		}
+		if raw, ok, _ := tx.st.raw(rel); ok && string(raw) == string(data) {
+			continue
+		}
+		out[rel] = data
+		tx.pages[rel] = p
+	}
+	return nil
+}
+
+func depth(d string) int {
+	if d == "." {
+		return 0
+	}
+	return strings.Count(d, "/") + 1
+}
+
+// listing lists folder d ("." for the root) as the Tx sees it.
+func (tx *Tx) listing(d string) (*FolderListing, error) {
+	dir := ""
+	if d != "." {
+		dir = d
+	}
+	ents, err := tx.w.v.NodeDir(tx.st.tree, dir)
+	if err != nil {
+		return nil, err
+	}
+	files := map[string]bool{}
+	folders := map[string]bool{}
+	for _, e := range ents {
+		if e.Dir {
+			folders[e.Name] = true
+		} else {
+			files[e.Name] = true
+		}
+	}
+	prefix := ""
+	if dir != "" {
+		prefix = dir + "/"
+	}
+	for rel, p := range tx.pages {
+		if !strings.HasPrefix(rel, prefix) {
+			continue
+		}
+		rest := rel[len(prefix):]
+		if i := strings.IndexByte(rest, '/'); i >= 0 {
+			if p != nil {
+				folders[rest[:i]] = true
+			}
+			continue
+		}
+		files[rest] = p != nil
+	}
+	l := &FolderListing{}
+	for name := range folders {
+		sub := prefix + name
+		alive, err := tx.folderAlive(sub)
+		if err != nil {
+			return nil, err
+		}
+		if !alive {
+			continue
+		}
+		fe := FolderEntry{Name: name, Href: name + "/" + IndexName}
+		if p, ok, err := tx.page(sub + "/" + IndexName); err == nil && ok {
+			d, _ := p.Slot("description")
+			fe.Note = oneLine(d)
+		}
+		l.Folders = append(l.Folders, fe)
+	}
+	for name, ok := range files {
+		if !ok || name == IndexName || !strings.HasSuffix(name, ".html") {
+			continue
+		}
+		pe := PageEntry{Href: name, Title: strings.TrimSuffix(name, ".html")}
+		if p, ok, err := tx.page(prefix + name); err == nil && ok {
+			if t := p.Meta.Title(); t != "" {
+				pe.Title = t
+			}
+			pe.Template, pe.Updated = p.Meta.Template(), p.Meta.String(KeyUpdated)
+		}
+		l.Pages = append(l.Pages, pe)
+	}
+	slices.SortFunc(l.Folders, func(a, b FolderEntry) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(l.Pages, func(a, b PageEntry) int {
+		if c := strings.Compare(strings.ToLower(a.Title), strings.ToLower(b.Title)); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Href, b.Href)
+	})
+	return l, nil
+}
+
+// folderAlive reports whether folder dir still holds anything in the Tx's
+// view: a Tx that removed its last page and its index empties it.
+func (tx *Tx) folderAlive(dir string) (bool, error) {
+	for rel, p := range tx.pages {
+		if p != nil && strings.HasPrefix(rel, dir+"/") {
+			return true, nil
+		}
+	}
+	ents, err := tx.w.v.NodeDir(tx.st.tree, dir)
+	if err != nil {
+		return false, err
+	}
+	for _, e := range ents {
+		rel := dir + "/" + e.Name
+		if e.Dir {
+			if ok, err := tx.folderAlive(rel); err != nil || ok {
+				return ok, err
+			}
+			continue
+		}
+		if p, ok := tx.pages[rel]; !ok || p != nil {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// oneLine returns the first line of a slot's text, markup stripped,
+// shortened for a folder index.
+func oneLine(html string) string {
+	s := strings.TrimSpace(plainText(html))
+	if i := strings.IndexAny(s, "\n"); i >= 0 {
+		s = s[:i]
+	}
+	if r := []rune(s); len(r) > 120 {
+		s = string(r[:119]) + "…"
+	}
+	return s
+}

@@ -1,0 +1,158 @@
+package wiki
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/microcosm-cc/bluemonday"
+	"golang.org/x/net/html"
+)
+
+// The one allowlist of slot markup. It builds the sanitizer's policy and
+// also names what a write removed, so the two never disagree.
+var (
+	allowedElements = []string{
+		"p", "br", "hr", "h2", "h3", "h4", "h5", "h6",
+		"strong", "em", "b", "i", "u", "s", "code", "pre", "kbd", "samp", "var",
+		"sub", "sup", "small", "mark", "abbr", "blockquote", "q", "cite", "del", "ins",
+		"ul", "ol", "li", "dl", "dt", "dd",
+		"table", "thead", "tbody", "tfoot", "tr", "th", "td", "caption", "colgroup", "col",
+		"div", "span", "section", "article", "aside", "figure", "figcaption",
+		"details", "summary", "time", "a", "img",
+	}
+	// Attributes allowed on every element.
+	globalAttrs = []string{"class", "title", "lang", "dir"}
+	// Attributes allowed on some elements.
+	elementAttrs = map[string][]string{
+		"a":       {"href"},
+		"img":     {"src", "alt", "width", "height"},
+		"td":      {"colspan", "rowspan"},
+		"th":      {"colspan", "rowspan", "scope"},
+		"col":     {"span"},
+		"ol":      {"start", "reversed"},
+		"time":    {"datetime"},
+		"details": {"open"},
+		"abbr":    {"title"},
+		"q":       {"cite"},
+	}
+	// class values: words of lowercase letters, digits, '-' and '_' (the
+	// palette's names and any plain class a page wants).
+	classPattern = regexp.MustCompile(`^[a-z0-9_ -]*$`)
+	// Links may be relative, in-page, http(s) or mailto; never javascript:
+	// or data:.
+	hrefPattern = regexp.MustCompile(`^(?i:(https?:|mailto:)|[^:]*$|[^:/?#]*[/?#])`)
+	// Images load only from inside the wiki (relative paths) or inline
+	// data: images; a remote image would be a network fetch a reader did
+	// not ask for.
+	srcPattern = regexp.MustCompile(`^(?i:data:image/(png|gif|jpeg|webp);base64,[a-z0-9+/=]+$|[^:]*$|[^:/?#]*[/?#])`)
+	numPattern = regexp.MustCompile(`^[0-9]{1,4}$`)
+)
+
+var (
+	policyOnce sync.Once
+	policy     *bluemonday.Policy
+)
+
+func slotPolicy() *bluemonday.Policy {
+	policyOnce.Do(func() {
+		p := bluemonday.NewPolicy()
+		p.AllowElements(allowedElements...)
+		p.AllowAttrs("class").Matching(classPattern).Globally()
+		p.AllowAttrs("title", "lang", "dir").Globally()
+		p.AllowAttrs("href").Matching(hrefPattern).OnElements("a")
+		p.AllowAttrs("src").Matching(srcPattern).OnElements("img")
+		p.AllowAttrs("alt").OnElements("img")
+		p.AllowAttrs("width", "height").Matching(numPattern).OnElements("img")
+		p.AllowAttrs("colspan", "rowspan").Matching(numPattern).OnElements("td", "th")
+		p.AllowAttrs("scope").Matching(regexp.MustCompile(`^(row|col|rowgroup|colgroup)$`)).OnElements("th")
+		p.AllowAttrs("span").Matching(numPattern).OnElements("col")
+		p.AllowAttrs("start").Matching(numPattern).OnElements("ol")
+		p.AllowAttrs("reversed").OnElements("ol")
+		p.AllowAttrs("datetime").OnElements("time")
+		p.AllowAttrs("open").OnElements("details")
+		p.AllowAttrs("cite").Matching(hrefPattern).OnElements("q")
+		p.AllowURLSchemes("http", "https", "mailto", "data")
+		p.AllowRelativeURLs(true)
+		p.RequireParseableURLs(true)
+		p.AllowDataURIImages()
+		p.SkipElementsContent("script", "style", "iframe", "object", "embed", "template", "noscript", "svg", "math")
+		policy = p
+	})
+	return policy
+}
+
+// Sanitize returns html with everything outside the slot allowlist
+// removed, and a description of what was removed (empty when nothing
+// was). Sanitize is idempotent: sanitizing its output changes nothing.
+func Sanitize(in string) (out string, removed []string, err error) {
+	if !utf8.ValidString(in) {
+		return "", nil, fmt.Errorf("slot content is not valid UTF-8; save it as UTF-8")
+	}
+	removed = removals(in)
+	out = in
+	// The sanitizer's output is stable after one pass for everything seen
+	// so far; a few more passes make the fixed point certain.
+	for range 4 {
+		next := slotPolicy().Sanitize(out)
+		if next == out {
+			return out, removed, nil
+		}
+		out = next
+	}
+	return out, removed, nil
+}
+
+// removals names what the policy drops from in: comments, elements outside
+// the allowlist, event handlers and other attributes, and unsafe URLs.
+func removals(in string) []string {
+	var out []string
+	add := func(s string) {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	z := html.NewTokenizer(strings.NewReader(in))
+	for {
+		switch z.Next() {
+		case html.ErrorToken:
+			return out
+		case html.CommentToken:
+			add("comment")
+		case html.DoctypeToken:
+			add("doctype")
+		case html.StartTagToken, html.SelfClosingTagToken:
+			t := z.Token()
+			if !slices.Contains(allowedElements, t.Data) {
+				add("<" + t.Data + "> element")
+				continue
+			}
+			for _, a := range t.Attr {
+				name := strings.ToLower(a.Key)
+				ok := slices.Contains(globalAttrs, name) || slices.Contains(elementAttrs[t.Data], name)
+				switch {
+				case strings.HasPrefix(name, "on"):
+					add(name + " event handler on <" + t.Data + ">")
+				case !ok:
+					add(name + " attribute on <" + t.Data + ">")
+				case name == "href" && !hrefPattern.MatchString(strings.TrimSpace(a.Val)):
+					add("unsafe link " + shortURL(a.Val) + " on <a>")
+				case name == "src" && !srcPattern.MatchString(strings.TrimSpace(a.Val)):
+					add("remote or unsafe image " + shortURL(a.Val))
+				case name == "class" && !classPattern.MatchString(a.Val):
+					add("class " + fmt.Sprintf("%q", a.Val) + " on <" + t.Data + ">")
+				}
+			}
+		}
+	}
+}
+
+func shortURL(u string) string {
+	if len(u) > 40 {
+		u = u[:40] + "…"
+	}
+	return fmt.Sprintf("%q", u)
+}

@@ -1,0 +1,274 @@
+package wiki
+
+import (
+	"bytes"
+	"embed"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/prose-store/prose/published"
+)
+
+//go:embed templates/*.html shell/layout.html shell/style.css shell/palette.md
+var builtin embed.FS
+
+// TemplateDir is where a vault keeps its own page templates, relative to
+// the vault root: a file NAME.html there overrides the built-in template
+// NAME or adds a new one.
+const TemplateDir = "templates/wiki"
+
+// ComponentPalette returns the description of the CSS components every
+// page styles, in the words prompts show a model.
+func ComponentPalette() string {
+	b, _ := builtin.ReadFile("shell/palette.md")
+	return string(b)
+}
+
+// Stylesheet returns the CSS embedded in every page.
+func Stylesheet() string {
+	b, _ := builtin.ReadFile("shell/style.css")
+	return string(b)
+}
+
+// SlotDef declares one slot of a template.
+type SlotDef struct {
+	ID       string `yaml:"id" json:"id"`
+	Required bool   `yaml:"required" json:"required"`
+	About    string `yaml:"about" json:"description"`
+}
+
+// Template is a page template: its declared slots and the html/template
+// that renders a page's body.
+type Template struct {
+	Name        string    `json:"name"`
+	Description string    `json:"description"`
+	Slots       []SlotDef `json:"slots"`
+	Source      string    `json:"source"` // "built-in" or the vault file
+	t           *template.Template
+}
+
+// Declares reports whether the template declares slot id.
+func (t *Template) Declares(id string) bool {
+	return slices.ContainsFunc(t.Slots, func(s SlotDef) bool { return s.ID == id })
+}
+
+// Required reports whether slot id must not be empty.
+func (t *Template) Required(id string) bool {
+	return slices.ContainsFunc(t.Slots, func(s SlotDef) bool { return s.ID == id && s.Required })
+}
+
+const headerOpen, headerClose = "{{/* prose:template\n", "\n*/}}"
+
+// parseTemplate reads a template file: a header comment holding YAML (a
+// description and the slot list) and a definition of "body".
+func parseTemplate(name, source string, data []byte) (*Template, error) {
+	if err := published.CheckIdent(name); err != nil {
+		return nil, fmt.Errorf("template %s: %w", source, err)
+	}
+	s := string(data)
+	if !strings.HasPrefix(s, headerOpen) {
+		return nil, fmt.Errorf("template %s: it must start with a {{/* prose:template … */}} header declaring its slots (see docs/wiki-format.md)", source)
+	}
+	end := strings.Index(s, headerClose)
+	if end < 0 {
+		return nil, fmt.Errorf("template %s: the header is not closed with */}}", source)
+	}
+	var hdr struct {
+		Description string    `yaml:"description"`
+		Slots       []SlotDef `yaml:"slots"`
+	}
+	dec := yaml.NewDecoder(strings.NewReader(s[len(headerOpen):end]))
+	dec.KnownFields(true)
+	if err := dec.Decode(&hdr); err != nil {
+		return nil, fmt.Errorf("template %s: the header is not valid: %v", source, err)
+	}
+	seen := map[string]bool{}
+	for _, sd := range hdr.Slots {
+		if err := published.CheckIdent(sd.ID); err != nil {
+			return nil, fmt.Errorf("template %s: slot %w", source, err)
+		}
+		if seen[sd.ID] {
+			return nil, fmt.Errorf("template %s: slot %q is declared twice", source, sd.ID)
+		}
+		seen[sd.ID] = true
+	}
+	layout, err := builtin.ReadFile("shell/layout.html")
+	if err != nil {
+		return nil, err
+	}
+	t, err := template.New("layout").Parse(string(layout))
+	if err != nil {
+		return nil, err
+	}
+	if _, err := t.Parse(s); err != nil {
+		return nil, fmt.Errorf("template %s: %v", source, err)
+	}
+	if t.Lookup("body") == nil {
+		return nil, fmt.Errorf("template %s: it defines no \"body\" ({{define \"body\"}}…{{end}})", source)
+	}
+	return &Template{Name: name, Description: hdr.Description, Slots: hdr.Slots, Source: source, t: t}, nil
+}
+
+// loadTemplates reads the built-in templates and the vault's overrides
+// under root/TemplateDir.
+func loadTemplates(root string) (map[string]*Template, error) {
+	out := map[string]*Template{}
+	ents, err := fs.ReadDir(builtin, "templates")
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range ents {
+		name := strings.TrimSuffix(e.Name(), ".html")
+		data, err := builtin.ReadFile("templates/" + e.Name())
+		if err != nil {
+			return nil, err
+		}
+		t, err := parseTemplate(name, "built-in", data)
+		if err != nil {
+			return nil, err
+		}
+		out[name] = t
+	}
+	if root == "" {
+		return out, nil
+	}
+	dir := filepath.Join(root, filepath.FromSlash(TemplateDir))
+	ents2, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return out, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range ents2 {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".html") {
+			continue
+		}
+		name := strings.TrimSuffix(e.Name(), ".html")
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		t, err := parseTemplate(name, path.Join(TemplateDir, e.Name()), data)
+		if err != nil {
+			return nil, err
+		}
+		out[name] = t
+	}
+	return out, nil
+}
+
+// Link is a link in a page's shell.
+type Link struct{ Href, Text string }
+
+// FolderListing is what a folder index lists.
+type FolderListing struct {
+	Folders []FolderEntry
+	Pages   []PageEntry
+}
+
+// FolderEntry is one subfolder in a folder index.
+type FolderEntry struct{ Name, Href, Note string }
+
+// PageEntry is one page in a folder index.
+type PageEntry struct{ Title, Href, Template, Updated string }
+
+// renderData is what a template sees.
+type renderData struct {
+	Lang, Title, Template, Updated string
+	Tags                           []string
+	CSS                            template.CSS
+	MetaBlock                      template.HTML
+	Crumbs, Related                []Link
+	Up, Home                       string
+	Extra                          []Slot
+	Folder                         *FolderListing
+	page                           *Page
+}
+
+// Slot returns slot id with its markers; an absent slot renders empty, so
+// a later write can fill it.
+func (d *renderData) Slot(id string) template.HTML {
+	h, _ := d.page.Slot(id)
+	return template.HTML(slotMarkup(id, h))
+}
+
+// render renders page p at wiki path rel (for example "ml/attention.html")
+// with template t.
+func render(t *Template, rel string, p *Page, folder *FolderListing) ([]byte, error) {
+	meta, err := encodeMeta(p.Meta)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", rel, err)
+	}
+	dir := path.Dir(rel)
+	depth := 0
+	if dir != "." {
+		depth = strings.Count(dir, "/") + 1
+	}
+	up := strings.Repeat("../", depth)
+	d := &renderData{
+		Lang: "en", Title: p.Meta.Title(), Template: t.Name, Updated: p.Meta.String(KeyUpdated),
+		Tags: p.Meta.Tags(), CSS: template.CSS(Stylesheet()), MetaBlock: template.HTML(meta),
+		Home: up + "README.html", Up: "README.html", Folder: folder, page: p,
+	}
+	if l := p.Meta.String("lang"); l != "" && published.CheckIdent(strings.ToLower(l)) == nil {
+		d.Lang = l
+	}
+	if d.Title == "" {
+		d.Title = strings.TrimSuffix(path.Base(rel), ".html")
+	}
+	if path.Base(rel) == IndexName {
+		d.Up = "../README.html"
+		if depth == 0 {
+			d.Up = "README.html"
+		}
+	}
+	d.Crumbs = append(d.Crumbs, Link{up + "README.html", "Wiki"})
+	if dir != "." {
+		segs := strings.Split(dir, "/")
+		for i, s := range segs {
+			d.Crumbs = append(d.Crumbs, Link{strings.Repeat("../", depth-i-1) + "README.html", s})
+		}
+	}
+	for _, r := range p.Meta.Related() {
+		target, err := cleanPagePath(r)
+		if err != nil {
+			continue
+		}
+		d.Related = append(d.Related, Link{relLink(rel, target), strings.TrimSuffix(path.Base(target), ".html")})
+	}
+	for _, s := range p.Slots {
+		if !t.Declares(s.ID) {
+			d.Extra = append(d.Extra, s)
+		}
+	}
+	var b bytes.Buffer
+	if err := t.t.ExecuteTemplate(&b, "layout", d); err != nil {
+		return nil, fmt.Errorf("render %s with template %s: %w", rel, t.Name, err)
+	}
+	return b.Bytes(), nil
+}
+
+// relLink returns the relative href from the page at from to the page at
+// to (both wiki paths).
+func relLink(from, to string) string {
+	fd := strings.Split(path.Dir(from), "/")
+	if fd[0] == "." {
+		fd = nil
+	}
+	td := strings.Split(to, "/")
+	i := 0
+	for i < len(fd) && i < len(td)-1 && fd[i] == td[i] {
+		i++
+	}
+	return strings.Repeat("../", len(fd)-i) + strings.Join(td[i:], "/")
+}

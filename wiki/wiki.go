@@ -1,0 +1,184 @@
+package wiki
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/prose-store/prose/published"
+	"github.com/prose-store/prose/vault"
+)
+
+// Node is the name of the wiki's built-in node: its pages live under
+// published/wiki/ in the vault.
+const Node = "wiki"
+
+// IndexName is the file name of a folder's index page.
+const IndexName = "README.html"
+
+// Dir is the wiki's directory relative to the vault root.
+const Dir = "published/wiki"
+
+// Wiki is the wiki of one vault.
+type Wiki struct {
+	v         *vault.Vault
+	templates map[string]*Template
+	// Now gives the date written to created and updated (UTC, YYYY-MM-DD).
+	Now func() time.Time
+}
+
+// Open opens the wiki of vault v, loading the built-in templates and the
+// vault's own under TemplateDir.
+func Open(v *vault.Vault) (*Wiki, error) {
+	ts, err := loadTemplates(v.Root())
+	if err != nil {
+		return nil, err
+	}
+	return &Wiki{v: v, templates: ts, Now: time.Now}, nil
+}
+
+// Vault returns the vault the wiki lives in.
+func (w *Wiki) Vault() *vault.Vault { return w.v }
+
+// Root returns the absolute directory of the wiki's pages.
+func (w *Wiki) Root() string { return filepath.Join(w.v.Root(), filepath.FromSlash(Dir)) }
+
+func (w *Wiki) today() string { return w.Now().UTC().Format("2006-01-02") }
+
+// Templates returns every template, sorted by name.
+func (w *Wiki) Templates() []*Template {
+	out := make([]*Template, 0, len(w.templates))
+	for _, t := range w.templates {
+		out = append(out, t)
+	}
+	slices.SortFunc(out, func(a, b *Template) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// Template returns the template name.
+func (w *Wiki) Template(name string) (*Template, error) {
+	if err := published.CheckIdent(name); err != nil {
+		return nil, fmt.Errorf("template %w", err)
+	}
+	t, ok := w.templates[name]
+	if !ok {
+		names := make([]string, 0, len(w.templates))
+		for n := range w.templates {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		return nil, fmt.Errorf("unknown template %q; `prose wiki templates` lists them (%s)", name, strings.Join(names, ", "))
+	}
+	return t, nil
+}
+
+// Error kinds callers (the CLI) map to exit codes and hints.
+var (
+	ErrNotFound  = errors.New("no such page")
+	ErrAmbiguous = errors.New("the page name is ambiguous")
+	ErrExists    = errors.New("the page already exists")
+	ErrHandEdits = errors.New("pages were edited by hand")
+	ErrUnsafe    = errors.New("unsafe path")
+)
+
+// cleanPagePath returns the wiki path of a page named p ("ml/attention",
+// "ml/attention.html" or "published/wiki/ml/attention.html"): normalized,
+// with the .html suffix, checked against the world-model path rules.
+func cleanPagePath(p string) (string, error) {
+	if strings.HasPrefix(p, "/") || filepath.IsAbs(p) {
+		return "", fmt.Errorf("%w: %s", ErrUnsafe, &published.PathError{Path: p, Rule: published.RuleAbsolute})
+	}
+	n, err := published.NormalizePath(p)
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", ErrUnsafe, err)
+	}
+	n = strings.TrimPrefix(n, Dir+"/")
+	if !strings.HasSuffix(n, ".html") {
+		n += ".html"
+	}
+	for _, seg := range strings.Split(n, "/") {
+		if strings.HasPrefix(seg, ".") {
+			return "", fmt.Errorf("%w: path %q: names starting with '.' are not wiki pages or folders", ErrUnsafe, p)
+		}
+	}
+	if path.Base(n) == ".html" {
+		return "", fmt.Errorf("%w: path %q: a page needs a name", ErrUnsafe, p)
+	}
+	return n, nil
+}
+
+// checkInside refuses a wiki path whose directories, in the working tree,
+// pass through a symbolic link (which could lead outside the vault).
+func (w *Wiki) checkInside(rel string) error {
+	cur := w.v.Root()
+	segs := append([]string{"published", "wiki"}, strings.Split(rel, "/")...)
+	for _, s := range segs {
+		cur = filepath.Join(cur, s)
+		fi, err := os.Lstat(cur)
+		if err != nil {
+			return nil // what does not exist yet cannot lead outside
+		}
+		if fi.Mode()&os.ModeSymlink != 0 {
+			return fmt.Errorf("%w: %s is a symbolic link; prose writes only real files and folders inside published/wiki/ (replace the link with a folder)", ErrUnsafe, filepath.ToSlash(strings.TrimPrefix(cur, w.v.Root()+string(filepath.Separator))))
+		}
+	}
+	return nil
+}
+
+// state is the committed wiki a reader or a Tx starts from.
+type state struct {
+	w      *Wiki
+	base   plumbing.Hash // branch commit
+	tree   plumbing.Hash // node tree at base
+	files  map[string]plumbing.Hash
+	parsed map[string]*Page
+}
+
+func (w *Wiki) head() (*state, error) {
+	base, tree, err := w.v.NodeHead(Node)
+	if err != nil {
+		return nil, err
+	}
+	return &state{w: w, base: base, tree: tree, parsed: map[string]*Page{}}, nil
+}
+
+// list returns every file of the committed wiki (loaded once).
+func (s *state) list() (map[string]plumbing.Hash, error) {
+	if s.files == nil {
+		f, err := s.w.v.NodeFiles(s.tree)
+		if err != nil {
+			return nil, err
+		}
+		s.files = f
+	}
+	return s.files, nil
+}
+
+// raw reads a committed file.
+func (s *state) raw(rel string) ([]byte, bool, error) {
+	if s.files != nil {
+		h, ok := s.files[rel]
+		if !ok {
+			return nil, false, nil
+		}
+		d, err := s.w.v.Blob(h)
+		return d, err == nil, err
+	}
+	return s.w.v.NodeFile(s.tree, rel)
+}
+
+// Head returns the branch commit the wiki's committed state is read from.
+func (w *Wiki) Head() (string, error) {
+	s, err := w.head()
+	if err != nil {
+		return "", err
+	}
+	return s.base.String(), nil
+}
