@@ -100,6 +100,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			diffCommand(),
 			fsckCommand(),
 			casCommand(),
+			ingestCommand(),
 			versionCommand(),
 		},
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {

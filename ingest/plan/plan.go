@@ -23,6 +23,14 @@ type Page struct {
 	Template string `json:"template"`
 	Title    string `json:"title"`
 	Why      string `json:"why,omitempty"`
+	// Links are pages this page should link to.
+	Links []Link `json:"links,omitempty"`
+}
+
+// Link names a page to link to.
+type Link struct {
+	Path  string `json:"path"`
+	Title string `json:"title"`
 }
 
 // The actions a planned page may have.
