@@ -12,20 +12,20 @@ type Kind string
 
 // Error kinds.
 const (
-	KindConfig      Kind = "config"       // a bad spec, a missing key or base URL
-	KindUnavailable Kind = "unavailable"  // the provider is not in this build
-	KindAuth        Kind = "auth"         // 401 or 403
-	KindBadRequest  Kind = "bad_request"  // 400 or 422
-	KindNotFound    Kind = "not_found"    // 404: usually an unknown model name
-	KindRateLimit   Kind = "rate_limit"   // 429 after every retry
-	KindServer      Kind = "server"       // 5xx after every retry
-	KindNetwork     Kind = "network"      // the connection failed after every retry
-	KindTimeout     Kind = "timeout"      // an attempt took longer than the timeout
-	KindCanceled    Kind = "canceled"     // the caller's context ended
-	KindSchema      Kind = "schema"       // a tool schema cannot be sent without losing meaning
-	KindResponse    Kind = "response"     // the provider answered something unreadable
-	KindReplay      Kind = "replay"       // a request does not match its recording
-	KindLimit       Kind = "limit"        // the agent loop reached its iteration limit
+	KindConfig      Kind = "config"      // a bad spec, a missing key or base URL
+	KindUnavailable Kind = "unavailable" // the provider is not in this build
+	KindAuth        Kind = "auth"        // 401 or 403
+	KindBadRequest  Kind = "bad_request" // 400 or 422
+	KindNotFound    Kind = "not_found"   // 404: usually an unknown model name
+	KindRateLimit   Kind = "rate_limit"  // 429 after every retry
+	KindServer      Kind = "server"      // 5xx after every retry
+	KindNetwork     Kind = "network"     // the connection failed after every retry
+	KindTimeout     Kind = "timeout"     // an attempt took longer than the timeout
+	KindCanceled    Kind = "canceled"    // the caller's context ended
+	KindSchema      Kind = "schema"      // a tool schema cannot be sent without losing meaning
+	KindResponse    Kind = "response"    // the provider answered something unreadable
+	KindReplay      Kind = "replay"      // a request does not match its recording
+	KindLimit       Kind = "limit"       // the agent loop reached its iteration limit
 )
 
 // Error is a failure of a model operation. Its text is one sentence with a

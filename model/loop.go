@@ -70,7 +70,7 @@ func Loop(ctx context.Context, m Model, req Request, opt LoopOptions) (LoopResul
 		}
 		res.Usage = res.Usage.Add(resp.Usage)
 		res.Final = resp
-		res.Messages = append(res.Messages, Message{Role: RoleAssistant, Text: resp.Text, ToolCalls: resp.ToolCalls})
+		res.Messages = append(res.Messages, Message{Role: RoleAssistant, Text: resp.Text, ToolCalls: keepable(resp.ToolCalls)})
 		if len(resp.ToolCalls) == 0 {
 			return res, nil
 		}
@@ -138,4 +138,22 @@ func runTool(ctx context.Context, tools map[string]*loopTool, tc ToolCall) ToolR
 
 func canceled(err error) error {
 	return &Error{Op: "agent loop", Kind: KindCanceled, Message: "stopped: " + err.Error(), Err: err}
+}
+
+// keepable returns calls with arguments that are not JSON kept as a JSON
+// string of their text, so the conversation stays encodable (for the next
+// request and for recordings) while the model still sees what it sent.
+func keepable(calls []ToolCall) []ToolCall {
+	out := calls
+	for i, c := range calls {
+		if json.Valid(c.Arguments) {
+			continue
+		}
+		if &out[0] == &calls[0] {
+			out = append([]ToolCall(nil), calls...)
+		}
+		text, _ := json.Marshal(string(c.Arguments))
+		out[i].Arguments = text
+	}
+	return out
 }

@@ -191,3 +191,21 @@ func onlyAnnotations(node map[string]any, keep string) bool {
 	}
 	return true
 }
+
+// Wire returns what a provider sends for a tool: the strict form and
+// strict=true when the arguments are fixed fields, the canonical form and
+// strict=false when they hold an open mapping (which strict mode would
+// close). A fixed-field schema the strict dialect cannot carry is an error
+// (*LossError), never sent weakened.
+func (s *Schema) Wire() (params map[string]any, strict bool, err error) {
+	if s.HasOpenMapping() {
+		c := s.Canonical()
+		delete(c, "$schema")
+		return c, false, nil
+	}
+	p, err := s.Strict()
+	if err != nil {
+		return nil, false, err
+	}
+	return p, true, nil
+}

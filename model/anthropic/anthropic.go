@@ -1,0 +1,191 @@
+package anthropic
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
+
+	"github.com/prose-store/prose/model"
+	"github.com/prose-store/prose/model/internal/transport"
+)
+
+// DefaultBaseURL is the endpoint used when ANTHROPIC_BASE_URL is unset.
+const DefaultBaseURL = "https://api.anthropic.com"
+
+func init() {
+	model.Register("anthropic", Open)
+}
+
+// Messages is a model served by the Anthropic Messages API.
+type Messages struct {
+	sdk  anthropic.Client
+	key  string
+	name string
+}
+
+// Open configures the SDK from cfg alone (never the process environment
+// behind cfg's back).
+func Open(name string, cfg model.Config) (model.Model, error) {
+	key := cfg.Env("ANTHROPIC_API_KEY")
+	if key == "" {
+		return nil, &model.Error{Op: "open anthropic", Provider: "anthropic", Kind: model.KindConfig, Message: "ANTHROPIC_API_KEY is not set", Hint: "export ANTHROPIC_API_KEY"}
+	}
+	base := strings.TrimRight(cfg.Env("ANTHROPIC_BASE_URL"), "/")
+	if base == "" {
+		base = DefaultBaseURL
+	}
+	sdk := anthropic.NewClient(
+		option.WithAPIKey(key),
+		option.WithBaseURL(base+"/"),
+		option.WithMaxRetries(0),
+		option.WithHTTPClient(transport.Client(cfg)),
+	)
+	return &Messages{sdk: sdk, key: key, name: name}, nil
+}
+
+// Name returns "anthropic:NAME".
+func (m *Messages) Name() string { return "anthropic:" + m.name }
+
+// Call sends one request to POST /v1/messages.
+func (m *Messages) Call(ctx context.Context, req model.Request) (model.Response, error) {
+	op := "call " + m.Name()
+	params, err := m.params(op, req)
+	if err != nil {
+		return model.Response{}, err
+	}
+	var opts []option.RequestOption
+	if req.Temperature != nil {
+		// This SDK version has no temperature field; the API still takes it.
+		opts = append(opts, option.WithJSONSet("temperature", *req.Temperature))
+	}
+	var fail transport.Failure
+	resp, err := m.sdk.Messages.New(transport.WithFailure(ctx, &fail), params, opts...)
+	if err != nil {
+		return model.Response{}, transport.Classify(op, "anthropic", err, &fail, m.key)
+	}
+	return response(resp), nil
+}
+
+func (m *Messages) params(op string, req model.Request) (anthropic.MessageNewParams, error) {
+	tools, err := model.WireTools(op, "anthropic", req.Tools)
+	if err != nil {
+		return anthropic.MessageNewParams{}, err
+	}
+	p := anthropic.MessageNewParams{Model: anthropic.Model(m.name), MaxTokens: int64(req.MaxTokens)}
+	if p.MaxTokens <= 0 {
+		p.MaxTokens = model.DefaultMaxTokens
+	}
+	if req.System != "" {
+		p.System = []anthropic.TextBlockParam{{Text: req.System}}
+	}
+	for _, msg := range req.Messages {
+		switch msg.Role {
+		case model.RoleUser:
+			p.Messages = append(p.Messages, anthropic.NewUserMessage(anthropic.NewTextBlock(msg.Text)))
+		case model.RoleAssistant:
+			var blocks []anthropic.ContentBlockParamUnion
+			if msg.Text != "" {
+				blocks = append(blocks, anthropic.NewTextBlock(msg.Text))
+			}
+			for _, tc := range msg.ToolCalls {
+				input := tc.Arguments
+				if !isObject(input) {
+					// The API takes only an object; the tool result
+					// already told the model what was wrong.
+					input = json.RawMessage("{}")
+				}
+				blocks = append(blocks, anthropic.NewToolUseBlock(tc.ID, input, tc.Name))
+			}
+			p.Messages = append(p.Messages, anthropic.NewAssistantMessage(blocks...))
+		case model.RoleTool:
+			var blocks []anthropic.ContentBlockParamUnion
+			for _, r := range msg.ToolResults {
+				blocks = append(blocks, anthropic.NewToolResultBlock(r.CallID, r.Content, r.IsError))
+			}
+			p.Messages = append(p.Messages, anthropic.NewUserMessage(blocks...))
+		}
+	}
+	for _, t := range tools {
+		tp := &anthropic.ToolParam{Name: t.Name, InputSchema: inputSchema(t.Parameters)}
+		if t.Description != "" {
+			tp.Description = anthropic.String(t.Description)
+		}
+		if t.Strict {
+			tp.Strict = anthropic.Bool(true)
+		}
+		p.Tools = append(p.Tools, anthropic.ToolUnionParam{OfTool: tp})
+	}
+	return p, nil
+}
+
+// inputSchema carries every keyword of params: properties and required in
+// the SDK's fields, the rest (additionalProperties above all) as extra
+// fields, so nothing the canonical schema says is dropped.
+func inputSchema(params map[string]any) anthropic.ToolInputSchemaParam {
+	s := anthropic.ToolInputSchemaParam{ExtraFields: map[string]any{}}
+	for k, v := range params {
+		switch k {
+		case "type":
+		case "properties":
+			s.Properties = v
+		case "required":
+			if list, ok := v.([]any); ok {
+				s.Required = make([]string, 0, len(list))
+				for _, x := range list {
+					if name, ok := x.(string); ok {
+						s.Required = append(s.Required, name)
+					}
+				}
+			}
+		default:
+			s.ExtraFields[k] = v
+		}
+	}
+	return s
+}
+
+func response(r *anthropic.Message) model.Response {
+	out := model.Response{
+		Usage: model.Usage{
+			Input:       r.Usage.InputTokens + r.Usage.CacheReadInputTokens + r.Usage.CacheCreationInputTokens,
+			CachedInput: r.Usage.CacheReadInputTokens,
+			Output:      r.Usage.OutputTokens,
+		},
+	}
+	for _, b := range r.Content {
+		switch b.Type {
+		case "text":
+			out.Text += b.Text
+		case "tool_use":
+			args := b.Input
+			if len(args) == 0 {
+				args = []byte("{}")
+			}
+			out.ToolCalls = append(out.ToolCalls, model.ToolCall{ID: b.ID, Name: b.Name, Arguments: args})
+		}
+	}
+	switch r.StopReason {
+	case anthropic.StopReasonToolUse:
+		out.StopReason = model.StopToolUse
+	case anthropic.StopReasonEndTurn, anthropic.StopReasonStopSequence:
+		out.StopReason = model.StopEnd
+	case anthropic.StopReasonMaxTokens, anthropic.StopReasonModelContextWindowExceeded:
+		out.StopReason = model.StopMaxTokens
+	case anthropic.StopReasonRefusal:
+		out.StopReason = model.StopRefusal
+	default:
+		out.StopReason = model.StopOther
+	}
+	if len(out.ToolCalls) > 0 {
+		out.StopReason = model.StopToolUse
+	}
+	return out
+}
+
+func isObject(raw json.RawMessage) bool {
+	var m map[string]json.RawMessage
+	return json.Unmarshal(raw, &m) == nil && m != nil
+}

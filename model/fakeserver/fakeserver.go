@@ -1,0 +1,207 @@
+package fakeserver
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+
+	"github.com/prose-store/prose/model"
+)
+
+// The APIs a Server can speak.
+const (
+	Responses = "responses"
+	Chat      = "chat"
+	Anthropic = "anthropic"
+)
+
+// Key is the API key the fake expects; tests check it never leaks.
+const Key = "sk-test-SECRET-0123456789abcdef"
+
+// Reply is one scripted answer.
+type Reply struct {
+	Turn   *Turn             // a successful answer in the API's format
+	Status int               // an error status (with Body or a default error)
+	Body   string            // a raw body for an error status
+	Header map[string]string // extra headers (Retry-After)
+	Hang   bool              // never answer: the client must time out
+	// Arrived, if set, is called when the request arrives, before the
+	// reply (a test cancels its context here).
+	Arrived func()
+}
+
+// Turn is a model's answer.
+type Turn struct {
+	Text  string
+	Calls []Call
+	Usage model.Usage
+}
+
+// Call is one tool call in a Turn.
+type Call struct{ ID, Name, Args string }
+
+// Server is a loopback fake of one API.
+type Server struct {
+	*httptest.Server
+	api string
+
+	mu       sync.Mutex
+	script   []Reply
+	bodies   [][]byte
+	auth     []string
+	paths    []string
+	hangDone chan struct{}
+}
+
+// New starts a fake of api answering with replies in order; once they run
+// out every request gets a 500 naming the problem. It stops with the test.
+func New(t interface{ Cleanup(func()) }, api string, replies ...Reply) *Server {
+	s := &Server{api: api, script: replies}
+	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Env returns a Getenv for model.Config pointing the provider of the
+// server's API at it, with Key as the key.
+func (s *Server) Env() func(string) string {
+	vars := map[string]string{
+		"OPENAI_BASE_URL":    s.URL + "/v1",
+		"OPENAI_API_KEY":     Key,
+		"ANTHROPIC_BASE_URL": s.URL,
+		"ANTHROPIC_API_KEY":  Key,
+	}
+	return func(k string) string { return vars[k] }
+}
+
+// Bodies returns the request bodies received so far.
+func (s *Server) Bodies() [][]byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([][]byte(nil), s.bodies...)
+}
+
+// Paths returns the request paths received so far.
+func (s *Server) Paths() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.paths...)
+}
+
+// Auth returns the credential header of each request (Authorization or
+// x-api-key), so tests can check the key was sent where it belongs.
+func (s *Server) Auth() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.auth...)
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	s.mu.Lock()
+	s.bodies = append(s.bodies, body)
+	s.paths = append(s.paths, r.URL.Path)
+	cred := r.Header.Get("Authorization")
+	if cred == "" {
+		cred = r.Header.Get("X-Api-Key")
+	}
+	s.auth = append(s.auth, cred)
+	var reply Reply
+	if len(s.script) > 0 {
+		reply, s.script = s.script[0], s.script[1:]
+	} else {
+		reply = Reply{Status: 500, Body: `{"error":{"message":"the fake server's script is exhausted"}}`}
+	}
+	n := len(s.bodies)
+	s.mu.Unlock()
+
+	if want := s.path(); r.URL.Path != want {
+		http.Error(w, fmt.Sprintf(`{"error":{"message":"fake %s serves %s, not %s"}}`, s.api, want, r.URL.Path), 404)
+		return
+	}
+	for k, v := range reply.Header {
+		w.Header().Set(k, v)
+	}
+	if reply.Arrived != nil {
+		reply.Arrived()
+	}
+	if reply.Hang {
+		<-r.Context().Done()
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if reply.Turn == nil {
+		status := reply.Status
+		if status == 0 {
+			status = 500
+		}
+		b := reply.Body
+		if b == "" {
+			b = fmt.Sprintf(`{"error":{"message":"scripted failure %d"}}`, status)
+		}
+		w.WriteHeader(status)
+		io.WriteString(w, b)
+		return
+	}
+	out, _ := json.Marshal(s.render(reply.Turn, n))
+	w.Write(out)
+}
+
+func (s *Server) path() string {
+	switch s.api {
+	case Responses:
+		return "/v1/responses"
+	case Chat:
+		return "/v1/chat/completions"
+	default:
+		return "/v1/messages"
+	}
+}
+
+// render writes t in the API's documented response shape.
+func (s *Server) render(t *Turn, n int) any {
+	switch s.api {
+	case Responses:
+		var output []any
+		if t.Text != "" {
+			output = append(output, map[string]any{"type": "message", "id": fmt.Sprintf("msg_%d", n), "role": "assistant", "status": "completed",
+				"content": []any{map[string]any{"type": "output_text", "text": t.Text, "annotations": []any{}}}})
+		}
+		for _, c := range t.Calls {
+			output = append(output, map[string]any{"type": "function_call", "id": "fc_" + c.ID, "call_id": c.ID, "name": c.Name, "arguments": c.Args, "status": "completed"})
+		}
+		return map[string]any{"id": fmt.Sprintf("resp_%d", n), "object": "response", "status": "completed", "model": "fake", "output": output,
+			"usage": map[string]any{"input_tokens": t.Usage.Input, "input_tokens_details": map[string]any{"cached_tokens": t.Usage.CachedInput},
+				"output_tokens": t.Usage.Output, "output_tokens_details": map[string]any{"reasoning_tokens": 0}, "total_tokens": t.Usage.Input + t.Usage.Output}}
+	case Chat:
+		msg := map[string]any{"role": "assistant", "content": t.Text}
+		finish := "stop"
+		if len(t.Calls) > 0 {
+			var calls []any
+			for _, c := range t.Calls {
+				calls = append(calls, map[string]any{"id": c.ID, "type": "function", "function": map[string]any{"name": c.Name, "arguments": c.Args}})
+			}
+			msg["tool_calls"] = calls
+			finish = "tool_calls"
+		}
+		return map[string]any{"id": fmt.Sprintf("chatcmpl-%d", n), "object": "chat.completion", "model": "fake",
+			"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish}},
+			"usage": map[string]any{"prompt_tokens": t.Usage.Input, "completion_tokens": t.Usage.Output, "total_tokens": t.Usage.Input + t.Usage.Output,
+				"prompt_tokens_details": map[string]any{"cached_tokens": t.Usage.CachedInput}}}
+	default:
+		var content []any
+		if t.Text != "" {
+			content = append(content, map[string]any{"type": "text", "text": t.Text})
+		}
+		stop := "end_turn"
+		for _, c := range t.Calls {
+			content = append(content, map[string]any{"type": "tool_use", "id": c.ID, "name": c.Name, "input": json.RawMessage(c.Args)})
+			stop = "tool_use"
+		}
+		return map[string]any{"id": fmt.Sprintf("msg_%d", n), "type": "message", "role": "assistant", "model": "fake", "content": content, "stop_reason": stop,
+			"usage": map[string]any{"input_tokens": t.Usage.Input - t.Usage.CachedInput, "cache_read_input_tokens": t.Usage.CachedInput, "cache_creation_input_tokens": 0, "output_tokens": t.Usage.Output}}
+	}
+}

@@ -1,0 +1,119 @@
+package transport
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strings"
+
+	"github.com/prose-store/prose/model"
+)
+
+// keyLike matches strings shaped like provider keys, so a provider message
+// that echoes part of a key (as 401 answers do) never carries it on.
+var keyLike = regexp.MustCompile(`\b(sk|key|pk)-[A-Za-z0-9_\-*.]{6,}`)
+
+// Redact removes the key, and anything shaped like a key, from s.
+func Redact(s, key string) string {
+	if key != "" {
+		s = strings.ReplaceAll(s, key, "[redacted]")
+	}
+	return keyLike.ReplaceAllString(s, "[redacted]")
+}
+
+// ProviderMessage pulls the human message out of an error body: OpenAI
+// and Anthropic nest it as {"error":{"message":…}}, compatible servers
+// often send {"error":"…"} or {"message":"…"}.
+func ProviderMessage(body []byte) string {
+	var doc struct {
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"`
+		Detail  string          `json:"detail"`
+	}
+	if json.Unmarshal(body, &doc) == nil {
+		var nested struct {
+			Message string `json:"message"`
+		}
+		var flat string
+		switch {
+		case json.Unmarshal(doc.Error, &nested) == nil && nested.Message != "":
+			return nested.Message
+		case json.Unmarshal(doc.Error, &flat) == nil && flat != "":
+			return flat
+		case doc.Message != "":
+			return doc.Message
+		case doc.Detail != "":
+			return doc.Detail
+		}
+	}
+	s := strings.TrimSpace(string(body))
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}
+
+// Classify turns the error of a provider call into a *model.Error whose
+// text names the operation, quotes the provider and never holds key.
+func Classify(op, provider string, err error, fail *Failure, key string) error {
+	if err == nil {
+		return nil
+	}
+	e := &model.Error{Op: op, Provider: provider}
+	var te *TimeoutError
+	switch {
+	case errors.Is(err, context.Canceled):
+		e.Kind, e.Message = model.KindCanceled, "canceled"
+	case errors.As(err, &te):
+		e.Kind, e.Message = model.KindTimeout, te.Error()
+		e.Hint = "the provider is slow or unreachable; try again or raise the timeout"
+	case errors.Is(err, context.DeadlineExceeded):
+		e.Kind, e.Message = model.KindTimeout, "the deadline passed before an answer came"
+	case fail != nil && fail.Status != 0:
+		e.Status = fail.Status
+		msg := ProviderMessage(fail.Body)
+		if msg == "" {
+			msg = http.StatusText(fail.Status)
+		}
+		e.Message = fmt.Sprintf("%s said: %q", provider, Redact(msg, key))
+		switch {
+		case fail.Status == 401 || fail.Status == 403:
+			e.Kind, e.Hint = model.KindAuth, "check the API key in "+keyVar(provider)+" and its permissions"
+		case fail.Status == 404:
+			e.Kind, e.Hint = model.KindNotFound, "check the model name and the base URL"
+		case fail.Status == 429:
+			e.Kind, e.Hint = model.KindRateLimit, fmt.Sprintf("rate limited after %d attempts; wait and try again", fail.Attempts)
+		case fail.Status >= 500:
+			e.Kind, e.Hint = model.KindServer, fmt.Sprintf("the provider failed %d times; try again later", fail.Attempts)
+		default:
+			e.Kind, e.Hint = model.KindBadRequest, "the provider refused the request"
+		}
+	default:
+		e.Kind = model.KindNetwork
+		e.Message = Redact(rootMessage(err), key)
+		e.Hint = "check the base URL and the network"
+	}
+	return e
+}
+
+func keyVar(provider string) string {
+	if strings.HasPrefix(provider, "anthropic") {
+		return "ANTHROPIC_API_KEY"
+	}
+	return "OPENAI_API_KEY"
+}
+
+// rootMessage is the innermost error text, which names the failure
+// without the SDK's wrapping (request dumps, headers).
+func rootMessage(err error) string {
+	for {
+		next := errors.Unwrap(err)
+		if next == nil {
+			return err.Error()
+		}
+		err = next
+	}
+}

@@ -1,0 +1,216 @@
+package transport
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prose-store/prose/model"
+)
+
+// Transport retries and times provider requests. The SDK clients above it
+// are configured with no retries of their own, so the policy lives here,
+// once, for every provider.
+type Transport struct {
+	Base       http.RoundTripper // nil: http.DefaultTransport
+	MaxRetries int               // retries after the first attempt
+	Timeout    time.Duration     // per attempt; 0: none
+	Backoff    time.Duration     // first backoff; doubles per retry, capped at MaxBackoff
+	// Sleep waits between attempts; nil waits on a timer, honouring ctx.
+	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+// MaxBackoff caps one wait, whatever Retry-After asks for.
+const MaxBackoff = 60 * time.Second
+
+// TimeoutError reports an attempt that took longer than the timeout.
+type TimeoutError struct{ After time.Duration }
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("no answer within %s", e.After)
+}
+
+// Failure is where RoundTrip leaves the last unsuccessful answer of a call.
+type Failure struct {
+	Status   int
+	Body     []byte
+	Attempts int
+}
+
+type failureKey struct{}
+
+// WithFailure returns a context under which RoundTrip records the last
+// failed answer into f.
+func WithFailure(ctx context.Context, f *Failure) context.Context {
+	return context.WithValue(ctx, failureKey{}, f)
+}
+
+func (t *Transport) base() http.RoundTripper {
+	if t.Base != nil {
+		return t.Base
+	}
+	return http.DefaultTransport
+}
+
+// RoundTrip sends req, retrying as configured. The response body is read
+// fully before it returns, so an attempt's timeout never cuts a body
+// being read by the caller.
+func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	var body []byte
+	if req.Body != nil {
+		b, err := io.ReadAll(req.Body)
+		req.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		body = b
+	}
+	fail, _ := req.Context().Value(failureKey{}).(*Failure)
+	for attempt := 0; ; attempt++ {
+		resp, err := t.attempt(req, body)
+		if fail != nil {
+			fail.Attempts = attempt + 1
+		}
+		if err != nil {
+			if req.Context().Err() != nil {
+				return nil, req.Context().Err()
+			}
+			var te *TimeoutError
+			if errors.As(err, &te) || attempt >= t.MaxRetries {
+				return nil, err
+			}
+			if err := t.sleep(req.Context(), t.backoff(attempt)); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if resp.StatusCode < 300 {
+			return resp, nil
+		}
+		if fail != nil {
+			fail.Status = resp.StatusCode
+			fail.Body = peek(resp)
+		}
+		if !retryable(resp.StatusCode) || attempt >= t.MaxRetries {
+			return resp, nil
+		}
+		wait, ok := retryAfter(resp.Header, time.Now())
+		if !ok {
+			wait = t.backoff(attempt)
+		}
+		if err := t.sleep(req.Context(), wait); err != nil {
+			return nil, err
+		}
+	}
+}
+
+func (t *Transport) attempt(req *http.Request, body []byte) (*http.Response, error) {
+	ctx, cancel := req.Context(), context.CancelFunc(func() {})
+	if t.Timeout > 0 {
+		ctx, cancel = context.WithTimeoutCause(ctx, t.Timeout, &TimeoutError{After: t.Timeout})
+	}
+	defer cancel()
+	r := req.Clone(ctx)
+	if body != nil {
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+		r.ContentLength = int64(len(body))
+	}
+	resp, err := t.base().RoundTrip(r)
+	if err == nil {
+		var data []byte
+		data, err = io.ReadAll(resp.Body)
+		resp.Body.Close()
+		resp.Body = io.NopCloser(bytes.NewReader(data))
+		resp.ContentLength = int64(len(data))
+	}
+	if err != nil {
+		if cause := context.Cause(ctx); cause != nil && req.Context().Err() == nil {
+			var te *TimeoutError
+			if errors.As(cause, &te) {
+				return nil, te
+			}
+		}
+		return nil, err
+	}
+	return resp, nil
+}
+
+func peek(resp *http.Response) []byte {
+	data, _ := io.ReadAll(resp.Body)
+	resp.Body = io.NopCloser(bytes.NewReader(data))
+	return data
+}
+
+func retryable(status int) bool {
+	return status == http.StatusTooManyRequests || status >= 500
+}
+
+func (t *Transport) backoff(attempt int) time.Duration {
+	d := t.Backoff
+	if d <= 0 {
+		d = 500 * time.Millisecond
+	}
+	for i := 0; i < attempt && d < MaxBackoff; i++ {
+		d *= 2
+	}
+	return min(d, MaxBackoff)
+}
+
+// retryAfter reads retry-after-ms (OpenAI) or Retry-After (seconds or an
+// HTTP date).
+func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
+	if ms, err := strconv.ParseFloat(h.Get("Retry-After-Ms"), 64); err == nil && ms >= 0 {
+		return min(time.Duration(ms*float64(time.Millisecond)), MaxBackoff), true
+	}
+	v := h.Get("Retry-After")
+	if v == "" {
+		return 0, false
+	}
+	if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
+		return min(time.Duration(s*float64(time.Second)), MaxBackoff), true
+	}
+	if at, err := http.ParseTime(v); err == nil {
+		return min(max(at.Sub(now), 0), MaxBackoff), true
+	}
+	return 0, false
+}
+
+func (t *Transport) sleep(ctx context.Context, d time.Duration) error {
+	if t.Sleep != nil {
+		return t.Sleep(ctx, d)
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-timer.C:
+		return nil
+	}
+}
+
+// Client returns the HTTP client a provider opened with cfg uses.
+func Client(cfg model.Config) *http.Client {
+	var base http.RoundTripper
+	if cfg.HTTPClient != nil {
+		base = cfg.HTTPClient.Transport
+	}
+	retries := cfg.MaxRetries
+	switch {
+	case retries == 0:
+		retries = model.DefaultMaxRetries
+	case retries < 0:
+		retries = 0
+	}
+	timeout := cfg.Timeout
+	if timeout <= 0 {
+		timeout = model.DefaultTimeout
+	}
+	return &http.Client{Transport: &Transport{Base: base, MaxRetries: retries, Timeout: timeout, Sleep: cfg.Sleep}}
+}
