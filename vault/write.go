@@ -46,6 +46,14 @@ type WriteOptions struct {
 	// Body is written into the commit message of a rendered write between
 	// its summary line and the receipt: lines a person reads in git log.
 	Body string
+	// TakeIn names working-tree files the caller read and took into the
+	// write (vault path → the content it read; nil: the caller saw the file
+	// deleted): hand edits the write replaces rather than refuses.
+	TakeIn map[string][]byte
+	// Settle gives a receipt even when the write changes no file, if the
+	// node's committed tree differs materially from its last receipt
+	// (changes committed with git by hand).
+	Settle bool
 	// Now stamps the commits (default time.Now).
 	Now func() time.Time
 }
@@ -264,7 +272,7 @@ func (v *Vault) WriteNode(ctx context.Context, node string, changes map[string][
 			return nil, err
 		}
 	}
-	if newNode == oldNode {
+	if newNode == oldNode && !opt.Settle {
 		return res, nil // nothing changed: no commit, no receipt
 	}
 
@@ -285,6 +293,11 @@ func (v *Vault) WriteNode(ctx context.Context, node string, changes map[string][
 	_, moved := published.Decide(prevFingerprints(prev), prev != nil, &published.Snapshot{Fingerprints: fps, Facets: facets})
 	if len(moved) == 0 && !opt.Rebuild {
 		s.cache.save()
+		if len(opt.TakeIn) > 0 && newNode == oldNode {
+			// Hand edits that change nothing material: the working tree
+			// goes back to the branch, so it is clean again.
+			return res, v.restoreTakenIn(tip, tc.TreeHash, opt.TakeIn, nil)
+		}
 		return res, nil // nothing material: no file changes, no commit
 	}
 	var r *receipt.Receipt
@@ -333,6 +346,32 @@ func (v *Vault) WriteNode(ctx context.Context, node string, changes map[string][
 	idx, err := v.readIndexRepaired(tip)
 	if err != nil {
 		return nil, err
+	}
+	for i := range wc {
+		if data, ok := opt.TakeIn[wc[i].Path]; ok && data != nil {
+			// The caller read this hand edit: the write may replace it.
+			wc[i].Old = &object.TreeEntry{Name: wc[i].Path, Mode: filemode.Regular, Hash: objectHash(plumbing.BlobObject, data)}
+		}
+	}
+	inDiff := map[string]bool{}
+	for _, c := range wc {
+		inDiff[c.Path] = true
+	}
+	for p, data := range opt.TakeIn {
+		if inDiff[p] || data == nil {
+			continue
+		}
+		// A taken-in edit whose path the commit does not change: bring the
+		// file back to the committed content.
+		e, ok, err := b.lookup(root, p)
+		if err != nil {
+			return nil, err
+		}
+		c := change{Path: p, Old: &object.TreeEntry{Name: p, Mode: filemode.Regular, Hash: objectHash(plumbing.BlobObject, data)}}
+		if ok {
+			c.New = &e
+		}
+		wc = append(wc, c)
 	}
 	if edits, err := v.checkClean(wc, idx); err != nil {
 		return nil, err
@@ -484,3 +523,58 @@ func (b *objectBatch) lookup(root plumbing.Hash, p string) (object.TreeEntry, bo
 	}
 	return object.TreeEntry{}, false, nil
 }
+
+// restoreTakenIn brings taken-in working-tree files back to the branch's
+// content at root (tip's tree), updating the index.
+func (v *Vault) restoreTakenIn(tip, root plumbing.Hash, takeIn map[string][]byte, _ []string) error {
+	var wc []change
+	for p, data := range takeIn {
+		e, ok, err := v.lookup(root, p)
+		if err != nil {
+			return err
+		}
+		c := change{Path: p}
+		if data != nil {
+			c.Old = &object.TreeEntry{Name: p, Mode: filemode.Regular, Hash: objectHash(plumbing.BlobObject, data)}
+		}
+		if ok {
+			c.New = &e
+		}
+		wc = append(wc, c)
+	}
+	idx, err := v.readIndexRepaired(tip)
+	if err != nil {
+		return err
+	}
+	if _, err := v.applyChangesReport(wc, idx); err != nil {
+		return err
+	}
+	return v.writeIndex(idx)
+}
+
+// NodeChange is a file that differs between two node trees.
+type NodeChange struct {
+	Path string        // relative to the node directory
+	New  plumbing.Hash // zero when the file is gone
+}
+
+// DiffNodeTrees lists the files that differ between node trees a and b
+// (either may be zero), reading only the subtrees that differ.
+func (v *Vault) DiffNodeTrees(a, b plumbing.Hash) ([]NodeChange, error) {
+	var wc []change
+	if err := diffTrees(v.tree, a, b, "", &wc); err != nil {
+		return nil, err
+	}
+	out := make([]NodeChange, len(wc))
+	for i, c := range wc {
+		out[i].Path = c.Path
+		if c.New != nil {
+			out[i].New = c.New.Hash
+		}
+	}
+	return out, nil
+}
+
+// HasObject reports whether the repository holds object h (a tree an old
+// cache names may have been pruned).
+func (v *Vault) HasObject(h plumbing.Hash) bool { return v.newBatch().has(h) }

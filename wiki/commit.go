@@ -55,7 +55,8 @@ func (tx *Tx) CommitWith(o CommitOptions) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{Changed: []string{}}
-	if len(changes) == 0 {
+	settle := len(tx.force) > 0 || len(tx.takeInFiles) > 0
+	if len(changes) == 0 && !settle {
 		return res, nil
 	}
 	for rel := range changes {
@@ -88,6 +89,8 @@ func (tx *Tx) CommitWith(o CommitOptions) (*Result, error) {
 		Cost:    o.Cost,
 		Body:    o.Body,
 		Files:   o.Files,
+		TakeIn:  tx.takeInFiles,
+		Settle:  settle,
 	})
 	if err != nil {
 		if errors.Is(err, vault.ErrHandEdits) {
@@ -128,7 +131,10 @@ func (tx *Tx) files() (map[string][]byte, error) {
 			}
 			continue
 		}
-		if had && old != nil && !tx.rebuild && materialEqual(old, p) {
+		if tx.rebuild {
+			markDirs(dirs, rel)
+		}
+		if had && old != nil && !tx.rebuild && !tx.force[rel] && materialEqual(old, p) {
 			continue // nothing material: the file and its date stay
 		}
 		if !(had && old != nil && materialEqual(old, p)) {

@@ -402,3 +402,39 @@ func (tx *Tx) relink(target string, to func(string) (string, bool)) ([]string, e
 	slices.Sort(pages)
 	return pages, nil
 }
+
+// Index returns the listing of folder dir ("" for the wiki root) as its
+// index shows it, with the folder's description.
+func (w *Wiki) Index(dir string) (*FolderListing, string, error) {
+	tx, err := w.reader()
+	if err != nil {
+		return nil, "", err
+	}
+	d := "."
+	if dir = strings.Trim(dir, "/"); dir != "" && dir != "." {
+		n, err := cleanPagePath(dir + "/" + IndexName)
+		if err != nil {
+			return nil, "", err
+		}
+		d = path.Dir(n)
+	}
+	l, err := tx.listing(d)
+	if err != nil {
+		return nil, "", err
+	}
+	rel := IndexName
+	if d != "." {
+		rel = d + "/" + IndexName
+	}
+	desc := ""
+	if p, ok, err := tx.page(rel); err == nil && ok {
+		desc, _ = p.Slot("description")
+	}
+	if l.Folders == nil {
+		l.Folders = []FolderEntry{}
+	}
+	if l.Pages == nil {
+		l.Pages = []PageEntry{}
+	}
+	return l, desc, nil
+}

@@ -172,15 +172,24 @@ type Link struct{ Href, Text string }
 
 // FolderListing is what a folder index lists.
 type FolderListing struct {
-	Folders []FolderEntry
-	Pages   []PageEntry
+	Folders []FolderEntry `json:"folders"`
+	Pages   []PageEntry   `json:"pages"`
 }
 
 // FolderEntry is one subfolder in a folder index.
-type FolderEntry struct{ Name, Href, Note string }
+type FolderEntry struct {
+	Name string `json:"name"`
+	Href string `json:"href"`
+	Note string `json:"note"`
+}
 
 // PageEntry is one page in a folder index.
-type PageEntry struct{ Title, Href, Template, Updated string }
+type PageEntry struct {
+	Title    string `json:"title"`
+	Href     string `json:"href"`
+	Template string `json:"template"`
+	Updated  string `json:"updated"`
+}
 
 // renderData is what a template sees.
 type renderData struct {

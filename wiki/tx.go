@@ -27,6 +27,9 @@ type Tx struct {
 	ops     []string
 	rebuild bool
 	done    bool
+	// Pages taken in from hand edits: always re-rendered.
+	force       map[string]bool
+	takeInFiles map[string][]byte
 }
 
 // Begin starts a Tx. It refuses while pages under published/wiki/ carry
@@ -44,7 +47,7 @@ func (w *Wiki) begin(ctx context.Context) (*Tx, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Tx{w: w, ctx: ctx, st: st, pages: map[string]*Page{}, removed: map[string][]string{}}, nil
+	return &Tx{w: w, ctx: ctx, st: st, pages: map[string]*Page{}, removed: map[string][]string{}, force: map[string]bool{}}, nil
 }
 
 // checkNoHandEdits refuses when the working tree or the branch holds page

@@ -3,6 +3,7 @@ package wiki
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -182,3 +183,6 @@ func (w *Wiki) Head() (string, error) {
 	}
 	return s.base.String(), nil
 }
+
+// dirFS is os.DirFS: the wiki root as a file system for lint.
+func dirFS(dir string) fs.FS { return os.DirFS(dir) }

@@ -68,6 +68,9 @@ func classify(err error) (int, string) {
 		}
 		return ee.code, ee.err.Error()
 	}
+	if errors.Is(err, context.Canceled) {
+		return 130, "interrupted; stopped at a safe point, the vault is as before"
+	}
 	msg := err.Error()
 	// urfave/cli reports flag parsing problems as plain errors.
 	for _, p := range []string{"flag provided but not defined", "flag needs an argument", "invalid value", "Required flag", "Required flags"} {
@@ -101,6 +104,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			fsckCommand(),
 			casCommand(),
 			ingestCommand(),
+			wikiCommand(),
 			versionCommand(),
 		},
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {

@@ -1,0 +1,785 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
+
+	"github.com/prose-store/prose/wiki"
+)
+
+func wikiCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "wiki",
+		Usage: "the deterministic wiki operations; each write is one receipt",
+		Description: "Pages live under published/wiki/ as HTML files with one meta block and named slots\n" +
+			"(docs/wiki-format.md). Each write is one commit carrying one receipt; a write that changes\n" +
+			"nothing commits nothing. PAGE is a path (ml/transformers, with or without .html) or a\n" +
+			"unique page name (transformers).",
+		Subcommands: []*cli.Command{
+			wikiNewCommand(),
+			wikiSlotWriteCommand("write-slot", "replace the content of slot ID of PAGE", false),
+			wikiSlotWriteCommand("append-slot", "append to the content of slot ID of PAGE", true),
+			wikiSetMetaCommand(),
+			wikiReadCommand(),
+			wikiMetaCommand(),
+			wikiSlotCommand(),
+			wikiListSlotsCommand(),
+			wikiTemplatesCommand(),
+			wikiTreeCommand(),
+			wikiIndexCommand(),
+			wikiFindCommand(),
+			wikiSearchCommand(),
+			wikiLintCommand(),
+			wikiRebuildCommand(),
+			wikiStatsCommand(),
+			wikiMvCommand(),
+			wikiRmCommand(),
+			wikiCommitCommand(),
+		},
+	}
+}
+
+// openWiki opens the vault and its wiki.
+func openWiki(c *cli.Context) (*wiki.Wiki, func(), error) {
+	v, err := openVault(c)
+	if err != nil {
+		return nil, nil, err
+	}
+	w, err := wiki.Open(v)
+	if err != nil {
+		v.Close()
+		return nil, nil, err
+	}
+	return w, func() { v.Close() }, nil
+}
+
+// wikiErr turns a wiki error into the CLI's: a bad page name or argument
+// is a usage error (exit 2), the rest exit 1.
+func wikiErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	switch {
+	case errors.Is(err, wiki.ErrUnsafe):
+		return &exitError{code: 2, err: err}
+	}
+	return err
+}
+
+func needArgs(c *cli.Context, n int, what string) error {
+	if c.NArg() != n {
+		return usageErrorf("wiki %s needs %s, got %d arguments (see prose wiki %s --help)", c.Command.Name, what, c.NArg(), c.Command.Name)
+	}
+	return nil
+}
+
+// printResult prints what a write committed.
+func printResult(out *output, res *wiki.Result, what string) {
+	switch {
+	case res.Receipt != nil:
+		out.printf("%s: committed %s (receipt %s)\n", what, short(res.Commit), short(strings.TrimPrefix(res.Receipt.ContentHash, "blake3:")))
+	case res.Commit != "":
+		out.printf("%s: committed %s (no material change, no receipt)\n", what, short(res.Commit))
+	default:
+		out.printf("%s: nothing changed, nothing committed\n", what)
+	}
+}
+
+func resultDoc(res *wiki.Result, extra map[string]any) map[string]any {
+	d := map[string]any{"changed": res.Changed, "committed": res.Commit != ""}
+	if res.Commit != "" {
+		d["commit"] = res.Commit
+	}
+	if res.Receipt != nil {
+		d["receipt"] = res.Receipt.ToValue()
+		d["moved"] = res.Moved
+	}
+	for k, v := range extra {
+		d[k] = v
+	}
+	return d
+}
+
+func metaFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "template", Aliases: []string{"t"}, Value: "note", Usage: "page template `NAME` (prose wiki templates lists them)"},
+		&cli.StringFlag{Name: "title", Usage: "page `TITLE` (default: from the file name)"},
+		&cli.StringSliceFlag{Name: "tag", Usage: "a `TAG` (repeat for more)"},
+		&cli.StringSliceFlag{Name: "meta", Usage: "meta `k=v` (text) or k:=JSON (typed); repeat for more"},
+	}
+}
+
+func parseAssignments(args []string) (map[string]any, []string, error) {
+	set := map[string]any{}
+	var remove []string
+	for _, a := range args {
+		k, v, rm, err := wiki.ParseAssignment(a)
+		if err != nil {
+			return nil, nil, usageErrorf("%v", err)
+		}
+		if rm {
+			remove = append(remove, k)
+			continue
+		}
+		set[k] = v
+	}
+	return set, remove, nil
+}
+
+func wikiNewCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "new",
+		Usage:     "create page PATH from a template",
+		ArgsUsage: "PATH",
+		Flags:     metaFlags(),
+		Action: func(c *cli.Context) error {
+			if err := needArgs(c, 1, "PATH"); err != nil {
+				return err
+			}
+			set, _, err := parseAssignments(c.StringSlice("meta"))
+			if err != nil {
+				return err
+			}
+			w, done, err := openWiki(c)
+			if err != nil {
+				return err
+			}
+			defer done()
+			var rel string
+			var removed []string
+			res, err := w.Update(c.Context, func(tx *wiki.Tx) error {
+				var err error
+				rel, removed, err = tx.New(c.Args().First(), wiki.NewOptions{Template: c.String("template"), Title: c.String("title"), Tags: c.StringSlice("tag"), Meta: set})
+				return err
+			})
+			if err != nil {
+				return wikiErr(err)
+			}
+			out := newOutput(c)
+			printResult(out, res, "new "+rel)
+			if removed == nil {
+				removed = []string{}
+			}
+			return out.emit(resultDoc(res, map[string]any{"page": rel, "template": c.String("template"), "removed": removed}))
+		},
+	}
+}
+
+// slotContent reads a slot's new content from --content, --file or stdin.
+func slotContent(c *cli.Context) (string, error) {
+	var data []byte
+	switch {
+	case c.IsSet("content") && c.IsSet("file"):
+		return "", usageErrorf("give the content with --content or --file, not both")
+	case c.IsSet("content"):
+		data = []byte(c.String("content"))
+	case c.IsSet("file"):
+		f := c.String("file")
+		var err error
+		if f == "-" {
+			data, err = io.ReadAll(os.Stdin)
+		} else {
+			data, err = os.ReadFile(f)
+		}
+		if err != nil {
+			return "", usageErrorf("--file: %v", err)
+		}
+	default:
+		if term.IsTerminal(int(os.Stdin.Fd())) {
+			return "", usageErrorf("give the content with --content TEXT, --file FILE, or on stdin")
+		}
+		var err error
+		if data, err = io.ReadAll(os.Stdin); err != nil {
+			return "", err
+		}
+	}
+	s := string(data)
+	if c.Bool("markdown") {
+		return wiki.MarkdownToHTML(s)
+	}
+	return s, nil
+}
+
+func contentFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "content", Aliases: []string{"c"}, Usage: "the slot's HTML `TEXT`"},
+		&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "read the content from `FILE` (- for stdin)"},
+		&cli.BoolFlag{Name: "markdown", Aliases: []string{"m"}, Usage: "the content is Markdown; convert it to HTML"},
+	}
+}
+
+func wikiSlotWriteCommand(name, usage string, appendTo bool) *cli.Command {
+	return &cli.Command{
+		Name:      name,
+		Usage:     usage + " (content from --content, --file or stdin; sanitized)",
+		ArgsUsage: "PAGE ID",
+		Flags:     contentFlags(),
+		Action: func(c *cli.Context) error {
+			if err := needArgs(c, 2, "PAGE and ID"); err != nil {
+				return err
+			}
+			content, err := slotContent(c)
+			if err != nil {
+				return err
+			}
+			w, done, err := openWiki(c)
+			if err != nil {
+				return err
+			}
+			defer done()
+			var sr wiki.SlotResult
+			res, err := w.Update(c.Context, func(tx *wiki.Tx) error {
+				var err error
+				if appendTo {
+					sr, err = tx.AppendSlot(c.Args().Get(0), c.Args().Get(1), content)
+				} else {
+					sr, err = tx.WriteSlot(c.Args().Get(0), c.Args().Get(1), content)
+				}
+				return err
+			})
+			if err != nil {
+				return wikiErr(err)
+			}
+			out := newOutput(c)
+			printResult(out, res, name+" "+sr.Page+" "+sr.Slot)
+			if len(sr.Removed) > 0 {
+				fmt.Fprintf(c.App.ErrWriter, "prose: the sanitizer removed: %s\n", strings.Join(sr.Removed, "; "))
+			}
+			return out.emit(resultDoc(res, map[string]any{"page": sr.Page, "slot": sr.Slot, "removed": sr.Removed}))
+		},
+	}
+}
+
+func wikiSetMetaCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "set-meta",
+		Usage:     "set meta keys of PAGE: k=v (text), k:=JSON (typed), k= (remove)",
+		ArgsUsage: "PAGE k=v…",
+		Action: func(c *cli.Context) error {
+			if c.NArg() < 2 {
+				return usageErrorf("wiki set-meta needs PAGE and at least one k=v (see prose wiki set-meta --help)")
+			}
+			set, remove, err := parseAssignments(c.Args().Slice()[1:])
+			if err != nil {
+				return err
+			}
+			w, done, err := openWiki(c)
+			if err != nil {
+				return err
+			}
+			defer done()
+			var rel string
+			res, err := w.Update(c.Context, func(tx *wiki.Tx) error {
+				var err error
+				rel, err = tx.SetMeta(c.Args().First(), set, remove)
+				return err
+			})
+			if err != nil {
+				return wikiErr(err)
+			}
+			out := newOutput(c)
+			printResult(out, res, "set-meta "+rel)
+			return out.emit(resultDoc(res, map[string]any{"page": rel}))
+		},
+	}
+}
+
+func wikiReadCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "read",
+		Usage:     "print PAGE's meta and slots",
+		ArgsUsage: "PAGE",
+		Flags:     []cli.Flag{&cli.BoolFlag{Name: "html", Usage: "print the page file as stored"}},
+		Action: func(c *cli.Context) error {
+			if err := needArgs(c, 1, "PAGE"); err != nil {
+				return err
+			}
+			w, done, err := openWiki(c)
+			if err != nil {
+				return err
+			}
+			defer done()
+			out := newOutput(c)
+			if c.Bool("html") {
+				rel, data, err := w.ReadFile(c.Args().First())
+				if err != nil {
+					return wikiErr(err)
+				}
+				out.printf("%s", data)
+				return out.emit(map[string]any{"page": rel, "html": string(data)})
+			}
+			rel, p, err := w.Read(c.Args().First())
+			if err != nil {
+				return wikiErr(err)
+			}
+			out.printf("# %s (%s)\n", p.Meta.Title(), rel)
+			for _, k := range sortedKeys(p.Meta) {
+				out.printf("%s: %v\n", k, p.Meta[k])
+			}
+			slots := p.Slots
+			if slots == nil {
+				slots = []wiki.Slot{}
+			}
+			for _, s := range slots {
+				out.printf("\n## %s\n%s\n", s.ID, s.HTML)
+			}
+			return out.emit(map[string]any{"page": rel, "meta": p.Meta, "slots": slots})
+		},
+	}
+}
+
+func wikiMetaCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "meta",
+		Usage:     "print PAGE's meta block",
+		ArgsUsage: "PAGE",
+		Action: func(c *cli.Context) error {
+			if err := needArgs(c, 1, "PAGE"); err != nil {
+				return err
+			}
+			w, done, err := openWiki(c)
+			if err != nil {
+				return err
+			}
+			defer done()
+			rel, p, err := w.Read(c.Args().First())
+			if err != nil {
+				return wikiErr(err)
+			}
+			out := newOutput(c)
+			for _, k := range sortedKeys(p.Meta) {
+				out.printf("%s: %v\n", k, p.Meta[k])
+			}
+			return out.emit(map[string]any{"page": rel, "meta": p.Meta})
+		},
+	}
+}
+
+func wikiSlotCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "slot",
+		Usage:     "print slot ID of PAGE exactly as stored (writing it back changes nothing)",
+		ArgsUsage: "PAGE ID",
+		Action: func(c *cli.Context) error {
+			if err := needArgs(c, 2, "PAGE and ID"); err != nil {
+				return err
+			}
+			w, done, err := openWiki(c)
+			if err != nil {
+				return err
+			}
+			defer done()
+			rel, err := w.Resolve(c.Args().First())
+			if err != nil {
+				return wikiErr(err)
+			}
+			h, err := w.SlotOf(rel, c.Args().Get(1))
+			if err != nil {
+				return wikiErr(err)
+			}
+			out := newOutput(c)
+			out.printf("%s", h)
+			return out.emit(map[string]any{"page": rel, "slot": c.Args().Get(1), "html": h})
+		},
+	}
+}
+
+func wikiListSlotsCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "list-slots",
+		Usage:     "list the slots of PAGE: declared, required, empty",
+		ArgsUsage: "PAGE",
+		Action: func(c *cli.Context) error {
+			if err := needArgs(c, 1, "PAGE"); err != nil {
+				return err
+			}
+			w, done, err := openWiki(c)
+			if err != nil {
+				return err
+			}
+			defer done()
+			rel, slots, err := w.ListSlots(c.Args().First())
+			if err != nil {
+				return wikiErr(err)
+			}
+			out := newOutput(c)
+			for _, s := range slots {
+				flags := []string{}
+				if s.Required {
+					flags = append(flags, "required")
+				}
+				if !s.Declared {
+					flags = append(flags, "undeclared")
+				}
+				if s.Empty {
+					flags = append(flags, "empty")
+				}
+				out.printf("%-16s %-28s %s\n", s.ID, strings.Join(flags, ","), s.Description)
+			}
+			if slots == nil {
+				slots = []wiki.SlotInfo{}
+			}
+			return out.emit(map[string]any{"page": rel, "slots": slots})
+		},
+	}
+}
+
+func wikiTemplatesCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "templates",
+		Usage: "list the page templates with their descriptions and slots",
+		Flags: []cli.Flag{&cli.BoolFlag{Name: "palette", Usage: "print the component palette the pages style"}},
+		Action: func(c *cli.Context) error {
+			w, done, err := openWiki(c)
+			if err != nil {
+				return err
+			}
+			defer done()
+			out := newOutput(c)
+			if c.Bool("palette") {
+				out.printf("%s", wiki.ComponentPalette())
+				return out.emit(map[string]any{"palette": wiki.ComponentPalette()})
+			}
+			ts := w.Templates()
+			for _, t := range ts {
+				out.printf("%s — %s (%s)\n", t.Name, t.Description, t.Source)
+				for _, s := range t.Slots {
+					req := "optional"
+					if s.Required {
+						req = "required"
+					}
+					out.printf("  %-16s %-9s %s\n", s.ID, req, s.About)
+				}
+			}
+			return out.emit(map[string]any{"templates": ts, "directory": wiki.TemplateDir})
+		},
+	}
+}
+
+func wikiTreeCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "tree",
+		Usage: "print the wiki's folders and pages",
+		Action: func(c *cli.Context) error {
+			w, done, err := openWiki(c)
+			if err != nil {
+				return err
+			}
+			defer done()
+			t, err := w.Tree()
+			if err != nil {
+				return err
+			}
+			out := newOutput(c)
+			var walk func(n *wiki.TreeNode, indent string)
+			walk = func(n *wiki.TreeNode, indent string) {
+				for _, p := range n.Pages {
+					out.printf("%s%s  %s\n", indent, p.Path[strings.LastIndex(p.Path, "/")+1:], p.Title)
+				}
+				for _, f := range n.Folders {
+					out.printf("%s%s/\n", indent, f.Name)
+					walk(f, indent+"  ")
+				}
+			}
+			walk(t, "")
+			return out.emit(t)
+		},
+	}
+}
+
+func wikiIndexCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "index",
+		Usage:     "print a folder's index: its description, subfolders and pages",
+		ArgsUsage: "[FOLDER]",
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 1 {
+				return usageErrorf("wiki index takes at most one FOLDER")
+			}
+			w, done, err := openWiki(c)
+			if err != nil {
+				return err
+			}
+			defer done()
+			l, desc, err := w.Index(c.Args().First())
+			if err != nil {
+				return wikiErr(err)
+			}
+			out := newOutput(c)
+			if d := strings.TrimSpace(desc); d != "" {
+				out.printf("%s\n\n", d)
+			}
+			for _, f := range l.Folders {
+				out.printf("%s/  %s\n", f.Name, f.Note)
+			}
+			for _, p := range l.Pages {
+				out.printf("%-32s %-11s %-10s %s\n", p.Href, p.Template, p.Updated, p.Title)
+			}
+			return out.emit(map[string]any{"folder": c.Args().First(), "description": desc, "folders": l.Folders, "pages": l.Pages})
+		},
+	}
+}
+
+func wikiFindCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "find",
+		Usage:     "list pages whose path or title contains PATTERN (or matches it as a glob)",
+		ArgsUsage: "[PATTERN]",
+		Action: func(c *cli.Context) error {
+			w, done, err := openWiki(c)
+			if err != nil {
+				return err
+			}
+			defer done()
+			ps, err := w.Find(c.Args().First())
+			if err != nil {
+				return err
+			}
+			out := newOutput(c)
+			for _, p := range ps {
+				out.printf("%-40s %-11s %s\n", p.Path, p.Template, p.Title)
+			}
+			if ps == nil {
+				ps = []wiki.PageInfo{}
+			}
+			return out.emit(map[string]any{"pages": ps})
+		},
+	}
+}
+
+func wikiSearchCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "search",
+		Usage:     "full-text search over titles, tags and slot text (BM25)",
+		ArgsUsage: "QUERY…",
+		Flags:     []cli.Flag{&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Value: 10, Usage: "at most `N` results"}},
+		Action: func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				return usageErrorf("wiki search needs a QUERY")
+			}
+			w, done, err := openWiki(c)
+			if err != nil {
+				return err
+			}
+			defer done()
+			q := strings.Join(c.Args().Slice(), " ")
+			hits, err := w.Search(c.Context, q, c.Int("limit"))
+			if err != nil {
+				return err
+			}
+			out := newOutput(c)
+			for _, h := range hits {
+				out.printf("%-40s %6.3f  %s\n", h.Path, h.Score, h.Title)
+				if h.Snippet != "" {
+					s := strings.NewReplacer("<mark>", "[", "</mark>", "]").Replace(h.Snippet)
+					out.printf("    %s\n", s)
+				}
+			}
+			return out.emit(map[string]any{"query": q, "hits": hits})
+		},
+	}
+}
+
+func wikiLintCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "lint",
+		Usage: "check pages and folders; exit 1 on errors",
+		Action: func(c *cli.Context) error {
+			w, done, err := openWiki(c)
+			if err != nil {
+				return err
+			}
+			defer done()
+			rep, err := w.Lint(c.Context, c.App.ErrWriter)
+			if err != nil {
+				return err
+			}
+			out := newOutput(c)
+			for _, f := range rep.Findings {
+				out.printf("%s: %s: %s: %s\n", f.Page, f.Severity, f.Kind, f.Detail)
+			}
+			ne, nw, ni := rep.Count(wiki.SevError), rep.Count(wiki.SevWarning), rep.Count(wiki.SevInfo)
+			out.printf("%d pages, %d folders: %d errors, %d warnings, %d notes\n", rep.Pages, rep.Folders, ne, nw, ni)
+			if err := out.emit(rep); err != nil {
+				return err
+			}
+			if ne > 0 {
+				return findings("lint found %d errors", ne)
+			}
+			return nil
+		},
+	}
+}
+
+func wikiRebuildCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "rebuild",
+		Usage: "re-render every page shell and folder index with the current templates (one commit, no receipt)",
+		Flags: []cli.Flag{&cli.BoolFlag{Name: "search", Usage: "also rebuild the search index from scratch"}},
+		Action: func(c *cli.Context) error {
+			w, done, err := openWiki(c)
+			if err != nil {
+				return err
+			}
+			defer done()
+			res, err := w.Rebuild(c.Context, c.App.ErrWriter)
+			if err != nil {
+				return wikiErr(err)
+			}
+			if c.Bool("search") {
+				if err := w.ReindexSearch(c.Context); err != nil {
+					return err
+				}
+			}
+			out := newOutput(c)
+			printResult(out, res, "rebuild")
+			return out.emit(resultDoc(res, nil))
+		},
+	}
+}
+
+func wikiStatsCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "stats",
+		Usage: "count pages, folders, templates and empty required slots",
+		Action: func(c *cli.Context) error {
+			w, done, err := openWiki(c)
+			if err != nil {
+				return err
+			}
+			defer done()
+			s, err := w.Stats()
+			if err != nil {
+				return err
+			}
+			out := newOutput(c)
+			out.printf("%d pages in %d folders, %d bytes; %d empty required slots; %d unparsable\n", s.Pages, s.Folders, s.Bytes, s.EmptySlots, s.Unparsable)
+			names := make([]string, 0, len(s.Templates))
+			for n := range s.Templates {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			for _, n := range names {
+				out.printf("  %-12s %d\n", n, s.Templates[n])
+			}
+			return out.emit(s)
+		},
+	}
+}
+
+func wikiMvCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "mv",
+		Usage:     "move page OLD to NEW, rewriting every link to it (one receipt)",
+		ArgsUsage: "OLD NEW",
+		Action: func(c *cli.Context) error {
+			if err := needArgs(c, 2, "OLD and NEW"); err != nil {
+				return err
+			}
+			w, done, err := openWiki(c)
+			if err != nil {
+				return err
+			}
+			defer done()
+			var from, to string
+			var relinked []string
+			res, err := w.Update(c.Context, func(tx *wiki.Tx) error {
+				var err error
+				from, to, relinked, err = tx.Move(c.Args().Get(0), c.Args().Get(1))
+				return err
+			})
+			if err != nil {
+				return wikiErr(err)
+			}
+			out := newOutput(c)
+			printResult(out, res, "mv "+from+" "+to)
+			for _, p := range relinked {
+				out.printf("  links rewritten in %s\n", p)
+			}
+			if relinked == nil {
+				relinked = []string{}
+			}
+			return out.emit(resultDoc(res, map[string]any{"from": from, "to": to, "relinked": relinked}))
+		},
+	}
+}
+
+func wikiRmCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "rm",
+		Usage:     "remove PAGE; report the links that now break (or rewrite them to text with --unlink)",
+		ArgsUsage: "PAGE",
+		Flags:     []cli.Flag{&cli.BoolFlag{Name: "unlink", Usage: "turn links to the page into plain text"}},
+		Action: func(c *cli.Context) error {
+			if err := needArgs(c, 1, "PAGE"); err != nil {
+				return err
+			}
+			w, done, err := openWiki(c)
+			if err != nil {
+				return err
+			}
+			defer done()
+			var rel string
+			var linkers []string
+			res, err := w.Update(c.Context, func(tx *wiki.Tx) error {
+				var err error
+				rel, linkers, err = tx.Remove(c.Args().First(), c.Bool("unlink"))
+				return err
+			})
+			if err != nil {
+				return wikiErr(err)
+			}
+			out := newOutput(c)
+			printResult(out, res, "rm "+rel)
+			key := "broken"
+			if c.Bool("unlink") {
+				key = "unlinked"
+			}
+			for _, p := range linkers {
+				if key == "broken" {
+					fmt.Fprintf(c.App.ErrWriter, "prose: warning: %s links to %s, which is gone (rewrite with prose wiki rm --unlink, or fix by hand)\n", p, rel)
+				} else {
+					out.printf("  links unlinked in %s\n", p)
+				}
+			}
+			if linkers == nil {
+				linkers = []string{}
+			}
+			return out.emit(resultDoc(res, map[string]any{"page": rel, key: linkers}))
+		},
+	}
+}
+
+func wikiCommitCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "commit",
+		Usage: "take in hand edits of pages (uncommitted, or committed with git since the last receipt) as one receipt",
+		Action: func(c *cli.Context) error {
+			w, done, err := openWiki(c)
+			if err != nil {
+				return err
+			}
+			defer done()
+			res, err := w.CommitHandEdits(c.Context)
+			if err != nil {
+				return wikiErr(err)
+			}
+			out := newOutput(c)
+			printResult(out, &res.Result, fmt.Sprintf("commit (%d pages)", len(res.Pages)))
+			for _, p := range res.Pages {
+				out.printf("  %s\n", p)
+			}
+			for p, rm := range res.Removed {
+				fmt.Fprintf(c.App.ErrWriter, "prose: the sanitizer removed from %s: %s\n", p, strings.Join(rm, "; "))
+			}
+			return out.emit(resultDoc(&res.Result, map[string]any{"pages": res.Pages, "removed": res.Removed}))
+		},
+	}
+}

@@ -1,0 +1,176 @@
+package wiki
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/prose-store/prose/internal/progress"
+)
+
+// HandEditResult is what `prose wiki commit` took in.
+type HandEditResult struct {
+	Result
+	Pages   []string            `json:"pages"`   // pages taken in
+	Removed map[string][]string `json:"removed"` // per page, what the sanitizer removed
+}
+
+// CommitHandEdits takes in the pages people edited under published/wiki/ —
+// in the working tree, or committed with git since the last receipt — as
+// one receipt: each page is parsed, its slots sanitized and its shell
+// re-rendered. A page whose format is broken refuses the whole commit with
+// the line and the fix, and nothing is written.
+func (w *Wiki) CommitHandEdits(ctx context.Context) (*HandEditResult, error) {
+	tx, err := w.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := &HandEditResult{Removed: map[string][]string{}, Pages: []string{}}
+	takeIn := map[string][]byte{}
+	rels := map[string]bool{}
+	edits, err := w.v.NodeHandEdits(Node)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range edits {
+		rel := strings.TrimPrefix(e.Path, Dir+"/")
+		full := filepath.Join(w.v.Root(), filepath.FromSlash(e.Path))
+		if err := w.checkInside(rel); err != nil {
+			return nil, err
+		}
+		data, err := os.ReadFile(full)
+		if errors.Is(err, os.ErrNotExist) {
+			takeIn[e.Path] = nil
+			rels[rel] = false
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		takeIn[e.Path] = data
+		rels[rel] = true
+		if err := tx.takeIn(rel, data, out); err != nil {
+			return nil, err
+		}
+	}
+	// Pages committed with git since the last receipt: compare the tree of
+	// the last receipt with the branch.
+	if pending, err := w.committedByGit(); err != nil {
+		return nil, err
+	} else if pending {
+		old, _, err := w.v.NodeReceiptTree(Node)
+		if err != nil {
+			return nil, err
+		}
+		before, err := w.v.NodeFiles(old)
+		if err != nil {
+			return nil, err
+		}
+		now, err := tx.st.list()
+		if err != nil {
+			return nil, err
+		}
+		for rel, h := range now {
+			if before[rel] == h || rels[rel] {
+				continue
+			}
+			data, err := w.v.Blob(h)
+			if err != nil {
+				return nil, err
+			}
+			if err := tx.takeIn(rel, data, out); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for rel, present := range rels {
+		if !present {
+			// Deleted by hand: the deletion is taken in.
+			tx.put(rel, nil, "rm "+rel)
+			tx.removed[rel] = nil
+			out.Pages = append(out.Pages, rel)
+		}
+	}
+	slices.Sort(out.Pages)
+	tx.takeInFiles = takeIn
+	res, err := tx.Commit()
+	if err != nil {
+		return nil, err
+	}
+	out.Result = *res
+	return out, nil
+}
+
+// takeIn reads one hand-edited page into the Tx.
+func (tx *Tx) takeIn(rel string, data []byte, out *HandEditResult) error {
+	if !strings.HasSuffix(rel, ".html") {
+		return fmt.Errorf("%s/%s: only .html pages live in the wiki; move the file elsewhere", Dir, rel)
+	}
+	p, err := Parse(data)
+	if errors.Is(err, ErrNotOwned) {
+		return fmt.Errorf("%s/%s: %w; add a <!-- prose:meta … --> block (see docs/wiki-format.md) or move the file out of the wiki", Dir, rel, err)
+	}
+	if err != nil {
+		return fmt.Errorf("%s/%s: %w", Dir, rel, err)
+	}
+	if _, err := tx.pageTemplate(rel, p); err != nil {
+		return err
+	}
+	for k, v := range p.Meta {
+		if err := checkMetaValue(k, v); err != nil {
+			return fmt.Errorf("%s/%s: %w", Dir, rel, err)
+		}
+	}
+	for i, s := range p.Slots {
+		clean, removed, err := Sanitize(s.HTML)
+		if err != nil {
+			return fmt.Errorf("%s/%s: slot %s: %w", Dir, rel, s.ID, err)
+		}
+		p.Slots[i].HTML = clean
+		if len(removed) > 0 {
+			out.Removed[rel] = append(out.Removed[rel], removed...)
+		}
+	}
+	tx.put(rel, p, "commit "+rel)
+	tx.force[rel] = true
+	out.Pages = append(out.Pages, rel)
+	return nil
+}
+
+// Rebuild re-renders every page's shell with the current templates and
+// commits the result as one commit without a receipt (no fingerprint
+// moves). Progress goes to progressOut when it is a terminal.
+func (w *Wiki) Rebuild(ctx context.Context, progressOut io.Writer) (*Result, error) {
+	tx, err := w.Begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	tx.rebuild = true
+	all, err := tx.allPages()
+	if err != nil {
+		return nil, err
+	}
+	bar := progress.New(progressOut, int64(len(all)), "rebuild", progress.Items)
+	defer bar.Finish()
+	for _, rel := range all {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		p, _, err := tx.st.page(rel)
+		if errors.Is(err, ErrNotOwned) {
+			bar.Add(1)
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		tx.put(rel, p.Clone(), "")
+		bar.Add(1)
+	}
+	return tx.Commit()
+}
