@@ -308,6 +308,11 @@ func (r *run) source(ctx context.Context, d *source.Document) error {
 	if err := r.fail("analysis:" + d.Name); err != nil {
 		return err
 	}
+	if !r.opt.DryRun {
+		if err := r.supersede(d); err != nil {
+			return &StepError{"bookkeeping of " + d.Name, err}
+		}
+	}
 	p, err := r.analyse(ctx, d)
 	if err != nil {
 		return &StepError{"analysis of " + d.Name, err}
@@ -348,6 +353,7 @@ func (r *run) source(ctx context.Context, d *source.Document) error {
 			}
 		}
 		r.cat.note(r.tx, rel)
+		r.touched[rel] = true
 	}
 	for _, rel := range tb.created {
 		r.addOnce(&r.res.Created, rel)
@@ -367,6 +373,47 @@ func (r *run) source(ctx context.Context, d *source.Document) error {
 	r.cat.Sources[d.ID] = &sourceRecord{Name: d.Name, Kind: string(d.Kind), Title: d.Title, Memo: MemoKey(d.ID, r.opt), Redactions: d.Redactions, Pages: pages}
 	r.files[SourcePath(d.ID)] = d.Data
 	return nil
+}
+
+// supersede hands the pages of an earlier version of d (same name,
+// other bytes) over to d: their meta names d's id instead, so the model
+// sees them as d's own and updates them.
+func (r *run) supersede(d *source.Document) error {
+	for id, rec := range r.cat.Sources {
+		if rec.Name != d.Name || id == d.ID {
+			continue
+		}
+		for _, rel := range rec.Pages {
+			pg, ok, err := r.tx.Page(rel)
+			if err != nil || !ok {
+				continue
+			}
+			var ids []any
+			for _, s := range pg.Meta.Strings(metaSources) {
+				if s == id {
+					s = d.ID
+				}
+				if !containsAny(ids, s) {
+					ids = append(ids, s)
+				}
+			}
+			if _, err := r.tx.SetMeta(rel, map[string]any{metaSources: ids}, nil); err != nil {
+				return err
+			}
+			r.cat.note(r.tx, rel)
+		}
+		delete(r.cat.Sources, id)
+	}
+	return nil
+}
+
+func containsAny(list []any, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *run) addOnce(list *[]string, s string) {
@@ -478,7 +525,7 @@ func (r *run) generate(ctx context.Context, d *source.Document, p *plan.Plan) (*
 func (r *run) toolbox() *toolbox {
 	tb := newToolbox(r.tx, r.w)
 	tb.fail = r.opt.Fail
-	tb.find = r.find
+	tb.find = r.search
 	return tb
 }
 
@@ -509,6 +556,28 @@ func (r *run) loop(ctx context.Context, tb *toolbox, prompt string) error {
 		}
 	}
 	return nil
+}
+
+// search asks the wiki's search index (the committed pages), then the
+// catalog's titles for pages this run wrote.
+func (r *run) search(ctx context.Context, query string, limit int) ([]searchHit, error) {
+	hits, err := r.w.Search(ctx, query, limit)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]searchHit, 0, limit)
+	seen := map[string]bool{}
+	for _, h := range hits {
+		seen[h.Path] = true
+		out = append(out, searchHit{Path: h.Path, Title: h.Title, Snippet: h.Snippet})
+	}
+	more, _ := r.find(ctx, query, limit)
+	for _, h := range more {
+		if len(out) < limit && !seen[h.Path] && r.touched[h.Path] {
+			out = append(out, h)
+		}
+	}
+	return out, nil
 }
 
 // find searches the pages the catalog knows by their titles and folder:

@@ -12,6 +12,9 @@ import (
 	_ "github.com/prose-store/prose/ingest/offline" // registers the offline engine
 	"github.com/prose-store/prose/ingest/source"
 	"github.com/prose-store/prose/model"
+	_ "github.com/prose-store/prose/model/anthropic" // registers anthropic
+	_ "github.com/prose-store/prose/model/openai"    // registers openai and openai-chat
+	_ "github.com/prose-store/prose/model/replay"    // registers replay
 	"github.com/prose-store/prose/vault"
 	"github.com/prose-store/prose/wiki"
 )

@@ -10,6 +10,7 @@ import (
 	"github.com/prose-store/prose/ingest/plan"
 	"github.com/prose-store/prose/ingest/source"
 	"github.com/prose-store/prose/model"
+	"github.com/prose-store/prose/wiki"
 )
 
 // IndexEntry is one existing page as prompts list it (the <index> field).
@@ -21,8 +22,9 @@ type IndexEntry struct {
 }
 
 // maxPerFolder is how many pages the engine puts in one folder before it
-// spills into a sub-folder (lint calls a folder of more crowded).
-const maxPerFolder = 10
+// spills into a sub-folder: the number past which lint calls a folder
+// crowded.
+const maxPerFolder = wiki.MaxFolderPages
 
 // candidate is a page the engine would write for a source.
 type candidate struct {

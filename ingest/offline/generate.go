@@ -109,22 +109,28 @@ func (w *workspace) writes(p *plan.Plan, existing map[string]PageView) []model.T
 		}
 		c.page = pg
 		slots := w.slots(c)
+		// A page only this source wrote is rewritten; a page other sources
+		// wrote too gets this source's word added once.
 		mine := true
-		if v, ok := existing[pg.Path]; ok && pg.Action == plan.Update {
+		v, had := existing[pg.Path]
+		if had && pg.Action == plan.Update {
 			srcs := metaStrings(v.Meta, "sources")
-			mine = len(srcs) == 0 || contains(srcs, w.sourceID)
+			mine = len(srcs) == 0 || len(srcs) == 1 && srcs[0] == w.sourceID
 		}
 		switch {
 		case pg.Action == plan.Create:
 			cs = append(cs, call(plan.ToolNewPage, plan.NewPageArgs{Path: pg.Path, Template: pg.Template, Title: pg.Title}))
 		case !mine:
-			// Another source wrote this page: add what this source says.
 			slot := mainSlot(pg.Template)
+			said := c.def.Meaning
 			add := fmt.Sprintf("<p>%s: %s</p>", w.sourceLink(c), linkify(c.def.Meaning, pg.Path, pg.Links))
 			if c.kind != "definition" {
+				said = w.doc.Title
 				add = fmt.Sprintf("<p>See also %s.</p>", w.sourceLink(c))
 			}
-			cs = append(cs, call(plan.ToolAppendSlot, plan.SlotArgs{Path: pg.Path, Slot: slot, HTML: add}))
+			if !strings.Contains(plain(strings.Join(slotValues(v.Slots), " ")), plain(html.EscapeString(said))) {
+				cs = append(cs, call(plan.ToolAppendSlot, plan.SlotArgs{Path: pg.Path, Slot: slot, HTML: add}))
+			}
 			continue
 		}
 		for _, id := range slotOrder(pg.Template) {
@@ -140,6 +146,14 @@ func (w *workspace) writes(p *plan.Plan, existing map[string]PageView) []model.T
 		cs = append(cs, call(plan.ToolSetMeta, plan.SetMetaArgs{Path: pg.Path, Updates: meta}))
 	}
 	return cs
+}
+
+func slotValues(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for _, k := range sortedKeys(m) {
+		out = append(out, m[k])
+	}
+	return out
 }
 
 func metaStrings(m map[string]any, key string) []string {
