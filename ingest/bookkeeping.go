@@ -98,27 +98,35 @@ func (r *run) bookkeeping(ctx context.Context) error {
 		}
 	}
 	if len(r.review) > 0 {
-		q, err := ReadReview(r.w.Vault())
-		if err != nil {
+		if err := r.fileReview(); err != nil {
 			return &StepError{"bookkeeping", err}
 		}
-		seen := map[string]bool{}
-		for _, it := range q.Items {
-			seen[it.ID] = true
-		}
-		today := r.opt.Now().UTC().Format("2006-01-02")
-		for _, it := range r.review {
-			e := ReviewEntry{ID: reviewID(it), Page: it.Page, Kind: it.Kind, Detail: receipt.RedactSecrets(it.Detail), Added: today}
-			if seen[e.ID] {
-				continue
-			}
-			seen[e.ID] = true
-			q.Items = append(q.Items, e)
-			r.res.Review = append(r.res.Review, e)
-		}
-		r.files[ReviewFile] = q.encode()
 	}
 	r.files[CatalogFile] = r.cat.encode()
+	return nil
+}
+
+// fileReview adds the run's review items to the queue, once each.
+func (r *run) fileReview() error {
+	q, err := ReadReview(r.w.Vault())
+	if err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for _, it := range q.Items {
+		seen[it.ID] = true
+	}
+	today := r.opt.Now().UTC().Format("2006-01-02")
+	for _, it := range r.review {
+		e := ReviewEntry{ID: reviewID(it), Page: it.Page, Kind: it.Kind, Detail: receipt.RedactSecrets(it.Detail), Added: today}
+		if seen[e.ID] {
+			continue
+		}
+		seen[e.ID] = true
+		q.Items = append(q.Items, e)
+		r.res.Review = append(r.res.Review, e)
+	}
+	r.files[ReviewFile] = q.encode()
 	return nil
 }
 
@@ -295,4 +303,41 @@ func nonNil(l []any) []any {
 		return []any{}
 	}
 	return l
+}
+
+// Resolve marks review item id resolved and commits the queue (a plain
+// commit: the queue is bookkeeping, not part of the wiki's truth). It
+// returns the item.
+func Resolve(ctx context.Context, v *vault.Vault, id string, today string) (*ReviewEntry, error) {
+	q, err := ReadReview(v)
+	if err != nil {
+		return nil, err
+	}
+	for i := range q.Items {
+		it := &q.Items[i]
+		if it.ID != id {
+			continue
+		}
+		if it.Resolved != "" {
+			return it, fmt.Errorf("review item %s was resolved on %s already", id, it.Resolved)
+		}
+		it.Resolved = today
+		msg := fmt.Sprintf("prose wiki review: resolve %s\n\n%s\n", id, it.Detail)
+		if _, err := v.CommitFiles(ctx, "prose wiki review", msg, map[string][]byte{ReviewFile: q.encode()}); err != nil {
+			return nil, err
+		}
+		return it, nil
+	}
+	return nil, fmt.Errorf("no review item %q; `prose wiki review list` lists them", id)
+}
+
+// Items returns the queue's items; open only when all is false.
+func (q *reviewQueue) Open(all bool) []ReviewEntry {
+	out := []ReviewEntry{}
+	for _, it := range q.Items {
+		if all || it.Resolved == "" {
+			out = append(out, it)
+		}
+	}
+	return out
 }
