@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -25,6 +26,7 @@ func modelFlags() []cli.Flag {
 		&cli.StringFlag{Name: "purpose", Usage: "what the wiki is for, as the prompts say it"},
 		&cli.StringFlag{Name: "audience", Usage: "who reads the wiki, as the prompts say it"},
 		&cli.IntFlag{Name: "budget", Usage: "prompt budget in `TOKENS` (default: per model, see docs/wiki-pipeline.md)"},
+		&cli.StringFlag{Name: "record", Usage: "save every model exchange to `FILE` (replay it with --model replay:FILE)"},
 	}
 }
 
@@ -99,14 +101,20 @@ func openPipeline(c *cli.Context) (*vault.Vault, *wiki.Wiki, ingest.Options, err
 	if spec == "" {
 		spec = model.Offline
 	}
-	m, err := model.Open(spec, model.Config{})
+	now, err := model.Now(os.Getenv)
+	if err != nil {
+		v.Close()
+		return nil, nil, ingest.Options{}, usageErrorf("%v", err)
+	}
+	w.Now = func() time.Time { return now }
+	m, err := model.Open(spec, model.Config{Record: c.String("record")})
 	if err != nil {
 		v.Close()
 		return nil, nil, ingest.Options{}, usageErrorf("--model %s: %v", spec, err)
 	}
 	return v, w, ingest.Options{
 		Purpose: c.String("purpose"), Audience: c.String("audience"), Model: m, ModelSpec: spec,
-		Budget: c.Int("budget"), Progress: c.App.ErrWriter,
+		Budget: c.Int("budget"), Progress: c.App.ErrWriter, Now: func() time.Time { return now },
 	}, nil
 }
 
@@ -116,12 +124,12 @@ func pipelineError(c *cli.Context, cmd string, err error) error {
 	if c.Context.Err() != nil {
 		return err // the signal handler's exit code applies
 	}
-	hint := "fix the cause and run the command again"
+	hint := "; fix the cause and run the command again"
 	var me *model.Error
 	if errors.As(err, &me) && me.Hint != "" {
-		hint = me.Hint
+		hint = "" // the model's error carries its own hint
 	}
-	return &exitError{code: 1, err: fmt.Errorf("%s failed at %v; nothing was written (the ledger records a failed receipt); %s", cmd, err, hint)}
+	return &exitError{code: 1, err: fmt.Errorf("%s failed at %v; nothing was written (the ledger records a failed receipt)%s", cmd, err, hint)}
 }
 
 func printPipeline(c *cli.Context, v *vault.Vault, res *ingest.Result) error {

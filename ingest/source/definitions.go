@@ -121,7 +121,7 @@ func textBlock(lines []string) Block {
 // item is one (at least two), a plain list otherwise.
 func listBlock(items []string, ordered bool) Block {
 	if !ordered {
-		if defs, ok := allDefinitions(items, 2); ok {
+		if defs, ok := allDefinitions(items, 1); ok {
 			return Block{Kind: Definitions, Defs: defs}
 		}
 	}

@@ -81,7 +81,12 @@ func writeBlock(sb *strings.Builder, b Block) {
 		if role != "" {
 			role = strings.ToUpper(role[:1]) + role[1:]
 		}
-		fmt.Fprintf(sb, "**%s:** %s\n", role, b.Text)
+		sep := " "
+		if first, _, _ := strings.Cut(strings.TrimSpace(b.Text), "\n"); strings.HasPrefix(first, "- ") || strings.HasPrefix(first, "* ") ||
+			strings.HasPrefix(first, "#") || strings.HasPrefix(first, "```") || strings.HasPrefix(first, "|") || numbered.MatchString(first) {
+			sep = "\n\n" // a list or a heading must start its own block
+		}
+		fmt.Fprintf(sb, "**%s:**%s%s\n", role, sep, b.Text)
 	}
 }
 
