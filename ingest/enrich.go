@@ -182,7 +182,7 @@ func (r *run) enrichPage(ctx context.Context, rel string) error {
 	}
 	dump, _ := json.MarshalIndent(slots, "", "  ")
 	field := fmt.Sprintf("<slots path=\"%s\" template=\"%s\" title=\"%s\">\n%s\n</slots>", plan.Attr(rel), plan.Attr(t.Name), plan.Attr(p.Meta.Title()), dump)
-	text, err := enrichmentPrompt.render(map[string]string{
+	text, err := r.prompts.enrichment.Render(map[string]string{
 		"audience": r.opt.Audience, "page_path": rel, "template": t.Name, "slots_dump": field,
 		"component_palette": wiki.ComponentPalette(),
 	})

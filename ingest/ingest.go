@@ -121,6 +121,7 @@ type run struct {
 	files   map[string][]byte
 	review  []plan.ReviewItem
 	touched map[string]bool
+	prompts *prompts
 }
 
 func (r *run) fail(step string) error {
@@ -151,12 +152,13 @@ func (o *Options) defaults() {
 	}
 }
 
-// MemoKey is the memo key of ingesting source id with opt: equal keys
-// mean the same source, model, options and prompts, so the result would be
+// MemoKey is the memo key of ingesting source id with opt and the prompts
+// of promptVersion: equal keys mean the same source, model, options and
+// prompts, so the result would be
 // the same and no model is asked again.
-func MemoKey(id string, opt Options) string {
+func MemoKey(id string, opt Options, promptVersion string) string {
 	opt.defaults()
-	cfg := fmt.Sprintf("ingest|%s|model=%s|purpose=%s|audience=%s", PromptVersion, opt.ModelSpec, opt.Purpose, opt.Audience)
+	cfg := fmt.Sprintf("ingest|%s|model=%s|purpose=%s|audience=%s", promptVersion, opt.ModelSpec, opt.Purpose, opt.Audience)
 	return canon.MemoKey(canon.BLAKE3, canon.BLAKE3.Token([]byte(cfg)), []string{id})
 }
 
@@ -243,6 +245,9 @@ func (r *run) begin(ctx context.Context) error {
 		return &StepError{"open the wiki", err}
 	}
 	r.tx = tx
+	if r.prompts, err = loadPrompts(r.w.Vault().Root()); err != nil {
+		return &StepError{"load the prompts", err}
+	}
 	cat, err := loadCatalog(tx, r.readVaultFile)
 	if err != nil {
 		return &StepError{"read the catalog", err}
@@ -267,7 +272,7 @@ func (r *run) ingest(ctx context.Context, docs []*source.Document) (*Result, err
 	var todo []*source.Document
 	for _, d := range docs {
 		sr := SourceResult{Name: d.Name, ID: d.ID, Kind: string(d.Kind), Title: d.Title, Redactions: d.Redactions, Pages: []string{}}
-		memo := MemoKey(d.ID, r.opt)
+		memo := MemoKey(d.ID, r.opt, r.prompts.version())
 		if rec, ok := r.cat.Sources[d.ID]; ok && rec.Memo == memo && !r.opt.Force {
 			sr.Status = "skipped"
 			sr.Pages = append(sr.Pages, rec.Pages...)
@@ -370,7 +375,7 @@ func (r *run) source(ctx context.Context, d *source.Document) error {
 	}
 	sr.Status = "ingested"
 	sr.Pages = pages
-	r.cat.Sources[d.ID] = &sourceRecord{Name: d.Name, Kind: string(d.Kind), Title: d.Title, Memo: MemoKey(d.ID, r.opt), Redactions: d.Redactions, Pages: pages}
+	r.cat.Sources[d.ID] = &sourceRecord{Name: d.Name, Kind: string(d.Kind), Title: d.Title, Memo: MemoKey(d.ID, r.opt, r.prompts.version()), Redactions: d.Redactions, Pages: pages}
 	r.files[SourcePath(d.ID)] = d.Data
 	return nil
 }
@@ -486,7 +491,7 @@ func (r *run) analyse(ctx context.Context, d *source.Document) (*plan.Plan, erro
 	}
 	idx, _ := json.Marshal(entries)
 	tree, _ := json.Marshal(folders)
-	text, err := analysisPrompt.render(map[string]string{
+	text, err := r.prompts.analysis.Render(map[string]string{
 		"purpose": r.opt.Purpose, "audience": r.opt.Audience, "templates": names, "template_details": details,
 		"index": plan.Field("index", string(idx)), "tree": plan.Field("tree", string(tree)),
 		"source_title": d.Title, "source": src,
@@ -510,7 +515,7 @@ func (r *run) analyse(ctx context.Context, d *source.Document) (*plan.Plan, erro
 // generate runs the agent loop that writes the plan's pages.
 func (r *run) generate(ctx context.Context, d *source.Document, p *plan.Plan) (*toolbox, error) {
 	_, details := r.templateFields()
-	text, err := generationPrompt.render(map[string]string{
+	text, err := r.prompts.generation.Render(map[string]string{
 		"vault_root": ".", "today": r.opt.Now().UTC().Format("2006-01-02"), "audience": r.opt.Audience,
 		"source_slug": d.Name, "analysis": plan.Field("analysis", p.JSON()), "template_details": details,
 		"component_palette": wiki.ComponentPalette(), "source": quoteSource(d),

@@ -200,7 +200,7 @@ func (tb *toolbox) setMeta(_ context.Context, args json.RawMessage) (string, err
 		return "", err
 	}
 	set := map[string]any{}
-	var remove []string
+	var remove, ignored []string
 	keys := make([]string, 0, len(a.Updates))
 	for k := range a.Updates {
 		keys = append(keys, k)
@@ -208,7 +208,9 @@ func (tb *toolbox) setMeta(_ context.Context, args json.RawMessage) (string, err
 	sort.Strings(keys)
 	for _, k := range keys {
 		if k == metaSources {
-			return "", fmt.Errorf("meta %q is kept by prose (the ids of the sources a page came from)", k)
+			// prose records the sources a page came from itself.
+			ignored = append(ignored, k)
+			continue
 		}
 		if a.Updates[k] == nil {
 			remove = append(remove, k)
@@ -221,7 +223,11 @@ func (tb *toolbox) setMeta(_ context.Context, args json.RawMessage) (string, err
 		return "", err
 	}
 	tb.mark(rel, false)
-	return result(map[string]any{"page": rel, "set": keys}), nil
+	out := map[string]any{"page": rel, "set": keys}
+	if ignored != nil {
+		out["kept_by_prose"] = ignored
+	}
+	return result(out), nil
 }
 
 func (tb *toolbox) movePage(_ context.Context, args json.RawMessage) (string, error) {

@@ -103,6 +103,8 @@ func ReviewQueue(text string) []ReviewItem {
 			var loose map[string]any
 			if json.Unmarshal(r, &it) == nil && it.Detail != "" {
 				out = append(out, it)
+			} else if json.Unmarshal(r, &loose) == nil && reasonItem(loose, &it) {
+				out = append(out, it)
 			} else if json.Unmarshal(r, &loose) == nil {
 				b, _ := json.Marshal(loose)
 				it.Detail = string(b)
@@ -145,4 +147,20 @@ func Attr(s string) string {
 
 func unescapeAttr(s string) string {
 	return strings.NewReplacer("&quot;", `"`, "&amp;", "&").Replace(s)
+}
+
+// reasonItem reads the {"path", "reason"} form of a review item.
+func reasonItem(m map[string]any, it *ReviewItem) bool {
+	reason, _ := m["reason"].(string)
+	if reason == "" {
+		return false
+	}
+	it.Detail = reason
+	if p, ok := m["path"].(string); ok {
+		it.Page = p
+	}
+	if k, ok := m["kind"].(string); ok {
+		it.Kind = k
+	}
+	return true
 }
