@@ -22,6 +22,7 @@ import (
 	"github.com/prose-store/prose/ingest/offline"
 	"github.com/prose-store/prose/ingest/source"
 	"github.com/prose-store/prose/model"
+	"github.com/prose-store/prose/program"
 	"github.com/prose-store/prose/receipt"
 	"github.com/prose-store/prose/vault"
 	"github.com/prose-store/prose/wiki"
@@ -378,4 +379,32 @@ func TestFailureLeavesVaultAsItWas(t *testing.T) {
 		t.Fatalf("after the failures: %v, %v", res, err)
 	}
 	lintClean(t, w)
+}
+
+func TestProgramsAreRegistered(t *testing.T) {
+	v, w := newWiki(t)
+	_ = v
+	reg := program.NewRegistry()
+	if err := ingest.RegisterPrograms(reg, func(context.Context) (*wiki.Wiki, error) { return w, nil }); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, p := range reg.List() {
+		names = append(names, p.Name)
+	}
+	want := []string{"enrich", "ingest", "lint", "read", "search", "tree"}
+	if !slices.Equal(names, want) {
+		t.Fatalf("programs %v, want %v", names, want)
+	}
+	out, err := reg.Call(context.Background(), "ingest", []byte(`{"paths":["../fixtures/sources"]}`))
+	if err != nil || !strings.Contains(out, `"rendered"`) {
+		t.Fatalf("ingest program: %s, %v", out, err)
+	}
+	out, err = reg.Call(context.Background(), "read", []byte(`{"page":"billing/rollback"}`))
+	if err != nil || !strings.Contains(out, "Rollback") {
+		t.Fatalf("read program: %s, %v", out, err)
+	}
+	if _, err := reg.Call(context.Background(), "read", []byte(`{"page":"x","bogus":1}`)); err == nil {
+		t.Fatal("an unsupported keyword was accepted")
+	}
 }
