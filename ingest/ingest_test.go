@@ -30,7 +30,7 @@ import (
 
 var day = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 
-func newWiki(t *testing.T) (*vault.Vault, *wiki.Wiki) {
+func newWiki(t testing.TB) (*vault.Vault, *wiki.Wiki) {
 	t.Helper()
 	v, err := vault.Init(filepath.Join(t.TempDir(), "vault"), vault.InitOptions{})
 	if err != nil {

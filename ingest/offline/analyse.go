@@ -6,6 +6,9 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/prose-store/prose/ingest/plan"
 	"github.com/prose-store/prose/ingest/source"
@@ -64,15 +67,13 @@ func readWorkspace(prompt string) (*workspace, error) {
 	if !ok {
 		return nil, fmt.Errorf("the offline engine found no <source> field in the prompt")
 	}
-	doc, err := source.Read("source.md", []byte(text), source.Markdown)
+	doc, err := readQuoted(text)
 	if err != nil {
 		return nil, fmt.Errorf("the offline engine cannot read the prompt's source: %w", err)
 	}
+	shared := *doc
+	doc = &shared
 	doc.Kind = source.Kind(attrs["kind"])
-	if doc.Kind == source.Conversation {
-		// The turns were quoted as "**Role:** text" paragraphs.
-		doc.Kind = source.Conversation
-	}
 	w := &workspace{doc: doc, sourceID: attrs["id"], byTitle: map[string]IndexEntry{}, byPath: map[string]IndexEntry{}, folders: map[string]int{}}
 	if idx, _, ok := plan.Extract(prompt, "index"); ok && strings.TrimSpace(idx) != "" {
 		if err := json.Unmarshal([]byte(idx), &w.index); err != nil {
@@ -169,16 +170,16 @@ func (w *workspace) candidates() []candidate {
 // link gives each candidate the pages whose titles its text mentions —
 // this run's and the index's — and ties derived pages to the source page.
 func (w *workspace) link(cs []candidate) {
-	type target struct{ path, title string }
+	type target struct{ path, title, lower string }
 	var targets []target
 	seen := map[string]bool{}
 	for _, c := range cs {
-		targets = append(targets, target{c.page.Path, c.page.Title})
+		targets = append(targets, target{c.page.Path, c.page.Title, strings.ToLower(c.page.Title)})
 		seen[c.page.Path] = true
 	}
 	for _, e := range w.index {
 		if !seen[e.Path] {
-			targets = append(targets, target{e.Path, e.Title})
+			targets = append(targets, target{e.Path, e.Title, strings.ToLower(e.Title)})
 		}
 	}
 	for i := range cs {
@@ -192,14 +193,15 @@ func (w *workspace) link(cs []candidate) {
 			}
 		}
 		if i > 0 {
-			addLink(target{cs[0].page.Path, cs[0].page.Title}) // back to the source page
+			addLink(target{path: cs[0].page.Path, title: cs[0].page.Title}) // back to the source page
 		} else {
 			for _, d := range cs[1:] {
-				addLink(target{d.page.Path, d.page.Title})
+				addLink(target{path: d.page.Path, title: d.page.Title})
 			}
 		}
+		lower := strings.ToLower(c.text)
 		for _, t := range targets {
-			if mentions(c.text, t.title) {
+			if len(t.title) >= 4 && containsPhrase(lower, t.lower) {
 				addLink(t)
 			}
 		}
@@ -210,11 +212,33 @@ func (w *workspace) link(cs []candidate) {
 // mentions reports whether text names title as a whole phrase, ignoring
 // case. Titles shorter than four letters are never matched.
 func mentions(text, title string) bool {
-	if len([]rune(title)) < 4 {
+	if len(title) < 4 {
 		return false
 	}
-	return phrase(title).MatchString(text)
+	return containsPhrase(strings.ToLower(text), strings.ToLower(title))
 }
+
+// containsPhrase reports whether phrase occurs in text (both lower case)
+// with no letter or digit right before or after it.
+func containsPhrase(text, phrase string) bool {
+	for off := 0; off < len(text); {
+		i := strings.Index(text[off:], phrase)
+		if i < 0 {
+			return false
+		}
+		i += off
+		end := i + len(phrase)
+		before, _ := utf8.DecodeLastRuneInString(text[:i])
+		after, _ := utf8.DecodeRuneInString(text[end:])
+		if (i == 0 || !isWordRune(before)) && (end == len(text) || !isWordRune(after)) {
+			return true
+		}
+		off = i + 1
+	}
+	return false
+}
+
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
 var phraseCache = map[string]*regexp.Regexp{}
 
@@ -372,4 +396,34 @@ func sortedKeys[M ~map[string]V, V any](m M) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// quoted caches the last sources read from prompts: a generation reads
+// the same source as the analysis before it, two or three times.
+var quoted struct {
+	sync.Mutex
+	text []string
+	doc  []*source.Document
+}
+
+// readQuoted reads a prompt's quoted source. The document is shared: the
+// engine only reads it.
+func readQuoted(text string) (*source.Document, error) {
+	quoted.Lock()
+	defer quoted.Unlock()
+	for i, t := range quoted.text {
+		if t == text {
+			return quoted.doc[i], nil
+		}
+	}
+	doc, err := source.Read("source.md", []byte(text), source.Markdown)
+	if err != nil {
+		return nil, err
+	}
+	quoted.text = append(quoted.text, text)
+	quoted.doc = append(quoted.doc, doc)
+	if len(quoted.text) > 4 {
+		quoted.text, quoted.doc = quoted.text[1:], quoted.doc[1:]
+	}
+	return doc, nil
 }

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Benchmark of `prose ingest` with the offline engine: a generated corpus
+# of 500 Markdown files (about 5 MB) into a fresh vault — total time, MB/s,
+# pages per second, peak memory — then one small file into that vault
+# against the same file into an empty vault (the goal: under 2x).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+mkdir -p bin
+go build -o bin/prose ./cmd/prose
+go build -o bin/wikicorpus ./internal/cmd/wikicorpus
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+bin/wikicorpus -n "${N:-500}" -size "${SIZE:-10000}" -out "$work/corpus"
+bytes=$(du -sb "$work/corpus" | cut -f1)
+printf '# small note\n\nA small note about billing and caching.\n\n1. First.\n2. Second.\n' > "$work/small.md"
+export PROSE_NOW=2026-01-31
+
+timed() { # timed LABEL CMD…: prints seconds and peak RSS (KiB)
+  local label=$1; shift
+  /usr/bin/time -f "%e %M" -o "$work/time" "$@" > "$work/out" 2>"$work/err" || { cat "$work/err"; exit 1; }
+  read -r secs kib < "$work/time"
+  echo "$label $secs $kib"
+}
+
+bin/prose init "$work/big" >/dev/null
+read -r _ secs kib < <(timed corpus bin/prose --vault "$work/big" ingest "$work/corpus")
+pages=$(grep -c '^  created' "$work/out" || true)
+mb=$(awk -v b="$bytes" 'BEGIN{printf "%.2f", b/1e6}')
+printf '| offline ingest, %d files | %s MB | %s s | %s MB/s | %s pages | %s pages/s | peak %s MiB |\n' \
+  "${N:-500}" "$mb" "$secs" "$(awk -v b="$bytes" -v s="$secs" 'BEGIN{printf "%.2f", b/1e6/s}')" "$pages" \
+  "$(awk -v p="$pages" -v s="$secs" 'BEGIN{printf "%.0f", p/s}')" "$((kib / 1024))"
+
+best() { # best of 5 runs of one small ingest into a copy of vault $1
+  local v=$1 b=999
+  for i in 1 2 3 4 5; do
+    rm -rf "$work/try"; cp -a "$v" "$work/try"
+    read -r _ s _ < <(timed small bin/prose --vault "$work/try" ingest "$work/small.md")
+    b=$(awk -v a="$b" -v c="$s" 'BEGIN{print (c<a)?c:a}')
+  done
+  echo "$b"
+}
+bin/prose init "$work/empty" >/dev/null
+small_empty=$(best "$work/empty")
+small_big=$(best "$work/big")
+printf '| one small file, empty vault | %s s |\n| one small file, %d-source vault | %s s | ratio %s (goal < 2) |\n' \
+  "$small_empty" "${N:-500}" "$small_big" "$(awk -v a="$small_big" -v b="$small_empty" 'BEGIN{printf "%.2f", a/b}')"
