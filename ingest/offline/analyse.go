@@ -47,6 +47,7 @@ type workspace struct {
 	byTitle  map[string]IndexEntry
 	byPath   map[string]IndexEntry
 	folders  map[string]int // pages per folder, existing and planned
+	sents    []string       // the document's sentences, once split
 }
 
 func (e Engine) analyse(prompt string) (model.Response, error) {

@@ -264,7 +264,7 @@ func (w *workspace) slots(c candidate) map[string]string {
 		body := fmt.Sprintf("<p>%s</p>\n<p>%s defines %s under %s.</p>", text(summary), w.sourceLink(c),
 			html.EscapeString(c.def.Term), html.EscapeString(quote(headingOr(c.sec, doc.Title))))
 		var uses []string
-		for _, s := range mentionsOf(doc, c.def.Term, c.def.Meaning) {
+		for _, s := range mentionsOf(w.sentences(), c.def.Term, c.def.Meaning) {
 			uses = append(uses, text(s))
 		}
 		if c.page.Template == "entity" {
@@ -425,7 +425,7 @@ func (w *workspace) pitfalls(text func(string) string) string {
 		return strings.Join(parts, "\n")
 	}
 	var warn []string
-	for _, s := range sentences(w.doc.Prose()) {
+	for _, s := range w.sentences() {
 		if pitfallWords.MatchString(s) && len(warn) < 4 {
 			warn = append(warn, text(s))
 		}
@@ -435,9 +435,9 @@ func (w *workspace) pitfalls(text func(string) string) string {
 
 // mentionsOf lists up to three sentences of doc that use term, other than
 // its definition.
-func mentionsOf(doc *source.Document, term, meaning string) []string {
+func mentionsOf(sents []string, term, meaning string) []string {
 	var out []string
-	for _, s := range sentences(doc.Prose()) {
+	for _, s := range sents {
 		if len(out) == 3 {
 			break
 		}
@@ -446,6 +446,14 @@ func mentionsOf(doc *source.Document, term, meaning string) []string {
 		}
 	}
 	return out
+}
+
+// sentences are the document's sentences, split once per workspace.
+func (w *workspace) sentences() []string {
+	if w.sents == nil {
+		w.sents = sentences(w.doc.Prose())
+	}
+	return w.sents
 }
 
 var sentenceEnd = regexp.MustCompile(`([.!?])\s+`)
