@@ -375,3 +375,77 @@ func TestIngestFailureThroughTheCLI(t *testing.T) {
 func modelUsage(input, cached, output int64) model.Usage {
 	return model.Usage{Input: input, CachedInput: cached, Output: output}
 }
+
+// TestIngestKilledLeavesBranch kills a real prose process with SIGKILL in
+// the middle of an ingest (while it waits for the model during
+// generation): the branch, the git index and the working tree are as
+// before, and the next commands find a sound vault.
+func TestIngestKilledLeavesBranch(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "prose")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	arrived := make(chan struct{})
+	replies := scriptedIngest()[:1]
+	replies = append(replies, fakeserver.Reply{Hang: true, Arrived: func() { close(arrived) }})
+	srv := fakeserver.New(t, fakeserver.Chat, replies...)
+	env := srv.Env()
+	dir := newIngestVault(t)
+	// A wiki already there, so there is something to lose.
+	mustProse(t, "--vault", dir, "ingest", "../../fixtures/sources/deploy-guide.md")
+	before := snapshotVault(t, dir)
+
+	cmd := exec.Command(bin, "--vault", dir, "ingest", "--model", "openai-chat:fake-model", "../../fixtures/sources/incident-glossary.html")
+	cmd.Env = append(os.Environ(), "OPENAI_BASE_URL="+env("OPENAI_BASE_URL"), "OPENAI_API_KEY="+env("OPENAI_API_KEY"), "PROSE_NOW=2026-01-31")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	<-arrived // the process is inside generation, waiting for the model
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	after := snapshotVault(t, dir)
+	for k, v := range before {
+		if after[k] != v {
+			t.Errorf("%s changed after SIGKILL", k)
+		}
+	}
+	if len(after) != len(before) {
+		t.Errorf("files appeared after SIGKILL: %d → %d", len(before), len(after))
+	}
+	mustProse(t, "--vault", dir, "fsck")
+	mustProse(t, "--vault", dir, "wiki", "lint")
+}
+
+// snapshotVault reads the branch ref, the git index and every working-tree
+// file outside .git and .prose.
+func snapshotVault(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, p := range []string{".git/refs/heads/main", ".git/index"} {
+		data, err := os.ReadFile(filepath.Join(dir, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[p] = string(data)
+	}
+	filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if fi.IsDir() && (rel == ".git" || rel == ".prose") {
+			return filepath.SkipDir
+		}
+		if !fi.IsDir() {
+			data, _ := os.ReadFile(p)
+			out[rel] = string(data)
+		}
+		return nil
+	})
+	return out
+}
