@@ -73,3 +73,35 @@ func BenchmarkPublish10kSkipped(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkFirstPublish publishes a fresh world-model of n files into a new
+// vault: every file is a new blob, a new index entry and a new working-tree
+// file. Its cost must grow linearly with n.
+func BenchmarkFirstPublish(b *testing.B) {
+	for _, n := range []int{1000, 10000, 20000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			src := filepath.Join(b.TempDir(), "render")
+			for i := 0; i < n; i++ {
+				p := filepath.Join(src, fmt.Sprintf("facet%02d", i%10), fmt.Sprintf("d%03d", (i/10)%(n/100)), fmt.Sprintf("f%05d.md", i))
+				os.MkdirAll(filepath.Dir(p), 0o755)
+				os.WriteFile(p, []byte(fmt.Sprintf("# item %d\n%s", i, strings.Repeat("lorem ipsum ", 80))), 0o644)
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				v, err := Init(filepath.Join(b.TempDir(), "vault"), InitOptions{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				res, err := v.Publish(context.Background(), "wm", src, PublishOptions{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if i == b.N-1 {
+					b.Logf("phases: %v", res.Phases)
+				}
+			}
+		})
+	}
+}

@@ -3,6 +3,7 @@ package vault
 import (
 	"context"
 	"fmt"
+	"os"
 	"sort"
 	"time"
 
@@ -64,6 +65,7 @@ func (v *Vault) CommitFiles(ctx context.Context, who, message string, files map[
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
+	defer idx.release() // land writes it; any earlier return gives it up
 	edits, err := v.checkClean(changes, idx)
 	if err != nil {
 		return plumbing.ZeroHash, err
@@ -76,19 +78,17 @@ func (v *Vault) CommitFiles(ctx context.Context, who, message string, files map[
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	if err := b.flush(); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	if err := v.moveRef(v.Branch(), tip, ch); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	if _, err := v.applyChangesReport(changes, idx); err != nil {
+	done, err := v.land(&landing{batch: b, branch: refMove{tip, ch}, changes: changes, idx: idx})
+	if err != nil {
+		if done == nil {
+			return plumbing.ZeroHash, err
+		}
 		return ch, err
 	}
-	if err := v.writeIndex(idx); err != nil {
-		return ch, err
+	for _, e := range done.HandEdits {
+		fmt.Fprintf(os.Stderr, "prose: warning: %s was edited during the commit and left as it is (%s); see prose fsck\n", e.Path, e.Reason)
 	}
-	return ch, v.setWorktreeState(ch)
+	return ch, nil
 }
 
 // ReadFile reads a committed file at the branch tip; ok is false when the

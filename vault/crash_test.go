@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -181,24 +182,32 @@ func TestCrashSafetySIGKILL(t *testing.T) {
 	t.Logf("%d kills; final version %d", kills, before)
 }
 
-// Fault injection at each write step shows that a failure leaves the
-// previous committed state, which proves the ordering a SIGKILL cannot.
+// Fault injection at each write step of a publish. A fault before the
+// branch ref moves leaves the previous committed state and the ledger as it
+// was. A fault once the branch has moved (at its directory fsync, or at any
+// step of the ledger move) leaves the new version committed: the publish
+// says so with a *LandedError naming the receipt, and the next writer's
+// repair records the receipt in the ledger. Paths are matched under the
+// vault's .git, so a case never matches another directory by accident.
 func TestFaultInjectionLeavesPreviousState(t *testing.T) {
 	requireGit(t)
 	steps := []struct {
-		step durable.Step
-		path string
+		step   durable.Step
+		path   string
+		landed bool
 	}{
-		{durable.StepWrite, "objects"},
-		{durable.StepFsync, "objects"},
-		{durable.StepRename, "objects"},
-		{durable.StepDirSync, "objects"},
-		{durable.StepWrite, "refs/prose"},
-		{durable.StepFsync, "refs/prose"},
-		{durable.StepRename, "refs/prose"},
-		{durable.StepWrite, "refs/heads"},
-		{durable.StepFsync, "refs/heads"},
-		{durable.StepRename, "refs/heads"},
+		{durable.StepWrite, "objects/", false},
+		{durable.StepFsync, "objects/", false},
+		{durable.StepRename, "objects/", false},
+		{durable.StepDirSync, "objects", false},
+		{durable.StepWrite, "refs/heads", false},
+		{durable.StepFsync, "refs/heads", false},
+		{durable.StepRename, "refs/heads", false},
+		{durable.StepDirSync, "refs/heads", true},
+		{durable.StepWrite, "refs/prose", true},
+		{durable.StepFsync, "refs/prose", true},
+		{durable.StepRename, "refs/prose", true},
+		{durable.StepDirSync, "refs/prose", true},
 	}
 	for _, s := range steps {
 		t.Run(string(s.step)+"@"+strings.ReplaceAll(s.path, "/", "_"), func(t *testing.T) {
@@ -208,32 +217,65 @@ func TestFaultInjectionLeavesPreviousState(t *testing.T) {
 			publish(t, v, "crash", src, PublishOptions{})
 			ledgerBefore, _ := v.readRef(LedgerRef)
 			writeTree(t, src, versionFiles(1))
-			restore := durable.SetFault(durable.FailAt(s.step, s.path))
-			_, err := v.Publish(context.Background(), "crash", src, PublishOptions{})
+			prefix := filepath.Join(v.GitDir(), filepath.FromSlash(s.path))
+			var hits atomic.Int32
+			restore := durable.SetFault(func(step durable.Step, path string) error {
+				if step == s.step && strings.HasPrefix(path, prefix) {
+					hits.Add(1)
+					return durable.ErrInjected
+				}
+				return nil
+			})
+			res, err := v.Publish(context.Background(), "crash", src, PublishOptions{})
 			restore()
+			if hits.Load() == 0 {
+				t.Fatalf("the fault at %s %s was never reached", s.step, prefix)
+			}
 			if !errors.Is(err, durable.ErrInjected) {
 				t.Fatalf("publish error = %v, want the injected fault", err)
+			}
+			var le *LandedError
+			if got := errors.As(err, &le); got != s.landed {
+				t.Fatalf("publish error %q: landed = %v, want %v", err, got, s.landed)
+			}
+			if s.landed && (res == nil || !strings.Contains(err.Error(), res.Receipt.ContentHash) || !strings.Contains(err.Error(), "prose fsck")) {
+				t.Fatalf("a landed failure must name the receipt and the command that finishes it: %v", err)
 			}
 			if err := v.Repair(context.Background()); err != nil {
 				t.Fatal(err)
 			}
-			if k := committedVersion(v); k != 0 {
-				t.Fatalf("committed version %d after a failed publish, want 0", k)
+			want := 0
+			if s.landed {
+				want = 1
 			}
-			checkCommittedState(t, v, 0)
-			if l, _ := v.readRef(LedgerRef); l != ledgerBefore {
+			if k := committedVersion(v); k != want {
+				t.Fatalf("committed version %d after the fault, want %d", k, want)
+			}
+			checkCommittedState(t, v, want)
+			l, _ := v.readRef(LedgerRef)
+			if !s.landed && l != ledgerBefore {
 				t.Fatalf("ledger moved to %s after a failed publish", l)
+			}
+			if s.landed {
+				last, err := v.LastReceipt("crash")
+				if err != nil || last == nil || last.ContentHash != res.Receipt.ContentHash {
+					t.Fatalf("the landed receipt is not the node's last after repair: %v %v", last, err)
+				}
 			}
 			rep, err := v.Fsck(context.Background())
 			if err != nil || !rep.OK() {
 				t.Fatalf("fsck after fault: %+v %v", rep, err)
 			}
 			checkGitClean(t, v)
-			// The next publish succeeds.
+			// The next publish goes on from there.
+			writeTree(t, src, versionFiles(2))
 			if r := publish(t, v, "crash", src, PublishOptions{}); r.Receipt.Status != "rendered" {
 				t.Fatal("publish after the fault did not render")
 			}
-			checkCommittedState(t, v, 1)
+			checkCommittedState(t, v, 2)
+			if recs, err := v.AllReceipts(); err != nil || len(recs) != 2+want {
+				t.Fatalf("%d receipts after the fault (%v), want %d", len(recs), err, 2+want)
+			}
 		})
 	}
 }

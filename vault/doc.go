@@ -9,12 +9,21 @@
 // of a node is one tree lookup and skipped receipts never clutter the branch.
 // docs/vault-format.md is the on-disk contract.
 //
-// Crash safety. Objects are written as loose git objects and fsynced before a
-// ref moves; refs move by temp file, fsync, rename and directory fsync. The
-// branch ref moves before the ledger ref; a crash between the two is repaired
-// by the next writer, which appends the missing receipt to the ledger. The
-// working tree and the git index are a view brought in step after each commit
-// and repaired on the next command after a crash.
+// Crash safety. Every write goes through one function, Vault.land, which
+// takes a prepared write (new objects, the branch and ledger ref moves, the
+// working-tree changes) and makes it take effect in one order: objects are
+// written as loose git objects and made durable; the branch ref moves (its
+// commit carries the receipt); the ledger ref moves; the working tree and the
+// git index are brought along. Refs move by git's lock protocol: temp file,
+// fsync, rename and directory fsync. A crash between the two ref moves is
+// repaired by the next writer, which appends the branch commit's receipt to
+// the ledger: repair only ever rolls forward and never removes a receipt. A
+// ledger receipt whose commit is not on the branch can only come from a
+// rewrite by hand, and is reported by fsck. The working tree and the git
+// index are a view brought in step after each commit and repaired on the
+// next command after a crash. A new kind of writer (one that commits files
+// to a node, say) builds its trees and receipt and calls land, never moves
+// a ref itself.
 //
 // Concurrency. One writer at a time holds the file lock .prose/lock; readers
 // never lock and only ever read refs that point at complete, durable objects.

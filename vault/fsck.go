@@ -70,6 +70,11 @@ func (v *Vault) Fsck(ctx context.Context) (*FsckReport, error) {
 	} else {
 		rep.Receipts = rr
 	}
+	off, err := v.OffBranchReceipts()
+	if err != nil {
+		return nil, err
+	}
+	rep.Problems = append(rep.Problems, off...)
 	tipCommit, err := v.commit(tip)
 	if err != nil {
 		return nil, err

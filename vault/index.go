@@ -1,7 +1,6 @@
 package vault
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha1"
 	"encoding/binary"
@@ -12,8 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -45,6 +42,16 @@ type gitIndex struct {
 	ver  uint32
 	body []byte // the entries, as git lays them out
 	offs []int  // where each entry starts in body
+
+	// edits holds entries inserted (or removed: nil) since the body was
+	// last laid out; merge splices them all in one pass, so a publish of n
+	// new files costs O(n log n + index size), never n index rewrites.
+	edits map[string]*indexEntry
+	// moved counts the bytes of body copied by merges: how the cost of
+	// index updates grows, for tests.
+	moved int
+	// lock is index.lock while this index is held for a write (openIndex).
+	lock *gitLock
 
 	stamped        bool   // read from a file whose mtime is below
 	mtimeS, mtimeN uint32 // the index file's mtime, as entries store it
@@ -116,9 +123,13 @@ func parseIndex(data []byte) (*gitIndex, error) {
 	if len(data) < 12+20 || string(data[:4]) != "DIRC" {
 		return nil, damaged("is damaged")
 	}
-	sum := sha1.Sum(data[:len(data)-20])
-	if !bytes.Equal(sum[:], data[len(data)-20:]) {
-		return nil, damaged("checksum mismatch")
+	// git 2.40 and later write a zero trailer when index.skipHash is on
+	// (feature.manyFiles turns it on): the index is then not checksummed.
+	trailer := data[len(data)-20:]
+	if !bytes.Equal(trailer, make([]byte, 20)) {
+		if sum := sha1.Sum(data[:len(data)-20]); !bytes.Equal(sum[:], trailer) {
+			return nil, damaged("checksum mismatch")
+		}
 	}
 	ver := binary.BigEndian.Uint32(data[4:])
 	if ver != 2 && ver != 3 {
@@ -224,6 +235,13 @@ func (idx *gitIndex) entry(i int) indexEntry {
 
 // get returns the stage-0 entry for name, or nil.
 func (idx *gitIndex) get(name string) *indexEntry {
+	if e, ok := idx.edits[name]; ok {
+		if e == nil {
+			return nil
+		}
+		c := *e
+		return &c
+	}
 	i := idx.search(name)
 	if i < idx.len() && string(idx.name(i)) == name {
 		e := idx.entry(i)
@@ -265,65 +283,92 @@ func appendEntry(dst []byte, e *indexEntry) []byte {
 	return append(dst, zeros[:pad]...)
 }
 
-// put sets the stage-0 entry for e.Name: its stat data and object id are
-// patched in place when the entry exists, else the entry is inserted in
-// order.
+// put sets the stage-0 entry for e.Name. An existing entry's stat data and
+// object id are patched in place; a new entry waits in edits for merge.
 func (idx *gitIndex) put(e indexEntry) {
-	i := idx.search(e.Name)
-	if i < idx.len() && string(idx.name(i)) == e.Name && idx.entry(i).Flags == e.Flags && e.ExtFlags == 0 && idx.hdrLen(i) == 62 {
-		enc := appendEntry(nil, &e)
-		copy(idx.body[idx.offs[i]:], enc[:62])
-		return
-	}
-	end := len(idx.body)
-	if i < idx.len() {
-		end = idx.offs[i]
-	}
-	skip := end
-	for i < idx.len() && string(idx.name(i)) == e.Name {
-		i++
-		skip = len(idx.body)
-		if i < idx.len() {
-			skip = idx.offs[i]
+	if _, pending := idx.edits[e.Name]; !pending {
+		i := idx.search(e.Name)
+		if i < idx.len() && string(idx.name(i)) == e.Name && idx.entry(i).Flags == e.Flags && e.ExtFlags == 0 && idx.hdrLen(i) == 62 &&
+			(i+1 == idx.len() || string(idx.name(i+1)) != e.Name) {
+			enc := appendEntry(nil, &e)
+			copy(idx.body[idx.offs[i]:], enc[:62])
+			return
 		}
 	}
-	idx.splice(end, skip, appendEntry(nil, &e))
+	if idx.edits == nil {
+		idx.edits = map[string]*indexEntry{}
+	}
+	idx.edits[e.Name] = &e
 }
 
 // del removes every entry (all stages) for name.
 func (idx *gitIndex) del(name string) {
-	i := idx.search(name)
-	if i >= idx.len() || string(idx.name(i)) != name {
-		return
+	if idx.edits == nil {
+		idx.edits = map[string]*indexEntry{}
 	}
-	start := idx.offs[i]
-	end := len(idx.body)
-	for j := i; j < idx.len(); j++ {
-		if string(idx.name(j)) != name {
-			end = idx.offs[j]
-			break
-		}
-	}
-	idx.splice(start, end, nil)
+	idx.edits[name] = nil
 }
 
-// splice replaces body[start:end] with repl and recomputes the offsets.
-func (idx *gitIndex) splice(start, end int, repl []byte) {
-	body := make([]byte, 0, len(idx.body)-(end-start)+len(repl))
-	body = append(body, idx.body[:start]...)
-	body = append(body, repl...)
-	body = append(body, idx.body[end:]...)
-	idx.body = body
-	idx.offs = idx.offs[:0]
-	for off := 0; off < len(body); {
-		idx.offs = append(idx.offs, off)
-		l, _ := entryLen(body, off, 3)
-		off += l
+// merge lays the pending edits into body: one pass over the entries in
+// order, each body entry copied once, each edited name replacing every
+// stage of that name.
+func (idx *gitIndex) merge() {
+	if len(idx.edits) == 0 {
+		return
 	}
+	names := make([]string, 0, len(idx.edits))
+	extra := 0
+	for n, e := range idx.edits {
+		names = append(names, n)
+		if e != nil {
+			extra += 64 + len(n) + 8
+		}
+	}
+	sort.Strings(names)
+	body := make([]byte, 0, len(idx.body)+extra)
+	offs := make([]int, 0, len(idx.offs)+len(names))
+	emit := func(name string) {
+		if e := idx.edits[name]; e != nil {
+			offs = append(offs, len(body))
+			body = appendEntry(body, e)
+		}
+	}
+	k := 0
+	for i := 0; i < len(idx.offs); {
+		name := idx.name(i)
+		for k < len(names) && names[k] < string(name) {
+			emit(names[k])
+			k++
+		}
+		j := i + 1
+		for j < len(idx.offs) && bytes.Equal(idx.name(j), name) {
+			j++
+		}
+		if k < len(names) && names[k] == string(name) {
+			emit(names[k])
+			k++
+		} else {
+			end := len(idx.body)
+			if j < len(idx.offs) {
+				end = idx.offs[j]
+			}
+			for m := i; m < j; m++ {
+				offs = append(offs, len(body)+idx.offs[m]-idx.offs[i])
+			}
+			body = append(body, idx.body[idx.offs[i]:end]...)
+			idx.moved += end - idx.offs[i]
+		}
+		i = j
+	}
+	for ; k < len(names); k++ {
+		emit(names[k])
+	}
+	idx.body, idx.offs, idx.edits = body, offs, nil
 }
 
 // encode serializes the index: header, entries, SHA-1 trailer.
 func (idx *gitIndex) encode() []byte {
+	idx.merge()
 	ver := idx.ver
 	if ver == 0 {
 		ver = 2
@@ -337,39 +382,52 @@ func (idx *gitIndex) encode() []byte {
 	return append(buf, sum[:]...)
 }
 
-// writeIndex replaces .git/index the way git does: index.lock created
-// exclusively, written, fsynced, renamed over the index.
-func (v *Vault) writeIndex(idx *gitIndex) error {
-	lockPath := v.indexPath() + ".lock"
-	// Record that prose owns index.lock, so that the next writer can
-	// remove it if this process dies before the rename.
-	owner := v.StatePath("index.lock.owner")
-	if err := os.WriteFile(owner, []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
-		return fmt.Errorf("update git index: %w", err)
-	}
-	defer os.Remove(owner)
-	f, err := os.OpenFile(lockPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if errors.Is(err, fs.ErrExist) {
-		return fmt.Errorf("update git index: %s exists; another git command is running, or one crashed (then remove the file)", lockPath)
-	}
+// openIndex takes .git/index.lock and reads the index under it, as git
+// does: the lock is held until writeIndex renames it over the index, or
+// release gives it up, so no `git add` between the read and the write is
+// lost (it waits for the lock, or fails saying so).
+func (v *Vault) openIndex() (*gitIndex, error) {
+	l, err := v.takeGitLock(v.indexPath(), "index.lock")
 	if err != nil {
-		return fmt.Errorf("update git index: %w", err)
+		return nil, fmt.Errorf("update git index: %w", err)
 	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	_, err = w.Write(idx.encode())
-	if err == nil {
-		err = w.Flush()
+	idx, err := v.readIndex()
+	if err != nil {
+		l.release()
+		return nil, err
 	}
+	idx.lock = l
+	return idx, nil
+}
+
+// release gives up the index lock without writing; it does nothing after
+// writeIndex or for an index read without the lock.
+func (idx *gitIndex) release() {
+	if idx != nil && idx.lock != nil {
+		idx.lock.release()
+		idx.lock = nil
+	}
+}
+
+// writeIndex replaces .git/index the way git does: the new index is written
+// to index.lock (taken by openIndex, or now) and renamed over the index.
+func (v *Vault) writeIndex(idx *gitIndex) error {
+	l := idx.lock
+	if l == nil {
+		var err error
+		if l, err = v.takeGitLock(v.indexPath(), "index.lock"); err != nil {
+			return fmt.Errorf("update git index: %w", err)
+		}
+	}
+	idx.lock = nil
+	defer l.release()
 	// Like git, the index is not fsynced: it is a cache of the working
 	// tree, and a damaged one is rebuilt from the branch (see syncWorktree).
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	_, err := l.f.Write(idx.encode())
 	if err == nil {
-		err = os.Rename(lockPath, v.indexPath())
+		err = l.commit()
 	}
 	if err != nil {
-		os.Remove(lockPath)
 		return fmt.Errorf("update git index: %w", err)
 	}
 	return nil
@@ -415,20 +473,4 @@ func (idx *gitIndex) statMatches(fi fs.FileInfo, e *indexEntry) bool {
 	fillStat(fi, &cur)
 	return cur.MtimeS == e.MtimeS && cur.MtimeN == e.MtimeN && cur.CtimeS == e.CtimeS &&
 		cur.CtimeN == e.CtimeN && cur.Ino == e.Ino && cur.Size == e.Size && cur.Mode == e.Mode
-}
-
-// removeStaleIndexLock removes .git/index.lock when a prose writer that has
-// since died created it. A lock that git or a live process holds is kept.
-func (v *Vault) removeStaleIndexLock() {
-	owner := v.StatePath("index.lock.owner")
-	data, err := os.ReadFile(owner)
-	if err != nil {
-		return
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
-	if err == nil && pid > 0 && pid != os.Getpid() && processAlive(pid) {
-		return // still running
-	}
-	os.Remove(v.indexPath() + ".lock")
-	os.Remove(owner)
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/sha1"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 )
 
 func indexNames(idx *gitIndex) string {
+	idx.merge()
 	var names []string
 	for i := 0; i < idx.len(); i++ {
 		names = append(names, string(idx.name(i)))
@@ -52,6 +54,55 @@ func TestIndexPutDelKeepsOrderAndRoundTrips(t *testing.T) {
 	data[20] ^= 1
 	if _, err := parseIndex(data); err == nil {
 		t.Fatal("a damaged index parsed")
+	}
+}
+
+// The cost of index updates grows with the changes plus the index, never
+// with their product: inserting n entries into an index of m entries copies
+// each existing entry's bytes a bounded number of times, however the
+// inserts and deletes interleave with lookups.
+func TestIndexUpdatesCostChangesPlusIndex(t *testing.T) {
+	for _, tc := range []struct{ existing, inserted int }{{0, 2000}, {2000, 2000}, {20000, 200}, {500, 20000}} {
+		idx := &gitIndex{ver: 2}
+		for i := 0; i < tc.existing; i++ {
+			idx.put(indexEntry{Name: fmt.Sprintf("src/old-%06d.md", i), Mode: 0o100644})
+		}
+		idx.merge()
+		idx.moved = 0
+		before := len(idx.body)
+		for i := 0; i < tc.inserted; i++ {
+			name := fmt.Sprintf("published/n/d%03d/f%06d.json", i%97, i)
+			idx.put(indexEntry{Name: name, Mode: 0o100644})
+			if idx.get(name) == nil {
+				t.Fatalf("%s not found right after its put", name)
+			}
+			if i%10 == 0 {
+				idx.del(fmt.Sprintf("src/old-%06d.md", i))
+			}
+		}
+		back, err := parseIndex(idx.encode())
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := tc.existing + tc.inserted
+		for i := 0; i < tc.inserted; i += 10 {
+			if i < tc.existing {
+				want--
+			}
+		}
+		if back.len() != want {
+			t.Fatalf("%+v: %d entries after the round trip, want %d", tc, back.len(), want)
+		}
+		for i := 1; i < back.len(); i++ {
+			if string(back.name(i-1)) >= string(back.name(i)) {
+				t.Fatalf("%+v: entries out of order at %d: %s, %s", tc, i, back.name(i-1), back.name(i))
+			}
+		}
+		// Each byte of the index as it was is copied at most once.
+		if idx.moved > before {
+			t.Fatalf("%+v: %d bytes of a %d-byte index rewritten (%.1f per inserted entry): updates do not grow linearly",
+				tc, idx.moved, before, float64(idx.moved)/float64(tc.inserted))
+		}
 	}
 }
 
@@ -223,3 +274,66 @@ func TestRacyEntriesAreRehashed(t *testing.T) {
 }
 
 func ptr[T any](x T) *T { return &x }
+
+func zeroTrailer(d []byte) []byte {
+	d = append([]byte{}, d...)
+	copy(d[len(d)-20:], make([]byte, 20))
+	return d
+}
+
+// git 2.40 and later write a zero trailer with index.skipHash: such an
+// index is read, not taken for damaged; a version 4 one is refused as
+// version 4.
+func TestSkipHashIndexIsRead(t *testing.T) {
+	idx := &gitIndex{ver: 2}
+	idx.put(indexEntry{Name: "a.md", Mode: 0o100644})
+	idx.put(indexEntry{Name: "b.md", Mode: 0o100644})
+	back, err := parseIndex(zeroTrailer(rawIndex(idx, 2, extension("TREE", []byte("x")))))
+	if err != nil || indexNames(back) != "a.md,b.md" {
+		t.Fatalf("zero trailer: %v", err)
+	}
+	if _, err := parseIndex(zeroTrailer(rawIndex(idx, 4, nil))); !errors.Is(err, errIndexUnsupported) || !strings.Contains(err.Error(), "version 4") {
+		t.Fatalf("version 4 with a zero trailer: %v", err)
+	}
+
+	requireGit(t)
+	v := newVault(t)
+	writeTree(t, filepath.Join(v.Root(), "src"), map[string]string{"s.md": "staged"})
+	git(t, v.Root(), "add", "src/s.md")
+	data, err := os.ReadFile(v.indexPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(v.indexPath(), zeroTrailer(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(t.TempDir(), "src")
+	writeTree(t, src, map[string]string{"a.txt": "a"})
+	publish(t, v, "n", src, PublishOptions{})
+	if got := git(t, v.Root(), "diff", "--cached", "--name-only"); got != "src/s.md\n" {
+		t.Fatalf("staged after the publish: %q, want src/s.md kept", got)
+	}
+}
+
+// Rebuilding a damaged index keeps every tracked path: a tracked file with
+// unstaged edits stays tracked and shows modified, never deleted and
+// untracked.
+func TestDamagedIndexRebuildKeepsTrackedFiles(t *testing.T) {
+	requireGit(t)
+	v := newVault(t)
+	src := filepath.Join(t.TempDir(), "src")
+	writeTree(t, src, map[string]string{"a.txt": "a"})
+	publish(t, v, "n", src, PublishOptions{})
+	if err := os.WriteFile(filepath.Join(v.Root(), ".gitignore"), []byte("/.prose/\n*.tmp\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(v.indexPath())
+	if err := os.WriteFile(v.indexPath(), data[:len(data)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	writeTree(t, src, map[string]string{"a.txt": "b"})
+	publish(t, v, "n", src, PublishOptions{})
+	if got := git(t, v.Root(), "status", "--porcelain"); got != " M .gitignore\n" {
+		t.Fatalf("git status after the rebuild:\n%s\nwant only ' M .gitignore'", got)
+	}
+}

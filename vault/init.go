@@ -139,10 +139,10 @@ func Init(dir string, opt InitOptions) (*Vault, error) {
 			return nil, fmt.Errorf("init: %w", err)
 		}
 	}
-	if err := v.moveRef(v.Branch(), plumbing.ZeroHash, ch); err != nil {
+	if _, err := v.moveRef(v.Branch(), plumbing.ZeroHash, ch); err != nil {
 		return nil, err
 	}
-	if err := v.moveRef(LedgerRef, plumbing.ZeroHash, lh); err != nil {
+	if _, err := v.moveRef(LedgerRef, plumbing.ZeroHash, lh); err != nil {
 		return nil, err
 	}
 	if _, err := v.syncWorktree(plumbing.ZeroHash, ch); err != nil {

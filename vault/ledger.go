@@ -100,8 +100,18 @@ func (v *Vault) LastReceipt(node string) (*receipt.Receipt, error) {
 
 // appendLedger writes a ledger commit for r on top of tip. A rendered
 // receipt's branch commit becomes the second parent, so the ledger reaches
-// every world-model version it describes.
+// every world-model version it describes; both commits carry the same
+// message and signature, so the ledger commit can be made again from the
+// branch commit alone (rollForwardLedger).
 func (b *objectBatch) appendLedger(tip plumbing.Hash, r *receipt.Receipt, moved []string, branchCommit plumbing.Hash, when time.Time) (plumbing.Hash, error) {
+	msg, err := receiptMessage(r, moved)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return b.appendLedgerMessage(tip, r, string(msg), branchCommit, b.v.signature(when))
+}
+
+func (b *objectBatch) appendLedgerMessage(tip plumbing.Hash, r *receipt.Receipt, msg string, branchCommit plumbing.Hash, sig object.Signature) (plumbing.Hash, error) {
 	canonical, err := r.Canonical()
 	if err != nil {
 		return plumbing.ZeroHash, err
@@ -117,28 +127,18 @@ func (b *objectBatch) appendLedger(tip plumbing.Hash, r *receipt.Receipt, moved 
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	root := c.TreeHash
 	parents := []plumbing.Hash{tip}
 	if !branchCommit.IsZero() {
 		parents = append(parents, branchCommit)
 	}
-	root, err = b.setPath(root, ledgerPath(r.Node), object.TreeEntry{Mode: filemode.Regular, Hash: bh})
+	root, err := b.setPath(c.TreeHash, ledgerPath(r.Node), object.TreeEntry{Mode: filemode.Regular, Hash: bh})
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	msg, err := receiptMessage(r, moved)
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
-	sig := b.v.signature(when)
-	return b.putCommit(&object.Commit{Author: sig, Committer: sig, Message: string(msg), TreeHash: root, ParentHashes: parents})
+	return b.putCommit(&object.Commit{Author: sig, Committer: sig, Message: msg, TreeHash: root, ParentHashes: parents})
 }
 
 // Receipts calls fn for every receipt in the ledger, newest first.
-//
-// A rendered receipt at the ledger tip whose commit has not reached the
-// branch (a publish in flight, or one that died between its two ref moves)
-// is left out: it has not taken effect.
 func (v *Vault) Receipts(fn func(Record) error) error {
 	h, err := v.ledgerHead()
 	if err != nil {
@@ -174,26 +174,10 @@ func (v *Vault) Receipts(fn func(Record) error) error {
 	return nil
 }
 
-// ledgerHead is the ledger tip as readers see it: the tip, or its first
-// parent when the tip is a receipt whose branch commit never landed.
+// ledgerHead is the ledger tip as readers see it. A writer moves the branch
+// before the ledger, so every receipt on the ledger has taken effect.
 func (v *Vault) ledgerHead() (plumbing.Hash, error) {
-	h, err := v.readRef(LedgerRef)
-	if err != nil || h.IsZero() {
-		return h, err
-	}
-	tip, err := v.readRef(v.Branch())
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
-	phantom, err := v.phantomReceipt(h, tip)
-	if err != nil || !phantom {
-		return h, err
-	}
-	c, err := v.commit(h)
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
-	return c.ParentHashes[0], nil
+	return v.readRef(LedgerRef)
 }
 
 // errNoLedger explains a vault whose ledger ref is missing.

@@ -6,12 +6,15 @@ import (
 	"crypto/rand"
 	"crypto/sha1"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -19,23 +22,41 @@ import (
 	"github.com/prose-store/prose/internal/durable"
 )
 
-// objectBatch writes loose git objects durably, in a batch: every object is
-// written to a temporary file, all temporary files are fsynced, renamed into
-// place, and each touched directory is fsynced once. Only after flush returns
-// may a ref point at the objects.
+// objectBatch writes git objects durably, in a batch. The first objects
+// are written as loose objects, each to a temporary file; past
+// packThreshold the rest stream into one packfile. flush makes every
+// temporary file durable, renames them into place, and makes the renames
+// durable. Only after flush returns may a ref point at the objects.
 type objectBatch struct {
 	v       *Vault
 	pending []pendingObject
+	pack    *packWriter
 	seen    map[plumbing.Hash]bool
 	trees   map[plumbing.Hash][]byte // trees written by this batch, readable before flush
+	// sources maps a blob to the file it was read from, so the working
+	// tree can be written from it rather than from the object store.
+	sources map[plumbing.Hash]string
+	packs   packIndexes
+	now     time.Time
 }
+
+// packThreshold is how many objects a batch writes loose before it starts a
+// pack: git keeps fetched objects loose below 100 (transfer.unpackLimit),
+// for the same reason — a few loose objects are cheaper than a pack, and
+// thousands are far dearer.
+const packThreshold = 100
+
+// looseTempPrefix names the temporary files of loose objects in
+// .git/objects/. Git's `git prune` removes its own tmp_* files there, never
+// these; the vault's repair removes ones a killed writer left.
+const looseTempPrefix = "prose_obj_"
 
 type pendingObject struct {
 	tmp, final string
 }
 
 func (v *Vault) newBatch() *objectBatch {
-	return &objectBatch{v: v, seen: map[plumbing.Hash]bool{}, trees: map[plumbing.Hash][]byte{}}
+	return &objectBatch{v: v, seen: map[plumbing.Hash]bool{}, trees: map[plumbing.Hash][]byte{}, sources: map[plumbing.Hash]string{}, now: time.Now()}
 }
 
 func (v *Vault) objectPath(h plumbing.Hash) string {
@@ -43,17 +64,32 @@ func (v *Vault) objectPath(h plumbing.Hash) string {
 	return filepath.Join(v.gitDir, "objects", s[:2], s[2:])
 }
 
-// has reports whether the repository already holds h (loose or packed).
+// has reports whether the repository already holds h, loose or packed. An
+// object found is refreshed as git refreshes an object it would write (the
+// loose file's or the pack's mtime set to now), so that a concurrent `git
+// gc` or `git prune`, which keep recent objects and everything they reach,
+// never deletes an object this batch is about to reference. An object that
+// cannot be refreshed counts as absent and is written again.
 func (b *objectBatch) has(h plumbing.Hash) bool {
 	if b.seen[h] {
 		return true
 	}
-	if _, err := os.Lstat(b.v.objectPath(h)); err == nil {
-		return true
+	found := ""
+	if p := b.v.objectPath(h); fileExists(p) {
+		found = p
+	} else {
+		found = b.packs.find(b.v.gitDir, h)
 	}
-	b.v.mu.Lock()
-	defer b.v.mu.Unlock()
-	return b.v.storage.HasEncodedObject(h) == nil
+	if found == "" || os.Chtimes(found, b.now, b.now) != nil {
+		return false
+	}
+	b.seen[h] = true
+	return true
+}
+
+func fileExists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
 }
 
 // objectHash is the git object id of content data of type t. It uses the
@@ -82,10 +118,7 @@ func (b *objectBatch) put(t plumbing.ObjectType, data []byte) (plumbing.Hash, er
 	if t == plumbing.TreeObject {
 		b.trees[h] = data
 	}
-	err := b.write(h, func(w io.Writer) error {
-		if _, err := fmt.Fprintf(w, "%s %d\x00", t, len(data)); err != nil {
-			return err
-		}
+	err := b.write(h, t, int64(len(data)), func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err
 	})
@@ -95,6 +128,7 @@ func (b *objectBatch) put(t plumbing.ObjectType, data []byte) (plumbing.Hash, er
 // putFile streams the file at path as a blob that must hash to want. A file
 // that changed since it was scanned is refused rather than half-published.
 func (b *objectBatch) putFile(path string, size int64, want plumbing.Hash) error {
+	b.sources[want] = path
 	if b.has(want) {
 		return nil
 	}
@@ -103,12 +137,8 @@ func (b *objectBatch) putFile(path string, size int64, want plumbing.Hash) error
 		return err
 	}
 	defer f.Close()
-	return b.write(want, func(w io.Writer) error {
-		hdr := "blob " + strconv.FormatInt(size, 10) + "\x00"
+	return b.write(want, plumbing.BlobObject, size, func(w io.Writer) error {
 		sum := plumbing.NewHasher(plumbing.BlobObject, size)
-		if _, err := io.WriteString(w, hdr); err != nil {
-			return err
-		}
 		n, err := io.Copy(io.MultiWriter(w, sum), f)
 		if err != nil {
 			return err
@@ -120,20 +150,31 @@ func (b *objectBatch) putFile(path string, size int64, want plumbing.Hash) error
 	})
 }
 
-func (b *objectBatch) write(h plumbing.Hash, fill func(io.Writer) error) error {
+// write stores one object of type t and size whose content fill writes:
+// loose for the first packThreshold objects of the batch, then in the pack.
+func (b *objectBatch) write(h plumbing.Hash, t plumbing.ObjectType, size int64, fill func(io.Writer) error) error {
 	final := b.v.objectPath(h)
-	dir := filepath.Dir(final)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("write git object: %w", err)
-	}
-	var rnd [6]byte
-	_, _ = rand.Read(rnd[:])
-	// Temporary objects live in objects/ itself, so a crashed writer's
-	// leftovers are found with one directory read.
-	tmp := filepath.Join(b.v.gitDir, "objects", "tmp_obj_"+hex.EncodeToString(rnd[:]))
 	if err := durable.Inject(durable.StepWrite, final); err != nil {
 		return fmt.Errorf("write git object %s: %w", h, err)
 	}
+	if b.pack == nil && len(b.pending) >= packThreshold {
+		p, err := newPackWriter(b.v.gitDir, randomName())
+		if err != nil {
+			return fmt.Errorf("write git pack: %w", err)
+		}
+		b.pack = p
+	}
+	if b.pack != nil {
+		if err := b.pack.add(h, t, size, fill); err != nil {
+			return fmt.Errorf("write git object %s: %w", h, err)
+		}
+		b.seen[h] = true
+		return nil
+	}
+	// Temporary objects live in objects/ itself, so a crashed writer's
+	// leftovers are found with one directory read; the fan-out directory
+	// is created only at the rename (see renameObject).
+	tmp := filepath.Join(b.v.gitDir, "objects", looseTempPrefix+randomName())
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
 	if err != nil {
 		return fmt.Errorf("write git object: %w", err)
@@ -142,7 +183,11 @@ func (b *objectBatch) write(h plumbing.Hash, fill func(io.Writer) error) error {
 	zw := zlibPool.Get().(*zlib.Writer)
 	defer zlibPool.Put(zw)
 	zw.Reset(&buf)
-	werr := fill(flushingWriter{zw: zw, buf: &buf, f: f})
+	fw := flushingWriter{zw: zw, buf: &buf, f: f}
+	_, werr := fmt.Fprintf(fw, "%s %d\x00", t, size)
+	if werr == nil {
+		werr = fill(fw)
+	}
 	if werr == nil {
 		werr = zw.Close()
 	}
@@ -161,6 +206,12 @@ func (b *objectBatch) write(h plumbing.Hash, fill func(io.Writer) error) error {
 	b.pending = append(b.pending, pendingObject{tmp: tmp, final: final})
 	b.seen[h] = true
 	return nil
+}
+
+func randomName() string {
+	var rnd [8]byte
+	_, _ = rand.Read(rnd[:])
+	return hex.EncodeToString(rnd[:])
 }
 
 var zlibPool = sync.Pool{New: func() any {
@@ -192,21 +243,36 @@ func (w flushingWriter) Write(p []byte) (int, error) {
 
 // flush makes every object of the batch durable at its final path: the
 // temporary files are made durable, renamed into place, and the renames are
-// made durable. With several objects, one syncfs(2) before and one after
-// the renames replaces an fsync per file and per directory (the batch is a
-// handful of small files, and a syncfs costs about one fsync).
+// made durable. With several files, one syncfs(2) before and one after the
+// renames replaces an fsync per file and per directory (a syncfs costs
+// about one fsync).
 func (b *objectBatch) flush() error {
-	defer func() { b.pending = nil }()
+	defer func() { b.pending, b.pack = nil, nil }()
 	objects := filepath.Join(b.v.gitDir, "objects")
-	batch := b.v.fsync && len(b.pending) > 2
-	var firstErr error
+	var temps []string // every temporary file, in rename order
 	for _, p := range b.pending {
-		if err := durable.Inject(durable.StepFsync, p.final); err != nil {
+		temps = append(temps, p.tmp)
+	}
+	if b.pack != nil {
+		if err := b.pack.finish(); err != nil {
+			b.abort()
+			return fmt.Errorf("write git pack: %w", err)
+		}
+		temps = append(temps, b.pack.tmp, b.pack.idxTmp)
+	}
+	if len(temps) == 0 {
+		return nil
+	}
+	batch := b.v.fsync && len(temps) > 2
+	var firstErr error
+	for i, tmp := range temps {
+		final := b.finalPath(i)
+		if err := durable.Inject(durable.StepFsync, final); err != nil {
 			firstErr = err
 			break
 		}
 		if b.v.fsync && !batch {
-			if firstErr = syncFile(p.tmp); firstErr != nil {
+			if firstErr = syncFile(tmp); firstErr != nil {
 				break
 			}
 		}
@@ -215,8 +281,8 @@ func (b *objectBatch) flush() error {
 		var ok bool
 		if ok, firstErr = syncFS(objects); !ok {
 			batch = false
-			for _, p := range b.pending {
-				if firstErr = syncFile(p.tmp); firstErr != nil {
+			for _, tmp := range temps {
+				if firstErr = syncFile(tmp); firstErr != nil {
 					break
 				}
 			}
@@ -226,19 +292,24 @@ func (b *objectBatch) flush() error {
 		b.abort()
 		return fmt.Errorf("sync git objects: %w", firstErr)
 	}
-	dirs := map[string]bool{objects: true}
-	for i, p := range b.pending {
-		if err := durable.Inject(durable.StepRename, p.final); err != nil {
-			b.pending = b.pending[i:]
-			b.abort()
+	dirs := map[string]bool{}
+	for i, tmp := range temps {
+		final := b.finalPath(i)
+		err := durable.Inject(durable.StepRename, final)
+		if err == nil {
+			err = renameObject(tmp, final)
+		}
+		if err != nil {
+			for _, t := range temps[i:] {
+				os.Remove(t)
+			}
 			return fmt.Errorf("store git object: %w", err)
 		}
-		if err := os.Rename(p.tmp, p.final); err != nil {
-			b.pending = b.pending[i:]
-			b.abort()
-			return fmt.Errorf("store git object: %w", err)
-		}
-		dirs[filepath.Dir(p.final)] = true
+		dirs[filepath.Dir(final)] = true
+	}
+	dirs[objects] = true // a fan-out directory may have been created
+	if b.pack != nil {
+		b.v.reindex()
 	}
 	for d := range dirs {
 		if err := durable.Inject(durable.StepDirSync, d); err != nil {
@@ -262,6 +333,35 @@ func (b *objectBatch) flush() error {
 	return nil
 }
 
+// finalPath is where the i-th temporary file of flush goes: the loose
+// objects, then the pack, then its index (renamed last: git and go-git find
+// a pack by its index).
+func (b *objectBatch) finalPath(i int) string {
+	if i < len(b.pending) {
+		return b.pending[i].final
+	}
+	if i == len(b.pending) {
+		return b.pack.pack
+	}
+	return b.pack.idx
+}
+
+// renameObject renames a temporary object into place. `git prune-packed`
+// (run by `git gc`) removes empty fan-out directories at any moment, so the
+// directory is created at the rename, and the rename tried again when it
+// vanished in between.
+func renameObject(tmp, final string) error {
+	for attempt := 0; ; attempt++ {
+		err := os.Rename(tmp, final)
+		if err == nil || attempt == 3 || !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		if err := os.Mkdir(filepath.Dir(final), 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+	}
+}
+
 func syncFile(path string) error {
 	f, err := os.Open(path)
 	if err != nil {
@@ -275,7 +375,10 @@ func (b *objectBatch) abort() {
 	for _, p := range b.pending {
 		os.Remove(p.tmp)
 	}
-	b.pending = nil
+	if b.pack != nil {
+		b.pack.abort()
+	}
+	b.pending, b.pack = nil, nil
 }
 
 // tree reads a tree, including trees this batch wrote but has not flushed.

@@ -247,6 +247,7 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 		if idx, err = v.readIndexRepaired(tip); err != nil {
 			return nil, err
 		}
+		defer idx.release() // land writes it; any earlier return gives it up
 		clock.mark("readIndex")
 		edits, err := v.checkClean(changes, idx)
 		if err != nil {
@@ -261,39 +262,28 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 	if err != nil {
 		return nil, err
 	}
-	if err := b.flush(); err != nil {
-		return nil, fmt.Errorf("publish %s: %w", node, err)
-	}
-	th.remember()
-	clock.mark("objects")
-	// The ledger moves first, then the branch: the branch is the truth, and
-	// a ledger receipt whose commit never reached the branch is rolled back
-	// by the next writer's repair.
-	if err := v.moveRef(LedgerRef, ledgerTip, ledgerCommit); err != nil {
-		return nil, err
-	}
-	if status == "rendered" {
-		if err := v.moveRef(v.Branch(), tip, branchCommit); err != nil {
-			return nil, err
-		}
+	l := &landing{
+		batch:   b,
+		branch:  refMove{tip, branchCommit},
+		ledger:  refMove{ledgerTip, ledgerCommit},
+		receipt: r.ContentHash,
+		changes: changes,
+		idx:     idx,
 	}
 	res.Commit, res.Ledger = branchCommit, ledgerCommit
-	clock.mark("refs")
+	done, err := v.land(l)
+	if done != nil {
+		res.HandEdits = done.HandEdits
+		th.remember() // the objects are durable
+	}
+	clock.mark("land")
 	res.Phases = clock.phases
-	if status == "rendered" {
-		edits, err := v.applyChangesReport(changes, idx)
-		res.HandEdits = edits
-		if err != nil {
-			return res, fmt.Errorf("publish %s: committed %s, but updating the working tree failed (the next prose command repairs it): %w", node, branchCommit, err)
+	if err != nil {
+		var le *LandedError
+		if errors.As(err, &le) {
+			return res, fmt.Errorf("publish %s: %w", node, err)
 		}
-		if err := v.writeIndex(idx); err != nil {
-			return res, err
-		}
-		if err := v.setWorktreeState(branchCommit); err != nil {
-			return res, err
-		}
-		clock.mark("worktree+index")
-		res.Phases = clock.phases
+		return nil, fmt.Errorf("publish %s: %w", node, err)
 	}
 	return res, nil
 }

@@ -118,7 +118,7 @@ func (v *Vault) RecordReceipt(ctx context.Context, node string, status receipt.S
 	if err := b.flush(); err != nil {
 		return nil, err
 	}
-	if err := v.moveRef(LedgerRef, ledgerTip, lc); err != nil {
+	if _, err := v.moveRef(LedgerRef, ledgerTip, lc); err != nil {
 		return nil, err
 	}
 	return r, nil

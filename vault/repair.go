@@ -7,22 +7,24 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/prose-store/prose/canon"
 	"github.com/prose-store/prose/internal/durable"
+	"github.com/prose-store/prose/receipt"
 )
 
 // repair finishes what a crashed writer left: temporary files are removed,
 // a rendered receipt that reached the branch but not the ledger is appended
-// to the ledger, and the working tree and index are brought to the branch.
+// to the ledger (rollForwardLedger), and the working tree and index are
+// brought to the branch. It never removes a receipt.
 // It runs under the writer lock, before every write.
 func (v *Vault) repair() error {
 	v.cleanTemps()
-	v.removeStaleIndexLock()
-	v.removeStaleRefLock()
+	v.removeStaleGitLock("index.lock")
+	v.removeStaleGitLock("ref.lock")
 	tip, err := v.readRef(v.Branch())
 	if err != nil {
 		return err
@@ -30,7 +32,7 @@ func (v *Vault) repair() error {
 	if tip.IsZero() {
 		return fmt.Errorf("vault branch %s does not exist; the vault is damaged (restore .git from a clone)", v.Branch())
 	}
-	if err := v.repairLedger(tip); err != nil {
+	if err := v.rollForwardLedger(tip); err != nil {
 		return err
 	}
 	state, ok := v.worktreeState()
@@ -53,85 +55,107 @@ func (v *Vault) repair() error {
 
 // readIndexRepaired reads the git index; a damaged one (a crash while it
 // was written, since it is not fsynced) is rebuilt from the branch tip.
+//
+// The index comes back held (openIndex): the caller writes it or releases
+// it.
 func (v *Vault) readIndexRepaired(tip plumbing.Hash) (*gitIndex, error) {
-	idx, err := v.readIndex()
+	idx, err := v.openIndex()
 	if errors.Is(err, errIndexDamaged) {
 		if _, err = v.syncWorktree(plumbing.ZeroHash, tip); err == nil {
-			idx, err = v.readIndex()
+			idx, err = v.openIndex()
 		}
 	}
 	return idx, err
 }
 
-// repairLedger rolls back a ledger receipt whose branch commit never
-// reached the branch: the writer moved the ledger ref, then died before
-// moving the branch ref. The branch is the truth, so the receipt never took
-// effect.
-func (v *Vault) repairLedger(tip plumbing.Hash) error {
+// rollForwardLedger finishes a write that moved the branch but died before
+// moving the ledger (see land): the receipt the branch commit carries is
+// appended to the ledger, as the same commit the writer would have made. It
+// is the only repair of refs, and it only ever adds.
+//
+// The branch is walked along first parents to the newest commit that
+// carries a receipt. Its receipt is missing from the ledger exactly when it
+// is the next receipt of its node: its prev is the node's last ledger
+// receipt (or both are absent). Any other receipt commit — an older one the
+// branch was reset to, a rewritten copy of one the ledger holds — is left
+// as it is; fsck reports ledger receipts whose commits left the branch.
+func (v *Vault) rollForwardLedger(tip plumbing.Hash) error {
 	ledgerTip, err := v.readRef(LedgerRef)
 	if err != nil || ledgerTip.IsZero() {
 		return err
 	}
-	phantom, err := v.phantomReceipt(ledgerTip, tip)
-	if err != nil || !phantom {
+	c, r, err := v.newestReceiptCommit(tip)
+	if err != nil || c == nil {
 		return err
 	}
-	lc, err := v.commit(ledgerTip)
+	last, err := v.lastReceiptAt(ledgerTip, r.Node)
 	if err != nil {
 		return err
 	}
-	return v.moveRef(LedgerRef, ledgerTip, lc.ParentHashes[0])
+	if !nextReceipt(r, last) {
+		return nil
+	}
+	b := v.newBatch()
+	lh, err := b.appendLedgerMessage(ledgerTip, r, c.Message, c.Hash, c.Committer)
+	if err != nil {
+		return fmt.Errorf("record receipt %s of commit %s in the ledger: %w", r.ContentHash, c.Hash, err)
+	}
+	if err := b.flush(); err != nil {
+		return err
+	}
+	if _, err := v.moveRef(LedgerRef, ledgerTip, lh); err != nil {
+		return fmt.Errorf("record receipt %s of commit %s in the ledger: %w", r.ContentHash, c.Hash, err)
+	}
+	fmt.Fprintf(os.Stderr, "prose: recorded receipt %s of commit %s in the ledger (a writer stopped between its two ref moves)\n", r.ContentHash, c.Hash.String()[:12])
+	return nil
 }
 
-// phantomReceipt reports whether the ledger commit at ledgerTip carries a
-// rendered receipt whose branch commit is not in the branch's history.
-// Only the ledger tip can be one: every writer repairs before it appends.
-func (v *Vault) phantomReceipt(ledgerTip, branchTip plumbing.Hash) (bool, error) {
-	lc, err := v.commit(ledgerTip)
-	if err != nil {
-		return false, err
+// nextReceipt reports whether r directly follows last in its node's chain.
+func nextReceipt(r, last *receipt.Receipt) bool {
+	if last == nil {
+		return r.Prev == nil
 	}
-	if len(lc.ParentHashes) != 2 {
-		return false, nil
-	}
-	in, err := v.isAncestor(lc.ParentHashes[1], branchTip)
-	return !in, err
+	return r.Prev != nil && *r.Prev == last.ContentHash && r.ContentHash != last.ContentHash
 }
 
-// isAncestor reports whether commit a is b or an ancestor of b. The walk
-// stops at commits more than a day older than a, whose history cannot hold
-// it (a day of slack absorbs clock skew between machines).
-func (v *Vault) isAncestor(a, b plumbing.Hash) (bool, error) {
-	if a == b {
-		return true, nil
+// newestReceiptCommit walks the branch from tip along first parents to the
+// first commit whose message carries a receipt; nil when there is none.
+func (v *Vault) newestReceiptCommit(tip plumbing.Hash) (*object.Commit, *receipt.Receipt, error) {
+	for h := tip; !h.IsZero(); {
+		c, err := v.commit(h)
+		if err != nil {
+			return nil, nil, err
+		}
+		if r, ok, err := parseReceiptMessage(c.Message); ok && err == nil {
+			return c, r, nil
+		}
+		if len(c.ParentHashes) == 0 {
+			break
+		}
+		h = c.ParentHashes[0]
 	}
-	ca, err := v.commit(a)
-	if err != nil {
-		return false, nil // not even in the repository
-	}
-	horizon := ca.Committer.When.Add(-24 * time.Hour)
+	return nil, nil, nil
+}
+
+// reachable returns every commit reachable from tip, whatever the commit
+// dates: ancestry is decided by the graph alone.
+func (v *Vault) reachable(tip plumbing.Hash) (map[plumbing.Hash]bool, error) {
 	seen := map[plumbing.Hash]bool{}
-	stack := []plumbing.Hash{b}
+	stack := []plumbing.Hash{tip}
 	for len(stack) > 0 {
 		h := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		if h == a {
-			return true, nil
-		}
-		if seen[h] {
+		if h.IsZero() || seen[h] {
 			continue
 		}
 		seen[h] = true
 		c, err := v.commit(h)
 		if err != nil {
-			return false, err
-		}
-		if c.Committer.When.Before(horizon) {
-			continue
+			return nil, err
 		}
 		stack = append(stack, c.ParentHashes...)
 	}
-	return false, nil
+	return seen, nil
 }
 
 // cleanTemps removes temporary files that a killed writer left behind.
@@ -142,11 +166,17 @@ func (v *Vault) cleanTemps() {
 			os.RemoveAll(v.StatePath("tmp", e.Name()))
 		}
 	}
-	objects := filepath.Join(v.gitDir, "objects")
-	ents, _ := os.ReadDir(objects)
-	for _, e := range ents {
-		if strings.HasPrefix(e.Name(), "tmp_obj_") {
-			os.Remove(filepath.Join(objects, e.Name()))
+	// Only prose's own temporary objects: tmp_* files belong to git, and
+	// one may be in use by a git command running now.
+	for _, d := range []struct{ dir, prefix string }{
+		{filepath.Join(v.gitDir, "objects"), looseTempPrefix},
+		{filepath.Join(v.gitDir, "objects", "pack"), packTempPrefix},
+	} {
+		ents, _ := os.ReadDir(d.dir)
+		for _, e := range ents {
+			if strings.HasPrefix(e.Name(), d.prefix) {
+				os.Remove(filepath.Join(d.dir, e.Name()))
+			}
 		}
 	}
 	for _, d := range []string{filepath.Join(v.gitDir, "refs", "heads"), filepath.Join(v.gitDir, "refs", "prose"), v.StatePath(), v.StatePath("cache")} {

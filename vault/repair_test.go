@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -24,39 +25,138 @@ func TestMissingLedgerIsRefusedWithTheFetchHint(t *testing.T) {
 	}
 }
 
-// A writer that dies between the ledger and branch ref moves leaves a
-// receipt that never took effect: readers leave it out, and the next writer
-// rolls it back even after another commit landed on the branch.
-func TestPhantomReceiptIsHiddenThenRolledBack(t *testing.T) {
+// gitAt runs git in the vault with a pinned committer date, as clock skew,
+// `rebase --committer-date-is-author-date` or GIT_COMMITTER_DATE give.
+func gitAt(t *testing.T, v *Vault, date string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = v.Root()
+	cmd.Env = append(os.Environ(), "GIT_COMMITTER_DATE="+date, "GIT_AUTHOR_DATE="+date,
+		"GIT_AUTHOR_NAME=u", "GIT_AUTHOR_EMAIL=u@x", "GIT_COMMITTER_NAME=u", "GIT_COMMITTER_EMAIL=u@x")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+func receiptCount(t *testing.T, v *Vault) int {
+	t.Helper()
+	recs, err := v.AllReceipts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(recs)
+}
+
+// A writer that dies between the branch and ledger ref moves leaves a
+// branch commit whose receipt the ledger lacks. The next writer records it,
+// even after a user commit with a committer date years older landed on top:
+// repair only rolls forward, and never by dates.
+func TestCrashBetweenRefMovesRollsTheLedgerForward(t *testing.T) {
 	requireGit(t)
 	v := newVault(t)
 	src := filepath.Join(t.TempDir(), "src")
 	writeTree(t, src, map[string]string{"a.txt": "one"})
 	publish(t, v, "n", src, PublishOptions{})
 	writeTree(t, src, map[string]string{"a.txt": "two"})
-	restore := durable.SetFault(durable.FailAt(durable.StepRename, "refs/heads"))
-	_, err := v.Publish(context.Background(), "n", src, PublishOptions{})
+	restore := durable.SetFault(durable.FailAt(durable.StepRename, filepath.Join(v.GitDir(), "refs", "prose")))
+	res, err := v.Publish(context.Background(), "n", src, PublishOptions{})
 	restore()
-	if !errors.Is(err, durable.ErrInjected) {
-		t.Fatalf("publish: %v", err)
+	var le *LandedError
+	if !errors.As(err, &le) || le.Receipt != res.Receipt.ContentHash {
+		t.Fatalf("publish: %v, want a landed error naming %s", err, res.Receipt.ContentHash)
 	}
-	recs, err := v.AllReceipts()
-	if err != nil || len(recs) != 1 {
-		t.Fatalf("readers see %d receipts (%v), want the 1 that took effect", len(recs), err)
-	}
-	// Another commit lands on the branch before any prose writer runs.
-	if _, err := v.CommitFiles(context.Background(), "test", "user change\n", map[string][]byte{"src/x.md": []byte("x")}); err != nil {
+	writeTree(t, filepath.Join(v.Root(), "src"), map[string]string{"x.md": "x"})
+	gitAt(t, v, "2001-01-01T00:00:00Z", "add", "src")
+	gitAt(t, v, "2001-01-01T00:00:00Z", "commit", "-qm", "user change with an old date")
+	if err := v.Repair(context.Background()); err != nil {
 		t.Fatal(err)
+	}
+	if n := receiptCount(t, v); n != 2 {
+		t.Fatalf("%d receipts after repair, want 2", n)
+	}
+	last, _ := v.LastReceipt("n")
+	if last == nil || last.ContentHash != res.Receipt.ContentHash {
+		t.Fatalf("last receipt %v, want the one that landed on the branch", last)
 	}
 	rep, err := v.Fsck(context.Background())
 	if err != nil || !rep.OK() {
 		t.Fatalf("fsck: %+v %v", rep, err)
 	}
-	// The content that never landed is rendered, not skipped.
-	if r := publish(t, v, "n", src, PublishOptions{}); r.Receipt.Status != "rendered" {
-		t.Fatalf("republish after the rollback: %s", r.Receipt.Status)
+	if r := publish(t, v, "n", src, PublishOptions{}); r.Receipt.Status != "skipped" {
+		t.Fatalf("republish of the landed content: %s", r.Receipt.Status)
 	}
 	checkGitClean(t, v)
+}
+
+// User commits and rewrites never cost a receipt. A commit with an old
+// committer date on top of prose's commit used to make the last receipt look
+// unfinished; an amend or a reset of prose's commit takes the receipt's
+// commit off the branch, which fsck reports while the ledger keeps it.
+func TestUserRewritesKeepEveryReceipt(t *testing.T) {
+	requireGit(t)
+	for _, tc := range []struct {
+		name    string
+		rewrite func(t *testing.T, v *Vault)
+		off     bool // the receipt's commit leaves the branch
+	}{
+		{"old committer date", func(t *testing.T, v *Vault) {
+			writeTree(t, filepath.Join(v.Root(), "src"), map[string]string{"x.md": "x"})
+			gitAt(t, v, "1990-06-01T00:00:00Z", "add", "src")
+			gitAt(t, v, "1990-06-01T00:00:00Z", "commit", "-qm", "skewed clock")
+		}, false},
+		{"amend", func(t *testing.T, v *Vault) {
+			gitAt(t, v, "2002-01-01T00:00:00Z", "commit", "-q", "--amend", "--no-edit")
+		}, true},
+		{"amend with a new message", func(t *testing.T, v *Vault) {
+			gitAt(t, v, "2002-01-01T00:00:00Z", "commit", "-q", "--amend", "-m", "reworded")
+		}, true},
+		{"reset", func(t *testing.T, v *Vault) {
+			gitAt(t, v, "2002-01-01T00:00:00Z", "reset", "-q", "--hard", "HEAD~1")
+		}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := newVault(t)
+			src := filepath.Join(t.TempDir(), "src")
+			writeTree(t, src, map[string]string{"a.txt": "one"})
+			publish(t, v, "n", src, PublishOptions{})
+			writeTree(t, src, map[string]string{"a.txt": "two"})
+			second := publish(t, v, "n", src, PublishOptions{})
+			tc.rewrite(t, v)
+			if err := v.Repair(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if n := receiptCount(t, v); n != 2 {
+				t.Fatalf("%d receipts after the rewrite and a repair, want 2", n)
+			}
+			last, _ := v.LastReceipt("n")
+			if last == nil || last.ContentHash != second.Receipt.ContentHash {
+				t.Fatalf("last receipt %v, want %s", last, second.Receipt.ContentHash)
+			}
+			off, err := v.OffBranchReceipts()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.off != (len(off) == 1 && strings.Contains(off[0].Where, second.Receipt.ContentHash)) {
+				t.Fatalf("off-branch receipts: %v, want the second receipt reported: %v", off, tc.off)
+			}
+			rep, err := v.Fsck(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := false
+			for _, p := range rep.Problems {
+				found = found || strings.Contains(p.Reason, "is not on the branch")
+			}
+			if found != tc.off {
+				t.Fatalf("fsck problems %v: reports the off-branch receipt = %v, want %v", rep.Problems, found, tc.off)
+			}
+			if n := receiptCount(t, v); n != 2 {
+				t.Fatalf("%d receipts after fsck, want 2", n)
+			}
+		})
+	}
 }
 
 func TestWritesRefuseWhenHeadIsOnAnotherBranch(t *testing.T) {

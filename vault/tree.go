@@ -213,9 +213,11 @@ func (v *Vault) tree(h plumbing.Hash) (*object.Tree, error) {
 	if h.IsZero() {
 		return &object.Tree{}, nil
 	}
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	t, err := object.GetTree(v.storage, h)
+	var t *object.Tree
+	err := v.read(func() (err error) {
+		t, err = object.GetTree(v.storage, h)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("read tree %s: %w", h, err)
 	}
@@ -224,9 +226,11 @@ func (v *Vault) tree(h plumbing.Hash) (*object.Tree, error) {
 
 // commit reads a commit object.
 func (v *Vault) commit(h plumbing.Hash) (*object.Commit, error) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	c, err := object.GetCommit(v.storage, h)
+	var c *object.Commit
+	err := v.read(func() (err error) {
+		c, err = object.GetCommit(v.storage, h)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("read commit %s: %w", h, err)
 	}
@@ -235,18 +239,45 @@ func (v *Vault) commit(h plumbing.Hash) (*object.Commit, error) {
 
 // blob reads a whole blob.
 func (v *Vault) blob(h plumbing.Hash) ([]byte, error) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	bl, err := object.GetBlob(v.storage, h)
+	var data []byte
+	err := v.read(func() error {
+		bl, err := object.GetBlob(v.storage, h)
+		if err != nil {
+			return err
+		}
+		r, err := bl.Reader()
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		data, err = io.ReadAll(r)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("read blob %s: %w", h, err)
 	}
-	r, err := bl.Reader()
+	return data, nil
+}
+
+// read runs fn, which reads the object store, under v.mu. A failure is
+// tried once more after the list of packs is read again: a `git gc` beside
+// prose replaces packs, and go-git keeps the list it read first.
+func (v *Vault) read(fn func() error) error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	err := fn()
 	if err != nil {
-		return nil, err
+		v.storage.Reindex()
+		err = fn()
 	}
-	defer r.Close()
-	return io.ReadAll(r)
+	return err
+}
+
+// reindex makes go-git read the list of packs again.
+func (v *Vault) reindex() {
+	v.mu.Lock()
+	v.storage.Reindex()
+	v.mu.Unlock()
 }
 
 // lookup finds the entry at slash path p under tree root.

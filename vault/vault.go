@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -201,93 +200,57 @@ func (v *Vault) readRef(name plumbing.ReferenceName) (plumbing.Hash, error) {
 var ErrRefMoved = errors.New("ref moved by another command")
 
 // moveRef moves ref name from old to new the way git does, so prose and git
-// commands never both write a ref: <ref>.lock is created exclusively, the
+// commands never both write a ref: <ref>.lock is taken (takeGitLock), the
 // new value is written and fsynced, the ref is checked to still hold old,
 // the lock is renamed over the ref, and the directory is fsynced. go-git
 // rewrites loose refs in place, which a crash can tear, so refs never go
-// through it.
-func (v *Vault) moveRef(name plumbing.ReferenceName, old, new plumbing.Hash) (err error) {
+// through it. moved reports whether the rename happened: an error with
+// moved true means the ref holds new but its durability is in doubt.
+func (v *Vault) moveRef(name plumbing.ReferenceName, old, new plumbing.Hash) (moved bool, err error) {
 	path := filepath.Join(v.gitDir, filepath.FromSlash(string(name)))
-	lockPath := path + ".lock"
 	fail := func(e error) error { return fmt.Errorf("move %s: %w", name, e) }
 	if err := durable.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fail(err)
+		return false, fail(err)
 	}
-	owner := v.StatePath("ref.lock.owner")
-	if err := os.WriteFile(owner, []byte(strconv.Itoa(os.Getpid())+"\n"+lockPath+"\n"), 0o644); err != nil {
-		return fail(err)
-	}
-	defer os.Remove(owner)
 	if err := durable.Inject(durable.StepWrite, path); err != nil {
-		return fail(err)
+		return false, fail(err)
 	}
-	f, err := os.OpenFile(lockPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if errors.Is(err, os.ErrExist) {
-		return fail(fmt.Errorf("%s exists: a git command is updating the ref (retry), or one crashed (then remove the file)", lockPath))
-	}
+	l, err := v.takeGitLock(path, "ref.lock")
 	if err != nil {
-		return fail(err)
+		return false, fail(err)
 	}
-	locked := true
-	defer func() {
-		if locked {
-			os.Remove(lockPath)
-		}
-	}()
-	_, err = f.WriteString(new.String() + "\n")
+	defer l.release()
+	_, err = l.f.WriteString(new.String() + "\n")
 	if err == nil {
 		if err = durable.Inject(durable.StepFsync, path); err == nil && v.fsync {
-			err = f.Sync()
+			err = l.f.Sync()
 		}
 	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
 	if err != nil {
-		return fail(err)
+		return false, fail(err)
 	}
 	cur, err := v.readRef(name)
 	if err != nil {
-		return fail(err)
+		return false, fail(err)
 	}
 	if cur != old {
-		return fail(fmt.Errorf("%w: it now points at %s, not %s; nothing was published, run the command again", ErrRefMoved, cur, old))
+		return false, fail(fmt.Errorf("%w: it now points at %s, not %s; nothing was published, run the command again", ErrRefMoved, cur, old))
 	}
 	if err := durable.Inject(durable.StepRename, path); err != nil {
-		return fail(err)
+		return false, fail(err)
 	}
-	if err := os.Rename(lockPath, path); err != nil {
-		return fail(err)
+	if err := l.commit(); err != nil {
+		return false, fail(err)
 	}
-	locked = false
 	if err := durable.Inject(durable.StepDirSync, filepath.Dir(path)); err != nil {
-		return fail(err)
+		return true, fail(err)
 	}
 	if v.fsync {
 		if err := durable.SyncDir(filepath.Dir(path)); err != nil {
-			return fail(err)
+			return true, fail(err)
 		}
 	}
-	return nil
-}
-
-// removeStaleRefLock removes a <ref>.lock that a prose writer which has
-// since died left behind.
-func (v *Vault) removeStaleRefLock() {
-	owner := v.StatePath("ref.lock.owner")
-	data, err := os.ReadFile(owner)
-	if err != nil {
-		return
-	}
-	pidText, lockPath, _ := strings.Cut(strings.TrimSpace(string(data)), "\n")
-	pid, err := strconv.Atoi(pidText)
-	if err == nil && pid != os.Getpid() && processAlive(pid) {
-		return
-	}
-	if strings.HasPrefix(lockPath, v.gitDir+string(filepath.Separator)) && strings.HasSuffix(lockPath, ".lock") {
-		os.Remove(lockPath)
-	}
-	os.Remove(owner)
+	return true, nil
 }
 
 // checkHead refuses to write when HEAD is not on the vault's branch: prose

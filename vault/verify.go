@@ -90,3 +90,31 @@ func (v *Vault) VerifyReceipts() (*ReceiptReport, error) {
 	}
 	return rep, nil
 }
+
+// OffBranchReceipts reports every rendered receipt on the ledger whose
+// branch commit is not in the branch's history. A writer moves the branch
+// before the ledger, so only a rewrite of the branch by hand (git commit
+// --amend, git reset, a rebase) leaves one: the receipt is kept and
+// reported, never removed. Ancestry is decided by the commit graph alone,
+// whatever the commit dates.
+func (v *Vault) OffBranchReceipts() ([]Problem, error) {
+	tip, err := v.readRef(v.Branch())
+	if err != nil {
+		return nil, err
+	}
+	on, err := v.reachable(tip)
+	if err != nil {
+		return nil, err
+	}
+	var probs []Problem
+	err = v.Receipts(func(rec Record) error {
+		if !rec.Commit.IsZero() && !on[rec.Commit] {
+			probs = append(probs, Problem{
+				Where:  fmt.Sprintf("receipt %s (%s)", rec.Receipt.ContentHash, rec.Receipt.Node),
+				Reason: fmt.Sprintf("its commit %s is not on the branch %s: the branch was rewritten by hand (git commit --amend, git reset or a rebase); the receipt is kept in the ledger. Restore the commit (git reflog) or publish the node again", rec.Commit, v.cfg.Branch),
+			})
+		}
+		return nil
+	})
+	return probs, err
+}

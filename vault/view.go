@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -93,6 +94,7 @@ func (c *sumCache) save() {
 		return
 	}
 	var buf []byte
+	_ = os.MkdirAll(filepath.Dir(c.file), 0o755)
 	if _, err := os.Stat(c.file); err != nil {
 		buf = append(buf, c.id...)
 	}

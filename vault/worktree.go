@@ -290,13 +290,20 @@ func (v *Vault) checkClean(changes []change, idx *gitIndex) ([]HandEdit, error) 
 // or deleted. It is skipped, its index entry left as it is, and returned so
 // the caller can warn.
 func (v *Vault) applyChangesReport(changes []change, idx *gitIndex) ([]HandEdit, error) {
+	return v.applyChangesFrom(changes, idx, nil)
+}
+
+// applyChangesFrom is applyChangesReport with the files a publish read its
+// blobs from (blob → path): a new file is copied from there, its content
+// checked against the blob id, rather than inflated from the object store.
+func (v *Vault) applyChangesFrom(changes []change, idx *gitIndex, src map[plumbing.Hash]string) ([]HandEdit, error) {
 	var edits []HandEdit
 	for pass := 0; pass < 2; pass++ {
 		for _, c := range changes {
 			if (c.New == nil) != (pass == 0) {
 				continue
 			}
-			e, err := v.apply(c, idx)
+			e, err := v.apply(c, idx, src)
 			if err != nil {
 				return edits, err
 			}
@@ -311,7 +318,7 @@ func (v *Vault) applyChangesReport(changes []change, idx *gitIndex) ([]HandEdit,
 
 // apply brings one path to its new state, or returns the hand edit that
 // stands in the way.
-func (v *Vault) apply(c change, idx *gitIndex) (*HandEdit, error) {
+func (v *Vault) apply(c change, idx *gitIndex, src map[plumbing.Hash]string) (*HandEdit, error) {
 	full := filepath.Join(v.root, filepath.FromSlash(c.Path))
 	oid, st, err := v.worktreeFile(c.Path, idx)
 	if err != nil {
@@ -339,7 +346,7 @@ func (v *Vault) apply(c change, idx *gitIndex) (*HandEdit, error) {
 		return nil, nil
 	}
 	if !exists || oid != c.New.Hash || !modeMatches(full, c.New.Mode) {
-		if err := v.checkout(full, c.New); err != nil {
+		if err := v.checkout(full, c.New, src); err != nil {
 			if b := v.blockingFile(c.Path); b != "" {
 				return &HandEdit{c.Path, "file " + b + " stands where its directory goes; left as it is"}, nil
 			}
@@ -366,8 +373,8 @@ func modeMatches(full string, m filemode.FileMode) bool {
 // made under .prose/tmp (same filesystem, git-ignored) with a short random
 // name: a temp beside the target could exceed the file-name limit for a
 // long name, and one a crash leaves behind would show in git status.
-func (v *Vault) checkout(full string, e *object.TreeEntry) error {
-	data, err := v.blob(e.Hash)
+func (v *Vault) checkout(full string, e *object.TreeEntry, src map[plumbing.Hash]string) error {
+	data, err := v.blobFrom(e.Hash, src[e.Hash])
 	if err != nil {
 		return err
 	}
@@ -451,7 +458,7 @@ func (v *Vault) syncWorktree(from, to plumbing.Hash) ([]HandEdit, error) {
 		}
 		return nil, err
 	}
-	idx, err := v.readIndex()
+	idx, err := v.openIndex()
 	if errors.Is(err, errIndexDamaged) && from.IsZero() {
 		idx, err = &gitIndex{ver: 2}, nil
 	} else if errors.Is(err, errIndexDamaged) {
@@ -464,24 +471,34 @@ func (v *Vault) syncWorktree(from, to plumbing.Hash) ([]HandEdit, error) {
 		// user's staged changes: change nothing and say how to convert it.
 		return nil, err
 	}
+	defer idx.release()
 	edits, err := v.checkClean(changes, idx)
 	if err != nil {
 		return nil, err
 	}
+	kept := changes
 	if len(edits) > 0 {
 		skip := map[string]bool{}
 		for _, e := range edits {
 			skip[e.Path] = true
 		}
-		kept := changes[:0]
+		kept = nil
 		for _, c := range changes {
 			if !skip[c.Path] {
 				kept = append(kept, c)
+				continue
+			}
+			if from.IsZero() && c.New != nil && c.New.Mode != filemode.Dir {
+				// Rebuilding the index from scratch: a tracked file with
+				// unstaged edits stays tracked. Its entry names the
+				// committed blob with no stat data, so git re-hashes the
+				// file and shows it modified, as it was.
+				idx.put(indexEntry{Name: c.Path, OID: c.New.Hash, Mode: uint32(c.New.Mode)})
 			}
 		}
-		changes = kept
 	}
-	if len(changes) > 0 {
+	changes = kept
+	if len(changes) > 0 || (from.IsZero() && len(edits) > 0) {
 		late, err := v.applyChangesReport(changes, idx)
 		edits = append(edits, late...)
 		if err != nil {
@@ -495,4 +512,15 @@ func (v *Vault) syncWorktree(from, to plumbing.Hash) ([]HandEdit, error) {
 		return edits, err
 	}
 	return edits, nil
+}
+
+// blobFrom reads blob h from the file at path when it still holds exactly
+// that content, else from the object store.
+func (v *Vault) blobFrom(h plumbing.Hash, path string) ([]byte, error) {
+	if path != "" {
+		if data, err := os.ReadFile(path); err == nil && objectHash(plumbing.BlobObject, data) == h {
+			return data, nil
+		}
+	}
+	return v.blob(h)
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -223,6 +225,7 @@ func (v *Vault) WriteNode(ctx context.Context, node string, changes map[string][
 	fresh := map[plumbing.Hash][]byte{}
 	newNode := oldNode
 	res := &WriteResult{}
+	entries := make(map[string]object.TreeEntry, len(paths))
 	for _, p := range paths {
 		e := object.TreeEntry{Mode: filemode.Regular}
 		if data := changes[p]; data != nil {
@@ -231,18 +234,14 @@ func (v *Vault) WriteNode(ctx context.Context, node string, changes map[string][
 			}
 			fresh[e.Hash] = data
 		}
-		old, had, err := b.lookup(newNode, p)
-		if err != nil {
-			return nil, err
-		}
-		if had == !e.Hash.IsZero() && old.Hash == e.Hash || !had && e.Hash.IsZero() {
-			continue
-		}
-		if newNode, err = b.setPath(newNode, p, e); err != nil {
-			return nil, fmt.Errorf("write %s: %s: %w", node, p, err)
-		}
-		res.Changed = append(res.Changed, p)
+		entries[p] = e
 	}
+	// Each directory on the way to a change is rewritten once, however
+	// many changes it holds.
+	if newNode, err = b.setPaths(oldNode, entries, "", &res.Changed); err != nil {
+		return nil, fmt.Errorf("write %s: %w", node, err)
+	}
+	slices.Sort(res.Changed)
 	root, err := b.setPath(tc.TreeHash, "published/"+esc, object.TreeEntry{Mode: filemode.Dir, Hash: newNode})
 	if err != nil {
 		return nil, err
@@ -347,6 +346,7 @@ func (v *Vault) WriteNode(ctx context.Context, node string, changes map[string][
 	if err != nil {
 		return nil, err
 	}
+	defer idx.release() // land writes it; any earlier return gives it up
 	for i := range wc {
 		if data, ok := opt.TakeIn[wc[i].Path]; ok && data != nil {
 			// The caller read this hand edit: the write may replace it.
@@ -384,46 +384,76 @@ func (v *Vault) WriteNode(ctx context.Context, node string, changes map[string][
 			return nil, err
 		}
 	}
-	if err := b.flush(); err != nil {
-		return nil, fmt.Errorf("write %s: %w", node, err)
-	}
-	s.cache.save()
-	// Refs move as publish moves them (docs/vault-format.md).
+	l := &landing{batch: b, branch: refMove{tip, commit}, ledger: refMove{ledgerTip, ledgerCommit}, changes: wc, idx: idx}
 	if r != nil {
-		if err := v.moveRef(LedgerRef, ledgerTip, ledgerCommit); err != nil {
-			return nil, err
+		l.receipt = r.ContentHash
+	}
+	done, err := v.land(l)
+	if done != nil {
+		res.HandEdits = done.HandEdits
+	}
+	if err != nil {
+		var le *LandedError
+		if !errors.As(err, &le) {
+			return nil, fmt.Errorf("write %s: %w", node, err)
 		}
 	}
-	if err := v.moveRef(v.Branch(), tip, commit); err != nil {
-		return nil, err
-	}
+	s.cache.save() // the objects it names are durable
 	res.Receipt, res.Moved, res.Commit, res.Ledger = r, moved, commit, ledgerCommit
 	if v.cfg.Format < FormatVersion {
 		v.cfg.Format = FormatVersion
 	}
-	edits, err := v.applyChangesReport(wc, idx)
-	res.HandEdits = edits
 	if err != nil {
-		return res, fmt.Errorf("write %s: committed %s, but updating the working tree failed (the next prose command repairs it): %w", node, commit, err)
+		return res, fmt.Errorf("write %s: %w", node, err)
 	}
-	if err := v.writeIndex(idx); err != nil {
-		return res, err
-	}
-	return res, v.setWorktreeState(commit)
+	return res, nil
 }
 
-// NodeHandEdits lists the working-tree files of node that differ from the
-// branch: edited, added or deleted by hand since prose last wrote them.
+// NodeHandEdits lists the working-tree files of node that differ from what
+// prose last wrote: edited, added or deleted by hand. It compares the
+// working tree with the git index prose keeps in step with the branch (one
+// lstat per file, a read only when the stat data moved, like git status),
+// so it never reads the committed trees.
 func (v *Vault) NodeHandEdits(node string) ([]HandEdit, error) {
-	tip, err := v.readRef(v.Branch())
+	idx, err := v.readIndex()
 	if err != nil {
 		return nil, err
 	}
-	c, err := v.commit(tip)
-	if err != nil {
-		return nil, err
+	dir := "published/" + published.EscapeNode(node)
+	prefix := dir + "/"
+	known := map[string]bool{}
+	var edits []HandEdit
+	for i := idx.search(prefix); i < idx.len(); i++ {
+		name := string(idx.name(i))
+		if !strings.HasPrefix(name, prefix) {
+			break
+		}
+		known[name] = true
+		e := idx.entry(i)
+		oid, exists, err := v.worktreeOID(name, idx)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case !exists:
+			edits = append(edits, HandEdit{name, "deleted by hand"})
+		case oid != e.OID:
+			edits = append(edits, HandEdit{name, "modified by hand"})
+		}
 	}
-	return v.handEdits(c.TreeHash, "published/"+published.EscapeNode(node))
+	base := filepath.Join(v.root, filepath.FromSlash(dir))
+	_ = filepath.WalkDir(base, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		rel, _ := filepath.Rel(v.root, path)
+		rel = filepath.ToSlash(rel)
+		if !known[rel] {
+			edits = append(edits, HandEdit{rel, "added by hand (not in any receipt)"})
+		}
+		return nil
+	})
+	return edits, nil
 }
 
 // NodeReceiptTree returns the node tree the
@@ -546,6 +576,7 @@ func (v *Vault) restoreTakenIn(tip, root plumbing.Hash, takeIn map[string][]byte
 	if err != nil {
 		return err
 	}
+	defer idx.release()
 	if _, err := v.applyChangesReport(wc, idx); err != nil {
 		return err
 	}
@@ -578,3 +609,103 @@ func (v *Vault) DiffNodeTrees(a, b plumbing.Hash) ([]NodeChange, error) {
 // HasObject reports whether the repository holds object h (a tree an old
 // cache names may have been pruned).
 func (v *Vault) HasObject(h plumbing.Hash) bool { return v.newBatch().has(h) }
+
+// setPaths returns tree root with every entry of changes (slash paths
+// relative to root → entry; a zero hash removes) applied, writing each
+// changed tree once. The paths whose entry really changed are appended to
+// changed with prefix.
+func (b *objectBatch) setPaths(root plumbing.Hash, changes map[string]object.TreeEntry, prefix string, changed *[]string) (plumbing.Hash, error) {
+	here := map[string]object.TreeEntry{}
+	below := map[string]map[string]object.TreeEntry{}
+	for p, e := range changes {
+		if name, rest, ok := strings.Cut(p, "/"); ok {
+			if below[name] == nil {
+				below[name] = map[string]object.TreeEntry{}
+			}
+			below[name][rest] = e
+		} else {
+			here[p] = e
+		}
+	}
+	var t *object.Tree
+	if root.IsZero() {
+		t = &object.Tree{}
+	} else {
+		var err error
+		if t, err = b.tree(root); err != nil {
+			return plumbing.ZeroHash, err
+		}
+	}
+	out := make([]object.TreeEntry, 0, len(t.Entries)+len(here))
+	seen := map[string]bool{}
+	dirty := false
+	for _, old := range t.Entries {
+		seen[old.Name] = true
+		if e, ok := here[old.Name]; ok {
+			if _, clash := below[old.Name]; clash {
+				return plumbing.ZeroHash, fmt.Errorf("%s%s is both a file and a folder in one write", prefix, old.Name)
+			}
+			if old.Mode == filemode.Dir {
+				return plumbing.ZeroHash, fmt.Errorf("%s%s is a folder; a file cannot replace it", prefix, old.Name)
+			}
+			if e.Hash != old.Hash {
+				*changed = append(*changed, prefix+old.Name)
+				dirty = true
+			}
+			if !e.Hash.IsZero() {
+				e.Name = old.Name
+				out = append(out, e)
+			}
+			continue
+		}
+		if sub, ok := below[old.Name]; ok {
+			if old.Mode != filemode.Dir {
+				return plumbing.ZeroHash, fmt.Errorf("%s%s is a file, not a folder", prefix, old.Name)
+			}
+			h, err := b.setPaths(old.Hash, sub, prefix+old.Name+"/", changed)
+			if err != nil {
+				return plumbing.ZeroHash, err
+			}
+			if h != old.Hash {
+				dirty = true
+			}
+			if !h.IsZero() {
+				out = append(out, object.TreeEntry{Name: old.Name, Mode: filemode.Dir, Hash: h})
+			}
+			continue
+		}
+		out = append(out, old)
+	}
+	for name, e := range here {
+		if seen[name] || e.Hash.IsZero() {
+			continue
+		}
+		if _, clash := below[name]; clash {
+			return plumbing.ZeroHash, fmt.Errorf("%s%s is both a file and a folder in one write", prefix, name)
+		}
+		e.Name = name
+		out = append(out, e)
+		*changed = append(*changed, prefix+name)
+		dirty = true
+	}
+	for name, sub := range below {
+		if seen[name] {
+			continue
+		}
+		h, err := b.setPaths(plumbing.ZeroHash, sub, prefix+name+"/", changed)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		if !h.IsZero() {
+			out = append(out, object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: h})
+			dirty = true
+		}
+	}
+	if !dirty {
+		return root, nil
+	}
+	if len(out) == 0 {
+		return plumbing.ZeroHash, nil // git has no empty trees below the root
+	}
+	return b.put(plumbing.TreeObject, encodeTree(out))
+}

@@ -3,6 +3,7 @@ package wiki
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"path"
 	"reflect"
 	"slices"
@@ -132,7 +133,12 @@ func (tx *Tx) files() (map[string][]byte, error) {
 			continue
 		}
 		if tx.rebuild {
-			markDirs(dirs, rel)
+			for d := path.Dir(rel); ; d = path.Dir(d) {
+				dirs[d] = true
+				if d == "." {
+					break
+				}
+			}
 		}
 		if had && old != nil && !tx.rebuild && !tx.force[rel] && materialEqual(old, p) {
 			continue // nothing material: the file and its date stay
@@ -177,31 +183,29 @@ func (tx *Tx) renderPage(rel string, p *Page) ([]byte, error) {
 	return render(t, rel, p, listing)
 }
 
-// markDirs marks the folder of rel and every folder above it.
+// markDirs marks the folder of rel. Folders above it are marked by
+// indexes when their listing changes.
 func markDirs(dirs map[string]bool, rel string) {
-	for d := path.Dir(rel); ; d = path.Dir(d) {
-		dirs[d] = true
-		if d == "." {
-			return
-		}
-	}
+	dirs[path.Dir(rel)] = true
 }
 
 // indexes regenerates the README.html of every marked folder, deepest
-// first, into out. A folder left with no pages and no subfolders loses its
-// index unless a person wrote its description.
+// first, into out, and goes up to the folder above whenever a folder's
+// line in its parent's listing changed (the folder appeared or went, or its
+// description did): every index up to the wiki root is current, and an
+// index whose content would not change is not rewritten. A folder left with
+// no pages and no subfolders loses its index unless a person wrote its
+// description.
 func (tx *Tx) indexes(dirs map[string]bool, out map[string][]byte) error {
-	list := make([]string, 0, len(dirs))
-	for d := range dirs {
-		list = append(list, d)
-	}
-	slices.SortFunc(list, func(a, b string) int {
-		if da, db := depth(a), depth(b); da != db {
-			return db - da
+	pending := maps.Clone(dirs)
+	for len(pending) > 0 {
+		d := ""
+		for c := range pending {
+			if d == "" || depth(c) > depth(d) || depth(c) == depth(d) && c < d {
+				d = c
+			}
 		}
-		return strings.Compare(a, b)
-	})
-	for _, d := range list {
+		delete(pending, d)
 		rel := IndexName
 		if d != "." {
 			rel = d + "/" + IndexName
@@ -213,12 +217,10 @@ func (tx *Tx) indexes(dirs map[string]bool, out map[string][]byte) error {
 			}
 			return fmt.Errorf("%s/%s: %w; move it aside so prose can write the folder index", Dir, rel, ErrNotOwned)
 		}
+		committed, wasCommitted, _ := tx.st.page(rel)
 		if !had {
-			title := "Wiki"
-			if d != "." {
-				title = titleFromStem(path.Base(d))
-			}
-			p = &Page{Meta: Meta{KeyTitle: title, KeyTemplate: "folder", KeyCreated: tx.w.today(), KeyUpdated: tx.w.today()}, Slots: []Slot{{ID: "description"}}}
+			p = tx.defaultIndex(d)
+			p.Meta[KeyUpdated] = tx.w.today()
 		} else {
 			p = p.Clone()
 		}
@@ -227,12 +229,23 @@ func (tx *Tx) indexes(dirs map[string]bool, out map[string][]byte) error {
 			return err
 		}
 		desc, _ := p.Slot("description")
+		parentChanged := !wasCommitted
+		if wasCommitted && committed != nil {
+			old, _ := committed.Slot("description")
+			parentChanged = oneLine(old) != oneLine(desc)
+		}
 		if len(listing.Folders) == 0 && len(listing.Pages) == 0 && strings.TrimSpace(desc) == "" && d != "." {
 			if had {
 				out[rel] = nil
 				tx.pages[rel] = nil
 			}
+			if wasCommitted {
+				pending[path.Dir(d)] = true
+			}
 			continue
+		}
+		if parentChanged && d != "." {
+			pending[path.Dir(d)] = true
 		}
 		t, err := tx.pageTemplate(rel, p)
 		if err != nil {

@@ -170,8 +170,8 @@ func (w *Wiki) LintFS(ctx context.Context, fsys fs.FS, progressOut io.Writer) (*
 			}
 		}
 		for _, sd := range t.Slots {
-			if !sd.Required {
-				continue
+			if !sd.Required || path.Base(rel) == IndexName && sd.ID == "description" {
+				continue // a folder's description has its own kind
 			}
 			if h, _ := p.Slot(sd.ID); strings.TrimSpace(plainText(h)) == "" && !hasMedia(h) {
 				add("empty-required-slot", rel, fmt.Sprintf("required slot %q is empty", sd.ID))

@@ -11,8 +11,8 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search/query"
-	"github.com/go-git/go-git/v5/plumbing"
 	bindex "github.com/blevesearch/bleve_index_api"
+	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/prose-store/prose/internal/durable"
 )
@@ -227,4 +227,3 @@ func (w *Wiki) ReindexSearch(ctx context.Context) error {
 	}
 	return idx.Close()
 }
-

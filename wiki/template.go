@@ -281,3 +281,16 @@ func relLink(from, to string) string {
 	}
 	return strings.Repeat("../", len(fd)-i) + strings.Join(td[i:], "/")
 }
+
+// BuiltinTemplateSource returns the source of built-in template name, the
+// starting point of a vault override under TemplateDir.
+func BuiltinTemplateSource(name string) (string, error) {
+	if err := published.CheckIdent(name); err != nil {
+		return "", err
+	}
+	b, err := builtin.ReadFile("templates/" + name + ".html")
+	if err != nil {
+		return "", fmt.Errorf("no built-in template %q", name)
+	}
+	return string(b), nil
+}

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/prose-store/prose/published"
 	"github.com/prose-store/prose/vault"
@@ -56,6 +58,11 @@ func (w *Wiki) checkNoHandEdits() error {
 	edits, err := w.v.NodeHandEdits(Node)
 	if err != nil {
 		return err
+	}
+	for _, e := range edits {
+		if err := w.checkInside(strings.TrimPrefix(e.Path, Dir+"/")); err != nil {
+			return err
+		}
 	}
 	if len(edits) > 0 {
 		return handEditsError(edits)
@@ -176,7 +183,7 @@ func (tx *Tx) resolve(name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if ok, err := tx.exists(rel); err != nil || ok {
+	if ok, err := tx.exists(rel); err != nil || ok || path.Base(rel) == IndexName {
 		return rel, err
 	}
 	if strings.Contains(strings.TrimSuffix(rel, ".html"), "/") {
@@ -254,10 +261,33 @@ func (tx *Tx) owned(name string) (string, *Page, error) {
 	if err != nil {
 		return "", nil, err
 	}
+	if !ok && path.Base(rel) == IndexName {
+		// A folder's index is written at commit; until then a write to its
+		// description starts from the index it will get.
+		d := path.Dir(rel)
+		alive := d == "."
+		if !alive {
+			if alive, err = tx.folderAlive(d); err != nil {
+				return "", nil, err
+			}
+		}
+		if alive {
+			return rel, tx.defaultIndex(d), nil
+		}
+	}
 	if !ok {
 		return "", nil, fmt.Errorf("%w: %s", ErrNotFound, rel)
 	}
 	return rel, p.Clone(), nil
+}
+
+// defaultIndex is the index page a folder without one gets.
+func (tx *Tx) defaultIndex(d string) *Page {
+	title := "Wiki"
+	if d != "." {
+		title = titleFromStem(path.Base(d))
+	}
+	return &Page{Meta: Meta{KeyTitle: title, KeyTemplate: "folder", KeyCreated: tx.w.today()}, Slots: []Slot{{ID: "description"}}}
 }
 
 // NewOptions are the contents of a new page.
@@ -356,20 +386,20 @@ func (tx *Tx) New(name string, o NewOptions) (string, []string, error) {
 	return rel, removed, nil
 }
 
-// checkNoFolderClash refuses a page whose path runs through an existing
-// page, or a folder where a page exists.
+// checkNoFolderClash refuses a page whose folders run through an
+// existing file (a folder named like a file above it). It looks up each
+// folder on the way, never the whole wiki.
 func (tx *Tx) checkNoFolderClash(rel string) error {
-	dir := strings.TrimSuffix(rel, ".html")
-	files, err := tx.st.list()
-	if err != nil {
-		return err
-	}
-	for p := range files {
-		if strings.HasPrefix(p, dir+"/") {
-			continue // a page beside a folder of the same stem is fine
+	segs := strings.Split(rel, "/")
+	for k := 1; k < len(segs); k++ {
+		dir := strings.Join(segs[:k], "/")
+		if p, ok := tx.pages[dir]; ok && p != nil {
+			return fmt.Errorf("%w: %s is a file, not a folder", ErrUnsafe, dir)
 		}
-		if strings.HasPrefix(rel, p+"/") {
-			return fmt.Errorf("%w: %s is a file, not a folder", ErrUnsafe, p)
+		if _, ok, err := tx.st.raw(dir); err != nil {
+			return err
+		} else if ok {
+			return fmt.Errorf("%w: %s is a file, not a folder", ErrUnsafe, dir)
 		}
 	}
 	return nil
@@ -483,7 +513,7 @@ func checkMetaValue(key string, v any) error {
 }
 
 func checkMetaKey(k string) error {
-	if k == "" || strings.ContainsAny(k, "\x00\n\r") || strings.TrimSpace(k) != k {
+	if k == "" || !utf8.ValidString(k) || strings.ContainsFunc(k, unicode.IsControl) || strings.TrimSpace(k) != k {
 		return fmt.Errorf("meta key %q: keys are non-empty text without line breaks or surrounding spaces", k)
 	}
 	return nil

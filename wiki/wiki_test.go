@@ -2,7 +2,12 @@ package wiki
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -11,7 +16,7 @@ import (
 )
 
 // newWiki makes a fresh vault and opens its wiki with a fixed date.
-func newWiki(t *testing.T) *Wiki {
+func newWiki(t testing.TB) *Wiki {
 	t.Helper()
 	v, err := vault.Init(t.TempDir(), vault.InitOptions{})
 	if err != nil {
@@ -84,12 +89,18 @@ func TestWriteCommitsOnceAndIdenticalWriteNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A day later, writing back what slot returned changes nothing: no
+	// commit, and the page keeps its updated date.
+	w.Now = func() time.Time { return time.Date(2026, 1, 3, 0, 0, 0, 0, time.UTC) }
 	res = mustUpdate(t, w, func(tx *Tx) error {
 		_, err := tx.WriteSlot("attention", "summary", got)
 		return err
 	})
 	if res.Commit != "" || res.Receipt != nil {
 		t.Fatalf("writing back what slot returned committed: %+v", res)
+	}
+	if _, p, _ := w.Read("attention"); p.Meta.String(KeyUpdated) != "2026-01-02" {
+		t.Fatalf("updated moved: %v", p.Meta[KeyUpdated])
 	}
 	_, data, err := w.ReadFile("ml/attention")
 	if err != nil {
@@ -99,4 +110,384 @@ func TestWriteCommitsOnceAndIdenticalWriteNothing(t *testing.T) {
 		t.Fatalf("page:\n%s", data)
 	}
 	t.Logf("%s", data)
+}
+
+func receipts(t *testing.T, w *Wiki) int {
+	t.Helper()
+	n := 0
+	if err := w.Vault().Receipts(func(r vault.Record) error {
+		if r.Receipt.Node == Node {
+			n++
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func newPage(t *testing.T, w *Wiki, path, tmpl string, slots map[string]string) {
+	t.Helper()
+	mustUpdate(t, w, func(tx *Tx) error {
+		_, _, err := tx.New(path, NewOptions{Template: tmpl, Slots: slots})
+		return err
+	})
+}
+
+func TestSetMetaTitleRerendersShell(t *testing.T) {
+	w := newWiki(t)
+	newPage(t, w, "ml/attention", "concept", nil)
+	before := receipts(t, w)
+	mustUpdate(t, w, func(tx *Tx) error {
+		_, err := tx.SetMeta("attention", map[string]any{"title": "Self-attention <b> & -->"}, nil)
+		return err
+	})
+	if got := receipts(t, w) - before; got != 1 {
+		t.Fatalf("set-meta gave %d receipts, want 1", got)
+	}
+	_, data, err := w.ReadFile("attention")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<title>Self-attention &lt;b&gt; &amp; --&gt;</title>", "<h1>Self-attention &lt;b&gt; &amp; --&gt;</h1>"} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("page lacks %s", want)
+		}
+	}
+	_, p, _ := w.Read("attention")
+	if p.Meta.Title() != "Self-attention <b> & -->" {
+		t.Fatalf("title did not round-trip: %q", p.Meta.Title())
+	}
+	// The folder index lists the new title.
+	_, idx, _ := w.ReadFile("ml/README")
+	if !strings.Contains(string(idx), "Self-attention &lt;b&gt;") {
+		t.Errorf("folder index does not show the new title")
+	}
+	gitStatusClean(t, w)
+	fsckOK(t, w)
+}
+
+func TestUnsafePathsRefusedAndNothingWritten(t *testing.T) {
+	w := newWiki(t)
+	newPage(t, w, "a/page", "note", nil)
+	head, _ := w.Head()
+	refused := func(p, rule string) {
+		t.Helper()
+		_, err := w.Update(context.Background(), func(tx *Tx) error {
+			_, _, err := tx.New(p, NewOptions{})
+			return err
+		})
+		if err == nil || !errors.Is(err, ErrUnsafe) || !strings.Contains(err.Error(), rule) {
+			t.Errorf("new %s: %v, want an unsafe-path error naming %q", p, err, rule)
+		}
+	}
+	refused("../x", `".." segments`)
+	refused("a/../../x", `".." segments`)
+	refused("/etc/x", "absolute paths")
+	refused(".git/x", "names starting with '.'")
+	refused("a/.hidden", "names starting with '.'")
+	outside := t.TempDir()
+	if err := os.Symlink(outside, filepath.Join(w.Root(), "out")); err != nil {
+		t.Fatal(err)
+	}
+	refused("out/x", "symbolic link")
+	if h, _ := w.Head(); h != head {
+		t.Fatal("a refused write committed")
+	}
+	if ents, _ := os.ReadDir(outside); len(ents) > 0 {
+		t.Fatal("a refused write wrote through the symlink")
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(w.Vault().Root()), "x")); err == nil {
+		t.Fatal("wrote outside the vault")
+	}
+}
+
+func TestNotOwnedPageRefused(t *testing.T) {
+	w := newWiki(t)
+	newPage(t, w, "a/page", "note", nil)
+	os.WriteFile(filepath.Join(w.Root(), "a", "foreign.html"), []byte("<p>mine</p>"), 0o644)
+	exec.Command("git", "-C", w.Vault().Root(), "add", "-A").Run()
+	exec.Command("git", "-C", w.Vault().Root(), "commit", "-qm", "foreign").Run()
+	_, err := w.Update(context.Background(), func(tx *Tx) error {
+		_, err := tx.WriteSlot("a/foreign", "body", "x")
+		return err
+	})
+	if err == nil || !strings.Contains(err.Error(), "prose meta block") && !errors.Is(err, ErrHandEdits) {
+		t.Fatalf("write to a foreign page: %v", err)
+	}
+}
+
+func TestHandEditThenCommit(t *testing.T) {
+	w := newWiki(t)
+	newPage(t, w, "a/page", "note", map[string]string{"body": "<p>old</p>"})
+	file := filepath.Join(w.Root(), "a", "page.html")
+	data, _ := os.ReadFile(file)
+	edited := strings.Replace(string(data), "<p>old</p>", "<p>typed by hand</p><script>x()</script>", 1)
+	os.WriteFile(file, []byte(edited), 0o644)
+	// A write elsewhere refuses too, naming the command.
+	if _, err := w.Update(context.Background(), func(tx *Tx) error {
+		_, _, err := tx.New("b/other", NewOptions{})
+		return err
+	}); err == nil || !strings.Contains(err.Error(), "prose wiki commit") {
+		t.Fatalf("a write elsewhere with a hand edit pending: %v", err)
+	}
+	_, err := w.Update(context.Background(), func(tx *Tx) error {
+		_, err := tx.WriteSlot("a/page", "body", "<p>other</p>")
+		return err
+	})
+	if err == nil || !strings.Contains(err.Error(), "prose wiki commit") {
+		t.Fatalf("write over a hand edit: %v, want a refusal naming prose wiki commit", err)
+	}
+	before := receipts(t, w)
+	res, err := w.CommitHandEdits(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Receipt == nil || receipts(t, w)-before != 1 {
+		t.Fatalf("hand edit commit: %+v", res)
+	}
+	if got, _ := w.SlotOf("a/page", "body"); got != "<p>typed by hand</p>" {
+		t.Fatalf("slot after commit: %q", got)
+	}
+	if len(res.Removed["a/page.html"]) == 0 {
+		t.Error("the removed script was not reported")
+	}
+	gitStatusClean(t, w)
+	fsckOK(t, w)
+	// A broken page is refused with the line, and nothing is written.
+	os.WriteFile(file, []byte(strings.Replace(edited, `<!-- /prose:slot id="body" -->`, "", 1)), 0o644)
+	head, _ := w.Head()
+	if _, err := w.CommitHandEdits(context.Background()); err == nil || !strings.Contains(err.Error(), "line ") {
+		t.Fatalf("broken page: %v", err)
+	}
+	if h, _ := w.Head(); h != head {
+		t.Fatal("a refused commit moved the branch")
+	}
+}
+
+func TestGitCommittedHandEditNeedsCommit(t *testing.T) {
+	w := newWiki(t)
+	newPage(t, w, "a/page", "note", map[string]string{"body": "<p>old</p>"})
+	file := filepath.Join(w.Root(), "a", "page.html")
+	data, _ := os.ReadFile(file)
+	os.WriteFile(file, []byte(strings.Replace(string(data), "<p>old</p>", "<p>via git</p>", 1)), 0o644)
+	if out, err := exec.Command("git", "-C", w.Vault().Root(), "commit", "-qam", "edit").CombinedOutput(); err != nil {
+		t.Skipf("git: %v %s", err, out)
+	}
+	if _, err := w.Begin(context.Background()); err == nil || !strings.Contains(err.Error(), "prose wiki commit") {
+		t.Fatalf("write after a git-committed edit: %v", err)
+	}
+	res, err := w.CommitHandEdits(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Receipt == nil {
+		t.Fatal("no receipt for a git-committed edit")
+	}
+	if _, err := w.Begin(context.Background()); err != nil {
+		t.Fatalf("after commit: %v", err)
+	}
+	fsckOK(t, w)
+}
+
+func TestMoveRewritesLinksAndIndexes(t *testing.T) {
+	w := newWiki(t)
+	newPage(t, w, "ml/attention", "note", nil)
+	newPage(t, w, "ml/intro", "note", map[string]string{"body": `<p>See <a href="attention.html#x">attention</a>.</p>`})
+	newPage(t, w, "other/far", "note", map[string]string{"body": `<p><a href="../ml/attention.html">a</a></p>`})
+	before := receipts(t, w)
+	mustUpdate(t, w, func(tx *Tx) error {
+		_, _, _, err := tx.Move("ml/attention", "core/attention")
+		return err
+	})
+	if receipts(t, w)-before != 1 {
+		t.Fatal("mv is not one receipt")
+	}
+	if got, _ := w.SlotOf("ml/intro", "body"); !strings.Contains(got, `href="../core/attention.html#x"`) {
+		t.Errorf("intro link: %s", got)
+	}
+	if got, _ := w.SlotOf("other/far", "body"); !strings.Contains(got, `href="../core/attention.html"`) {
+		t.Errorf("far link: %s", got)
+	}
+	_, oldIdx, _ := w.ReadFile("ml/README")
+	_, newIdx, _ := w.ReadFile("core/README")
+	if strings.Contains(string(oldIdx), "attention.html") || !strings.Contains(string(newIdx), "attention.html") {
+		t.Error("folder indexes were not regenerated")
+	}
+	rep, _ := w.Lint(context.Background(), nil)
+	if rep.Count(SevError) > 0 {
+		t.Errorf("lint after mv: %+v", rep.Findings)
+	}
+	gitStatusClean(t, w)
+	fsckOK(t, w)
+}
+
+func TestRemoveReportsOrUnlinks(t *testing.T) {
+	w := newWiki(t)
+	newPage(t, w, "ml/attention", "note", nil)
+	newPage(t, w, "ml/intro", "note", map[string]string{"body": `<p>See <a href="attention.html">attention</a>.</p>`})
+	var broken []string
+	mustUpdate(t, w, func(tx *Tx) error {
+		var err error
+		_, broken, err = tx.Remove("attention", false)
+		return err
+	})
+	if len(broken) != 1 || broken[0] != "ml/intro.html" {
+		t.Fatalf("broken: %v", broken)
+	}
+	newPage(t, w, "ml/attention", "note", nil)
+	mustUpdate(t, w, func(tx *Tx) error {
+		_, _, err := tx.Remove("attention", true)
+		return err
+	})
+	if got, _ := w.SlotOf("ml/intro", "body"); got != "<p>See attention.</p>" {
+		t.Fatalf("unlinked: %q", got)
+	}
+}
+
+func TestFolderDescriptionPreserved(t *testing.T) {
+	w := newWiki(t)
+	newPage(t, w, "ml/a", "note", nil)
+	mustUpdate(t, w, func(tx *Tx) error {
+		_, err := tx.WriteSlot("ml/README", "description", "<p>Machine learning.</p>")
+		return err
+	})
+	newPage(t, w, "ml/b", "note", nil)
+	if got, _ := w.SlotOf("ml/README", "description"); got != "<p>Machine learning.</p>" {
+		t.Fatalf("description: %q", got)
+	}
+	_, root, _ := w.ReadFile("README")
+	if !strings.Contains(string(root), "Machine learning.") {
+		t.Error("the root index does not carry the subfolder's note")
+	}
+}
+
+func TestAmbiguousStem(t *testing.T) {
+	w := newWiki(t)
+	newPage(t, w, "a/x", "note", nil)
+	newPage(t, w, "b/x", "note", nil)
+	_, err := w.Resolve("x")
+	if !errors.Is(err, ErrAmbiguous) || !strings.Contains(err.Error(), "a/x.html") || !strings.Contains(err.Error(), "b/x.html") {
+		t.Fatalf("resolve x: %v", err)
+	}
+}
+
+func TestRebuildCommitsWithoutReceipt(t *testing.T) {
+	w := newWiki(t)
+	newPage(t, w, "a/x", "note", map[string]string{"body": "<p>x</p>"})
+	// A vault template override changes the shell.
+	dir := filepath.Join(w.Vault().Root(), filepath.FromSlash(TemplateDir))
+	os.MkdirAll(dir, 0o755)
+	src, _ := builtin.ReadFile("templates/note.html")
+	os.WriteFile(filepath.Join(dir, "note.html"), []byte(strings.Replace(string(src), `class="slot"`, `class="slot restyled"`, 1)), 0o644)
+	exec.Command("git", "-C", w.Vault().Root(), "add", "-A").Run()
+	exec.Command("git", "-C", w.Vault().Root(), "commit", "-qm", "template").Run()
+	w2, err := Open(w.Vault())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w2.Now = w.Now
+	before := receipts(t, w2)
+	res, err := w2.Rebuild(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Commit == "" || res.Receipt != nil || receipts(t, w2) != before {
+		t.Fatalf("rebuild: %+v", res)
+	}
+	_, data, _ := w2.ReadFile("a/x")
+	if !strings.Contains(string(data), "restyled") {
+		t.Fatal("shell not re-rendered")
+	}
+	if got, _ := w2.SlotOf("a/x", "body"); got != "<p>x</p>" {
+		t.Fatal("rebuild lost slot content")
+	}
+	if res, err := w2.Rebuild(context.Background(), nil); err != nil || res.Commit != "" {
+		t.Fatalf("second rebuild committed: %+v %v", res, err)
+	}
+	gitStatusClean(t, w2)
+	fsckOK(t, w2)
+}
+
+// TestWriteCostDoesNotGrowWithWiki checks that a write reads the same
+// number of committed blobs in a small and a large wiki.
+func TestWriteCostDoesNotGrowWithWiki(t *testing.T) {
+	cost := func(folders int) int {
+		w := newWiki(t)
+		mustUpdate(t, w, func(tx *Tx) error {
+			for f := range folders {
+				for p := range 10 {
+					if _, _, err := tx.New(fmt.Sprintf("f%03d/p%02d", f, p), NewOptions{}); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		})
+		tx, err := w.Begin(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tx.WriteSlot("f000/p00", "body", "<p>changed</p>"); err != nil {
+			t.Fatal(err)
+		}
+		changes, err := tx.files()
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Drop the sum cache: the first write after a clone computes it.
+		os.RemoveAll(w.Vault().StatePath("cache"))
+		if _, _, err := w.Vault().NodeFingerprints(Node, tx.st.tree); err != nil {
+			t.Fatal(err)
+		}
+		wr, err := w.Vault().WriteNode(context.Background(), Node, changes, vault.WriteOptions{Base: tx.st.base})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if wr.Receipt == nil {
+			t.Fatal("no receipt")
+		}
+		return wr.BlobsRead
+	}
+	small, large := cost(2), cost(40)
+	if small != large {
+		t.Fatalf("a write read %d blobs in a 20-page wiki and %d in a 400-page one", small, large)
+	}
+}
+
+func TestCancelledRebuildLeavesVaultAsBefore(t *testing.T) {
+	w := newWiki(t)
+	newPage(t, w, "a/x", "note", nil)
+	head, _ := w.Head()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := w.Rebuild(ctx, nil); !errors.Is(err, context.Canceled) {
+		t.Fatalf("rebuild after cancel: %v", err)
+	}
+	if _, err := w.Lint(ctx, nil); !errors.Is(err, context.Canceled) {
+		t.Fatalf("lint after cancel: %v", err)
+	}
+	if h, _ := w.Head(); h != head {
+		t.Fatal("a cancelled rebuild committed")
+	}
+	gitStatusClean(t, w)
+}
+
+// TestShellAndUpdatedAreImmaterial: the view gives the same truth for a
+// page whatever its shell and its updated date.
+func TestShellAndUpdatedAreImmaterial(t *testing.T) {
+	p := &Page{Meta: Meta{"title": "T", "template": "note", "updated": "2026-01-02"}, Slots: []Slot{{ID: "body", HTML: "<p>x</p>"}}}
+	a := renderPage(t, "note", "a.html", p)
+	p.Meta["updated"] = "2027-05-06"
+	b := renderPage(t, "concept", "a.html", p)
+	va, _, _ := pageView{}.Value("a.html", a)
+	vb, _, _ := pageView{}.Value("a.html", b)
+	if !reflect.DeepEqual(va, vb) {
+		t.Fatalf("truth differs: %v vs %v", va, vb)
+	}
+	p.Slots[0].HTML = "<p>y</p>"
+	vc, _, _ := pageView{}.Value("a.html", renderPage(t, "note", "a.html", p))
+	if reflect.DeepEqual(va, vc) {
+		t.Fatal("a slot change is immaterial")
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 
@@ -20,18 +21,43 @@ import (
 var version = "0.1.0-dev"
 
 func main() {
+	// PROSE_CPUPROFILE=FILE writes a CPU profile of the command, for
+	// finding what bounds a benchmark figure.
+	if f := os.Getenv("PROSE_CPUPROFILE"); f != "" {
+		if out, err := os.Create(f); err == nil {
+			if pprof.StartCPUProfile(out) == nil {
+				code := run(os.Args, os.Stdout, os.Stderr)
+				pprof.StopCPUProfile()
+				out.Close()
+				os.Exit(code)
+			}
+		}
+	}
 	os.Exit(run(os.Args, os.Stdout, os.Stderr))
 }
 
 // run executes one command line and returns the process exit code:
 // 0 success, 1 the command ran and found failures, 2 usage error.
 func run(args []string, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	sigc := make(chan os.Signal, 1)
+	signal.Notify(sigc, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigc)
+	go func() {
+		if s, ok := <-sigc; ok {
+			cancel(signalError{s})
+		}
+	}()
 	app := newApp(stdout, stderr)
 	err := app.RunContext(ctx, interspersed(app, hoistGlobalFlags(app, args)))
 	if err == nil {
 		return 0
+	}
+	if errors.Is(err, context.Canceled) {
+		if c := context.Cause(ctx); c != nil && c != context.Canceled {
+			err = c
+		}
 	}
 	code, msg := classify(err)
 	if msg != "" {
@@ -39,6 +65,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	return code
 }
+
+// signalError is the cause of a command's cancellation by a signal.
+type signalError struct{ s os.Signal }
+
+func (e signalError) Error() string { return "stopped by " + e.s.String() }
 
 // exitError carries an exit code and, unless silent, a message.
 type exitError struct {
@@ -67,6 +98,13 @@ func classify(err error) (int, string) {
 			return ee.code, ""
 		}
 		return ee.code, ee.err.Error()
+	}
+	var se signalError
+	if errors.As(err, &se) {
+		if se.s == syscall.SIGTERM {
+			return 143, "terminated; stopped at a safe point, the vault is as before"
+		}
+		return 130, "interrupted; stopped at a safe point, the vault is as before"
 	}
 	if errors.Is(err, context.Canceled) {
 		return 130, "interrupted; stopped at a safe point, the vault is as before"

@@ -1,0 +1,261 @@
+package vault
+
+import (
+	"bufio"
+	"bytes"
+	"compress/zlib"
+	"crypto/sha1"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
+)
+
+// packWriter streams the objects of a large batch into one git packfile
+// (version 2, every object whole, no deltas) and writes its index
+// (version 2) at the end. A batch of thousands of objects then costs two
+// files instead of thousands, and the pack becomes visible to git and to
+// go-git only when its .idx is renamed into place.
+type packWriter struct {
+	dir      string // .git/objects/pack
+	tmp      string
+	f        *os.File
+	w        *bufio.Writer
+	off      int64
+	entries  []packEntry
+	pack     string // final paths, known once finished
+	idx      string
+	idxTmp   string
+	finished bool
+}
+
+type packEntry struct {
+	hash plumbing.Hash
+	off  int64
+	crc  uint32
+}
+
+// packTempPrefix names the temporary files of packs being written. Git's
+// own cleanup (`git prune`) removes only its tmp_* files, never these; the
+// vault's repair removes ones a killed writer left.
+const packTempPrefix = "prose-pack-"
+
+func newPackWriter(gitDir string, rnd string) (*packWriter, error) {
+	dir := filepath.Join(gitDir, "objects", "pack")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	tmp := filepath.Join(dir, packTempPrefix+rnd+".pack")
+	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o444)
+	if err != nil {
+		return nil, err
+	}
+	p := &packWriter{dir: dir, tmp: tmp, f: f, w: bufio.NewWriterSize(f, 256<<10)}
+	// The object count is filled in by finish.
+	if _, err := p.w.Write([]byte{'P', 'A', 'C', 'K', 0, 0, 0, 2, 0, 0, 0, 0}); err != nil {
+		p.abort()
+		return nil, err
+	}
+	p.off = 12
+	return p, nil
+}
+
+// crcCounter counts and checksums what is written through it.
+type crcCounter struct {
+	w   io.Writer
+	n   int64
+	crc uint32
+}
+
+func (c *crcCounter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	c.crc = crc32.Update(c.crc, crc32.IEEETable, p[:n])
+	return n, err
+}
+
+// add appends one object of type t and size; fill writes its content, which
+// is compressed on the way. A failed fill leaves the pack as it was.
+func (p *packWriter) add(h plumbing.Hash, t plumbing.ObjectType, size int64, fill func(io.Writer) error) error {
+	start := p.off
+	cw := &crcCounter{w: p.w}
+	hdr := make([]byte, 0, 10)
+	c := byte(t)<<4 | byte(size&0x0f)
+	for s := size >> 4; s != 0; s >>= 7 {
+		hdr = append(hdr, c|0x80)
+		c = byte(s & 0x7f)
+	}
+	hdr = append(hdr, c)
+	zw := zlibPool.Get().(*zlib.Writer)
+	defer zlibPool.Put(zw)
+	_, err := cw.Write(hdr)
+	if err == nil {
+		zw.Reset(cw)
+		err = fill(zw)
+	}
+	if err == nil {
+		err = zw.Close()
+	}
+	if err != nil {
+		// Cut the pack back to where the object started.
+		if ferr := p.w.Flush(); ferr == nil {
+			if terr := p.f.Truncate(start); terr == nil {
+				_, _ = p.f.Seek(start, io.SeekStart)
+				p.w.Reset(p.f)
+				return err
+			}
+		}
+		return fmt.Errorf("%w (and the pack could not be cut back)", err)
+	}
+	p.entries = append(p.entries, packEntry{hash: h, off: start, crc: cw.crc})
+	p.off += cw.n
+	return nil
+}
+
+// finish completes the pack (object count and checksum) and writes its
+// index beside it, both as temporary files, closed and not yet durable.
+func (p *packWriter) finish() error {
+	if err := p.w.Flush(); err != nil {
+		return err
+	}
+	var count [4]byte
+	binary.BigEndian.PutUint32(count[:], uint32(len(p.entries)))
+	if _, err := p.f.WriteAt(count[:], 8); err != nil {
+		return err
+	}
+	if _, err := p.f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	sum := sha1.New()
+	if _, err := io.Copy(sum, p.f); err != nil {
+		return err
+	}
+	packSum := sum.Sum(nil)
+	if _, err := p.f.Write(packSum); err != nil {
+		return err
+	}
+	if err := p.f.Close(); err != nil {
+		return err
+	}
+	p.f = nil
+	name := "pack-" + hex.EncodeToString(packSum)
+	p.pack = filepath.Join(p.dir, name+".pack")
+	p.idx = filepath.Join(p.dir, name+".idx")
+	p.idxTmp = strings.TrimSuffix(p.tmp, ".pack") + ".idx"
+	if err := os.WriteFile(p.idxTmp, p.index(packSum), 0o444); err != nil {
+		return err
+	}
+	p.finished = true
+	return nil
+}
+
+// index encodes the pack's version 2 index.
+func (p *packWriter) index(packSum []byte) []byte {
+	sort.Slice(p.entries, func(i, j int) bool { return bytes.Compare(p.entries[i].hash[:], p.entries[j].hash[:]) < 0 })
+	var b bytes.Buffer
+	b.Write([]byte{0xff, 't', 'O', 'c', 0, 0, 0, 2})
+	var fan [256]uint32
+	for _, e := range p.entries {
+		fan[e.hash[0]]++
+	}
+	var u [8]byte
+	total := uint32(0)
+	for i := range fan {
+		total += fan[i]
+		binary.BigEndian.PutUint32(u[:4], total)
+		b.Write(u[:4])
+	}
+	for _, e := range p.entries {
+		b.Write(e.hash[:])
+	}
+	for _, e := range p.entries {
+		binary.BigEndian.PutUint32(u[:4], e.crc)
+		b.Write(u[:4])
+	}
+	var large []int64
+	for _, e := range p.entries {
+		off := uint32(e.off)
+		if e.off >= 1<<31 {
+			off = 1<<31 | uint32(len(large))
+			large = append(large, e.off)
+		}
+		binary.BigEndian.PutUint32(u[:4], off)
+		b.Write(u[:4])
+	}
+	for _, off := range large {
+		binary.BigEndian.PutUint64(u[:], uint64(off))
+		b.Write(u[:])
+	}
+	b.Write(packSum)
+	sum := sha1.Sum(b.Bytes())
+	b.Write(sum[:])
+	return b.Bytes()
+}
+
+// abort removes the pack's temporary files.
+func (p *packWriter) abort() {
+	if p.f != nil {
+		p.f.Close()
+		p.f = nil
+	}
+	os.Remove(p.tmp)
+	if p.idxTmp != "" {
+		os.Remove(p.idxTmp)
+	}
+}
+
+// packIndexes finds which pack holds an object, for refreshing its mtime.
+type packIndexes struct {
+	loaded bool
+	packs  []loadedPack
+}
+
+type loadedPack struct {
+	pack string
+	idx  *idxfile.MemoryIndex
+}
+
+func (pi *packIndexes) load(gitDir string) {
+	pi.loaded = true
+	dir := filepath.Join(gitDir, "objects", "pack")
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		name := e.Name()
+		if !strings.HasPrefix(name, "pack-") || !strings.HasSuffix(name, ".idx") {
+			continue
+		}
+		f, err := os.Open(filepath.Join(dir, name))
+		if err != nil {
+			continue
+		}
+		m := idxfile.NewMemoryIndex()
+		err = idxfile.NewDecoder(bufio.NewReader(f)).Decode(m)
+		f.Close()
+		if err == nil {
+			pi.packs = append(pi.packs, loadedPack{pack: filepath.Join(dir, strings.TrimSuffix(name, ".idx")+".pack"), idx: m})
+		}
+	}
+}
+
+// find returns the path of a pack that holds h, or "".
+func (pi *packIndexes) find(gitDir string, h plumbing.Hash) string {
+	if !pi.loaded {
+		pi.load(gitDir)
+	}
+	for _, p := range pi.packs {
+		if ok, _ := p.idx.Contains(h); ok {
+			if _, err := os.Stat(p.pack); err == nil {
+				return p.pack
+			}
+		}
+	}
+	return ""
+}

@@ -1,0 +1,85 @@
+package vault
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/prose-store/prose/published"
+)
+
+// upperView reads .txt files as their upper-cased text: a stand-in for a
+// node's registered view.
+type upperView struct{}
+
+func (upperView) ViewName() string { return "upper-test-v1" }
+func (upperView) Value(p string, data []byte) (any, bool, error) {
+	if !strings.HasSuffix(p, ".txt") {
+		return nil, false, nil
+	}
+	return strings.ToUpper(string(data)), true, nil
+}
+
+// TestWriteNodeGivesPublishFingerprints checks that a node write's receipt
+// carries the fingerprints and version a publish of the same files computes
+// (through the node's view), that fsck agrees, and that a second identical
+// write and a view-immaterial change commit nothing.
+func TestWriteNodeGivesPublishFingerprints(t *testing.T) {
+	RegisterView("viewed", upperView{})
+	v := newVault(t)
+	ctx := context.Background()
+	files := map[string][]byte{"a/x.txt": []byte("hello"), "a/b/y.json": []byte(`{"n":1}`), "c/z.txt": []byte("z"), "top.txt": []byte("t")}
+	res, err := v.WriteNode(ctx, "viewed", files, WriteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Receipt == nil || res.Commit.IsZero() {
+		t.Fatalf("no receipt: %+v", res)
+	}
+	dir := t.TempDir()
+	for p, d := range files {
+		os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755)
+		os.WriteFile(filepath.Join(dir, p), d, 0o644)
+	}
+	snap, err := published.Scan(dir, published.Options{View: upperView{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(snap.Fingerprints, res.Receipt.Fingerprints) || snap.Version != res.Version {
+		t.Fatalf("write: %v %s\nscan:  %v %s", res.Receipt.Fingerprints, res.Version, snap.Fingerprints, snap.Version)
+	}
+	if rep, err := v.Fsck(ctx); err != nil || !rep.OK() {
+		t.Fatalf("fsck: %+v %v", rep, err)
+	}
+	// The same bytes again: nothing.
+	if res, err := v.WriteNode(ctx, "viewed", files, WriteOptions{}); err != nil || !res.Commit.IsZero() || res.Receipt != nil {
+		t.Fatalf("identical write: %+v %v", res, err)
+	}
+	// A change the view does not see (case): no commit, no receipt.
+	if res, err := v.WriteNode(ctx, "viewed", map[string][]byte{"a/x.txt": []byte("HELLO")}, WriteOptions{}); err != nil || !res.Commit.IsZero() {
+		t.Fatalf("immaterial write: %+v %v", res, err)
+	}
+	// Unless it is a rebuild: one commit, no receipt.
+	res, err = v.WriteNode(ctx, "viewed", map[string][]byte{"a/x.txt": []byte("HELLO")}, WriteOptions{Rebuild: true})
+	if err != nil || res.Commit.IsZero() || res.Receipt != nil {
+		t.Fatalf("rebuild write: %+v %v", res, err)
+	}
+	// A material change moves only its facet.
+	res, err = v.WriteNode(ctx, "viewed", map[string][]byte{"c/z.txt": []byte("zz"), "a/b/y.json": nil}, WriteOptions{})
+	if err != nil || res.Receipt == nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(res.Moved, ","); got != "@atomic,a,c" {
+		t.Fatalf("moved %s", got)
+	}
+	if rep, err := v.Fsck(ctx); err != nil || !rep.OK() {
+		t.Fatalf("fsck: %+v %v", rep, err)
+	}
+	// A bad path writes nothing.
+	if _, err := v.WriteNode(ctx, "viewed", map[string][]byte{"../x": []byte("x")}, WriteOptions{}); err == nil {
+		t.Fatal("../x accepted")
+	}
+}
