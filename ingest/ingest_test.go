@@ -19,6 +19,7 @@ import (
 
 	"github.com/prose-store/prose/canon"
 	"github.com/prose-store/prose/ingest"
+	"github.com/prose-store/prose/internal/browsertest"
 	"github.com/prose-store/prose/ingest/offline"
 	"github.com/prose-store/prose/ingest/source"
 	"github.com/prose-store/prose/model"
@@ -406,5 +407,35 @@ func TestProgramsAreRegistered(t *testing.T) {
 	}
 	if _, err := reg.Call(context.Background(), "read", []byte(`{"page":"x","bogus":1}`)); err == nil {
 		t.Fatal("an unsupported keyword was accepted")
+	}
+}
+
+// TestIngestedWikiInABrowser opens the ingested wiki's root README.html
+// and a procedure page in headless Chromium with no network: styled
+// (more than a few colours, the stylesheet's font), links that lead to
+// pages, and no script anywhere.
+func TestIngestedWikiInABrowser(t *testing.T) {
+	v, w := newWiki(t)
+	if _, err := ingest.Ingest(context.Background(), w, fixtureDocs(t), opts(offline.Engine{})); err != nil {
+		t.Fatal(err)
+	}
+	b := browsertest.Start(t)
+	for _, page := range []string{"README.html", "billing/deploy-steps.html"} {
+		b.Open(t, filepath.Join(v.Root(), "published", "wiki", page))
+		if n := browsertest.Colors(t, b.Screenshot(t)); n < 3 {
+			t.Errorf("%s renders in %d colours: unstyled?", page, n)
+		}
+		if font := browsertest.Eval[string](t, b, `getComputedStyle(document.body).fontFamily`); strings.Contains(font, "Times") {
+			t.Errorf("%s: body font %q, the stylesheet did not apply", page, font)
+		}
+		if n := browsertest.Eval[int](t, b, `document.querySelectorAll("script").length`); n != 0 {
+			t.Errorf("%s holds %d scripts", page, n)
+		}
+		if n := browsertest.Eval[int](t, b, `document.querySelectorAll("main a[href$='.html'], .index-folders a, .index-pages a").length`); n == 0 {
+			t.Errorf("%s has no links to pages", page)
+		}
+	}
+	if n := browsertest.Eval[int](t, b, `document.querySelectorAll("ol.steps li").length`); n != 5 {
+		t.Errorf("the procedure shows %d steps, want 5", n)
 	}
 }
