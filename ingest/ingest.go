@@ -17,6 +17,7 @@ import (
 	"github.com/prose-store/prose/internal/progress"
 	"github.com/prose-store/prose/model"
 	"github.com/prose-store/prose/receipt"
+	"github.com/prose-store/prose/vault"
 	"github.com/prose-store/prose/wiki"
 )
 
@@ -187,7 +188,10 @@ func (r *run) failed(err error, refs []string) error {
 	if !errors.As(err, &se) {
 		err = &StepError{"ingest", err}
 	}
-	if r.opt.DryRun || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	var landed *vault.LandedError
+	if r.opt.DryRun || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.As(err, &landed) {
+		// A landed commit is not a failed run: the next command finishes
+		// what the vault left (its error says so).
 		return err
 	}
 	provider, name := providerOf(r.opt.ModelSpec)

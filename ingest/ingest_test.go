@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -22,6 +23,7 @@ import (
 	"github.com/prose-store/prose/internal/browsertest"
 	"github.com/prose-store/prose/ingest/offline"
 	"github.com/prose-store/prose/ingest/source"
+	"github.com/prose-store/prose/internal/durable"
 	"github.com/prose-store/prose/model"
 	"github.com/prose-store/prose/program"
 	"github.com/prose-store/prose/receipt"
@@ -373,6 +375,27 @@ func TestFailureLeavesVaultAsItWas(t *testing.T) {
 		}
 		if err := last.CheckShape(); err != nil {
 			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+	// Faults inside the commit itself, before the branch ref has moved: a
+	// loose object, the branch ref. (Past the branch move the run has
+	// landed; the vault's own tests cover the rest.)
+	for _, f := range []struct {
+		step durable.Step
+		path string
+	}{{durable.StepWrite, "objects"}, {durable.StepRename, "refs/heads/main"}} {
+		name := fmt.Sprintf("commit fault at %s %s", f.step, f.path)
+		before := snapshot(t, v)
+		restore := durable.SetFault(durable.FailAt(f.step, f.path))
+		_, err := ingest.Ingest(context.Background(), w, docs[1:], opts(offline.Engine{}))
+		restore()
+		if err == nil {
+			t.Fatalf("%s: the ingest succeeded", name)
+		}
+		sameSnapshot(t, name, before, snapshot(t, v))
+		last, err := v.LastReceipt(wiki.Node)
+		if err != nil || last.Status != receipt.Failed {
+			t.Fatalf("%s: last receipt %+v, %v", name, last, err)
 		}
 	}
 	// And the run that does not fail still lands.
