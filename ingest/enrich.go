@@ -48,6 +48,7 @@ func (r *run) enrich(ctx context.Context, sel Selection) (*Result, error) {
 	}
 	bar := progress.New(r.opt.Progress, int64(len(pages)), "enrich", progress.Items)
 	defer bar.Finish()
+	r.bar = bar
 	for _, rel := range pages {
 		if err := ctx.Err(); err != nil {
 			return nil, err

@@ -123,6 +123,7 @@ type run struct {
 	review  []plan.ReviewItem
 	touched map[string]bool
 	prompts *prompts
+	bar     *progress.Bar
 }
 
 func (r *run) fail(step string) error {
@@ -273,6 +274,7 @@ func (r *run) ingest(ctx context.Context, docs []*source.Document) (*Result, err
 	}
 	bar := progress.New(r.opt.Progress, int64(len(docs)), "ingest", progress.Items)
 	defer bar.Finish()
+	r.bar = bar
 	var todo []*source.Document
 	for _, d := range docs {
 		sr := SourceResult{Name: d.Name, ID: d.ID, Kind: string(d.Kind), Title: d.Title, Redactions: d.Redactions, Pages: []string{}}
@@ -535,6 +537,7 @@ func (r *run) toolbox() *toolbox {
 	tb := newToolbox(r.tx, r.w)
 	tb.fail = r.opt.Fail
 	tb.find = r.search
+	tb.onPage = func(rel string) { r.bar.Describe(rel) }
 	return tb
 }
 

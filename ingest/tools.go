@@ -48,6 +48,8 @@ type toolbox struct {
 	moved   [][2]string
 	touched map[string]bool
 	calls   int
+	// onPage, when set, hears of each page written (progress).
+	onPage func(rel string)
 	// find searches the wiki.
 	find func(ctx context.Context, query string, limit int) ([]searchHit, error)
 }
@@ -118,6 +120,9 @@ func (tb *toolbox) mark(rel string, created bool) {
 		return
 	}
 	tb.touched[rel] = true
+	if tb.onPage != nil {
+		tb.onPage(rel)
+	}
 	if created {
 		tb.created = append(tb.created, rel)
 	} else {
