@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"os"
 	"os/exec"
@@ -93,7 +94,11 @@ func readPageMeta(t *testing.T, dir, page string) wiki.Meta {
 func TestIngestFixturesThroughTheCLI(t *testing.T) {
 	dir := newIngestVault(t)
 	before := headOf(t, dir)
-	out := mustProse(t, "--vault", dir, "ingest", "../../fixtures/sources")
+	out := mustProse(t, "--vault", dir, "ingest", "--dry-run", "../../fixtures/sources")
+	if !strings.Contains(out, "plan for sources/deploy-guide.md") || !strings.Contains(out, "procedure") || headOf(t, dir) != before || lastReceipt(t, dir) != nil {
+		t.Fatalf("--dry-run wrote something or printed no plan:\n%s", out)
+	}
+	out = mustProse(t, "--vault", dir, "ingest", "../../fixtures/sources")
 	if !strings.Contains(out, "open "+filepath.Join(dir, "published/wiki/README.html")) {
 		t.Errorf("ingest does not say where to open the wiki:\n%s", out)
 	}
@@ -376,10 +381,11 @@ func modelUsage(input, cached, output int64) model.Usage {
 	return model.Usage{Input: input, CachedInput: cached, Output: output}
 }
 
-// TestIngestKilledLeavesBranch kills a real prose process with SIGKILL in
-// the middle of an ingest (while it waits for the model during
-// generation): the branch, the git index and the working tree are as
-// before, and the next commands find a sound vault.
+// TestIngestKilledLeavesBranch stops a real prose process in the middle of
+// an ingest (while it waits for the model during generation), first with
+// SIGINT (exit 130, "as before") and then with SIGKILL: each time the
+// branch, the git index and the working tree are as before, and the next
+// commands find a sound vault.
 func TestIngestKilledLeavesBranch(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
@@ -388,37 +394,46 @@ func TestIngestKilledLeavesBranch(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	arrived := make(chan struct{})
-	replies := scriptedIngest()[:1]
-	replies = append(replies, fakeserver.Reply{Hang: true, Arrived: func() { close(arrived) }})
-	srv := fakeserver.New(t, fakeserver.Chat, replies...)
-	env := srv.Env()
 	dir := newIngestVault(t)
 	// A wiki already there, so there is something to lose.
 	mustProse(t, "--vault", dir, "ingest", "../../fixtures/sources/deploy-guide.md")
-	before := snapshotVault(t, dir)
-
-	cmd := exec.Command(bin, "--vault", dir, "ingest", "--model", "openai-chat:fake-model", "../../fixtures/sources/incident-glossary.html")
-	cmd.Env = append(os.Environ(), "OPENAI_BASE_URL="+env("OPENAI_BASE_URL"), "OPENAI_API_KEY="+env("OPENAI_API_KEY"), "PROSE_NOW=2026-01-31")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	<-arrived // the process is inside generation, waiting for the model
-	if err := cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	_ = cmd.Wait()
-	after := snapshotVault(t, dir)
-	for k, v := range before {
-		if after[k] != v {
-			t.Errorf("%s changed after SIGKILL", k)
+	for _, sig := range []os.Signal{os.Interrupt, os.Kill} {
+		arrived := make(chan struct{})
+		replies := scriptedIngest()[:1]
+		replies = append(replies, fakeserver.Reply{Hang: true, Arrived: func() { close(arrived) }})
+		srv := fakeserver.New(t, fakeserver.Chat, replies...)
+		env := srv.Env()
+		before := snapshotVault(t, dir)
+		cmd := exec.Command(bin, "--vault", dir, "ingest", "--model", "openai-chat:fake-model", "../../fixtures/sources/incident-glossary.html")
+		cmd.Env = append(os.Environ(), "OPENAI_BASE_URL="+env("OPENAI_BASE_URL"), "OPENAI_API_KEY="+env("OPENAI_API_KEY"), "PROSE_NOW=2026-01-31")
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
 		}
+		<-arrived // the process is inside generation, waiting for the model
+		if err := cmd.Process.Signal(sig); err != nil {
+			t.Fatal(err)
+		}
+		err := cmd.Wait()
+		if sig == os.Interrupt {
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 130 || !strings.Contains(stderr.String(), "the vault is as before") {
+				t.Errorf("after SIGINT: %v\n%s", err, stderr.String())
+			}
+		}
+		after := snapshotVault(t, dir)
+		for k, v := range before {
+			if after[k] != v {
+				t.Errorf("%s changed after %v", k, sig)
+			}
+		}
+		if len(after) != len(before) {
+			t.Errorf("files appeared after %v: %d → %d", sig, len(before), len(after))
+		}
+		mustProse(t, "--vault", dir, "fsck")
+		mustProse(t, "--vault", dir, "wiki", "lint")
 	}
-	if len(after) != len(before) {
-		t.Errorf("files appeared after SIGKILL: %d → %d", len(before), len(after))
-	}
-	mustProse(t, "--vault", dir, "fsck")
-	mustProse(t, "--vault", dir, "wiki", "lint")
 }
 
 // snapshotVault reads the branch ref, the git index and every working-tree
