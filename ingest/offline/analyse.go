@@ -48,6 +48,8 @@ type workspace struct {
 	byPath   map[string]IndexEntry
 	folders  map[string]int // pages per folder, existing and planned
 	sents    []string       // the document's sentences, once split
+	// pitfallText are the sentences that warn, once found.
+	pitfallText []string
 }
 
 func (e Engine) analyse(prompt string) (model.Response, error) {
@@ -221,38 +223,42 @@ func mentions(text, title string) bool {
 
 // containsPhrase reports whether phrase occurs in text (both lower case)
 // with no letter or digit right before or after it.
-func containsPhrase(text, phrase string) bool {
+func containsPhrase(text, phrase string) bool { return indexPhrase(text, phrase) >= 0 }
+
+// indexPhrase is the byte offset of the first such occurrence, or -1.
+func indexPhrase(text, phrase string) int {
+	if phrase == "" {
+		return -1
+	}
 	for off := 0; off < len(text); {
 		i := strings.Index(text[off:], phrase)
 		if i < 0 {
-			return false
+			return -1
 		}
 		i += off
 		end := i + len(phrase)
 		before, _ := utf8.DecodeLastRuneInString(text[:i])
 		after, _ := utf8.DecodeRuneInString(text[end:])
 		if (i == 0 || !isWordRune(before)) && (end == len(text) || !isWordRune(after)) {
-			return true
+			return i
 		}
 		off = i + 1
 	}
-	return false
+	return -1
+}
+
+// asciiLower lowers A–Z only, so byte offsets stay those of s.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
-
-var phraseCache = map[string]*regexp.Regexp{}
-
-func phrase(title string) *regexp.Regexp {
-	if re, ok := phraseCache[title]; ok {
-		return re
-	}
-	re := regexp.MustCompile(`(?i)(^|[^\pL\pN])(` + regexp.QuoteMeta(title) + `)([^\pL\pN]|$)`)
-	if len(phraseCache) < 4096 {
-		phraseCache[title] = re
-	}
-	return re
-}
 
 // place picks a free path in folder for slug, spilling into a sub-folder
 // named for the slug's first letter when the folder is full.
@@ -336,7 +342,7 @@ var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
 // slug makes a file name of a title: lower case ASCII letters and digits
 // joined by dashes, at most 60 characters.
 func slug(title string) string {
-	s := strings.Trim(nonSlug.ReplaceAllString(strings.ToLower(fold(title)), "-"), "-")
+	s := strings.Trim(nonSlug.ReplaceAllString(fold(strings.ToLower(title)), "-"), "-")
 	if len(s) > 60 {
 		s = strings.TrimRight(s[:60], "-")
 	}

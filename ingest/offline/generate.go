@@ -401,6 +401,9 @@ func (w *workspace) prerequisites(text func(string) string) string {
 }
 
 func (w *workspace) pitfalls(text func(string) string) string {
+	if w.pitfallText == nil {
+		w.pitfallText = w.pitfallSentences()
+	}
 	var parts []string
 	for _, s := range w.doc.Sections {
 		if !pitfallHeading.MatchString(s.Heading) {
@@ -425,12 +428,25 @@ func (w *workspace) pitfalls(text func(string) string) string {
 		return strings.Join(parts, "\n")
 	}
 	var warn []string
-	for _, s := range w.sentences() {
-		if pitfallWords.MatchString(s) && len(warn) < 4 {
-			warn = append(warn, text(s))
-		}
+	for _, s := range w.pitfallText {
+		warn = append(warn, text(s))
 	}
 	return list("ul", warn, 4)
+}
+
+// pitfallSentences are the first four sentences that warn (never, avoid,
+// must not…), found once per source.
+func (w *workspace) pitfallSentences() []string {
+	out := []string{}
+	for _, s := range w.sentences() {
+		if len(out) == 4 {
+			break
+		}
+		if pitfallWords.MatchString(s) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // mentionsOf lists up to three sentences of doc that use term, other than
@@ -552,13 +568,14 @@ func linkify(text, here string, links []plan.Link) string {
 		if l.Path == here || len([]rune(l.Title)) < 4 {
 			continue
 		}
-		re := phrase(html.EscapeString(l.Title))
-		loc := re.FindStringSubmatchIndex(out)
-		if loc == nil || inTag(out, loc[4]) {
+		title := html.EscapeString(l.Title)
+		i := indexPhrase(asciiLower(out), asciiLower(title))
+		if i < 0 || inTag(out, i) {
 			continue
 		}
-		a := fmt.Sprintf(`<a href="%s">%s</a>`, html.EscapeString(rel(here, l.Path)), out[loc[4]:loc[5]])
-		out = out[:loc[4]] + a + out[loc[5]:]
+		end := i + len(title)
+		a := fmt.Sprintf(`<a href="%s">%s</a>`, html.EscapeString(rel(here, l.Path)), out[i:end])
+		out = out[:i] + a + out[end:]
 	}
 	return out
 }
