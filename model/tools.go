@@ -21,7 +21,15 @@ type WireTool struct {
 // and the JSON pointer of the spot.
 func WireTools(op, provider string, tools []Tool) ([]WireTool, error) {
 	out := make([]WireTool, 0, len(tools))
+	seen := map[string]bool{}
 	for _, t := range tools {
+		if !validToolName(t.Name) {
+			return nil, &Error{Op: op, Provider: provider, Kind: KindSchema, Message: fmt.Sprintf("tool name %q is not accepted by the providers", t.Name), Hint: "use 1 to 64 letters, digits, _ or -"}
+		}
+		if seen[t.Name] {
+			return nil, &Error{Op: op, Provider: provider, Kind: KindSchema, Message: fmt.Sprintf("two tools are named %q", t.Name), Hint: "give each tool its own name"}
+		}
+		seen[t.Name] = true
 		s, err := schema.Compile(t.Schema)
 		if err != nil {
 			return nil, &Error{Op: op, Provider: provider, Kind: KindSchema, Message: fmt.Sprintf("tool %s: %v", t.Name, err), Hint: "fix the tool's schema", Err: err}
@@ -38,4 +46,17 @@ func WireTools(op, provider string, tools []Tool) ([]WireTool, error) {
 		out = append(out, WireTool{Name: t.Name, Description: t.Description, Parameters: params, Strict: strict})
 	}
 	return out, nil
+}
+
+// validToolName is the name rule the OpenAI and Anthropic APIs share.
+func validToolName(name string) bool {
+	if len(name) == 0 || len(name) > 64 {
+		return false
+	}
+	for _, r := range name {
+		if !(r == '_' || r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
 }

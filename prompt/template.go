@@ -138,15 +138,18 @@ func (t *Template) scan(literal func(string), field func(string)) {
 			continue
 		}
 		if c == '{' {
-			if end := strings.IndexByte(s[i+1:], '}'); end >= 0 {
-				name := s[i+1 : i+1+end]
-				if slices.Contains(t.Fields, name) {
-					flush(i)
-					field(name)
-					i += end + 2
-					start = i
-					continue
-				}
+			// A reference is { name } with nothing else inside; scanning
+			// only name bytes keeps the walk linear whatever the text.
+			j := i + 1
+			for j < len(s) && identByte(s[j]) {
+				j++
+			}
+			if j < len(s) && s[j] == '}' && slices.Contains(t.Fields, s[i+1:j]) {
+				flush(i)
+				field(s[i+1 : j])
+				i = j + 1
+				start = i
+				continue
 			}
 		}
 		i++
@@ -164,4 +167,8 @@ func isIdent(s string) bool {
 		}
 	}
 	return true
+}
+
+func identByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }

@@ -203,3 +203,19 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func BenchmarkRenderGeneration(b *testing.B) {
+	tpl, err := Builtin("generation")
+	if err != nil {
+		b.Fatal(err)
+	}
+	values := adversarial(tpl.Fields)
+	values["source"] = strings.Repeat("A paragraph of source text with {braces} and alert-{info}. ", 2000)
+	b.SetBytes(int64(len(tpl.Text) + len(values["source"])))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := tpl.Render(values); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -18,6 +18,8 @@ func globalFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "json", Usage: "print machine-readable JSON on stdout (one document)"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only errors"},
 		&cli.BoolFlag{Name: "no-color", Usage: "disable colored output (also NO_COLOR)", EnvVars: []string{"NO_COLOR"}},
+		&cli.StringFlag{Name: "model", Usage: "model as `PROVIDER:NAME` (openai, openai-chat, anthropic, replay:FILE, offline); default $PROSE_MODEL, else prose.yaml's model, else offline"},
+		&cli.StringFlag{Name: "record", Usage: "save every model exchange to `FILE` (replay it with --model replay:FILE)"},
 		&cli.DurationFlag{Name: "lock-timeout", Value: vault.DefaultLockTimeout, Usage: "how long a writer waits for the vault lock"},
 	}
 }

@@ -144,6 +144,9 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			ingestCommand(),
 			enrichCommand(),
 			wikiCommand(),
+			promptsCommand(),
+			programsCommand(),
+			doctorCommand(),
 			versionCommand(),
 		},
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {
@@ -178,7 +181,7 @@ func hoistGlobalFlags(app *cli.App, args []string) []string {
 	if len(args) < 2 {
 		return args
 	}
-	withValue := map[string]bool{"--vault": true, "--lock-timeout": true}
+	withValue := map[string]bool{"--vault": true, "--lock-timeout": true, "--model": true, "--record": true}
 	plain := map[string]bool{"--json": true, "--quiet": true, "-q": true, "--no-color": true}
 	// The value-taking flags of the commands named so far: their values
 	// stay where they are even when they look like a global flag.
@@ -233,7 +236,7 @@ func interspersed(app *cli.App, args []string) []string {
 	i := 1
 	for i < len(args) && strings.HasPrefix(args[i], "-") {
 		i++ // global flags were hoisted; values use --flag=value or follow
-		if i < len(args) && !strings.HasPrefix(args[i-1], "--vault=") && (args[i-1] == "--vault" || args[i-1] == "--lock-timeout") {
+		if i < len(args) && !strings.HasPrefix(args[i-1], "--vault=") && (args[i-1] == "--vault" || args[i-1] == "--lock-timeout" || args[i-1] == "--model" || args[i-1] == "--record") {
 			i++
 		}
 	}

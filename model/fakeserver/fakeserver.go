@@ -28,6 +28,7 @@ type Reply struct {
 	Body   string            // a raw body for an error status
 	Header map[string]string // extra headers (Retry-After)
 	Hang   bool              // never answer: the client must time out
+	Drop   bool              // close the connection without an answer
 	// Arrived, if set, is called when the request arrives, before the
 	// reply (a test cancels its context here).
 	Arrived func()
@@ -127,6 +128,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if reply.Arrived != nil {
 		reply.Arrived()
+	}
+	if reply.Drop {
+		if hj, ok := w.(http.Hijacker); ok {
+			if conn, _, err := hj.Hijack(); err == nil {
+				conn.Close()
+				return
+			}
+		}
 	}
 	if reply.Hang {
 		<-r.Context().Done()

@@ -16,14 +16,14 @@ const DefaultBaseURL = "https://api.openai.com/v1"
 
 func init() {
 	model.Register("openai", func(name string, cfg model.Config) (model.Model, error) {
-		c, err := newClient("openai", cfg, true)
+		c, err := newClient("openai", cfg)
 		if err != nil {
 			return nil, err
 		}
 		return &Responses{client: c, name: name}, nil
 	})
 	model.Register("openai-chat", func(name string, cfg model.Config) (model.Model, error) {
-		c, err := newClient("openai-chat", cfg, false)
+		c, err := newClient("openai-chat", cfg)
 		if err != nil {
 			return nil, err
 		}
@@ -39,16 +39,16 @@ type client struct {
 
 // newClient configures the SDK from cfg alone. A key is required for the
 // OpenAI endpoint; a compatible server at OPENAI_BASE_URL may need none.
-func newClient(provider string, cfg model.Config, needKey bool) (*client, error) {
+func newClient(provider string, cfg model.Config) (*client, error) {
 	key := cfg.Env("OPENAI_API_KEY")
 	base := strings.TrimRight(cfg.Env("OPENAI_BASE_URL"), "/")
 	if base == "" {
 		base = DefaultBaseURL
 	}
-	if key == "" && (needKey || base == DefaultBaseURL) {
+	if key == "" && base == DefaultBaseURL {
 		return nil, &model.Error{Op: "open " + provider, Provider: provider, Kind: model.KindConfig,
 			Message: "OPENAI_API_KEY is not set",
-			Hint:    "export OPENAI_API_KEY, or for a local OpenAI-compatible server use openai-chat with OPENAI_BASE_URL (e.g. http://127.0.0.1:11434/v1)"}
+			Hint:    "export OPENAI_API_KEY, or point OPENAI_BASE_URL at a local OpenAI-compatible server (e.g. http://127.0.0.1:11434/v1)"}
 	}
 	opts := []option.RequestOption{
 		option.WithBaseURL(base + "/"),

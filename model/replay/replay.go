@@ -70,23 +70,32 @@ func init() {
 	model.RegisterRecorder(func(m model.Model, path string) (model.Model, error) { return NewRecorder(m, path), nil })
 }
 
-// Load reads a recording.
+// Load reads the recording at path.
 func Load(path string) (*File, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, &model.Error{Op: "open replay", Provider: "replay", Kind: model.KindConfig, Message: err.Error(), Hint: "record one with --record FILE"}
 	}
+	return Parse(path, data)
+}
+
+// Parse decodes a recording; name is used in errors.
+func Parse(name string, data []byte) (*File, error) {
 	var f File
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f); err != nil || f.Format == 0 {
-		if err == nil {
-			err = fmt.Errorf("no prose_recording format")
-		}
-		return nil, &model.Error{Op: "open replay", Provider: "replay", Kind: model.KindConfig, Message: fmt.Sprintf("%s is not a prose recording: %v", path, err), Hint: "record one with --record FILE"}
+	err := dec.Decode(&f)
+	if err == nil && f.Format == 0 {
+		err = fmt.Errorf("no prose_recording format")
+	}
+	if err == nil && dec.More() {
+		err = fmt.Errorf("data after the recording")
+	}
+	if err != nil {
+		return nil, &model.Error{Op: "open replay", Provider: "replay", Kind: model.KindConfig, Message: fmt.Sprintf("%s is not a prose recording: %v", name, err), Hint: "record one with --record FILE"}
 	}
 	if f.Format > FormatVersion {
-		return nil, &model.Error{Op: "open replay", Provider: "replay", Kind: model.KindConfig, Message: fmt.Sprintf("%s has recording format %d; this prose reads %d", path, f.Format, FormatVersion), Hint: "upgrade prose"}
+		return nil, &model.Error{Op: "open replay", Provider: "replay", Kind: model.KindConfig, Message: fmt.Sprintf("%s has recording format %d; this prose reads %d", name, f.Format, FormatVersion), Hint: "upgrade prose"}
 	}
 	return &f, nil
 }

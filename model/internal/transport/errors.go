@@ -28,6 +28,18 @@ func Redact(s, key string) string {
 // and Anthropic nest it as {"error":{"message":…}}, compatible servers
 // often send {"error":"…"} or {"message":"…"}.
 func ProviderMessage(body []byte) string {
+	return truncate(providerMessage(body), 300)
+}
+
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}
+
+func providerMessage(body []byte) string {
 	var doc struct {
 		Error   json.RawMessage `json:"error"`
 		Message string          `json:"message"`
@@ -49,11 +61,7 @@ func ProviderMessage(body []byte) string {
 			return doc.Detail
 		}
 	}
-	s := strings.TrimSpace(string(body))
-	if len(s) > 300 {
-		s = s[:300] + "…"
-	}
-	return s
+	return strings.TrimSpace(string(body))
 }
 
 // Classify turns the error of a provider call into a *model.Error whose
@@ -93,7 +101,11 @@ func Classify(op, provider string, err error, fail *Failure, key string) error {
 		}
 	default:
 		e.Kind = model.KindNetwork
-		e.Message = Redact(rootMessage(err), key)
+		attempts := 1
+		if fail != nil && fail.Attempts > 0 {
+			attempts = fail.Attempts
+		}
+		e.Message = fmt.Sprintf("the connection failed after %d attempts: %s", attempts, Redact(rootMessage(err), key))
 		e.Hint = "check the base URL and the network"
 	}
 	return e

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"errors"
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/prose-store/prose/model"
+	_ "github.com/prose-store/prose/model/anthropic"
+	_ "github.com/prose-store/prose/model/openai"
+	_ "github.com/prose-store/prose/model/replay"
+	"github.com/prose-store/prose/vault"
+)
+
+// modelChoice is the model a command would use and where that choice
+// came from.
+type modelChoice struct {
+	Spec   string `json:"spec"`
+	Source string `json:"source"` // --model, $PROSE_MODEL, prose.yaml or default
+}
+
+// chooseModel resolves --model, else $PROSE_MODEL, else the vault's
+// prose.yaml model, else the built-in offline engine.
+func chooseModel(c *cli.Context) (modelChoice, error) {
+	if s := c.String("model"); s != "" {
+		return modelChoice{s, "--model"}, nil
+	}
+	if s := os.Getenv("PROSE_MODEL"); s != "" {
+		return modelChoice{s, "$PROSE_MODEL"}, nil
+	}
+	v, err := openVault(c)
+	switch {
+	case err == nil:
+		defer v.Close()
+		if s := v.Config().Model; s != "" {
+			return modelChoice{s, "prose.yaml"}, nil
+		}
+	case errors.Is(err, vault.ErrNotVault) && c.String("vault") == "":
+		// Outside a vault: no prose.yaml to read.
+	default:
+		return modelChoice{}, err
+	}
+	return modelChoice{model.Offline, "default"}, nil
+}
+
+// modelConfig is the model configuration of a command line: keys and
+// endpoints from the environment, --record.
+func modelConfig(c *cli.Context) model.Config {
+	return model.Config{Getenv: os.Getenv, Record: c.String("record")}
+}
+
+// openModel opens the model the command line chooses.
+func openModel(c *cli.Context) (model.Model, modelChoice, error) {
+	choice, err := chooseModel(c)
+	if err != nil {
+		return nil, choice, err
+	}
+	m, err := model.Open(choice.Spec, modelConfig(c))
+	return m, choice, err
+}
