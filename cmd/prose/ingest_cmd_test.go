@@ -130,6 +130,12 @@ func TestIngestFixturesThroughTheCLI(t *testing.T) {
 	if _, _, code := prose(t, "--vault", dir, "wiki", "review", "resolve", "nosuch"); code != 1 {
 		t.Errorf("resolving an unknown item exits %d", code)
 	}
+	progs := mustProse(t, "programs", "list", "--json")
+	for _, name := range []string{"ingest", "enrich", "search", "lint", "read", "tree"} {
+		if !strings.Contains(progs, `"name": "`+name+`"`) {
+			t.Errorf("prose programs list --json lacks %s", name)
+		}
+	}
 	if git, err := exec.LookPath("git"); err == nil {
 		st, err := exec.Command(git, "-C", dir, "status", "--porcelain").CombinedOutput()
 		if err != nil || len(st) != 0 {
