@@ -16,20 +16,20 @@ bytes=$(du -sb "$work/corpus" | cut -f1)
 printf '# small note\n\nA small note about billing and caching.\n\n1. First.\n2. Second.\n' > "$work/small.md"
 export PROSE_NOW=2026-01-31
 
-timed() { # timed LABEL CMD…: prints seconds and peak RSS (KiB)
+timed() { # timed LABEL CMD…: prints wall seconds, peak RSS (KiB), CPU seconds (user+sys)
   local label=$1; shift
-  /usr/bin/time -f "%e %M" -o "$work/time" "$@" > "$work/out" 2>"$work/err" || { cat "$work/err"; exit 1; }
-  read -r secs kib < "$work/time"
-  echo "$label $secs $kib"
+  /usr/bin/time -f "%e %M %U %S" -o "$work/time" "$@" > "$work/out" 2>"$work/err" || { cat "$work/err"; exit 1; }
+  read -r secs kib usr sys < "$work/time"
+  echo "$label $secs $kib $(awk -v u="$usr" -v s="$sys" 'BEGIN{printf "%.2f", u+s}')"
 }
 
 bin/prose init "$work/big" >/dev/null
-read -r _ secs kib < <(timed corpus bin/prose --vault "$work/big" ingest "$work/corpus")
+read -r _ secs kib cpu < <(timed corpus bin/prose --vault "$work/big" ingest "$work/corpus")
 pages=$(grep -c '^  created' "$work/out" || true)
 mb=$(awk -v b="$bytes" 'BEGIN{printf "%.2f", b/1e6}')
-printf '| offline ingest, %d files | %s MB | %s s | %s MB/s | %s pages | %s pages/s | peak %s MiB |\n' \
-  "${N:-500}" "$mb" "$secs" "$(awk -v b="$bytes" -v s="$secs" 'BEGIN{printf "%.2f", b/1e6/s}')" "$pages" \
-  "$(awk -v p="$pages" -v s="$secs" 'BEGIN{printf "%.0f", p/s}')" "$((kib / 1024))"
+printf '| offline ingest, %d files | %s MB | %s s wall (%s s CPU) | %s MB/s | %s pages | %s pages/s | peak %s MiB | load %s |\n' \
+  "${N:-500}" "$mb" "$secs" "$cpu" "$(awk -v b="$bytes" -v s="$secs" 'BEGIN{printf "%.2f", b/1e6/s}')" "$pages" \
+  "$(awk -v p="$pages" -v s="$secs" 'BEGIN{printf "%.0f", p/s}')" "$((kib / 1024))" "$(cut -d' ' -f1 /proc/loadavg)"
 
 best() { # best of 5 runs of one small ingest into a copy of vault $1
   local v=$1 b=999
