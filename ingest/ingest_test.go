@@ -20,9 +20,9 @@ import (
 
 	"github.com/prose-store/prose/canon"
 	"github.com/prose-store/prose/ingest"
-	"github.com/prose-store/prose/internal/browsertest"
 	"github.com/prose-store/prose/ingest/offline"
 	"github.com/prose-store/prose/ingest/source"
+	"github.com/prose-store/prose/internal/browsertest"
 	"github.com/prose-store/prose/internal/durable"
 	"github.com/prose-store/prose/model"
 	"github.com/prose-store/prose/program"
