@@ -462,3 +462,78 @@ func TestIngestedWikiInABrowser(t *testing.T) {
 		t.Errorf("the procedure shows %d steps, want 5", n)
 	}
 }
+
+// TestEnrichFailureLeavesVaultAsItWas: enrich shares the pipeline's Tx; a
+// failure at its first write, at bookkeeping or at the commit leaves the
+// branch, index and working tree byte-identical and the search index
+// answering as before (enrich searches, and the search library may
+// reorganise its files on a read), and a run that succeeds is one commit.
+func TestEnrichFailureLeavesVaultAsItWas(t *testing.T) {
+	v, w := newWiki(t)
+	if _, err := ingest.Ingest(context.Background(), w, fixtureDocs(t), opts(offline.Engine{})); err != nil {
+		t.Fatal(err)
+	}
+	// The first tool step of an enrich, as a probe run reports it.
+	first := ""
+	probe := opts(offline.Engine{})
+	probe.DryRun = true
+	probe.Fail = func(s string) error {
+		if first == "" && strings.HasPrefix(s, "tool:") {
+			first = s
+			return errors.New("probe")
+		}
+		return nil
+	}
+	_, _ = ingest.Enrich(context.Background(), w, ingest.Selection{All: true}, probe)
+	if first == "" {
+		t.Fatal("enrich made no tool call")
+	}
+	searchAll := func() string {
+		var sb strings.Builder
+		for _, q := range []string{"rollback", "canary", "incident commander", "migration"} {
+			hits, err := w.Search(context.Background(), q, 20)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, h := range hits {
+				sb.WriteString(h.Path + " " + h.Snippet + "\n")
+			}
+		}
+		return sb.String()
+	}
+	withoutSearch := func(m map[string]string) map[string]string {
+		for k := range m {
+			if strings.HasPrefix(k, filepath.Join(".prose", "search")) {
+				delete(m, k)
+			}
+		}
+		return m
+	}
+	for _, step := range []string{first, "bookkeeping", "commit"} {
+		before := withoutSearch(snapshot(t, v))
+		hitsBefore := searchAll()
+		o := opts(offline.Engine{})
+		o.Fail = func(s string) error {
+			if s == step {
+				return errors.New("injected failure")
+			}
+			return nil
+		}
+		if _, err := ingest.Enrich(context.Background(), w, ingest.Selection{All: true}, o); err == nil {
+			t.Fatalf("%s: enrich succeeded", step)
+		}
+		sameSnapshot(t, step, before, withoutSearch(snapshot(t, v)))
+		if searchAll() != hitsBefore {
+			t.Errorf("%s: search answers differently after the failed run", step)
+		}
+		if last, err := v.LastReceipt(wiki.Node); err != nil || last.Status != receipt.Failed {
+			t.Fatalf("%s: last receipt %+v, %v", step, last, err)
+		}
+	}
+	n := branchCommits(t, v)
+	res, err := ingest.Enrich(context.Background(), w, ingest.Selection{All: true}, opts(offline.Engine{}))
+	if err != nil || res.Status != "rendered" || len(res.Updated) == 0 || branchCommits(t, v) != n+1 {
+		t.Fatalf("enrich: %+v, %v", res, err)
+	}
+	lintClean(t, w)
+}
