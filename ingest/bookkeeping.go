@@ -103,6 +103,7 @@ func (r *run) bookkeeping(ctx context.Context) error {
 		}
 	}
 	r.files[CatalogFile] = r.cat.encode()
+	r.files[PagesFile] = r.cat.encodePages()
 	return nil
 }
 

@@ -18,6 +18,7 @@ import (
 const (
 	SourcesDir  = "sources"
 	CatalogFile = "sources/index.json"
+	PagesFile   = "sources/pages.tsv"
 	ReviewFile  = "review/queue.json"
 )
 
@@ -25,11 +26,14 @@ const (
 // was written from; prose keeps it, a model cannot set it.
 const metaSources = "sources"
 
-// catalog is CatalogFile.
+// catalog is CatalogFile (the sources; their pages are those that list
+// them) and PagesFile (the pages, one a
+// line: path, title, template and source ids, tab-separated — read on
+// every ingest, so kept quick to parse).
 type catalog struct {
 	Version int                      `json:"version"`
 	Sources map[string]*sourceRecord `json:"sources"`
-	Pages   map[string]*pageRecord   `json:"pages"`
+	Pages   map[string]*pageRecord   `json:"-"`
 }
 
 type sourceRecord struct {
@@ -38,7 +42,6 @@ type sourceRecord struct {
 	Title      string   `json:"title"`
 	Memo       string   `json:"memo"`
 	Redactions int      `json:"redactions"`
-	Pages      []string `json:"pages"`
 }
 
 type pageRecord struct {
@@ -69,9 +72,12 @@ func loadCatalog(tx *wiki.Tx, read func(string) ([]byte, bool, error)) (*catalog
 		if c.Sources == nil {
 			c.Sources = map[string]*sourceRecord{}
 		}
-		if c.Pages == nil {
-			c.Pages = map[string]*pageRecord{}
-		}
+		c.Pages = map[string]*pageRecord{}
+	}
+	if data, ok, err := read(PagesFile); err != nil {
+		return nil, err
+	} else if ok {
+		c.Pages = parsePages(data)
 	}
 	all, err := tx.List()
 	if err != nil {
@@ -110,12 +116,62 @@ func (c *catalog) note(tx *wiki.Tx, rel string) {
 	c.Pages[rel] = &pageRecord{Title: p.Meta.Title(), Template: p.Meta.Template(), Sources: p.Meta.Strings(metaSources)}
 }
 
-func (c *catalog) encode() []byte {
-	for _, s := range c.Sources {
-		sort.Strings(s.Pages)
+// pagesOf lists the pages that record source id, sorted.
+func (c *catalog) pagesOf(id string) []string {
+	out := []string{}
+	for p, r := range c.Pages {
+		for _, s := range r.Sources {
+			if s == id {
+				out = append(out, p)
+				break
+			}
+		}
 	}
+	sort.Strings(out)
+	return out
+}
+
+func (c *catalog) encode() []byte {
 	b, _ := json.MarshalIndent(c, "", "  ")
 	return append(b, '\n')
+}
+
+// encodePages is PagesFile: a header line, then one page a line, sorted.
+func (c *catalog) encodePages() []byte {
+	paths := make([]string, 0, len(c.Pages))
+	for p := range c.Pages {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	var b strings.Builder
+	b.WriteString("# path\ttitle\ttemplate\tsources\n")
+	field := strings.NewReplacer("\t", " ", "\n", " ", "\r", " ")
+	for _, p := range paths {
+		r := c.Pages[p]
+		b.WriteString(p + "\t" + field.Replace(r.Title) + "\t" + field.Replace(r.Template) + "\t" + strings.Join(r.Sources, ",") + "\n")
+	}
+	return []byte(b.String())
+}
+
+// parsePages reads PagesFile; malformed lines are left out (the pages
+// they named are read again from the wiki).
+func parsePages(data []byte) map[string]*pageRecord {
+	out := map[string]*pageRecord{}
+	for _, line := range strings.Split(string(data), "\n") {
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		f := strings.Split(line, "\t")
+		if len(f) != 4 || f[0] == "" {
+			continue
+		}
+		r := &pageRecord{Title: f[1], Template: f[2]}
+		if f[3] != "" {
+			r.Sources = strings.Split(f[3], ",")
+		}
+		out[f[0]] = r
+	}
+	return out
 }
 
 // indexEntry is one page as the analysis prompt lists it.

@@ -71,6 +71,7 @@ func (r *run) enrich(ctx context.Context, sel Selection) (*Result, error) {
 		}
 	}
 	r.files[CatalogFile] = r.cat.encode()
+	r.files[PagesFile] = r.cat.encodePages()
 	if err := r.fail("commit"); err != nil {
 		return nil, err
 	}

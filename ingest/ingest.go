@@ -281,7 +281,7 @@ func (r *run) ingest(ctx context.Context, docs []*source.Document) (*Result, err
 		memo := MemoKey(d.ID, r.opt, r.prompts.version())
 		if rec, ok := r.cat.Sources[d.ID]; ok && rec.Memo == memo && !r.opt.Force {
 			sr.Status = "skipped"
-			sr.Pages = append(sr.Pages, rec.Pages...)
+			sr.Pages = append(sr.Pages, r.cat.pagesOf(d.ID)...)
 			r.res.Sources = append(r.res.Sources, sr)
 			bar.Add(1)
 			continue
@@ -381,7 +381,7 @@ func (r *run) source(ctx context.Context, d *source.Document) error {
 	}
 	sr.Status = "ingested"
 	sr.Pages = pages
-	r.cat.Sources[d.ID] = &sourceRecord{Name: d.Name, Kind: string(d.Kind), Title: d.Title, Memo: MemoKey(d.ID, r.opt, r.prompts.version()), Redactions: d.Redactions, Pages: pages}
+	r.cat.Sources[d.ID] = &sourceRecord{Name: d.Name, Kind: string(d.Kind), Title: d.Title, Memo: MemoKey(d.ID, r.opt, r.prompts.version()), Redactions: d.Redactions}
 	r.files[SourcePath(d.ID)] = d.Data
 	return nil
 }
@@ -394,7 +394,7 @@ func (r *run) supersede(d *source.Document) error {
 		if rec.Name != d.Name || id == d.ID {
 			continue
 		}
-		for _, rel := range rec.Pages {
+		for _, rel := range r.cat.pagesOf(id) {
 			pg, ok, err := r.tx.Page(rel)
 			if err != nil || !ok {
 				continue
