@@ -311,7 +311,7 @@ func (w *workspace) topic() string {
 		return "notes"
 	}
 	counts := map[string]int{}
-	for _, word := range wordRe.FindAllString(strings.ToLower(w.doc.Prose()+" "+w.doc.Title), -1) {
+	for _, word := range strings.FieldsFunc(strings.ToLower(w.doc.Prose()+" "+w.doc.Title), func(r rune) bool { return !isWordRune(r) }) {
 		counts[word]++
 	}
 	best := titleWords[0]

@@ -374,7 +374,6 @@ func procedureSummary(doc *source.Document, s *source.Section) string {
 var (
 	prereqHeading  = regexp.MustCompile(`(?i)\b(before|prereq\w*|requirements?|you need|setup|set-up|preparation)\b`)
 	pitfallHeading = regexp.MustCompile(`(?i)\b(wrong|pitfalls?|troubleshoot\w*|caveats?|warnings?|problems?|fail\w*|avoid)\b`)
-	pitfallWords   = regexp.MustCompile(`(?i)\b(never|avoid|don't|do not|must not|careful|roll back|rollback)\b`)
 )
 
 func (w *workspace) prerequisites(text func(string) string) string {
@@ -434,6 +433,20 @@ func (w *workspace) pitfalls(text func(string) string) string {
 	return list("ul", warn, 4)
 }
 
+// warnWords are what a sentence that warns says.
+var warnWords = []string{"never", "avoid", "don't", "do not", "must not", "careful", "roll back", "rollback"}
+
+// warns reports whether a sentence holds one of warnWords as a phrase.
+func warns(s string) bool {
+	lower := strings.ToLower(s)
+	for _, w := range warnWords {
+		if strings.Contains(lower, w) && containsPhrase(lower, w) {
+			return true
+		}
+	}
+	return false
+}
+
 // pitfallSentences are the first four sentences that warn (never, avoid,
 // must not…), found once per source.
 func (w *workspace) pitfallSentences() []string {
@@ -442,7 +455,7 @@ func (w *workspace) pitfallSentences() []string {
 		if len(out) == 4 {
 			break
 		}
-		if pitfallWords.MatchString(s) {
+		if warns(s) {
 			out = append(out, s)
 		}
 	}
