@@ -57,8 +57,17 @@ func ingestCommand() *cli.Command {
 			var docs []*source.Document
 			for _, in := range inputs {
 				d, err := source.Read(in.Name, in.Data, in.Kind)
+				if err != nil && in.Found {
+					// A file found in a directory that does not read is
+					// skipped, as one that cannot be opened is.
+					fmt.Fprintf(c.App.ErrWriter, "prose: skipped %v\n", err)
+					continue
+				}
 				if err != nil {
 					return &exitError{code: 1, err: fmt.Errorf("%v; nothing was ingested (fix or leave out that source)", err)}
+				}
+				if in.Stdin && c.String("name") != "" {
+					d.Title = c.String("name")
 				}
 				docs = append(docs, d)
 			}

@@ -156,6 +156,7 @@ func TestIngestMixedDirectory(t *testing.T) {
 		"pager.html":        "<html><head><title>Pager</title><script>x()</script></head><body><nav>Home</nav><h1>Pager</h1><p>The pager wakes the on-call engineer.</p></body></html>",
 		"chat.jsonl":        "{\"role\":\"user\",\"content\":\"What is a feature flag?\"}\n{\"role\":\"assistant\",\"content\":\"- **Feature flag**: a switch that turns code on without a deploy.\"}\n",
 		"logo.png":          "\x89PNG",
+		"broken.md":         "not \x00 text",
 		".drafts/secret.md": "# Draft\n",
 	})
 	dir := newIngestVault(t)
@@ -164,7 +165,7 @@ func TestIngestMixedDirectory(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, out, errs)
 	}
-	if !strings.Contains(errs, "skipped mixed/logo.png") || strings.Contains(out+errs, "secret") {
+	if !strings.Contains(errs, "skipped mixed/logo.png") || !strings.Contains(errs, "skipped mixed/broken.md: not text") || strings.Contains(out+errs, "secret") {
 		t.Errorf("skips not reported as they should be:\n%s", errs)
 	}
 	if parentOf(t, dir, "HEAD") != before {
@@ -469,4 +470,28 @@ func snapshotVault(t *testing.T, dir string) map[string]string {
 		return nil
 	})
 	return out
+}
+
+// TestIngestStdin: "-" reads standard input; --name titles it.
+func TestIngestStdin(t *testing.T) {
+	dir := newIngestVault(t)
+	f, err := os.CreateTemp(t.TempDir(), "stdin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("We rotate the on-call schedule every Monday.\n\n1. Swap the pager.\n2. Update the calendar.\n")
+	f.Seek(0, 0)
+	old := os.Stdin
+	os.Stdin = f
+	defer func() { os.Stdin = old }()
+	out := mustProse(t, "--vault", dir, "ingest", "-", "--name", "Rotation notes")
+	if !strings.Contains(out, "ingested  Rotation notes (text)") || !strings.Contains(out, "rotation/rotation-notes.html") {
+		t.Fatalf("stdin ingest:\n%s", out)
+	}
+	if _, _, code := prose(t, "--vault", dir, "ingest"); code != 2 {
+		t.Errorf("ingest without a source exits %d, want 2", code)
+	}
+	if _, errs, code := prose(t, "--vault", dir, "ingest", filepath.Join(dir, "missing.md")); code != 2 || !strings.Contains(errs, "no such file") {
+		t.Errorf("a missing source: exit %d %s", code, errs)
+	}
 }

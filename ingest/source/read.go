@@ -116,9 +116,11 @@ func TitleFromName(name string) string {
 
 // Input is a source found on the command line: its name and bytes.
 type Input struct {
-	Name string
-	Data []byte
-	Kind Kind // "" unless the source was standard input read with a kind
+	Name  string
+	Data  []byte
+	Kind  Kind // "" unless the source was standard input read with a kind
+	Stdin bool // read from standard input ("-")
+	Found bool // found in a directory (not named on the command line)
 }
 
 // Skipped is a file a directory walk left out, and why.
@@ -148,7 +150,7 @@ func Collect(args []string, stdin io.Reader, stdinName string) (inputs []Input, 
 			if name == "" {
 				name = "stdin"
 			}
-			inputs = append(inputs, Input{Name: name, Data: data})
+			inputs = append(inputs, Input{Name: name, Data: data, Stdin: true})
 			continue
 		}
 		fi, err := os.Stat(arg)
@@ -220,7 +222,7 @@ func walk(dir string) ([]Input, []Skipped) {
 			skipped = append(skipped, Skipped{shown, unwrapPathError(err).Error()})
 			return nil
 		}
-		inputs = append(inputs, Input{Name: shown, Data: data})
+		inputs = append(inputs, Input{Name: shown, Data: data, Found: true})
 		return nil
 	})
 	sort.SliceStable(inputs, func(i, j int) bool { return inputs[i].Name < inputs[j].Name })
