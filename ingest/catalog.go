@@ -37,11 +37,11 @@ type catalog struct {
 }
 
 type sourceRecord struct {
-	Name       string   `json:"name"`
-	Kind       string   `json:"kind"`
-	Title      string   `json:"title"`
-	Memo       string   `json:"memo"`
-	Redactions int      `json:"redactions"`
+	Name       string `json:"name"`
+	Kind       string `json:"kind"`
+	Title      string `json:"title"`
+	Memo       string `json:"memo"`
+	Redactions int    `json:"redactions"`
 }
 
 type pageRecord struct {
