@@ -103,7 +103,9 @@ func (r *run) bookkeeping(ctx context.Context) error {
 		}
 	}
 	r.files[CatalogFile] = r.cat.encode()
-	r.files[PagesFile] = r.cat.encodePages()
+	for name, data := range r.cat.encodePages() {
+		r.files[name] = data
+	}
 	return nil
 }
 

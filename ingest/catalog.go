@@ -18,7 +18,7 @@ import (
 const (
 	SourcesDir  = "sources"
 	CatalogFile = "sources/index.json"
-	PagesFile   = "sources/pages.tsv"
+	PagesDir    = "sources/pages"
 	ReviewFile  = "review/queue.json"
 )
 
@@ -27,13 +27,15 @@ const (
 const metaSources = "sources"
 
 // catalog is CatalogFile (the sources; their pages are those that list
-// them) and PagesFile (the pages, one a
-// line: path, title, template and source ids, tab-separated — read on
-// every ingest, so kept quick to parse).
+// them) and the files under PagesDir (the pages, one a line: path, title,
+// template and source ids, tab-separated; one file per top-level folder,
+// so a run rewrites only the files of the folders it touched).
 type catalog struct {
 	Version int                      `json:"version"`
 	Sources map[string]*sourceRecord `json:"sources"`
 	Pages   map[string]*pageRecord   `json:"-"`
+	// shards are the page files as read, by vault path.
+	shards map[string][]byte
 }
 
 type sourceRecord struct {
@@ -74,14 +76,23 @@ func loadCatalog(tx *wiki.Tx, read func(string) ([]byte, bool, error)) (*catalog
 		}
 		c.Pages = map[string]*pageRecord{}
 	}
-	if data, ok, err := read(PagesFile); err != nil {
-		return nil, err
-	} else if ok {
-		c.Pages = parsePages(data)
-	}
 	all, err := tx.List()
 	if err != nil {
 		return nil, err
+	}
+	c.shards = map[string][]byte{}
+	for _, top := range topFolders(all) {
+		name := shardPath(top)
+		data, ok, err := read(name)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			c.shards[name] = data
+			for p, r := range parsePages(data) {
+				c.Pages[p] = r
+			}
+		}
 	}
 	live := map[string]bool{}
 	for _, rel := range all {
@@ -136,24 +147,67 @@ func (c *catalog) encode() []byte {
 	return append(b, '\n')
 }
 
-// encodePages is PagesFile: a header line, then one page a line, sorted.
-func (c *catalog) encodePages() []byte {
-	paths := make([]string, 0, len(c.Pages))
-	for p := range c.Pages {
-		paths = append(paths, p)
+// shardPath is the page file of top-level folder top ("" for pages at the
+// wiki root).
+func shardPath(top string) string {
+	if top == "" {
+		return PagesDir + "/_root.tsv"
 	}
-	sort.Strings(paths)
-	var b strings.Builder
-	b.WriteString("# path\ttitle\ttemplate\tsources\n")
-	field := strings.NewReplacer("\t", " ", "\n", " ", "\r", " ")
-	for _, p := range paths {
-		r := c.Pages[p]
-		b.WriteString(p + "\t" + field.Replace(r.Title) + "\t" + field.Replace(r.Template) + "\t" + strings.Join(r.Sources, ",") + "\n")
-	}
-	return []byte(b.String())
+	return PagesDir + "/" + top + ".tsv"
 }
 
-// parsePages reads PagesFile; malformed lines are left out (the pages
+func topOf(p string) string {
+	if i := strings.IndexByte(p, '/'); i >= 0 {
+		return p[:i]
+	}
+	return ""
+}
+
+// topFolders lists the top-level folders of paths, and "" for the root.
+func topFolders(paths []string) []string {
+	seen := map[string]bool{"": true}
+	out := []string{""}
+	for _, p := range paths {
+		if t := topOf(p); !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// encodePages returns the page files that changed since they were read:
+// each a header line, then one page a line, sorted; nil removes a file
+// whose folder has no page left.
+func (c *catalog) encodePages() map[string][]byte {
+	byShard := map[string][]string{}
+	for p := range c.Pages {
+		name := shardPath(topOf(p))
+		byShard[name] = append(byShard[name], p)
+	}
+	field := strings.NewReplacer("\t", " ", "\n", " ", "\r", " ")
+	out := map[string][]byte{}
+	for name, paths := range byShard {
+		sort.Strings(paths)
+		var b strings.Builder
+		b.WriteString("# path\ttitle\ttemplate\tsources\n")
+		for _, p := range paths {
+			r := c.Pages[p]
+			b.WriteString(p + "\t" + field.Replace(r.Title) + "\t" + field.Replace(r.Template) + "\t" + strings.Join(r.Sources, ",") + "\n")
+		}
+		if old, ok := c.shards[name]; !ok || string(old) != b.String() {
+			out[name] = []byte(b.String())
+		}
+	}
+	for name := range c.shards {
+		if _, ok := byShard[name]; !ok {
+			out[name] = nil
+		}
+	}
+	return out
+}
+
+// parsePages reads a page file; malformed lines are left out (the pages
 // they named are read again from the wiki).
 func parsePages(data []byte) map[string]*pageRecord {
 	out := map[string]*pageRecord{}

@@ -71,7 +71,9 @@ func (r *run) enrich(ctx context.Context, sel Selection) (*Result, error) {
 		}
 	}
 	r.files[CatalogFile] = r.cat.encode()
-	r.files[PagesFile] = r.cat.encodePages()
+	for name, data := range r.cat.encodePages() {
+		r.files[name] = data
+	}
 	if err := r.fail("commit"); err != nil {
 		return nil, err
 	}
