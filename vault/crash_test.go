@@ -28,6 +28,12 @@ func TestMain(m *testing.M) {
 	if spec := os.Getenv("PROSE_CONCURRENT_CHILD"); spec != "" {
 		os.Exit(concurrentChild(spec))
 	}
+	if spec := os.Getenv("PROSE_GITLIVE_CHILD"); spec != "" {
+		os.Exit(gitLiveChild(spec))
+	}
+	if spec := os.Getenv("PROSE_STRACE_CHILD"); spec != "" {
+		os.Exit(straceChild(spec))
+	}
 	os.Exit(m.Run())
 }
 
@@ -183,9 +189,10 @@ func TestCrashSafetySIGKILL(t *testing.T) {
 }
 
 // Fault injection at each write step of a publish. A fault before the
-// branch ref moves leaves the previous committed state and the ledger as it
-// was. A fault once the branch has moved (at its directory fsync, or at any
-// step of the ledger move) leaves the new version committed: the publish
+// branch ref moves (both refs' lock files are written and flushed with the
+// objects) leaves the previous committed state and the ledger as it was. A
+// fault once the branch has moved (at its directory fsync, or at the
+// ledger's rename or directory fsync) leaves the new version committed: the publish
 // says so with a *LandedError naming the receipt, and the next writer's
 // repair records the receipt in the ledger. Paths are matched under the
 // vault's .git, so a case never matches another directory by accident.
@@ -204,8 +211,8 @@ func TestFaultInjectionLeavesPreviousState(t *testing.T) {
 		{durable.StepFsync, "refs/heads", false},
 		{durable.StepRename, "refs/heads", false},
 		{durable.StepDirSync, "refs/heads", true},
-		{durable.StepWrite, "refs/prose", true},
-		{durable.StepFsync, "refs/prose", true},
+		{durable.StepWrite, "refs/prose", false},
+		{durable.StepFsync, "refs/prose", false},
 		{durable.StepRename, "refs/prose", true},
 		{durable.StepDirSync, "refs/prose", true},
 	}

@@ -12,18 +12,21 @@
 // Crash safety. Every write goes through one function, Vault.land, which
 // takes a prepared write (new objects, the branch and ledger ref moves, the
 // working-tree changes) and makes it take effect in one order: objects are
-// written as loose git objects and made durable; the branch ref moves (its
-// commit carries the receipt); the ledger ref moves; the working tree and the
-// git index are brought along. Refs move by git's lock protocol: temp file,
-// fsync, rename and directory fsync. A crash between the two ref moves is
-// repaired by the next writer, which appends the branch commit's receipt to
-// the ledger: repair only ever rolls forward and never removes a receipt. A
-// ledger receipt whose commit is not on the branch can only come from a
-// rewrite by hand, and is reported by fsck. The working tree and the git
-// index are a view brought in step after each commit and repaired on the
-// next command after a crash. A new kind of writer (one that commits files
-// to a node, say) builds its trees and receipt and calls land, never moves
-// a ref itself.
+// written (loose, or past 100 objects as one pack) and made durable together
+// with both refs' lock files; the branch ref moves (its commit carries the
+// receipt); the ledger ref moves; the working tree and the git index
+// (held under git's index.lock since it was read) are brought along. Refs
+// move by git's lock protocol: lock file, fsync, rename, directory fsync. A
+// crash between the two ref moves is repaired by the next writer, which
+// appends the branch commit's receipt to the ledger: repair only ever rolls
+// forward and never removes a receipt. A ledger receipt whose commit is not
+// on the branch can only come from a rewrite by hand, and is reported by
+// fsck. The working tree and the git index are a view brought in step after
+// each commit and repaired on the next command after a crash. A new kind of
+// writer (one that commits files to a node, say) builds its trees and
+// receipt with an objectBatch, reads the index with readIndexRepaired,
+// checks hand edits with checkClean, and calls land; it never moves a ref
+// itself. docs/vault-format.md states the same order.
 //
 // Concurrency. One writer at a time holds the file lock .prose/lock; readers
 // never lock and only ever read refs that point at complete, durable objects.

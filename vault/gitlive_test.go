@@ -3,6 +3,7 @@ package vault
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -306,3 +307,132 @@ func TestGitLockFilesAreRemovedOnlyWhenProvablyStale(t *testing.T) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// gitLiveChild publishes n versions of a node (spec "root|node|n"),
+// retrying a version that another command's ref move or lock refused, and
+// prints the content hash of every receipt it was told is stored.
+func gitLiveChild(spec string) int {
+	parts := strings.Split(spec, "|")
+	n, _ := strconv.Atoi(parts[2])
+	v, err := Open(parts[0], Options{LockTimeout: 2 * time.Minute})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 3
+	}
+	src := filepath.Join(filepath.Dir(parts[0]), "src-"+parts[1])
+	for i := 0; i < n; i++ {
+		os.RemoveAll(src)
+		os.MkdirAll(filepath.Join(src, "f"), 0o755)
+		os.WriteFile(filepath.Join(src, "f", "v.txt"), []byte(fmt.Sprintf("%s %d", parts[1], i)), 0o644)
+		for attempt := 0; ; attempt++ {
+			res, err := v.Publish(context.Background(), parts[1], src, PublishOptions{})
+			var le *LandedError
+			if err == nil || errors.As(err, &le) {
+				fmt.Println(res.Receipt.ContentHash)
+				break
+			}
+			if attempt < 50 && (errors.Is(err, ErrRefMoved) || strings.Contains(err.Error(), ".lock exists")) {
+				continue
+			}
+			fmt.Fprintln(os.Stderr, err)
+			return 3
+		}
+	}
+	return 0
+}
+
+// Publishes beside the git commands people run in a vault — git gc, git
+// add, git commit with a committer date years old, git prune, git status —
+// lose no receipt they acknowledged, and leave a vault git and prose both
+// find sound.
+func TestPublishesBesideGitCommands(t *testing.T) {
+	requireGit(t)
+	const procs, each = 3, 30
+	v := newVault(t)
+	var cmds []*exec.Cmd
+	var outs []*strings.Builder
+	for p := 0; p < procs; p++ {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), fmt.Sprintf("PROSE_GITLIVE_CHILD=%s|node-%d|%d", v.Root(), p, each))
+		out := &strings.Builder{}
+		cmd.Stdout, cmd.Stderr = out, os.Stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds, outs = append(cmds, cmd), append(outs, out)
+	}
+	done := make(chan struct{})
+	userCommits := 0
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		old := []string{"GIT_COMMITTER_DATE=1999-01-01T00:00:00Z", "GIT_AUTHOR_DATE=1999-01-01T00:00:00Z"}
+		for k := 0; ; k++ {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			os.MkdirAll(filepath.Join(v.Root(), "src"), 0o755)
+			os.WriteFile(filepath.Join(v.Root(), "src", "notes.md"), []byte(fmt.Sprint("note ", k)), 0o644)
+			if _, err := gitTry(v.Root(), "add", "src/notes.md"); err == nil {
+				cmd := exec.Command("git", "commit", "-qm", "user note")
+				cmd.Dir = v.Root()
+				cmd.Env = append(append(os.Environ(), "GIT_AUTHOR_NAME=u", "GIT_AUTHOR_EMAIL=u@x", "GIT_COMMITTER_NAME=u", "GIT_COMMITTER_EMAIL=u@x"), old...)
+				if cmd.Run() == nil {
+					userCommits++
+				}
+			}
+			gitTry(v.Root(), "status", "--porcelain")
+			switch k % 6 {
+			case 0:
+				gitTry(v.Root(), "gc", "-q")
+			case 2:
+				gitTry(v.Root(), "prune", "--expire=2.weeks.ago")
+			case 4:
+				gitTry(v.Root(), "repack", "-a", "-d", "-q")
+			}
+		}
+	}()
+	for _, c := range cmds {
+		if err := c.Wait(); err != nil {
+			close(done)
+			wg.Wait()
+			t.Fatalf("publisher failed: %v", err)
+		}
+	}
+	close(done)
+	wg.Wait()
+	acked := map[string]bool{}
+	for _, o := range outs {
+		for _, h := range strings.Fields(o.String()) {
+			acked[h] = true
+		}
+	}
+	if len(acked) != procs*each {
+		t.Fatalf("%d receipts acknowledged, want %d", len(acked), procs*each)
+	}
+	if err := v.Repair(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := v.AllReceipts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		delete(acked, r.Receipt.ContentHash)
+	}
+	if len(acked) != 0 {
+		t.Fatalf("%d acknowledged receipts are not in the ledger: %v", len(acked), acked)
+	}
+	if userCommits == 0 {
+		t.Fatal("no user commit landed beside the publishes")
+	}
+	rep, err := v.Fsck(context.Background())
+	if err != nil || !rep.OK() {
+		t.Fatalf("fsck: %+v %v", rep, err)
+	}
+	git(t, v.Root(), "fsck", "--strict", "--no-progress")
+	t.Logf("%d receipts beside %d user commits with a 1999 committer date, git gc, prune and repack", len(recs), userCommits)
+}

@@ -187,11 +187,18 @@ func entryLen(b []byte, off int, ver uint32) (int, error) {
 		}
 		hdr = 64
 	}
+	if off+hdr > len(b) {
+		return 0, damaged("has a truncated entry")
+	}
 	nul := bytes.IndexByte(b[off+hdr:], 0)
 	if nul < 0 {
 		return 0, damaged("has an unterminated path")
 	}
-	return (hdr + nul + 8) &^ 7, nil
+	n := (hdr + nul + 8) &^ 7
+	if off+n > len(b) {
+		return 0, damaged("has a truncated entry")
+	}
+	return n, nil
 }
 
 func (idx *gitIndex) len() int { return len(idx.offs) }

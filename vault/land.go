@@ -27,6 +27,8 @@ type landing struct {
 	// branch.New's; idx is the git index they are recorded in.
 	changes []change
 	idx     *gitIndex
+	// mark, when set, is told as each step ends (publish's phase timings).
+	mark func(step string)
 }
 
 // refMove is a ref's value before and after a write.
@@ -57,16 +59,43 @@ type landed struct {
 // The caller holds the writer lock and has checked, with the index it
 // passes, that the changes overwrite no hand edit.
 func (v *Vault) land(l *landing) (*landed, error) {
+	// The refs' lock files are taken and written first, so one flush makes
+	// them durable together with the objects: four flushes in all (objects
+	// and lock files; the objects' renames; each ref's directory), the
+	// fewest the order above allows.
+	var branch, ledger *refUpdate
+	var err error
+	if !l.branch.New.IsZero() {
+		if branch, err = v.prepareRef(v.Branch(), l.branch.Old, l.branch.New); err != nil {
+			l.batch.abort()
+			return nil, err
+		}
+		defer branch.release()
+		l.batch.alsoSync = append(l.batch.alsoSync, syncedFile{branch.lock.path, branch.path})
+	}
+	if !l.ledger.New.IsZero() {
+		if ledger, err = v.prepareRef(LedgerRef, l.ledger.Old, l.ledger.New); err != nil {
+			l.batch.abort()
+			return nil, err
+		}
+		defer ledger.release()
+		l.batch.alsoSync = append(l.batch.alsoSync, syncedFile{ledger.lock.path, ledger.path})
+	}
+	mark := l.mark
+	if mark == nil {
+		mark = func(string) {}
+	}
 	if err := l.batch.flush(); err != nil {
 		return nil, err
 	}
+	mark("land:objects")
 	out := &landed{}
 	// Once the branch has moved, the working tree is brought along whatever
 	// else fails: an index left behind the branch would make the user's next
 	// `git commit` undo the publish.
 	var unfinished error
-	if !l.branch.New.IsZero() {
-		moved, err := v.moveRef(v.Branch(), l.branch.Old, l.branch.New)
+	if branch != nil {
+		moved, err := v.commitRef(branch)
 		if err != nil && !moved {
 			return nil, err
 		}
@@ -76,10 +105,11 @@ func (v *Vault) land(l *landing) (*landed, error) {
 			unfinished = l.failed("the branch ref moved but could not be made durable; the ledger was not updated", "prose fsck", err)
 		}
 	}
-	if !l.ledger.New.IsZero() && unfinished == nil {
-		moved, err := v.moveRef(LedgerRef, l.ledger.Old, l.ledger.New)
+	mark("land:branch")
+	if ledger != nil && unfinished == nil {
+		moved, err := v.commitRef(ledger)
 		switch {
-		case err != nil && !moved && l.branch.New.IsZero():
+		case err != nil && !moved && branch == nil:
 			return nil, err // nothing took effect
 		case err != nil && !moved:
 			unfinished = l.failed("the ledger was not updated (the next prose command records the receipt)", "prose fsck", err)
@@ -90,11 +120,14 @@ func (v *Vault) land(l *landing) (*landed, error) {
 	if l.branch.New.IsZero() {
 		return out, unfinished
 	}
+	mark("land:ledger")
 	edits, err := v.applyChangesFrom(l.changes, l.idx, l.batch.sources)
 	out.HandEdits = edits
+	mark("land:worktree")
 	if err == nil {
 		err = v.writeIndex(l.idx)
 	}
+	mark("land:index")
 	if err == nil && unfinished == nil {
 		// Recorded last: a repair after any failure above starts over.
 		err = v.setWorktreeState(l.branch.New)

@@ -38,7 +38,12 @@ type objectBatch struct {
 	sources map[plumbing.Hash]string
 	packs   packIndexes
 	now     time.Time
+	// alsoSync are files flush makes durable with the objects (ref lock
+	// files), each with the path its fault-injection step names.
+	alsoSync []syncedFile
 }
+
+type syncedFile struct{ path, step string }
 
 // packThreshold is how many objects a batch writes loose before it starts a
 // pack: git keeps fetched objects loose below 100 (transfer.unpackLimit),
@@ -260,19 +265,24 @@ func (b *objectBatch) flush() error {
 		}
 		temps = append(temps, b.pack.tmp, b.pack.idxTmp)
 	}
-	if len(temps) == 0 {
-		return nil
+	synced := append([]string{}, temps...)
+	steps := make([]string, 0, len(temps)+len(b.alsoSync))
+	for i := range temps {
+		steps = append(steps, b.finalPath(i))
 	}
-	batch := b.v.fsync && len(temps) > 2
+	for _, f := range b.alsoSync {
+		synced, steps = append(synced, f.path), append(steps, f.step)
+	}
+	b.alsoSync = nil
+	batch := b.v.fsync && len(synced) > 2
 	var firstErr error
-	for i, tmp := range temps {
-		final := b.finalPath(i)
-		if err := durable.Inject(durable.StepFsync, final); err != nil {
+	for i, f := range synced {
+		if err := durable.Inject(durable.StepFsync, steps[i]); err != nil {
 			firstErr = err
 			break
 		}
 		if b.v.fsync && !batch {
-			if firstErr = syncFile(tmp); firstErr != nil {
+			if firstErr = syncFile(f); firstErr != nil {
 				break
 			}
 		}
@@ -281,8 +291,8 @@ func (b *objectBatch) flush() error {
 		var ok bool
 		if ok, firstErr = syncFS(objects); !ok {
 			batch = false
-			for _, tmp := range temps {
-				if firstErr = syncFile(tmp); firstErr != nil {
+			for _, f := range synced {
+				if firstErr = syncFile(f); firstErr != nil {
 					break
 				}
 			}
@@ -291,6 +301,9 @@ func (b *objectBatch) flush() error {
 	if firstErr != nil {
 		b.abort()
 		return fmt.Errorf("sync git objects: %w", firstErr)
+	}
+	if len(temps) == 0 {
+		return nil
 	}
 	dirs := map[string]bool{}
 	for i, tmp := range temps {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/prose-store/prose/internal/durable"
 )
 
 // A publish of more objects than packThreshold writes them as one pack,
@@ -49,4 +51,25 @@ func TestLargePublishWritesAPackGitReads(t *testing.T) {
 	if n := receiptCount(t, v); n != 3 {
 		t.Fatalf("%d receipts, want 3", n)
 	}
+}
+
+// The working tree is written from the published source files, but a
+// source file changed after its blob was stored is not copied: the blob is.
+func TestCheckoutFromAChangedSourceUsesTheStore(t *testing.T) {
+	requireGit(t)
+	v := newVault(t)
+	src := filepath.Join(t.TempDir(), "src")
+	writeTree(t, src, map[string]string{"a.txt": "stored", "b.txt": "b"})
+	restore, ran := atStep(t, v, durable.StepFsync, "objects/", func() {
+		os.WriteFile(filepath.Join(src, "a.txt"), []byte("changed after the blob was stored"), 0o644)
+	})
+	publish(t, v, "n", src, PublishOptions{})
+	restore()
+	if !ran() {
+		t.Fatal("the source was never changed during the publish")
+	}
+	if got, _ := os.ReadFile(filepath.Join(v.Root(), "published", "n", "a.txt")); string(got) != "stored" {
+		t.Fatalf("working tree a.txt = %q, want the committed %q", got, "stored")
+	}
+	checkGitClean(t, v)
 }

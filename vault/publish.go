@@ -269,6 +269,7 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 		receipt: r.ContentHash,
 		changes: changes,
 		idx:     idx,
+		mark:    clock.mark,
 	}
 	res.Commit, res.Ledger = branchCommit, ledgerCommit
 	done, err := v.land(l)
@@ -276,7 +277,6 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 		res.HandEdits = done.HandEdits
 		th.remember() // the objects are durable
 	}
-	clock.mark("land")
 	res.Phases = clock.phases
 	if err != nil {
 		var le *LandedError

@@ -25,6 +25,7 @@ func (v *Vault) repair() error {
 	v.cleanTemps()
 	v.removeStaleGitLock("index.lock")
 	v.removeStaleGitLock("ref.lock")
+	v.removeStaleGitLock("ledger.lock")
 	tip, err := v.readRef(v.Branch())
 	if err != nil {
 		return err
@@ -83,6 +84,10 @@ func (v *Vault) rollForwardLedger(tip plumbing.Hash) error {
 	ledgerTip, err := v.readRef(LedgerRef)
 	if err != nil || ledgerTip.IsZero() {
 		return err
+	}
+	// The common case: the ledger's newest receipt is the branch tip's.
+	if lc, err := v.commit(ledgerTip); err == nil && len(lc.ParentHashes) == 2 && lc.ParentHashes[1] == tip {
+		return nil
 	}
 	c, r, err := v.newestReceiptCommit(tip)
 	if err != nil || c == nil {

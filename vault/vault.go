@@ -207,47 +207,92 @@ var ErrRefMoved = errors.New("ref moved by another command")
 // through it. moved reports whether the rename happened: an error with
 // moved true means the ref holds new but its durability is in doubt.
 func (v *Vault) moveRef(name plumbing.ReferenceName, old, new plumbing.Hash) (moved bool, err error) {
-	path := filepath.Join(v.gitDir, filepath.FromSlash(string(name)))
-	fail := func(e error) error { return fmt.Errorf("move %s: %w", name, e) }
-	if err := durable.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return false, fail(err)
-	}
-	if err := durable.Inject(durable.StepWrite, path); err != nil {
-		return false, fail(err)
-	}
-	l, err := v.takeGitLock(path, "ref.lock")
+	u, err := v.prepareRef(name, old, new)
 	if err != nil {
-		return false, fail(err)
+		return false, err
 	}
-	defer l.release()
-	_, err = l.f.WriteString(new.String() + "\n")
-	if err == nil {
-		if err = durable.Inject(durable.StepFsync, path); err == nil && v.fsync {
-			err = l.f.Sync()
-		}
+	defer u.release()
+	err = durable.Inject(durable.StepFsync, u.path)
+	if err == nil && v.fsync {
+		err = u.lock.f.Sync()
 	}
 	if err != nil {
-		return false, fail(err)
+		return false, u.fail(err)
 	}
-	cur, err := v.readRef(name)
+	return v.commitRef(u)
+}
+
+// refUpdate is a ref move in two steps, so a writer can make the new value
+// durable together with its objects: prepareRef takes <ref>.lock and
+// writes the new value into it; once the caller has made the lock file
+// durable, commitRef renames it over the ref.
+type refUpdate struct {
+	name     plumbing.ReferenceName
+	path     string
+	old, new plumbing.Hash
+	lock     *gitLock
+}
+
+func (u *refUpdate) fail(e error) error { return fmt.Errorf("move %s: %w", u.name, e) }
+
+// release gives the lock up unless commitRef renamed it.
+func (u *refUpdate) release() {
+	if u != nil {
+		u.lock.release()
+	}
+}
+
+func (v *Vault) prepareRef(name plumbing.ReferenceName, old, new plumbing.Hash) (*refUpdate, error) {
+	u := &refUpdate{name: name, path: filepath.Join(v.gitDir, filepath.FromSlash(string(name))), old: old, new: new}
+	if err := durable.MkdirAll(filepath.Dir(u.path), 0o755); err != nil {
+		return nil, u.fail(err)
+	}
+	if err := durable.Inject(durable.StepWrite, u.path); err != nil {
+		return nil, u.fail(err)
+	}
+	l, err := v.takeGitLock(u.path, refLockKind(name))
 	if err != nil {
-		return false, fail(err)
+		return nil, u.fail(err)
 	}
-	if cur != old {
-		return false, fail(fmt.Errorf("%w: it now points at %s, not %s; nothing was published, run the command again", ErrRefMoved, cur, old))
+	u.lock = l
+	if _, err := l.f.WriteString(new.String() + "\n"); err != nil {
+		l.release()
+		return nil, u.fail(err)
 	}
-	if err := durable.Inject(durable.StepRename, path); err != nil {
-		return false, fail(err)
+	return u, nil
+}
+
+// refLockKind names the owner record of a ref's lock file: one per ref, as
+// a writer may hold the branch's and the ledger's at once.
+func refLockKind(name plumbing.ReferenceName) string {
+	if name == LedgerRef {
+		return "ledger.lock"
 	}
-	if err := l.commit(); err != nil {
-		return false, fail(err)
+	return "ref.lock"
+}
+
+// commitRef checks that the ref still holds the old value, renames the
+// durable lock file over it and fsyncs the directory.
+func (v *Vault) commitRef(u *refUpdate) (moved bool, err error) {
+	cur, err := v.readRef(u.name)
+	if err != nil {
+		return false, u.fail(err)
 	}
-	if err := durable.Inject(durable.StepDirSync, filepath.Dir(path)); err != nil {
-		return true, fail(err)
+	if cur != u.old {
+		return false, u.fail(fmt.Errorf("%w: it now points at %s, not %s; nothing was published, run the command again", ErrRefMoved, cur, u.old))
+	}
+	if err := durable.Inject(durable.StepRename, u.path); err != nil {
+		return false, u.fail(err)
+	}
+	if err := u.lock.commit(); err != nil {
+		return false, u.fail(err)
+	}
+	if err := durable.Inject(durable.StepDirSync, filepath.Dir(u.path)); err != nil {
+		return true, u.fail(err)
 	}
 	if v.fsync {
-		if err := durable.SyncDir(filepath.Dir(path)); err != nil {
-			return true, fail(err)
+		if err := durable.SyncDir(filepath.Dir(u.path)); err != nil {
+			return true, u.fail(err)
 		}
 	}
 	return true, nil

@@ -57,7 +57,14 @@ type sumCache struct {
 	id    string // algorithm and view; entries under another are useless
 	known map[plumbing.Hash]dirSum
 	added map[plumbing.Hash]dirSum
+	used  map[plumbing.Hash]bool // entries read or added by this process
+	size  int                    // bytes of the file when loaded
 }
+
+// sumCacheLimit is the size past which the append-only cache file is
+// rewritten with only the entries the current write used: the trees of the
+// current state around the change, so the next writes miss little.
+var sumCacheLimit = 8 << 20
 
 const sumRecLen = 20 + 32 + 32 + 1 + 4
 
@@ -67,8 +74,9 @@ func (v *Vault) loadSumCache(node string, view published.View) *sumCache {
 		id += " " + view.ViewName()
 	}
 	c := &sumCache{file: v.StatePath("cache", "dirsum-"+published.EscapeNode(node)), id: id + "\n",
-		known: map[plumbing.Hash]dirSum{}, added: map[plumbing.Hash]dirSum{}}
+		known: map[plumbing.Hash]dirSum{}, added: map[plumbing.Hash]dirSum{}, used: map[plumbing.Hash]bool{}}
 	data, err := os.ReadFile(c.file)
+	c.size = len(data)
 	if err != nil || !bytes.HasPrefix(data, []byte(c.id)) {
 		return c
 	}
@@ -95,10 +103,17 @@ func (c *sumCache) save() {
 	}
 	var buf []byte
 	_ = os.MkdirAll(filepath.Dir(c.file), 0o755)
-	if _, err := os.Stat(c.file); err != nil {
+	recs := c.added
+	if _, err := os.Stat(c.file); err != nil || c.size > sumCacheLimit {
 		buf = append(buf, c.id...)
+		if c.size > sumCacheLimit {
+			recs = map[plumbing.Hash]dirSum{}
+			for h := range c.used {
+				recs[h] = c.known[h]
+			}
+		}
 	}
-	for h, s := range c.added {
+	for h, s := range recs {
 		buf = append(buf, h[:]...)
 		buf = append(buf, s.version[:]...)
 		buf = append(buf, s.digest[:]...)
@@ -149,6 +164,7 @@ func (s *nodeSummer) sum(h plumbing.Hash, dir string) (dirSum, error) {
 		return dirSum{version: published.DirVersion(nil), digest: d}, nil
 	}
 	if c, ok := s.cache.known[h]; ok {
+		s.cache.used[h] = true
 		return c, nil
 	}
 	t, err := s.b.tree(h)
@@ -194,6 +210,7 @@ func (s *nodeSummer) sum(h plumbing.Hash, dir string) (dirSum, error) {
 	out.digest, out.kept = published.DirDigest(s.alg, kept)
 	s.cache.known[h] = out
 	s.cache.added[h] = out
+	s.cache.used[h] = true
 	return out, nil
 }
 

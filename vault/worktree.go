@@ -374,10 +374,6 @@ func modeMatches(full string, m filemode.FileMode) bool {
 // name: a temp beside the target could exceed the file-name limit for a
 // long name, and one a crash leaves behind would show in git status.
 func (v *Vault) checkout(full string, e *object.TreeEntry, src map[plumbing.Hash]string) error {
-	data, err := v.blobFrom(e.Hash, src[e.Hash])
-	if err != nil {
-		return err
-	}
 	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
 		return fmt.Errorf("update working tree: %w", err)
 	}
@@ -403,7 +399,7 @@ func (v *Vault) checkout(full string, e *object.TreeEntry, src map[plumbing.Hash
 		return fmt.Errorf("update working tree: %w", err)
 	}
 	tmp := f.Name()
-	_, err = f.Write(data)
+	err = v.writeBlob(f, e.Hash, src[e.Hash])
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -514,13 +510,35 @@ func (v *Vault) syncWorktree(from, to plumbing.Hash) ([]HandEdit, error) {
 	return edits, nil
 }
 
-// blobFrom reads blob h from the file at path when it still holds exactly
-// that content, else from the object store.
-func (v *Vault) blobFrom(h plumbing.Hash, path string) ([]byte, error) {
+// writeBlob writes blob h to f, streamed from the file at path when that
+// file still holds exactly the blob (the source a publish read it from),
+// else from the object store.
+func (v *Vault) writeBlob(f *os.File, h plumbing.Hash, path string) error {
 	if path != "" {
-		if data, err := os.ReadFile(path); err == nil && objectHash(plumbing.BlobObject, data) == h {
-			return data, nil
+		if in, err := os.Open(path); err == nil {
+			fi, err := in.Stat()
+			if err == nil {
+				sum := plumbing.NewHasher(plumbing.BlobObject, fi.Size())
+				_, err = io.Copy(io.MultiWriter(f, sum), in)
+				if err == nil && sum.Sum() == h {
+					in.Close()
+					return nil
+				}
+			}
+			in.Close()
+			// Changed since it was published: start again from the store.
+			if err := f.Truncate(0); err != nil {
+				return err
+			}
+			if _, err := f.Seek(0, io.SeekStart); err != nil {
+				return err
+			}
 		}
 	}
-	return v.blob(h)
+	data, err := v.blob(h)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	return err
 }

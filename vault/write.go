@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	pathpkg "path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -295,7 +296,7 @@ func (v *Vault) WriteNode(ctx context.Context, node string, changes map[string][
 		if len(opt.TakeIn) > 0 && newNode == oldNode {
 			// Hand edits that change nothing material: the working tree
 			// goes back to the branch, so it is clean again.
-			return res, v.restoreTakenIn(tip, tc.TreeHash, opt.TakeIn, nil)
+			return res, v.restoreTakenIn(node, tip, tc.TreeHash, opt.TakeIn)
 		}
 		return res, nil // nothing material: no file changes, no commit
 	}
@@ -399,6 +400,7 @@ func (v *Vault) WriteNode(ctx context.Context, node string, changes map[string][
 		}
 	}
 	s.cache.save() // the objects it names are durable
+	v.touchHandStamp(node)
 	res.Receipt, res.Moved, res.Commit, res.Ledger = r, moved, commit, ledgerCommit
 	if v.cfg.Format < FormatVersion {
 		v.cfg.Format = FormatVersion
@@ -430,6 +432,9 @@ func (v *Vault) NodeHandEdits(node string) ([]HandEdit, error) {
 		}
 		known[name] = true
 		e := idx.entry(i)
+		if fi, err := os.Lstat(filepath.Join(v.root, filepath.FromSlash(name))); err == nil && fi.Mode().IsRegular() && idx.statMatches(fi, &e) {
+			continue // unchanged since prose wrote it: no read
+		}
 		oid, exists, err := v.worktreeOID(name, idx)
 		if err != nil {
 			return nil, err
@@ -441,18 +446,48 @@ func (v *Vault) NodeHandEdits(node string) ([]HandEdit, error) {
 			edits = append(edits, HandEdit{name, "modified by hand"})
 		}
 	}
-	base := filepath.Join(v.root, filepath.FromSlash(dir))
-	_ = filepath.WalkDir(base, func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return nil
+	// Files added by hand: only a directory modified after the node's last
+	// write finished (the stamp file's mtime, from the same file-system
+	// clock) can hold one, since adding a name changes the directory's
+	// mtime; the others are not read, as git's untracked cache does.
+	stamp, err := os.Stat(v.handStampPath(node))
+	haveStamp := err == nil
+	dirs := map[string]bool{dir: true}
+	for name := range known {
+		for d := pathpkg.Dir(name); len(d) >= len(dir) && !dirs[d]; d = pathpkg.Dir(d) {
+			dirs[d] = true
 		}
-		rel, _ := filepath.Rel(v.root, path)
-		rel = filepath.ToSlash(rel)
-		if !known[rel] {
-			edits = append(edits, HandEdit{rel, "added by hand (not in any receipt)"})
+	}
+	var walk func(rel string, all bool)
+	walk = func(rel string, all bool) {
+		full := filepath.Join(v.root, filepath.FromSlash(rel))
+		if !all {
+			fi, err := os.Lstat(full)
+			if err != nil || !fi.IsDir() {
+				return // gone or replaced: its entries were reported above
+			}
+			if haveStamp && fi.ModTime().Before(stamp.ModTime()) {
+				return
+			}
 		}
-		return nil
-	})
+		ents, err := os.ReadDir(full)
+		if err != nil {
+			return
+		}
+		for _, e := range ents {
+			p := rel + "/" + e.Name()
+			switch {
+			case e.IsDir() && !dirs[p]:
+				walk(p, true) // a directory made by hand: all of it is new
+			case !e.IsDir() && !known[p]:
+				edits = append(edits, HandEdit{p, "added by hand (not in any receipt)"})
+			}
+		}
+	}
+	for d := range dirs {
+		walk(d, false)
+	}
+	slices.SortFunc(edits, func(a, b HandEdit) int { return strings.Compare(a.Path, b.Path) })
 	return edits, nil
 }
 
@@ -556,7 +591,7 @@ func (b *objectBatch) lookup(root plumbing.Hash, p string) (object.TreeEntry, bo
 
 // restoreTakenIn brings taken-in working-tree files back to the branch's
 // content at root (tip's tree), updating the index.
-func (v *Vault) restoreTakenIn(tip, root plumbing.Hash, takeIn map[string][]byte, _ []string) error {
+func (v *Vault) restoreTakenIn(node string, tip, root plumbing.Hash, takeIn map[string][]byte) error {
 	var wc []change
 	for p, data := range takeIn {
 		e, ok, err := v.lookup(root, p)
@@ -580,7 +615,11 @@ func (v *Vault) restoreTakenIn(tip, root plumbing.Hash, takeIn map[string][]byte
 	if _, err := v.applyChangesReport(wc, idx); err != nil {
 		return err
 	}
-	return v.writeIndex(idx)
+	if err := v.writeIndex(idx); err != nil {
+		return err
+	}
+	v.touchHandStamp(node)
+	return nil
 }
 
 // NodeChange is a file that differs between two node trees.
@@ -708,4 +747,21 @@ func (b *objectBatch) setPaths(root plumbing.Hash, changes map[string]object.Tre
 		return plumbing.ZeroHash, nil // git has no empty trees below the root
 	}
 	return b.put(plumbing.TreeObject, encodeTree(out))
+}
+
+// handStampPath is the file whose mtime marks when a node write last
+// brought the node's working tree in step (see NodeHandEdits).
+func (v *Vault) handStampPath(node string) string {
+	return v.StatePath("cache", "written-"+published.EscapeNode(node))
+}
+
+// touchHandStamp records that the node's working tree was just brought in
+// step. A stamp that cannot be written only makes the next check read
+// every directory.
+func (v *Vault) touchHandStamp(node string) {
+	p := v.handStampPath(node)
+	_ = os.MkdirAll(filepath.Dir(p), 0o755)
+	// Written, not Chtimes'd: the mtime then comes from the file-system
+	// clock that stamps the directories.
+	_ = os.WriteFile(p, []byte(time.Now().UTC().Format(time.RFC3339Nano)+"\n"), 0o644)
 }

@@ -83,3 +83,78 @@ func TestWriteNodeGivesPublishFingerprints(t *testing.T) {
 		t.Fatal("../x accepted")
 	}
 }
+
+// TestSumCacheIsCompacted: past its size limit the cache file is rewritten
+// with the entries the last write used, and writes stay right.
+func TestSumCacheIsCompacted(t *testing.T) {
+	defer func(n int) { sumCacheLimit = n }(sumCacheLimit)
+	sumCacheLimit = 200
+	v := newVault(t)
+	ctx := context.Background()
+	file := v.StatePath("cache", "dirsum-n")
+	var sizes []int64
+	for i := range 12 {
+		p := "d" + strings.Repeat("x", i%3) + "/f.txt"
+		if _, err := v.WriteNode(ctx, "n", map[string][]byte{p: []byte{byte('a' + i)}}, WriteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		fi, err := os.Stat(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sizes = append(sizes, fi.Size())
+	}
+	// Appending alone would pass 1,000 bytes within these writes (two or
+	// three records of 89 bytes each); compacted, it stays near the limit.
+	for _, n := range sizes {
+		if n > 200+5*sumRecLen {
+			t.Fatalf("the cache outgrew its limit: %v", sizes)
+		}
+	}
+	if rep, err := v.Fsck(ctx); err != nil || !rep.OK() {
+		t.Fatalf("fsck: %+v %v", rep, err)
+	}
+}
+
+// TestNodeWriteRaisesFormat: the first node write of a format-1 vault
+// raises prose.yaml to the current format in the same commit, so an older
+// prose refuses the vault.
+func TestNodeWriteRaisesFormat(t *testing.T) {
+	v := newVault(t)
+	ctx := context.Background()
+	cfg := *v.cfg
+	cfg.Format = 1
+	if _, err := v.CommitFiles(ctx, "test", "format 1\n", map[string][]byte{ConfigFile: cfg.encode()}); err != nil {
+		t.Fatal(err)
+	}
+	v.Close()
+	v2, err := Open(v.Root(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v2.Close()
+	if v2.Config().Format != 1 {
+		t.Fatalf("format %d", v2.Config().Format)
+	}
+	res, err := v2.WriteNode(ctx, "n", map[string][]byte{"a/x.txt": []byte("x")}, WriteOptions{})
+	if err != nil || res.Receipt == nil {
+		t.Fatal(err)
+	}
+	data, ok, err := v2.ReadFile(ConfigFile)
+	if err != nil || !ok {
+		t.Fatal(err)
+	}
+	if _, err := parseConfig(ConfigFile, data); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), "format: 2") {
+		t.Fatalf("prose.yaml after a node write:\n%s", data)
+	}
+	disk, _ := os.ReadFile(filepath.Join(v2.Root(), ConfigFile))
+	if string(disk) != string(data) {
+		t.Fatal("the working tree's prose.yaml was not brought along")
+	}
+	if rep, err := v2.Fsck(ctx); err != nil || !rep.OK() {
+		t.Fatalf("fsck: %+v %v", rep, err)
+	}
+}

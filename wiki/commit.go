@@ -128,8 +128,10 @@ func (tx *Tx) files() (map[string][]byte, error) {
 		if p == nil {
 			if had {
 				out[rel] = nil
-				markDirs(dirs, rel)
 			}
+			// Gone from the Tx's view (or already gone from the branch, as
+			// a page deleted with git): its folder's index drops it.
+			markDirs(dirs, rel)
 			continue
 		}
 		if tx.rebuild {

@@ -75,6 +75,14 @@ func (w *Wiki) CommitHandEdits(ctx context.Context) (*HandEditResult, error) {
 		if err != nil {
 			return nil, err
 		}
+		for rel := range before {
+			if _, ok := now[rel]; !ok && !rels[rel] && strings.HasSuffix(rel, ".html") {
+				// Deleted with git: the deletion is taken in.
+				tx.put(rel, nil, "rm "+rel)
+				tx.removed[rel] = nil
+				out.Pages = append(out.Pages, rel)
+			}
+		}
 		for rel, h := range now {
 			if before[rel] == h || rels[rel] {
 				continue

@@ -99,6 +99,7 @@ func (w *Wiki) LintFS(ctx context.Context, fsys fs.FS, progressOut io.Writer) (*
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) && p == "." {
+				delete(folders, ".") // no wiki yet: nothing to check
 				return fs.SkipAll
 			}
 			return err

@@ -60,3 +60,11 @@ func TestLintFixtureClean(t *testing.T) {
 		t.Fatalf("clean fixture: %+v", rep.Findings)
 	}
 }
+
+func TestLintOfNoWikiIsClean(t *testing.T) {
+	w := newWiki(t)
+	rep, err := w.Lint(context.Background(), nil)
+	if err != nil || len(rep.Findings) != 0 {
+		t.Fatalf("lint of a vault without a wiki: %+v %v", rep, err)
+	}
+}

@@ -2,24 +2,36 @@ package wiki
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/prose-store/prose/vault"
 )
 
 // Update runs fn in a Tx and commits it as one receipt; an error from fn
-// discards everything fn did.
+// discards everything fn did. When another writer committed between the
+// Tx's start and its commit (vault.ErrBaseMoved), fn runs again on the new
+// state, so concurrent writers queue rather than fail; fn must therefore
+// read everything it decides on through the Tx.
 func (w *Wiki) Update(ctx context.Context, fn func(tx *Tx) error) (*Result, error) {
-	tx, err := w.Begin(ctx)
-	if err != nil {
-		return nil, err
+	for attempt := 0; ; attempt++ {
+		tx, err := w.Begin(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if err := fn(tx); err != nil {
+			tx.Discard()
+			return nil, err
+		}
+		res, err := tx.Commit()
+		if errors.Is(err, vault.ErrBaseMoved) && attempt < 20 {
+			continue
+		}
+		return res, err
 	}
-	if err := fn(tx); err != nil {
-		tx.Discard()
-		return nil, err
-	}
-	return tx.Commit()
 }
 
 // reader returns a Tx for reading the committed wiki (never committed).

@@ -206,14 +206,28 @@ func TestNotOwnedPageRefused(t *testing.T) {
 	w := newWiki(t)
 	newPage(t, w, "a/page", "note", nil)
 	os.WriteFile(filepath.Join(w.Root(), "a", "foreign.html"), []byte("<p>mine</p>"), 0o644)
-	exec.Command("git", "-C", w.Vault().Root(), "add", "-A").Run()
+	if out, err := exec.Command("git", "-C", w.Vault().Root(), "add", "-A").CombinedOutput(); err != nil {
+		t.Skipf("git: %v %s", err, out)
+	}
 	exec.Command("git", "-C", w.Vault().Root(), "commit", "-qm", "foreign").Run()
-	_, err := w.Update(context.Background(), func(tx *Tx) error {
-		_, err := tx.WriteSlot("a/foreign", "body", "x")
-		return err
-	})
-	if err == nil || !strings.Contains(err.Error(), "prose meta block") && !errors.Is(err, ErrHandEdits) {
+	head, _ := w.Head()
+	// Taking it in is refused: it has no prose meta block.
+	if _, err := w.CommitHandEdits(context.Background()); err == nil || !strings.Contains(err.Error(), "prose meta block") {
+		t.Fatalf("commit of a foreign page: %v", err)
+	}
+	// A write to it is refused as not owned, even past the hand-edit check.
+	tx, err := w.begin(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.WriteSlot("a/foreign", "body", "x"); !errors.Is(err, ErrNotOwned) {
 		t.Fatalf("write to a foreign page: %v", err)
+	}
+	if h, _ := w.Head(); h != head {
+		t.Fatal("something was committed")
+	}
+	if data, _ := os.ReadFile(filepath.Join(w.Root(), "a", "foreign.html")); string(data) != "<p>mine</p>" {
+		t.Fatal("the foreign page was changed")
 	}
 }
 
@@ -490,4 +504,102 @@ func TestShellAndUpdatedAreImmaterial(t *testing.T) {
 	if reflect.DeepEqual(va, vc) {
 		t.Fatal("a slot change is immaterial")
 	}
+}
+
+func TestGitDeletedPageTakenIn(t *testing.T) {
+	w := newWiki(t)
+	newPage(t, w, "a/keep", "note", nil)
+	newPage(t, w, "a/gone", "note", nil)
+	if out, err := exec.Command("git", "-C", w.Vault().Root(), "rm", "-q", "published/wiki/a/gone.html").CombinedOutput(); err != nil {
+		t.Skipf("git: %v %s", err, out)
+	}
+	exec.Command("git", "-C", w.Vault().Root(), "commit", "-qm", "rm").Run()
+	res, err := w.CommitHandEdits(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Receipt == nil {
+		t.Fatal("no receipt for a page deleted with git")
+	}
+	_, idx, _ := w.ReadFile("a/README")
+	if strings.Contains(string(idx), "gone.html") {
+		t.Fatal("the folder index still lists the deleted page")
+	}
+	gitStatusClean(t, w)
+	fsckOK(t, w)
+}
+
+func TestFilesAddedByHandAreFound(t *testing.T) {
+	for _, rel := range []string{"a/b/new.html", "a/fresh/deep/new.html", "top.html"} {
+		w := newWiki(t)
+		newPage(t, w, "a/b/page", "note", nil)
+		full := filepath.Join(w.Root(), filepath.FromSlash(rel))
+		os.MkdirAll(filepath.Dir(full), 0o755)
+		os.WriteFile(full, []byte("<p>typed</p>"), 0o644)
+		if _, err := w.Begin(context.Background()); err == nil || !strings.Contains(err.Error(), rel) {
+			t.Errorf("%s added by hand: %v", rel, err)
+		}
+	}
+}
+
+// TestAddedByHandFoundAfterOtherIndexWrites: a file added by hand is found
+// even after git rewrote the index (git status, git add of other files).
+func TestAddedByHandFoundAfterOtherIndexWrites(t *testing.T) {
+	w := newWiki(t)
+	newPage(t, w, "a/b/page", "note", nil)
+	full := filepath.Join(w.Root(), "a", "b", "new.html")
+	os.WriteFile(full, []byte("<p>typed</p>"), 0o644)
+	os.WriteFile(filepath.Join(w.Vault().Root(), "other.txt"), []byte("x"), 0o644)
+	if out, err := exec.Command("git", "-C", w.Vault().Root(), "add", "other.txt").CombinedOutput(); err != nil {
+		t.Skipf("git: %v %s", err, out)
+	}
+	exec.Command("git", "-C", w.Vault().Root(), "commit", "-qm", "other").Run()
+	exec.Command("git", "-C", w.Vault().Root(), "status").Run()
+	if _, err := w.Begin(context.Background()); err == nil || !strings.Contains(err.Error(), "a/b/new.html") {
+		t.Fatalf("added by hand, then the index rewritten: %v", err)
+	}
+}
+
+// TestConcurrentWritersQueue runs writers from separate vault handles (as
+// separate processes would) at once: every write lands, one receipt each.
+func TestConcurrentWritersQueue(t *testing.T) {
+	w := newWiki(t)
+	newPage(t, w, "a/page", "note", nil)
+	before := receipts(t, w)
+	const n = 6
+	errs := make(chan error, n)
+	for i := range n {
+		go func() {
+			v, err := vault.Open(w.Vault().Root(), vault.Options{})
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer v.Close()
+			w2, err := Open(v)
+			if err != nil {
+				errs <- err
+				return
+			}
+			_, err = w2.Update(context.Background(), func(tx *Tx) error {
+				_, _, err := tx.New(fmt.Sprintf("a/p%d", i), NewOptions{})
+				return err
+			})
+			errs <- err
+		}()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := receipts(t, w) - before; got != n {
+		t.Fatalf("%d receipts for %d writes", got, n)
+	}
+	ps, _ := w.Find("a/")
+	if len(ps) != n+2 {
+		t.Fatalf("%d pages after concurrent writes", len(ps))
+	}
+	gitStatusClean(t, w)
+	fsckOK(t, w)
 }

@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -18,10 +20,15 @@ func publishCommand() *cli.Command {
 		ArgsUsage: "NODE DIR",
 		Description: "Collects DIR, canonicalizes and fingerprints it, and compares it with the node's last receipt.\n" +
 			"A material change commits the new world-model under published/<node>/ with a rendered receipt;\n" +
-			"no material change appends a skipped receipt to the ledger and commits nothing.",
+			"no material change appends a skipped receipt to the ledger and commits nothing.\n" +
+			"A render or script that knows what it wrote names it: --changed PATH (repeatable) or\n" +
+			"--changed-from FILE (one path per line; - reads standard input), paths relative to DIR. Only those\n" +
+			"paths are looked at; every other file is taken as the last publish from DIR left it.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "spec", Usage: "canonicalization spec `FILE` (JSON or YAML); stored with the node and used by later publishes"},
 			&cli.StringFlag{Name: "contract-fingerprint", Usage: "contract fingerprint to record (default: from the active manifest, else \"none\")"},
+			&cli.StringSliceFlag{Name: "changed", Usage: "the only `PATH` (relative to DIR; a file or a directory, written or removed) that changed since the last publish from DIR; repeat for each"},
+			&cli.StringFlag{Name: "changed-from", Usage: "read the changed paths from `FILE`, one per line (- for standard input)"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 2 {
@@ -38,12 +45,16 @@ func publishCommand() *cli.Command {
 					return usageErrorf("--spec %s: %v", f, err)
 				}
 			}
+			changed, err := changedPaths(c, dir)
+			if err != nil {
+				return err
+			}
 			v, err := openVault(c)
 			if err != nil {
 				return err
 			}
 			defer v.Close()
-			res, err := v.Publish(c.Context, node, dir, vault.PublishOptions{Spec: spec, ContractFingerprint: c.String("contract-fingerprint")})
+			res, err := v.Publish(c.Context, node, dir, vault.PublishOptions{Spec: spec, ContractFingerprint: c.String("contract-fingerprint"), Changed: changed})
 			if err != nil {
 				return err
 			}
@@ -84,4 +95,49 @@ func short(h string) string {
 		return h[:12]
 	}
 	return h
+}
+
+// changedPaths gathers --changed and --changed-from into the paths of an
+// informed publish, relative to dir; nil when neither is given (a full
+// scan). An absolute path must lie inside dir.
+func changedPaths(c *cli.Context, dir string) ([]string, error) {
+	var paths []string
+	given := c.IsSet("changed") || c.IsSet("changed-from")
+	paths = append(paths, c.StringSlice("changed")...)
+	if f := c.String("changed-from"); f != "" {
+		var data []byte
+		var err error
+		if f == "-" {
+			data, err = io.ReadAll(c.App.Reader)
+		} else {
+			data, err = os.ReadFile(f)
+		}
+		if err != nil {
+			return nil, usageErrorf("--changed-from: %v", err)
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			if line = strings.TrimSuffix(line, "\r"); strings.TrimSpace(line) != "" {
+				paths = append(paths, line)
+			}
+		}
+	}
+	if !given {
+		return nil, nil
+	}
+	absDir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(paths))
+	for _, p := range paths {
+		if filepath.IsAbs(p) {
+			rel, err := filepath.Rel(absDir, p)
+			if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				return nil, usageErrorf("--changed %s lies outside %s; name paths inside the directory being published", p, dir)
+			}
+			p = rel
+		}
+		out = append(out, filepath.ToSlash(p))
+	}
+	return out, nil
 }

@@ -24,10 +24,20 @@ var (
 	chain = flag.Int("chain", 5000, "receipts in the chain for verify and log")
 	prose = flag.String("prose", "", "prose binary, for the CLI figures")
 	work  = flag.String("dir", "", "working directory (default: a temporary one)")
+	walk  = flag.String("walk", "", "walk and lstat `DIR`, then exit (the floor of a full scan, timed as its own process)")
+	first = flag.String("first", "1000,10000,20000", "tree sizes for the first-publish rows")
+	parts = flag.String("sections", "api,first,shapes,chain", "which sections to run")
 )
 
 func main() {
 	flag.Parse()
+	if *walk != "" {
+		if _, err := lstatWalk(*walk); err != nil {
+			fmt.Fprintln(os.Stderr, "vaultbench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "vaultbench:", err)
 		os.Exit(1)
@@ -89,7 +99,11 @@ func lstatWalk(dir string) (int, error) {
 }
 
 func edit(path string, k int) error {
-	return os.WriteFile(path, []byte(fmt.Sprintf("# edited %d\n", k)), 0o644)
+	body := fmt.Sprintf("# edited %d\n", k)
+	if strings.HasSuffix(path, ".json") {
+		body = fmt.Sprintf("{\"edited\": %d}\n", k)
+	}
+	return os.WriteFile(path, []byte(body), 0o644)
 }
 
 func run() error {
@@ -104,6 +118,38 @@ func run() error {
 	}
 	ctx := context.Background()
 	fmt.Printf("vaultbench: %d files, %d runs per figure, fsync on\n\n", *files, *runs)
+	section := map[string]bool{}
+	for _, p := range strings.Split(*parts, ",") {
+		section[strings.TrimSpace(p)] = true
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	if *prose != "" && section["first"] {
+		var sizes []int
+		for _, f := range strings.Split(*first, ",") {
+			var n int
+			if _, err := fmt.Sscan(f, &n); err != nil || n < 100 {
+				return fmt.Errorf("-first %q: want sizes of at least 100 files", *first)
+			}
+			sizes = append(sizes, n)
+		}
+		if err := benchFirstPublish(base, self, sizes, 3); err != nil {
+			return err
+		}
+	}
+	if *prose != "" && section["shapes"] {
+		if err := benchShapes(base, self, *runs); err != nil {
+			return err
+		}
+	}
+	if !section["api"] {
+		if *prose != "" && *chain > 0 && section["chain"] {
+			return benchChain(ctx, base)
+		}
+		return nil
+	}
 
 	// The vault publishes its own working tree in place, like a user who
 	// edits published/<node>/ and publishes, or git add -A && git commit.
@@ -242,7 +288,7 @@ func run() error {
 	fmt.Printf("%-48s %12s   rendered/skipped %.2fx\n", "rendered (one file changed)", ms(ma), float64(ma)/float64(ms2))
 	fmt.Println()
 
-	if *prose != "" && *chain > 0 {
+	if *prose != "" && *chain > 0 && section["chain"] {
 		if err := benchChain(ctx, base); err != nil {
 			return err
 		}

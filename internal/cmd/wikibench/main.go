@@ -87,6 +87,28 @@ func main() {
 		}
 		fmt.Printf(" %.2f× |\n", float64(results[len(ns)-1][op])/float64(results[0][op]))
 	}
+	fmt.Printf("\nCPU time (user + system) of the same processes, medians:\n\n| operation |")
+	for _, n := range ns {
+		fmt.Printf(" %d pages |", n)
+	}
+	fmt.Printf(" ratio |\n|---|")
+	for range ns {
+		fmt.Printf("---|")
+	}
+	fmt.Printf("---|\n")
+	for _, op := range order {
+		fmt.Printf("| %s |", op)
+		var first, last time.Duration
+		for i, n := range ns {
+			c := median(cpuOf[fmt.Sprint(n, op)])
+			if i == 0 {
+				first = c
+			}
+			last = c
+			fmt.Printf(" %s |", ms(c))
+		}
+		fmt.Printf(" %.2f× |\n", float64(last)/float64(max(first, time.Millisecond)))
+	}
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d)/1e6) }
@@ -124,11 +146,19 @@ func seed(dir string, n int) error {
 
 func pagePath(i int) string { return fmt.Sprintf("t%03d/s%d/p%d", i/100, (i/10)%10, i) }
 
+// cpuOf collects the CPU time (user + system) of each measured process,
+// keyed like the wall-time figures.
+var cpuOf = map[string][]time.Duration{}
+var cpuKey string
+
 func run(v string, args ...string) time.Duration {
 	cmd := exec.Command(*prose, append([]string{"--vault", v}, args...)...)
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
 	d := time.Since(start)
+	if cmd.ProcessState != nil && cpuKey != "" {
+		cpuOf[cpuKey] = append(cpuOf[cpuKey], cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
+	}
 	if err != nil {
 		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || args[1] != "lint" {
 			fail(fmt.Errorf("prose %s: %v\n%s", strings.Join(args, " "), err, out))
@@ -147,32 +177,39 @@ func measure(v string, n int) map[string]time.Duration {
 	// Warm the caches a long-lived vault has (sum cache, search index).
 	run(v, "wiki", "search", "warm")
 	var ds []time.Duration
+	cpuKey = fmt.Sprint(n, "new")
 	for i := range *runs {
 		ds = append(ds, run(v, "wiki", "new", fmt.Sprintf("t000/s0/bench%d", i), "--template", "note"))
 	}
 	res["new"] = median(ds)
 	ds = nil
+	cpuKey = fmt.Sprint(n, "write-slot")
 	for i := range *runs {
 		ds = append(ds, run(v, "wiki", "write-slot", pagePath((i*37)%n), "body", "--content", fmt.Sprintf("<p>Rewritten %d.</p>", i)))
 	}
 	res["write-slot"] = median(ds)
 	ds = nil
+	cpuKey = fmt.Sprint(n, "set-meta")
 	for i := range *runs {
 		ds = append(ds, run(v, "wiki", "set-meta", pagePath((i*53)%n), fmt.Sprintf("rank:=%d", i)))
 	}
 	res["set-meta"] = median(ds)
 	ds = nil
+	cpuKey = fmt.Sprint(n, "search")
 	for i := range *queries {
 		ds = append(ds, run(v, "wiki", "search", words[i%len(words)]+" "+words[(i*3)%len(words)]))
 	}
 	res["search"] = median(ds)
+	cpuKey = fmt.Sprint(n, "lint")
 	res["lint"] = run(v, "wiki", "lint")
 	// A template change, so rebuild re-renders every shell.
 	tdir := filepath.Join(v, filepath.FromSlash(wiki.TemplateDir))
 	os.MkdirAll(tdir, 0o755)
 	src := builtinConcept(v)
 	os.WriteFile(filepath.Join(tdir, "concept.html"), []byte(strings.Replace(src, `class="slot lead"`, `class="slot lead restyled"`, 1)), 0o644)
+	cpuKey = fmt.Sprint(n, "rebuild")
 	res["rebuild"] = run(v, "wiki", "rebuild")
+	cpuKey = ""
 	return res
 }
 

@@ -1,0 +1,244 @@
+package vault
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// straceChild publishes the directory src into the vault at root (spec
+// "root|src"), for a parent that traces it.
+func straceChild(spec string) int {
+	root, src, _ := strings.Cut(spec, "|")
+	v, err := Open(root, Options{})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 3
+	}
+	if _, err := v.Publish(context.Background(), "n", src, PublishOptions{}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 3
+	}
+	return 0
+}
+
+// sysEvent is one traced system call that matters for durability.
+type sysEvent struct {
+	call     string // write, flush (fsync, fdatasync, syncfs) or rename
+	path     string // the file written or flushed; a rename's source
+	to       string // a rename's target
+	wholeFS  bool   // syncfs: every file of the filesystem
+	sequence int
+}
+
+var (
+	straceLine   = regexp.MustCompile(`^(\d+)\s+(.*)$`)
+	straceCall   = regexp.MustCompile(`^(\w+)\((.*)`)
+	straceResume = regexp.MustCompile(`^<\.\.\. (\w+) resumed>`)
+	straceFdPath = regexp.MustCompile(`^\d+<([^>]*)>`)
+	straceQuoted = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"`)
+)
+
+// parseStrace reads `strace -f -y` output into events in the order they
+// took effect: a flush counts when it returned, a rename when it began, so
+// overlapping calls of two threads are judged against durability.
+func parseStrace(t *testing.T, path string) []sysEvent {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var events []sysEvent
+	pending := map[string]sysEvent{} // pid → an unfinished flush
+	add := func(e sysEvent) {
+		e.sequence = len(events)
+		events = append(events, e)
+	}
+	parse := func(name, args string) (sysEvent, bool) {
+		switch name {
+		case "write", "pwrite64", "fsync", "fdatasync", "syncfs":
+			m := straceFdPath.FindStringSubmatch(args)
+			if m == nil {
+				return sysEvent{}, false
+			}
+			e := sysEvent{call: "flush", path: m[1], wholeFS: name == "syncfs"}
+			if name == "write" || name == "pwrite64" {
+				e.call = "write"
+			}
+			return e, true
+		case "rename", "renameat", "renameat2":
+			q := straceQuoted.FindAllStringSubmatch(args, 2)
+			if len(q) < 2 {
+				return sysEvent{}, false
+			}
+			return sysEvent{call: "rename", path: q[0][1], to: q[1][1]}, true
+		}
+		return sysEvent{}, false
+	}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		m := straceLine.FindStringSubmatch(sc.Text())
+		if m == nil {
+			continue
+		}
+		pid, rest := m[1], m[2]
+		if r := straceResume.FindStringSubmatch(rest); r != nil {
+			if e, ok := pending[pid]; ok {
+				delete(pending, pid)
+				if !strings.Contains(rest, "= -1") {
+					add(e)
+				}
+			}
+			continue
+		}
+		c := straceCall.FindStringSubmatch(rest)
+		if c == nil {
+			continue
+		}
+		e, ok := parse(c[1], c[2])
+		if !ok {
+			continue
+		}
+		switch {
+		case strings.HasSuffix(rest, "<unfinished ...>") && e.call == "rename":
+			add(e)
+		case strings.HasSuffix(rest, "<unfinished ...>"):
+			pending[pid] = e
+		case !strings.Contains(rest, "= -1"):
+			add(e)
+		}
+	}
+	return events
+}
+
+// flushedBetween reports whether some flush in events[from:to] covers path:
+// an fsync of the path itself, or a syncfs.
+func flushedBetween(events []sysEvent, from, to int, path string) bool {
+	for _, e := range events[from:to] {
+		if e.call == "flush" && (e.wholeFS || e.path == path) {
+			return true
+		}
+	}
+	return false
+}
+
+// The durability of a publish, checked on the system calls it really
+// makes (strace -f), for a small publish (loose objects) and a large one
+// (a pack): every object file's data is flushed after its last write and
+// before its rename, and every renamed object's directory is flushed before
+// the first ref names it; each ref's lock file is fsynced before its rename
+// and its directory after; the branch moves before the ledger.
+func TestPublishSyscallOrderIsDurable(t *testing.T) {
+	strace, err := exec.LookPath("strace")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("strace is required in CI (.ci/run installs it)")
+		}
+		t.Skip("strace not installed")
+	}
+	requireGit(t)
+	for _, files := range []int{3, 2 * packThreshold} {
+		t.Run(fmt.Sprint(files, " files"), func(t *testing.T) {
+			v := newVault(t)
+			src := filepath.Join(t.TempDir(), "src")
+			tree := map[string]string{}
+			for i := 0; i < files; i++ {
+				tree[fmt.Sprintf("d%d/f%d.txt", i%5, i)] = fmt.Sprint("one ", i)
+			}
+			writeTree(t, src, tree)
+			publish(t, v, "n", src, PublishOptions{})
+			for p := range tree {
+				tree[p] += " two"
+			}
+			writeTree(t, src, tree)
+			out := filepath.Join(t.TempDir(), "trace")
+			cmd := exec.Command(strace, "-f", "-y", "-qq", "-o", out,
+				"-e", "trace=write,pwrite64,fsync,fdatasync,syncfs,rename,renameat,renameat2",
+				os.Args[0], "-test.run=^$")
+			cmd.Env = append(os.Environ(), "PROSE_STRACE_CHILD="+v.Root()+"|"+src)
+			if b, err := cmd.CombinedOutput(); err != nil {
+				if strings.Contains(string(b), "ptrace") {
+					t.Skipf("strace cannot trace here: %s", b)
+				}
+				t.Fatalf("traced publish: %v\n%s", err, b)
+			}
+			events := parseStrace(t, out)
+			checkDurableOrder(t, v, events)
+			checkGitClean(t, v)
+		})
+	}
+}
+
+func checkDurableOrder(t *testing.T, v *Vault, events []sysEvent) {
+	t.Helper()
+	objects := filepath.Join(v.GitDir(), "objects") + "/"
+	branch := filepath.Join(v.GitDir(), "refs", "heads", "main")
+	ledger := filepath.Join(v.GitDir(), "refs", "prose", "ledger")
+	lastWrite := map[string]int{}
+	refMove := map[string]int{}
+	var objectRenames []sysEvent
+	for _, e := range events {
+		switch {
+		case e.call == "write":
+			lastWrite[e.path] = e.sequence
+		case e.call == "rename" && strings.HasPrefix(e.to, objects):
+			objectRenames = append(objectRenames, e)
+		case e.call == "rename" && (e.to == branch || e.to == ledger):
+			if _, seen := refMove[e.to]; !seen {
+				refMove[e.to] = e.sequence
+			}
+		}
+	}
+	if len(objectRenames) == 0 {
+		t.Fatal("the trace shows no object written")
+	}
+	for _, ref := range []string{branch, ledger} {
+		if _, ok := refMove[ref]; !ok {
+			t.Fatalf("the trace shows no move of %s", ref)
+		}
+	}
+	if refMove[branch] > refMove[ledger] {
+		t.Fatal("the ledger moved before the branch")
+	}
+	first := min(refMove[branch], refMove[ledger])
+	for _, r := range objectRenames {
+		if r.sequence > first {
+			t.Fatalf("object %s was renamed into place after a ref moved", r.to)
+		}
+		w, ok := lastWrite[r.path]
+		if !ok {
+			t.Fatalf("the trace shows no write of %s", r.path)
+		}
+		if !flushedBetween(events, w, r.sequence, r.path) {
+			t.Fatalf("object data %s was not flushed between its last write and its rename to %s", r.path, r.to)
+		}
+		if !flushedBetween(events, r.sequence, first, filepath.Dir(r.to)) {
+			t.Fatalf("the rename to %s was not made durable (its directory flushed) before a ref moved", r.to)
+		}
+	}
+	for _, ref := range []string{branch, ledger} {
+		lock := ref + ".lock"
+		w, ok := lastWrite[lock]
+		if !ok {
+			t.Fatalf("the trace shows no write of %s", lock)
+		}
+		if !flushedBetween(events, w, refMove[ref], lock) {
+			t.Fatalf("%s was not fsynced before its rename", lock)
+		}
+		end := len(events)
+		if ref == branch {
+			end = refMove[ledger]
+		}
+		if !flushedBetween(events, refMove[ref], end, filepath.Dir(ref)) {
+			t.Fatalf("the directory of %s was not fsynced after its rename (before the next ref moved)", ref)
+		}
+	}
+}
