@@ -130,6 +130,23 @@ func TestIngestFixturesThroughTheCLI(t *testing.T) {
 	if _, _, code := prose(t, "--vault", dir, "wiki", "review", "resolve", "nosuch"); code != 1 {
 		t.Errorf("resolving an unknown item exits %d", code)
 	}
+	var queue struct {
+		Items []ingest.ReviewEntry `json:"items"`
+	}
+	if err := json.Unmarshal([]byte(mustProse(t, "--vault", dir, "--json", "wiki", "review", "list")), &queue); err != nil || len(queue.Items) == 0 {
+		t.Fatalf("review list: %v %+v", err, queue)
+	}
+	beforeResolve := headOf(t, dir)
+	mustProse(t, "--vault", dir, "wiki", "review", "resolve", queue.Items[0].ID)
+	if parentOf(t, dir, headOf(t, dir)) != beforeResolve {
+		t.Error("resolve is not one commit")
+	}
+	if out := mustProse(t, "--vault", dir, "wiki", "review", "list"); strings.Contains(out, queue.Items[0].ID) {
+		t.Errorf("a resolved item is still listed as open:\n%s", out)
+	}
+	if _, _, code := prose(t, "--vault", dir, "wiki", "review", "resolve", queue.Items[0].ID); code != 1 {
+		t.Error("resolving twice succeeded")
+	}
 	progs := mustProse(t, "programs", "list", "--json")
 	for _, name := range []string{"ingest", "enrich", "search", "lint", "read", "tree"} {
 		if !strings.Contains(progs, `"name": "`+name+`"`) {
