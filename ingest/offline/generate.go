@@ -320,8 +320,8 @@ func leadText(doc *source.Document) string {
 	var parts []string
 	for _, s := range doc.Sections {
 		for _, b := range s.Blocks {
-			if b.Kind == source.Paragraph || b.Kind == source.Quote {
-				parts = append(parts, stripRole(b.Text))
+			if (b.Kind == source.Paragraph || b.Kind == source.Quote) && !strings.HasPrefix(b.Text, "System:") {
+				parts = append(parts, stripRole(b.Text)) // a system prompt says nothing of the conversation
 			}
 			if len(parts) >= 3 {
 				return strings.Join(parts, " ")
