@@ -133,8 +133,9 @@ func (r *run) fileReview() error {
 	return nil
 }
 
-// describe writes a folder's description from what it holds: the titles
-// of its pages and the names of its sub-folders.
+// describe writes a folder's description from what it holds, in words
+// that stay true as the folder grows (a description is written once, when
+// it is empty): a few of its page titles and sub-folders.
 func (r *run) describe(dir string) string {
 	var titles []string
 	subs := map[string]bool{}
@@ -154,34 +155,30 @@ func (r *run) describe(dir string) string {
 		titles = append(titles, rec.Title)
 	}
 	sort.Strings(titles)
-	name := "This wiki"
+	names := make([]string, 0, len(subs))
+	for s := range subs {
+		names = append(names, s)
+	}
+	sort.Strings(names)
+	some := func(list []string) string {
+		if len(list) > 3 {
+			list = list[:3]
+		}
+		return html.EscapeString(strings.Join(list, ", "))
+	}
+	topic := "this wiki"
 	if dir != "" {
-		name = "This folder"
+		topic = html.EscapeString(strings.ReplaceAll(path.Base(dir), "-", " "))
 	}
-	var parts []string
-	if len(titles) > 0 {
-		shown := titles
-		if len(shown) > 4 {
-			shown = shown[:4]
-		}
-		more := ""
-		if len(titles) > len(shown) {
-			more = fmt.Sprintf(" and %d more", len(titles)-len(shown))
-		}
-		parts = append(parts, fmt.Sprintf("%d pages, among them %s%s", len(titles), html.EscapeString(strings.Join(shown, ", ")), more))
+	switch {
+	case len(titles) > 0 && len(names) > 0:
+		return fmt.Sprintf("<p>Pages on %s, such as %s, and the folders %s.</p>", topic, some(titles), some(names))
+	case len(titles) > 0:
+		return fmt.Sprintf("<p>Pages on %s, such as %s.</p>", topic, some(titles))
+	case len(names) > 0:
+		return fmt.Sprintf("<p>The topics of %s, among them %s.</p>", topic, some(names))
 	}
-	if len(subs) > 0 {
-		names := make([]string, 0, len(subs))
-		for s := range subs {
-			names = append(names, s)
-		}
-		sort.Strings(names)
-		parts = append(parts, "the folders "+html.EscapeString(strings.Join(names, ", ")))
-	}
-	if len(parts) == 0 {
-		return "<p>" + name + " is empty.</p>"
-	}
-	return fmt.Sprintf("<p>%s holds %s.</p>", name, strings.Join(parts, ", and "))
+	return "<p>Pages on " + topic + ".</p>"
 }
 
 // skipped records a run that had nothing new: every source's memo key was
