@@ -537,3 +537,45 @@ func TestEnrichFailureLeavesVaultAsItWas(t *testing.T) {
 	}
 	lintClean(t, w)
 }
+
+// TestEnrichSelection: --template and --limit choose the pages an enrich
+// asks about; named pages resolve by stem; an unknown page or template is
+// an error and changes nothing.
+func TestEnrichSelection(t *testing.T) {
+	v, w := newWiki(t)
+	if _, err := ingest.Ingest(context.Background(), w, fixtureDocs(t), opts(offline.Engine{})); err != nil {
+		t.Fatal(err)
+	}
+	asked := func(sel ingest.Selection) []string {
+		var pages []string
+		o := opts(offline.Engine{})
+		o.Fail = func(step string) error {
+			if p, ok := strings.CutPrefix(step, "enrichment:"); ok {
+				pages = append(pages, p)
+			}
+			return nil
+		}
+		if _, err := ingest.Enrich(context.Background(), w, sel, o); err != nil {
+			t.Fatal(err)
+		}
+		return pages
+	}
+	if got := asked(ingest.Selection{All: true, Template: "procedure"}); !slices.Equal(got, []string{"billing/deploy-steps.html", "canary/steps-why-did-the-billing-canary-fail-last-night.html", "incident/opening-an-incident.html"}) {
+		t.Errorf("--template procedure asked about %v", got)
+	}
+	if got := asked(ingest.Selection{All: true, Limit: 2}); len(got) != 2 {
+		t.Errorf("--limit 2 asked about %v", got)
+	}
+	if got := asked(ingest.Selection{Pages: []string{"rollback"}}); !slices.Equal(got, []string{"billing/rollback.html"}) {
+		t.Errorf("a page by stem: %v", got)
+	}
+	n := branchCommits(t, v)
+	for _, sel := range []ingest.Selection{{Pages: []string{"no-such-page"}}, {All: true, Template: "nosuch"}} {
+		if _, err := ingest.Enrich(context.Background(), w, sel, opts(offline.Engine{})); err == nil {
+			t.Errorf("%+v: no error", sel)
+		}
+	}
+	if branchCommits(t, v) != n {
+		t.Error("a refused enrich committed")
+	}
+}
