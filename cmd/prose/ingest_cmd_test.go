@@ -158,6 +158,9 @@ func TestIngestFixturesThroughTheCLI(t *testing.T) {
 		if err != nil || len(st) != 0 {
 			t.Errorf("git status after ingest and enrich: %s %v", st, err)
 		}
+		if out, err := exec.Command(git, "-C", dir, "fsck", "--strict").CombinedOutput(); err != nil {
+			t.Errorf("git fsck --strict: %v\n%s", err, out)
+		}
 	} else if os.Getenv("CI") == "true" {
 		t.Fatal("git is needed in CI")
 	}
