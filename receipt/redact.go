@@ -15,6 +15,8 @@ const Redacted = "[REDACTED]"
 // secretPatterns find what looks like a credential: the secret is the
 // pattern's first group, or the whole match when it has none.
 var secretPatterns = []*regexp.Regexp{
+	// PEM private key blocks, whatever the algorithm.
+	privateKey.re,
 	// Passwords in URLs: scheme://user:password@host. The password runs to
 	// the last @ before the path, as git and curl read it.
 	regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.-]*://[^/\s:@]+:([^/\s]+)@`),
@@ -156,4 +158,172 @@ func cutRunes(s string, n int) string {
 		n--
 	}
 	return s
+}
+
+// secretPattern is one shape of credential and its replacement.
+type secretPattern struct {
+	re   *regexp.Regexp
+	repl string
+	// hints are lower-case strings one of which every match contains:
+	// text holding none of them is skipped without running re.
+	hints []string
+}
+
+// privateKey is a PEM private key block, whatever its algorithm.
+var privateKey = secretPattern{regexp.MustCompile(`-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY-----[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY-----`), Redacted, []string{"private key-----"}}
+
+// namedValue is a name=value or "name": "value" pair whose name mentions a
+// key, token, secret, password or credential. In documents (RedactText) it
+// counts only when the value looks like a credential: "Primary key: the
+// column that…" is a definition.
+var namedValue = secretPattern{regexp.MustCompile(`(?i)([a-z0-9_.-]*(?:key|token|secret|passw(?:or)?d|credential)[a-z0-9_.-]*["']?\s*[:=]\s*)("[^"]*"|'[^']*'|[^\s,;&"'}]+)`), "${1}" + Redacted, namedHints}
+
+var namedHints = []string{"key", "token", "secret", "passw", "credential"}
+
+// docPatterns are the shapes RedactText looks for in documents. Each
+// replacement leaves text the patterns no longer change.
+var docPatterns = []secretPattern{
+	privateKey,
+	// Passwords in URLs: scheme://user:password@host.
+	{regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.-]*://[^/\s:@]+:)[^/\s@]+@`), "${1}" + Redacted + "@", []string{"://"}},
+	// Authorization: Bearer <token>.
+	{regexp.MustCompile(`(?i)\b(bearer)\s+[a-z0-9._~+/=-]{8,}`), "${1} " + Redacted, []string{"bearer"}},
+	// Provider key shapes: OpenAI and Anthropic (sk-…), GitHub, Slack,
+	// AWS access key ids, Google API keys.
+	{regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{8,}`), Redacted, []string{"sk-"}},
+	{regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})`), Redacted, []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}},
+	{regexp.MustCompile(`\bxox[abprs]-[A-Za-z0-9-]{10,}`), Redacted, []string{"xox"}},
+	{regexp.MustCompile(`\bAKIA[0-9A-Z]{16}\b`), Redacted, []string{"akia"}},
+	{regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`), Redacted, []string{"aiza"}},
+	namedValue,
+}
+
+// RedactText is RedactSecrets for documents a person wrote — notes, pages,
+// transcripts — and reports how many secrets it replaced. A name=value pair
+// is redacted only when the value looks like a credential (at least 8
+// characters, no spaces, letters mixed with digits or symbols), so a
+// glossary line such as "API key: the string a provider issues" survives.
+// Private key blocks (PEM), provider key shapes, Bearer tokens, URL
+// passwords and the provider keys of the environment are always redacted.
+// RedactText(RedactText(s)) returns the same text and a count of zero.
+func RedactText(s string) (string, int) {
+	return redact(s, true)
+}
+
+func redact(s string, document bool) (string, int) {
+	n := 0
+	for _, name := range secretEnv {
+		if v := os.Getenv(name); len(v) >= 8 {
+			n += strings.Count(s, v)
+			s = strings.ReplaceAll(s, v, Redacted)
+		}
+	}
+	for _, p := range docPatterns {
+		lower := asciiLower(s)
+		if !containsAny(lower, p.hints) {
+			continue
+		}
+		named := p.re == namedValue.re
+		replace := func(m string) string {
+			sub := p.re.FindStringSubmatchIndex(m)
+			if named && document {
+				value := m[sub[4]:sub[5]]
+				if !credentialLike(strings.Trim(value, `"'`)) {
+					return m
+				}
+			}
+			out := string(p.re.ExpandString(nil, p.repl, m, sub))
+			if out != m {
+				n++
+			}
+			return out
+		}
+		if !named {
+			s = p.re.ReplaceAllStringFunc(s, replace)
+			continue
+		}
+		// The named-value pattern runs only around the lines that name a
+		// key, token, secret, password or credential (and the line after,
+		// where a value may continue): prose rarely does, and the pattern
+		// is slow on long text.
+		var b strings.Builder
+		last := 0
+		for _, r := range hintLines(lower, p.hints) {
+			if r[0] < last {
+				r[0] = last
+			}
+			b.WriteString(s[last:r[0]])
+			b.WriteString(p.re.ReplaceAllStringFunc(s[r[0]:r[1]], replace))
+			last = r[1]
+		}
+		b.WriteString(s[last:])
+		s = b.String()
+	}
+	return s, n
+}
+
+// asciiLower lowers A–Z only, so byte offsets stay those of s.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+// credentialLike reports whether a value reads as a credential rather than
+// a word or a phrase: long, without spaces, and not only letters.
+func credentialLike(v string) bool {
+	if len(v) < 8 || strings.ContainsAny(v, " \t") || v == Redacted {
+		return false
+	}
+	letters, others := 0, 0
+	for _, r := range v {
+		if unicode.IsLetter(r) {
+			letters++
+		} else {
+			others++
+		}
+	}
+	return letters > 0 && others > 0
+}
+
+func containsAny(s string, subs []string) bool {
+	for _, x := range subs {
+		if strings.Contains(s, x) {
+			return true
+		}
+	}
+	return false
+}
+
+// hintLines returns the byte ranges, in order and merged, of each line of
+// s holding one of hints, together with the line after it.
+func hintLines(s string, hints []string) [][2]int {
+	var out [][2]int
+	for start := 0; start < len(s); {
+		end := strings.IndexByte(s[start:], '\n')
+		if end < 0 {
+			end = len(s)
+		} else {
+			end += start + 1
+		}
+		if containsAny(s[start:end], hints) {
+			stop := end
+			if next := strings.IndexByte(s[end:], '\n'); next >= 0 {
+				stop = end + next + 1
+			} else {
+				stop = len(s)
+			}
+			if len(out) > 0 && out[len(out)-1][1] >= start {
+				out[len(out)-1][1] = max(out[len(out)-1][1], stop)
+			} else {
+				out = append(out, [2]int{start, stop})
+			}
+		}
+		start = end
+	}
+	return out
 }

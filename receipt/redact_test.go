@@ -140,3 +140,43 @@ func FuzzRedactLeavesNoSecret(f *testing.F) {
 		}
 	})
 }
+
+func TestRedactText(t *testing.T) {
+	pem := "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n-----END OPENSSH PRIVATE KEY-----"
+	tests := []struct {
+		in, want string
+		n        int
+	}{
+		{"Primary key: the column that identifies a row.", "Primary key: the column that identifies a row.", 0},
+		{"API key: the string a provider issues to you", "API key: the string a provider issues to you", 0},
+		{"export OPENAI_API_KEY=sk-proj-AbC123xyz_-987", "export OPENAI_API_KEY=[REDACTED]", 1},
+		{"api_token = 9f8e7d6c5b4a3f2e1d0c", "api_token = [REDACTED]", 1},
+		{"key:\n" + pem + "\nafter", "key:\n[REDACTED]\nafter", 1},
+		{"two: ghp_abcdefghijklmnopqrstuvwxyz0123 and AKIAABCDEFGHIJKLMNOP", "two: [REDACTED] and [REDACTED]", 2},
+		{"max_tokens: 3", "max_tokens: 3", 0},
+		{"Authorization: Bearer abcdefgh12345", "Authorization: Bearer [REDACTED]", 1},
+	}
+	for _, tt := range tests {
+		got, n := RedactText(tt.in)
+		if got != tt.want || n != tt.n {
+			t.Errorf("RedactText(%q) = %q, %d; want %q, %d", tt.in, got, n, tt.want, tt.n)
+		}
+		if again, n2 := RedactText(got); again != got || n2 != 0 {
+			t.Errorf("RedactText not idempotent on %q: %q, %d", got, again, n2)
+		}
+	}
+	if got := RedactSecrets("Primary key: the column"); got == "Primary key: the column" {
+		t.Errorf("RedactSecrets keeps erring toward redaction for messages: %q", got)
+	}
+}
+
+func FuzzRedactText(f *testing.F) {
+	f.Add("api_key=abc123def456 and -----BEGIN RSA PRIVATE KEY-----\nx\n-----END RSA PRIVATE KEY-----")
+	f.Add("Term: meaning of the term")
+	f.Fuzz(func(t *testing.T, s string) {
+		got, _ := RedactText(s)
+		if again, n := RedactText(got); again != got || n != 0 {
+			t.Fatalf("not idempotent: %q -> %q -> %q (%d)", s, got, again, n)
+		}
+	})
+}

@@ -259,6 +259,12 @@ func (v *Vault) reducedTruth(h plumbing.Hash, spec *canon.Spec, view published.V
 // are compared key by key and arrays element by element, so a change deep
 // inside a list names the element.
 func diffValues(node string, path canon.Path, a, b any, out *[]Change) {
+	switch {
+	case a == nil && isObject(b):
+		a = map[string]any{}
+	case b == nil && isObject(a):
+		b = map[string]any{}
+	}
 	diffAt(node, path, path.String(), a, b, out)
 }
 
@@ -290,6 +296,11 @@ func diffAt(node string, path canon.Path, text string, a, b any, out *[]Change) 
 			vb, inB := mb[k]
 			p := append(append(canon.Path{}, path...), k)
 			switch {
+			case !inA && isObject(vb):
+				// An added object lists what it holds, down to its values.
+				diffAt(node, p, join(k), map[string]any{}, vb, out)
+			case !inB && isObject(va):
+				diffAt(node, p, join(k), va, map[string]any{}, out)
 			case !inA:
 				*out = append(*out, change1(node, p, join(k), "added", nil, vb))
 			case !inB:
@@ -357,4 +368,10 @@ func (v *Vault) topDirs(trees ...plumbing.Hash) (map[string]bool, error) {
 		}
 	}
 	return dirs, nil
+}
+
+// isObject reports whether v is a non-empty JSON object.
+func isObject(v any) bool {
+	m, ok := v.(map[string]any)
+	return ok && len(m) > 0
 }

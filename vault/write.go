@@ -40,6 +40,15 @@ type WriteOptions struct {
 	// Diff is added to the receipt's semantic_diff of a rendered write
 	// (for example the pages a wiki write touched).
 	Diff map[string]any
+	// Refs, when set, are the rendered receipt's wake refs (tokens of what
+	// caused the write, such as the sources an ingest read).
+	Refs []string
+	// Cost, when set, is the rendered receipt's cost (its surprise_cause
+	// follows the wake).
+	Cost *receipt.Cost
+	// Body is written into the commit message of a rendered write between
+	// its summary line and the receipt: lines a person reads in git log.
+	Body string
 	// TakeIn names working-tree files the caller read and took into the
 	// write (vault path → the content it read; nil: the caller saw the file
 	// deleted): hand edits the write replaces rather than refuses.
@@ -299,6 +308,13 @@ func (v *Vault) WriteNode(ctx context.Context, node string, changes map[string][
 		for k, val := range opt.Diff {
 			r.SemanticDiff[k] = val
 		}
+		if opt.Refs != nil {
+			r.Wake.Refs = append([]string{}, opt.Refs...)
+		}
+		if opt.Cost != nil {
+			r.Cost = *opt.Cost
+			r.Cost.SurpriseCause = r.Wake.Source
+		}
 		if err := r.Seal(); err != nil {
 			return nil, err
 		}
@@ -307,6 +323,10 @@ func (v *Vault) WriteNode(ctx context.Context, node string, changes map[string][
 			return nil, err
 		}
 		msg = string(m)
+		if body := strings.TrimSpace(opt.Body); body != "" {
+			head, rest, _ := strings.Cut(msg, "\n\n")
+			msg = head + "\n\n" + strings.ReplaceAll(body, "\n\n{", "\n\n {") + "\n\n" + rest
+		}
 	} else {
 		msg = opt.Message
 		if msg == "" {

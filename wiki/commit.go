@@ -25,6 +25,28 @@ type Result struct {
 // pages it changed, as one commit carrying one receipt. A Tx whose changes
 // are all immaterial (the same content written again) commits nothing.
 func (tx *Tx) Commit() (*Result, error) {
+	return tx.CommitWith(CommitOptions{})
+}
+
+// CommitOptions add to the receipt and commit of a Tx: what a pipeline
+// that drove the Tx knows and the wiki does not.
+type CommitOptions struct {
+	// Who names the command in the lock holder file.
+	Who string
+	// Body is written into the commit message between its summary line and
+	// the receipt.
+	Body string
+	// Diff is merged into the receipt's semantic_diff.
+	Diff map[string]any
+	// Refs are the receipt's wake refs; Cost its cost (nil: the default).
+	Refs []string
+	Cost *receipt.Cost
+	// Files are vault files outside published/ committed with the pages.
+	Files map[string][]byte
+}
+
+// CommitWith is Commit with options.
+func (tx *Tx) CommitWith(o CommitOptions) (*Result, error) {
 	if err := tx.check(); err != nil {
 		return nil, err
 	}
@@ -50,12 +72,24 @@ func (tx *Tx) Commit() (*Result, error) {
 	for rel := range tx.removed {
 		pages = append(pages, rel)
 	}
+	diff := map[string]any{"pages": pages}
+	for k, v := range o.Diff {
+		diff[k] = v
+	}
+	who := o.Who
+	if who == "" {
+		who = "prose wiki"
+	}
 	wr, err := tx.w.v.WriteNode(tx.ctx, Node, changes, vault.WriteOptions{
-		Who:     "prose wiki",
+		Who:     who,
 		Base:    tx.st.base,
 		Rebuild: tx.rebuild,
 		Message: "prose: wiki rebuild (page shells re-rendered, no material change)\n",
-		Diff:    map[string]any{"pages": pages},
+		Diff:    diff,
+		Refs:    o.Refs,
+		Cost:    o.Cost,
+		Body:    o.Body,
+		Files:   o.Files,
 		TakeIn:  tx.takeInFiles,
 		Settle:  settle,
 	})

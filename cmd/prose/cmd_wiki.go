@@ -42,6 +42,7 @@ func wikiCommand() *cli.Command {
 			wikiMvCommand(),
 			wikiRmCommand(),
 			wikiCommitCommand(),
+			wikiReviewCommand(),
 		},
 	}
 }

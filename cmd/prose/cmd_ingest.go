@@ -1,0 +1,197 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/prose-store/prose/ingest"
+	_ "github.com/prose-store/prose/ingest/offline" // registers the offline engine
+	"github.com/prose-store/prose/ingest/source"
+	"github.com/prose-store/prose/model"
+	_ "github.com/prose-store/prose/model/anthropic" // registers anthropic
+	_ "github.com/prose-store/prose/model/openai"    // registers openai and openai-chat
+	_ "github.com/prose-store/prose/model/replay"    // registers replay
+	"github.com/prose-store/prose/vault"
+	"github.com/prose-store/prose/wiki"
+)
+
+func modelFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "model", Usage: "model `PROVIDER:NAME` (default: $PROSE_MODEL, else prose.yaml's model, else the built-in offline engine)"},
+		&cli.StringFlag{Name: "purpose", Usage: "what the wiki is for, as the prompts say it"},
+		&cli.StringFlag{Name: "audience", Usage: "who reads the wiki, as the prompts say it"},
+		&cli.IntFlag{Name: "budget", Usage: "prompt budget in `TOKENS` (default: per model, see docs/wiki-pipeline.md)"},
+		&cli.StringFlag{Name: "record", Usage: "save every model exchange to `FILE` (replay it with --model replay:FILE)"},
+	}
+}
+
+func ingestCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "ingest",
+		Usage:     "turn sources (Markdown, text, HTML, JSON conversations, directories, - for stdin) into wiki pages, as one receipt",
+		ArgsUsage: "SOURCE…",
+		Description: "Each source is read, redacted of secrets and analysed into a plan; the model then writes the pages\n" +
+			"with the wiki tools. Everything lands as one commit carrying one receipt. A source ingested before with\n" +
+			"the same model and options is skipped without asking any model. On failure nothing is written.",
+		Flags: append(modelFlags(),
+			&cli.StringFlag{Name: "name", Usage: "title of the source read from standard input (-)"},
+			&cli.BoolFlag{Name: "dry-run", Usage: "print the plan and write nothing"},
+			&cli.BoolFlag{Name: "force", Usage: "ingest sources again even when their memo key was seen"},
+		),
+		Action: func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				return usageErrorf("ingest needs at least one SOURCE (a file, a directory, or - for standard input)")
+			}
+			inputs, skipped, err := source.Collect(c.Args().Slice(), os.Stdin, c.String("name"))
+			if err != nil {
+				return usageErrorf("%v", err)
+			}
+			for _, s := range skipped {
+				fmt.Fprintf(c.App.ErrWriter, "prose: skipped %s: %s\n", s.Path, s.Reason)
+			}
+			var docs []*source.Document
+			for _, in := range inputs {
+				d, err := source.Read(in.Name, in.Data, in.Kind)
+				if err != nil && in.Found {
+					// A file found in a directory that does not read is
+					// skipped, as one that cannot be opened is.
+					fmt.Fprintf(c.App.ErrWriter, "prose: skipped %v\n", err)
+					continue
+				}
+				if err != nil {
+					return &exitError{code: 1, err: fmt.Errorf("%v; nothing was ingested (fix or leave out that source)", err)}
+				}
+				if in.Stdin && c.String("name") != "" {
+					d.Title = c.String("name")
+				}
+				docs = append(docs, d)
+			}
+			if len(docs) == 0 {
+				return &exitError{code: 1, err: errors.New("no source to ingest: every file was skipped (see above)")}
+			}
+			v, w, opt, err := openPipeline(c)
+			if err != nil {
+				return err
+			}
+			defer v.Close()
+			opt.DryRun, opt.Force = c.Bool("dry-run"), c.Bool("force")
+			res, err := ingest.Ingest(c.Context, w, docs, opt)
+			if err != nil {
+				return pipelineError(c, "ingest", err)
+			}
+			return printPipeline(c, v, res)
+		},
+	}
+}
+
+// openPipeline opens the vault, its wiki and the model the flags name.
+func openPipeline(c *cli.Context) (*vault.Vault, *wiki.Wiki, ingest.Options, error) {
+	v, err := openVault(c)
+	if err != nil {
+		return nil, nil, ingest.Options{}, err
+	}
+	w, err := wiki.Open(v)
+	if err != nil {
+		v.Close()
+		return nil, nil, ingest.Options{}, err
+	}
+	spec := c.String("model")
+	if spec == "" {
+		spec = os.Getenv("PROSE_MODEL")
+	}
+	if spec == "" {
+		spec = v.Config().Model
+	}
+	if spec == "" {
+		spec = model.Offline
+	}
+	now, err := model.Now(os.Getenv)
+	if err != nil {
+		v.Close()
+		return nil, nil, ingest.Options{}, usageErrorf("%v", err)
+	}
+	w.Now = func() time.Time { return now }
+	m, err := model.Open(spec, model.Config{Record: c.String("record")})
+	if err != nil {
+		v.Close()
+		return nil, nil, ingest.Options{}, usageErrorf("--model %s: %v", spec, err)
+	}
+	return v, w, ingest.Options{
+		Purpose: c.String("purpose"), Audience: c.String("audience"), Model: m, ModelSpec: spec,
+		Budget: c.Int("budget"), Progress: c.App.ErrWriter, Now: func() time.Time { return now },
+	}, nil
+}
+
+// pipelineError reports a failed ingest or enrich: what failed, that
+// nothing was written, and what to do.
+func pipelineError(c *cli.Context, cmd string, err error) error {
+	if c.Context.Err() != nil {
+		return err // the signal handler's exit code applies
+	}
+	hint := "; fix the cause and run the command again"
+	var me *model.Error
+	if errors.As(err, &me) && me.Hint != "" {
+		hint = "" // the model's error carries its own hint
+	}
+	return &exitError{code: 1, err: fmt.Errorf("%s failed at %v; nothing was written (the ledger records a failed receipt)%s", cmd, err, hint)}
+}
+
+func printPipeline(c *cli.Context, v *vault.Vault, res *ingest.Result) error {
+	out := newOutput(c)
+	if out.json {
+		doc := map[string]any{"status": res.Status, "sources": res.Sources, "created": res.Created, "updated": res.Updated,
+			"moved": res.Moved, "folders_reindexed": res.Folders, "review": res.Review}
+		if res.Plans != nil {
+			doc["plans"] = res.Plans
+		}
+		if res.Receipt != nil {
+			doc["receipt"] = res.Receipt.ToValue()
+		}
+		if res.Commit != "" {
+			doc["commit"] = res.Commit
+		}
+		return out.emit(doc)
+	}
+	for _, s := range res.Sources {
+		red := ""
+		if s.Redactions > 0 {
+			red = fmt.Sprintf(", %d secrets redacted", s.Redactions)
+		}
+		out.printf("%-9s %s (%s%s)\n", s.Status, s.Name, s.Kind, red)
+	}
+	for _, p := range res.Plans {
+		out.printf("\nplan for %s:\n", p.Source)
+		for _, pg := range p.Plan.Pages {
+			out.printf("  %-6s %-9s %s  %q\n", pg.Action, pg.Template, pg.Path, pg.Title)
+		}
+	}
+	for _, p := range res.Created {
+		out.printf("  created  %s\n", p)
+	}
+	for _, p := range res.Updated {
+		out.printf("  updated  %s\n", p)
+	}
+	for _, m := range res.Moved {
+		out.printf("  moved    %s -> %s\n", m.From, m.To)
+	}
+	for _, r := range res.Review {
+		out.printf("  review   %s %s\n", r.ID, r.Detail)
+	}
+	switch res.Status {
+	case "rendered":
+		out.printf("wiki: rendered %s (receipt %s)\n", short(res.Commit), res.Receipt.ContentHash)
+	case "skipped":
+		out.printf("wiki: skipped (nothing new; no commit)\n")
+	case "dry-run":
+		out.printf("dry run: nothing was written\n")
+	}
+	if res.Status != "dry-run" {
+		out.printf("open %s\n", strings.TrimPrefix(v.Root()+"/"+wiki.Dir+"/"+wiki.IndexName, "./"))
+	}
+	return nil
+}

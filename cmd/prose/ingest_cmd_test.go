@@ -1,0 +1,517 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/prose-store/prose/ingest"
+	"github.com/prose-store/prose/model"
+	"github.com/prose-store/prose/model/fakeserver"
+	"github.com/prose-store/prose/model/replay"
+	"github.com/prose-store/prose/receipt"
+	"github.com/prose-store/prose/vault"
+	"github.com/prose-store/prose/wiki"
+)
+
+var updateIngest = flag.Bool("update-ingest", false, "re-record the ingest and enrich recordings and goldens in testdata/")
+
+const alertLiteral = "alert alert-{info|warning|success|error}"
+
+// newIngestVault makes a vault with a fixed clock.
+func newIngestVault(t *testing.T) string {
+	t.Helper()
+	t.Setenv("PROSE_NOW", "2026-01-31")
+	dir := filepath.Join(t.TempDir(), "vault")
+	mustProse(t, "init", dir)
+	return dir
+}
+
+func headOf(t *testing.T, dir string) string {
+	t.Helper()
+	v, err := vault.Open(dir, vault.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := v.Resolve("HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h.String()
+}
+
+func parentOf(t *testing.T, dir, rev string) string {
+	t.Helper()
+	v, err := vault.Open(dir, vault.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := v.Resolve(rev + "~1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h.String()
+}
+
+func lastReceipt(t *testing.T, dir string) *receipt.Receipt {
+	t.Helper()
+	v, err := vault.Open(dir, vault.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := v.LastReceipt(wiki.Node)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func readPageMeta(t *testing.T, dir, page string) wiki.Meta {
+	t.Helper()
+	v, err := vault.Open(dir, vault.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := wiki.Open(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, p, err := w.Read(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.Meta
+}
+
+// TestIngestFixturesThroughTheCLI is the README's first command: the
+// example sources into a fresh vault with the offline engine, lint clean,
+// a second ingest commits nothing, and enrich --all stays lint clean.
+func TestIngestFixturesThroughTheCLI(t *testing.T) {
+	dir := newIngestVault(t)
+	before := headOf(t, dir)
+	out := mustProse(t, "--vault", dir, "ingest", "--dry-run", "../../fixtures/sources")
+	if !strings.Contains(out, "plan for sources/deploy-guide.md") || !strings.Contains(out, "procedure") || headOf(t, dir) != before || lastReceipt(t, dir) != nil {
+		t.Fatalf("--dry-run wrote something or printed no plan:\n%s", out)
+	}
+	out = mustProse(t, "--vault", dir, "ingest", "../../fixtures/sources")
+	if !strings.Contains(out, "open "+filepath.Join(dir, "published/wiki/README.html")) {
+		t.Errorf("ingest does not say where to open the wiki:\n%s", out)
+	}
+	head := headOf(t, dir)
+	if head == before || parentOf(t, dir, head) != before {
+		t.Fatalf("ingest made no commit, or more than one")
+	}
+	mustProse(t, "--vault", dir, "wiki", "lint")
+	out = mustProse(t, "--vault", dir, "ingest", "../../fixtures/sources")
+	if !strings.Contains(out, "skipped") || headOf(t, dir) != head {
+		t.Fatalf("second ingest committed:\n%s", out)
+	}
+	if r := lastReceipt(t, dir); r.Status != receipt.Skipped {
+		t.Fatalf("second ingest receipt %s", r.Status)
+	}
+	for i := 0; ; i++ {
+		out = mustProse(t, "--vault", dir, "enrich", "--all")
+		mustProse(t, "--vault", dir, "wiki", "lint")
+		if strings.Contains(out, "wiki: skipped") {
+			break
+		}
+		if i == 3 {
+			t.Fatalf("enrich --all keeps changing pages:\n%s", out)
+		}
+	}
+	if out, errs, code := prose(t, "--vault", dir, "wiki", "review", "list", "--json"); code != 0 || !strings.Contains(out, `"merge"`) {
+		t.Fatalf("review list: %d %s %s", code, out, errs)
+	}
+	if _, _, code := prose(t, "--vault", dir, "wiki", "review", "resolve", "nosuch"); code != 1 {
+		t.Errorf("resolving an unknown item exits %d", code)
+	}
+	var queue struct {
+		Items []ingest.ReviewEntry `json:"items"`
+	}
+	if err := json.Unmarshal([]byte(mustProse(t, "--vault", dir, "--json", "wiki", "review", "list")), &queue); err != nil || len(queue.Items) == 0 {
+		t.Fatalf("review list: %v %+v", err, queue)
+	}
+	beforeResolve := headOf(t, dir)
+	mustProse(t, "--vault", dir, "wiki", "review", "resolve", queue.Items[0].ID)
+	if parentOf(t, dir, headOf(t, dir)) != beforeResolve {
+		t.Error("resolve is not one commit")
+	}
+	if out := mustProse(t, "--vault", dir, "wiki", "review", "list"); strings.Contains(out, queue.Items[0].ID) {
+		t.Errorf("a resolved item is still listed as open:\n%s", out)
+	}
+	if _, _, code := prose(t, "--vault", dir, "wiki", "review", "resolve", queue.Items[0].ID); code != 1 {
+		t.Error("resolving twice succeeded")
+	}
+	progs := mustProse(t, "programs", "list", "--json")
+	for _, name := range []string{"ingest", "enrich", "search", "lint", "read", "tree"} {
+		if !strings.Contains(progs, `"name": "`+name+`"`) {
+			t.Errorf("prose programs list --json lacks %s", name)
+		}
+	}
+	if git, err := exec.LookPath("git"); err == nil {
+		st, err := exec.Command(git, "-C", dir, "status", "--porcelain").CombinedOutput()
+		if err != nil || len(st) != 0 {
+			t.Errorf("git status after ingest and enrich: %s %v", st, err)
+		}
+		if out, err := exec.Command(git, "-C", dir, "fsck", "--strict").CombinedOutput(); err != nil {
+			t.Errorf("git fsck --strict: %v\n%s", err, out)
+		}
+	} else if os.Getenv("CI") == "true" {
+		t.Fatal("git is needed in CI")
+	}
+}
+
+// TestIngestMixedDirectory: a directory of every kind gives one commit,
+// reports what it skipped, and a markdown diff (golden).
+func TestIngestMixedDirectory(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "mixed")
+	writeFiles(t, src, map[string]string{
+		"caching.md":        "# Caching\n\nCaches keep answers close to the reader.\n\n- **TTL**: how long an entry lives in the cache.\n- **Eviction**: removing entries to make room.\n",
+		"notes/standup.txt": "Standup notes\n\nWe agreed to freeze deploys on Fridays.\n\n1. Announce the freeze.\n2. Lock the pipeline.\n",
+		"pager.html":        "<html><head><title>Pager</title><script>x()</script></head><body><nav>Home</nav><h1>Pager</h1><p>The pager wakes the on-call engineer.</p></body></html>",
+		"chat.jsonl":        "{\"role\":\"user\",\"content\":\"What is a feature flag?\"}\n{\"role\":\"assistant\",\"content\":\"- **Feature flag**: a switch that turns code on without a deploy.\"}\n",
+		"logo.png":          "\x89PNG",
+		"broken.md":         "not \x00 text",
+		".drafts/secret.md": "# Draft\n",
+	})
+	dir := newIngestVault(t)
+	before := headOf(t, dir)
+	out, errs, code := prose(t, "--vault", dir, "ingest", src)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	if !strings.Contains(errs, "skipped mixed/logo.png") || !strings.Contains(errs, "skipped mixed/broken.md: not text") || strings.Contains(out+errs, "secret") {
+		t.Errorf("skips not reported as they should be:\n%s", errs)
+	}
+	if parentOf(t, dir, "HEAD") != before {
+		t.Fatal("more than one commit")
+	}
+	if !strings.Contains(out, "feature/feature-flag.html") {
+		t.Errorf("no concept page from the transcript's definition:\n%s", out)
+	}
+	diff := mustProse(t, "--vault", dir, "diff", "--format", "markdown")
+	diff = strings.ReplaceAll(diff, before[:12], "BASE")
+	diff = strings.ReplaceAll(diff, headOf(t, dir)[:12], "HEAD")
+	golden := filepath.Join("testdata", "ingest-mixed-diff.md")
+	if *updateIngest {
+		if err := os.WriteFile(golden, []byte(diff), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (go test -run TestIngestMixedDirectory -update-ingest)", err)
+	}
+	if diff != string(want) {
+		t.Errorf("diff differs from %s:\n%s", golden, diff)
+	}
+}
+
+// TestIngestWithRecordedModel replays recorded exchanges (made with the
+// offline engine and --record; re-record with -update-ingest): the prompts
+// that reached the model hold the component-palette braces unchanged, the
+// recorded tool calls create pages, write slots and set meta keys no
+// schema declares, and ingest and enrich make one commit each.
+func TestIngestWithRecordedModel(t *testing.T) {
+	recIngest, _ := filepath.Abs(filepath.Join("testdata", "replay-ingest.json"))
+	recEnrich, _ := filepath.Abs(filepath.Join("testdata", "replay-enrich.json"))
+	if *updateIngest {
+		dir := newIngestVault(t)
+		os.Remove(recIngest)
+		os.Remove(recEnrich)
+		mustProse(t, "--vault", dir, "ingest", "--model", "offline", "--record", recIngest, "../../fixtures/sources")
+		mustProse(t, "--vault", dir, "enrich", "--model", "offline", "--record", recEnrich, "billing/rollback")
+	}
+	dir := newIngestVault(t)
+	before := headOf(t, dir)
+	mustProse(t, "--vault", dir, "ingest", "--model", "replay:"+recIngest, "../../fixtures/sources")
+	afterIngest := headOf(t, dir)
+	if parentOf(t, dir, afterIngest) != before {
+		t.Fatal("ingest with the recorded model did not make exactly one commit")
+	}
+	r := lastReceipt(t, dir)
+	if r.Cost.Provider != "replay" || r.Cost.Model != "replay-ingest.json" {
+		t.Errorf("receipt cost %+v", r.Cost)
+	}
+	mustProse(t, "--vault", dir, "enrich", "--model", "replay:"+recEnrich, "billing/rollback")
+	if parentOf(t, dir, headOf(t, dir)) != afterIngest {
+		t.Fatal("enrich with the recorded model did not make exactly one commit")
+	}
+
+	sawMeta := false
+	for _, rec := range []string{recIngest, recEnrich} {
+		f, err := replay.Load(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prompts := 0
+		for _, ex := range f.Exchanges {
+			for _, m := range ex.Request.Messages {
+				if strings.Contains(m.Text, "You write pages") || strings.Contains(m.Text, "You improve one page") {
+					prompts++
+					if !strings.Contains(m.Text, alertLiteral) {
+						t.Errorf("%s: a prompt lost %q", filepath.Base(rec), alertLiteral)
+					}
+				}
+			}
+			for _, c := range ex.Response.ToolCalls {
+				if c.Name == "set_meta" && strings.Contains(c.Arguments, `"source_kind"`) {
+					sawMeta = true
+				}
+			}
+		}
+		if prompts == 0 {
+			t.Errorf("%s holds no generation or enrichment prompt", rec)
+		}
+	}
+	if !sawMeta {
+		t.Error("no recorded set_meta with an undeclared key")
+	}
+	if meta := readPageMeta(t, dir, "billing/deploy-steps"); meta["source_kind"] != "markdown" || len(meta.Strings("sources")) != 1 {
+		t.Errorf("meta of a recorded page: %v", meta)
+	}
+}
+
+// scriptedIngest is what a fake provider answers: a plan, then tool calls
+// that create a page, write its slots and set undeclared meta, then a
+// final answer with a review item.
+func scriptedIngest() []fakeserver.Reply {
+	planJSON := `{"pages":[{"action":"create","path":"ops/release-train.html","template":"concept","title":"Release train"}]}`
+	return []fakeserver.Reply{
+		{Turn: &fakeserver.Turn{Text: "```json\n" + planJSON + "\n```", Usage: modelUsage(1200, 200, 80)}},
+		{Turn: &fakeserver.Turn{Calls: []fakeserver.Call{
+			{ID: "c1", Name: "new_page", Args: `{"path":"ops/release-train.html","template":"concept","title":"Release train"}`},
+			{ID: "c2", Name: "write_slot", Args: `{"path":"ops/release-train.html","slot":"summary","html":"<p>A fixed weekly schedule for shipping.</p>"}`},
+			{ID: "c3", Name: "write_slot", Args: `{"path":"ops/release-train.html","slot":"body","html":"<div class=\"alert alert-info\"><p>Trains leave on Tuesdays.</p></div><script>alert(1)</script>"}`},
+			{ID: "c4", Name: "set_meta", Args: `{"path":"ops/release-train.html","updates":{"owner":"release-team","reviewed":false,"aliases":["train"]}}`},
+		}, Usage: modelUsage(1500, 1000, 300)}},
+		{Turn: &fakeserver.Turn{Text: "Done. <<<REVIEW_QUEUE>>>[{\"page\":\"ops/release-train.html\",\"kind\":\"check\",\"detail\":\"Confirm the weekday.\"}]<<<END>>>", Usage: modelUsage(1700, 1500, 20)}},
+	}
+}
+
+func TestIngestWithFakeProviders(t *testing.T) {
+	for _, tc := range []struct{ api, spec string }{
+		{fakeserver.Chat, "openai-chat:fake-model"},
+		{fakeserver.Anthropic, "anthropic:fake-model"},
+	} {
+		t.Run(tc.api, func(t *testing.T) {
+			srv := fakeserver.New(t, tc.api, scriptedIngest()...)
+			env := srv.Env()
+			for _, k := range []string{"OPENAI_BASE_URL", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY"} {
+				t.Setenv(k, env(k))
+			}
+			dir := newIngestVault(t)
+			src := filepath.Join(t.TempDir(), "train.md")
+			if err := os.WriteFile(src, []byte("# Release train\n\nWe ship every Tuesday. Deploy token: ghp_abcdefghijklmnopqrstuvwxyz0123\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			before := headOf(t, dir)
+			out, errs, code := prose(t, "--vault", dir, "--json", "ingest", "--model", tc.spec, src)
+			if code != 0 {
+				t.Fatalf("exit %d\n%s%s", code, out, errs)
+			}
+			if parentOf(t, dir, headOf(t, dir)) != before {
+				t.Fatal("not exactly one commit")
+			}
+			var doc struct {
+				Created []string              `json:"created"`
+				Review  []ingest.ReviewEntry  `json:"review"`
+				Sources []ingest.SourceResult `json:"sources"`
+				Receipt map[string]any        `json:"receipt"`
+			}
+			if err := json.Unmarshal([]byte(out), &doc); err != nil {
+				t.Fatal(err)
+			}
+			if len(doc.Created) != 1 || len(doc.Review) != 1 || doc.Sources[0].Redactions != 1 {
+				t.Errorf("result %+v", doc)
+			}
+			r := lastReceipt(t, dir)
+			provider, _, _ := strings.Cut(tc.spec, ":")
+			// fresh = uncached input + output over the three calls; reused = cached input.
+			if r.Cost.Provider != provider || r.Cost.Model != "fake-model" || r.Cost.Tokens.Fresh != (1000+500+200)+(80+300+20) || r.Cost.Tokens.Reused != 200+1000+1500 {
+				t.Errorf("cost %+v", r.Cost)
+			}
+			meta := readPageMeta(t, dir, "ops/release-train")
+			if meta["owner"] != "release-team" || meta["reviewed"] != false {
+				t.Errorf("undeclared meta not set: %v", meta)
+			}
+			// What reached the provider: the braces intact, no secret, the
+			// set_meta tool sent non-strict with its mapping open.
+			bodies := srv.Bodies()
+			all := string(bodies[1])
+			if !strings.Contains(all, "alert-{info|warning|success|error}") {
+				t.Error("the generation prompt lost the palette braces")
+			}
+			for _, b := range bodies {
+				if strings.Contains(string(b), "ghp_abcdefghij") {
+					t.Fatal("a secret from the source reached the provider")
+				}
+			}
+			if !strings.Contains(all, `"set_meta"`) {
+				t.Error("the set_meta tool was not offered")
+			}
+			// Nothing written holds the key or the source's secret.
+			filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+				if err != nil || fi.IsDir() || strings.Contains(p, string(filepath.Separator)+".git"+string(filepath.Separator)+"objects") {
+					return nil
+				}
+				data, _ := os.ReadFile(p)
+				if strings.Contains(string(data), fakeserver.Key) || strings.Contains(string(data), "ghp_abcdefghij") {
+					t.Errorf("%s holds a secret", p)
+				}
+				return nil
+			})
+			if h, err := os.ReadFile(filepath.Join(dir, "published", "wiki", "ops", "release-train.html")); err != nil || strings.Contains(string(h), "<script>alert") {
+				t.Errorf("page not written or not sanitized: %v", err)
+			}
+		})
+	}
+}
+
+// TestIngestFailureThroughTheCLI: the provider fails mid-run; the command
+// exits 1 saying what failed and what to do, the branch does not move,
+// and the ledger holds a failed receipt without the key.
+func TestIngestFailureThroughTheCLI(t *testing.T) {
+	replies := scriptedIngest()[:1]
+	replies = append(replies, fakeserver.Reply{Status: 401, Body: `{"error":{"message":"Incorrect API key provided: sk-test-SECRET-0123456789abcdef","type":"invalid_request_error"}}`})
+	srv := fakeserver.New(t, fakeserver.Chat, replies...)
+	env := srv.Env()
+	t.Setenv("OPENAI_BASE_URL", env("OPENAI_BASE_URL"))
+	t.Setenv("OPENAI_API_KEY", env("OPENAI_API_KEY"))
+	dir := newIngestVault(t)
+	before := headOf(t, dir)
+	out, errs, code := prose(t, "--vault", dir, "ingest", "--model", "openai-chat:fake-model", "../../fixtures/sources/deploy-guide.md")
+	if code != 1 || !strings.Contains(errs, "generation of deploy-guide.md") || !strings.Contains(errs, "nothing was written") {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	if strings.Contains(errs, fakeserver.Key) {
+		t.Fatal("the key reached the error message")
+	}
+	if headOf(t, dir) != before {
+		t.Fatal("the branch moved")
+	}
+	r := lastReceipt(t, dir)
+	reason, _ := r.SemanticDiff["failure_reason"].(string)
+	if r.Status != receipt.Failed || reason == "" || strings.Contains(reason, fakeserver.Key) {
+		t.Fatalf("receipt %s %q", r.Status, reason)
+	}
+}
+
+// modelUsage is a call's usage: input tokens (cached among them) and
+// output tokens.
+func modelUsage(input, cached, output int64) model.Usage {
+	return model.Usage{Input: input, CachedInput: cached, Output: output}
+}
+
+// TestIngestKilledLeavesBranch stops a real prose process in the middle of
+// an ingest (while it waits for the model during generation), first with
+// SIGINT (exit 130, "as before") and then with SIGKILL: each time the
+// branch, the git index and the working tree are as before, and the next
+// commands find a sound vault.
+func TestIngestKilledLeavesBranch(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "prose")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	dir := newIngestVault(t)
+	// A wiki already there, so there is something to lose.
+	mustProse(t, "--vault", dir, "ingest", "../../fixtures/sources/deploy-guide.md")
+	for _, sig := range []os.Signal{os.Interrupt, os.Kill} {
+		arrived := make(chan struct{})
+		replies := scriptedIngest()[:1]
+		replies = append(replies, fakeserver.Reply{Hang: true, Arrived: func() { close(arrived) }})
+		srv := fakeserver.New(t, fakeserver.Chat, replies...)
+		env := srv.Env()
+		before := snapshotVault(t, dir)
+		cmd := exec.Command(bin, "--vault", dir, "ingest", "--model", "openai-chat:fake-model", "../../fixtures/sources/incident-glossary.html")
+		cmd.Env = append(os.Environ(), "OPENAI_BASE_URL="+env("OPENAI_BASE_URL"), "OPENAI_API_KEY="+env("OPENAI_API_KEY"), "PROSE_NOW=2026-01-31")
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		<-arrived // the process is inside generation, waiting for the model
+		if err := cmd.Process.Signal(sig); err != nil {
+			t.Fatal(err)
+		}
+		err := cmd.Wait()
+		if sig == os.Interrupt {
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 130 || !strings.Contains(stderr.String(), "the vault is as before") {
+				t.Errorf("after SIGINT: %v\n%s", err, stderr.String())
+			}
+		}
+		after := snapshotVault(t, dir)
+		for k, v := range before {
+			if after[k] != v {
+				t.Errorf("%s changed after %v", k, sig)
+			}
+		}
+		if len(after) != len(before) {
+			t.Errorf("files appeared after %v: %d → %d", sig, len(before), len(after))
+		}
+		mustProse(t, "--vault", dir, "fsck")
+		mustProse(t, "--vault", dir, "wiki", "lint")
+	}
+}
+
+// snapshotVault reads the branch ref, the git index and every working-tree
+// file outside .git and .prose.
+func snapshotVault(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, p := range []string{".git/refs/heads/main", ".git/index"} {
+		data, err := os.ReadFile(filepath.Join(dir, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[p] = string(data)
+	}
+	filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if fi.IsDir() && (rel == ".git" || rel == ".prose") {
+			return filepath.SkipDir
+		}
+		if !fi.IsDir() {
+			data, _ := os.ReadFile(p)
+			out[rel] = string(data)
+		}
+		return nil
+	})
+	return out
+}
+
+// TestIngestStdin: "-" reads standard input; --name titles it.
+func TestIngestStdin(t *testing.T) {
+	dir := newIngestVault(t)
+	f, err := os.CreateTemp(t.TempDir(), "stdin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("We rotate the on-call schedule every Monday.\n\n1. Swap the pager.\n2. Update the calendar.\n")
+	f.Seek(0, 0)
+	old := os.Stdin
+	os.Stdin = f
+	defer func() { os.Stdin = old }()
+	out := mustProse(t, "--vault", dir, "ingest", "-", "--name", "Rotation notes")
+	if !strings.Contains(out, "ingested  Rotation notes (text)") || !strings.Contains(out, "rotation/rotation-notes.html") {
+		t.Fatalf("stdin ingest:\n%s", out)
+	}
+	if _, _, code := prose(t, "--vault", dir, "ingest"); code != 2 {
+		t.Errorf("ingest without a source exits %d, want 2", code)
+	}
+	if _, errs, code := prose(t, "--vault", dir, "ingest", filepath.Join(dir, "missing.md")); code != 2 || !strings.Contains(errs, "no such file") {
+		t.Errorf("a missing source: exit %d %s", code, errs)
+	}
+}

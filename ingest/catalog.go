@@ -1,0 +1,347 @@
+package ingest
+
+import (
+	"encoding/json"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/prose-store/prose/ingest/source"
+	"github.com/prose-store/prose/wiki"
+)
+
+// Where an ingest keeps its books in the vault, beside the wiki: each
+// source's redacted bytes under SourcesDir named by their BLAKE3 hex, and
+// the catalog — sources ingested with their memo keys, and the pages with
+// their titles — in CatalogFile. Both are committed with the receipt.
+const (
+	SourcesDir  = "sources"
+	CatalogFile = "sources/index.json"
+	PagesDir    = "sources/pages"
+	ReviewFile  = "review/queue.json"
+)
+
+// metaSources is the page meta key listing the ids of the sources a page
+// was written from; prose keeps it, a model cannot set it.
+const metaSources = "sources"
+
+// catalog is CatalogFile (the sources; their pages are those that list
+// them) and the files under PagesDir (the pages, one a line: path, title,
+// template and source ids, tab-separated; one file per top-level folder,
+// so a run rewrites only the files of the folders it touched).
+type catalog struct {
+	Version int                      `json:"version"`
+	Sources map[string]*sourceRecord `json:"sources"`
+	Pages   map[string]*pageRecord   `json:"-"`
+	// shards are the page files as read, by vault path.
+	shards map[string][]byte
+}
+
+type sourceRecord struct {
+	Name       string `json:"name"`
+	Kind       string `json:"kind"`
+	Title      string `json:"title"`
+	Memo       string `json:"memo"`
+	Redactions int    `json:"redactions"`
+}
+
+type pageRecord struct {
+	Title    string   `json:"title"`
+	Template string   `json:"template"`
+	Sources  []string `json:"sources,omitempty"`
+}
+
+// SourcePath is where the vault keeps the bytes of source id.
+func SourcePath(id string) string {
+	_, hex, _ := strings.Cut(id, ":")
+	return SourcesDir + "/" + hex
+}
+
+// loadCatalog reads the catalog and brings its page list in step with the
+// pages tx sees: gone pages are dropped, pages it does not know (made by
+// hand) are read once.
+func loadCatalog(tx *wiki.Tx, read func(string) ([]byte, bool, error)) (*catalog, error) {
+	c := &catalog{Version: 1, Sources: map[string]*sourceRecord{}, Pages: map[string]*pageRecord{}}
+	data, ok, err := read(CatalogFile)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		if err := json.Unmarshal(data, c); err != nil {
+			return nil, fmt.Errorf("%s: %v (restore it from git, or delete it to re-ingest every source)", CatalogFile, err)
+		}
+		if c.Sources == nil {
+			c.Sources = map[string]*sourceRecord{}
+		}
+		c.Pages = map[string]*pageRecord{}
+	}
+	all, err := tx.List()
+	if err != nil {
+		return nil, err
+	}
+	c.shards = map[string][]byte{}
+	for _, top := range topFolders(all) {
+		name := shardPath(top)
+		data, ok, err := read(name)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			c.shards[name] = data
+			for p, r := range parsePages(data) {
+				c.Pages[p] = r
+			}
+		}
+	}
+	live := map[string]bool{}
+	for _, rel := range all {
+		if path.Base(rel) == wiki.IndexName {
+			continue
+		}
+		live[rel] = true
+		if _, known := c.Pages[rel]; known {
+			continue
+		}
+		p, ok, err := tx.Page(rel)
+		if err != nil || !ok {
+			continue // a page prose does not own, or broken: lint reports it
+		}
+		c.Pages[rel] = &pageRecord{Title: p.Meta.Title(), Template: p.Meta.Template(), Sources: p.Meta.Strings(metaSources)}
+	}
+	for rel := range c.Pages {
+		if !live[rel] {
+			delete(c.Pages, rel)
+		}
+	}
+	return c, nil
+}
+
+// note records the current state of page rel.
+func (c *catalog) note(tx *wiki.Tx, rel string) {
+	p, ok, err := tx.Page(rel)
+	if err != nil || !ok {
+		delete(c.Pages, rel)
+		return
+	}
+	c.Pages[rel] = &pageRecord{Title: p.Meta.Title(), Template: p.Meta.Template(), Sources: p.Meta.Strings(metaSources)}
+}
+
+// pagesOf lists the pages that record source id, sorted.
+func (c *catalog) pagesOf(id string) []string {
+	out := []string{}
+	for p, r := range c.Pages {
+		for _, s := range r.Sources {
+			if s == id {
+				out = append(out, p)
+				break
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (c *catalog) encode() []byte {
+	b, _ := json.MarshalIndent(c, "", "  ")
+	return append(b, '\n')
+}
+
+// shardPath is the page file of top-level folder top ("" for pages at the
+// wiki root).
+func shardPath(top string) string {
+	if top == "" {
+		return PagesDir + "/_root.tsv"
+	}
+	return PagesDir + "/" + top + ".tsv"
+}
+
+func topOf(p string) string {
+	if i := strings.IndexByte(p, '/'); i >= 0 {
+		return p[:i]
+	}
+	return ""
+}
+
+// topFolders lists the top-level folders of paths, and "" for the root.
+func topFolders(paths []string) []string {
+	seen := map[string]bool{"": true}
+	out := []string{""}
+	for _, p := range paths {
+		if t := topOf(p); !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// encodePages returns the page files that changed since they were read:
+// each a header line, then one page a line, sorted; nil removes a file
+// whose folder has no page left.
+func (c *catalog) encodePages() map[string][]byte {
+	byShard := map[string][]string{}
+	for p := range c.Pages {
+		name := shardPath(topOf(p))
+		byShard[name] = append(byShard[name], p)
+	}
+	field := strings.NewReplacer("\t", " ", "\n", " ", "\r", " ")
+	out := map[string][]byte{}
+	for name, paths := range byShard {
+		sort.Strings(paths)
+		var b strings.Builder
+		b.WriteString("# path\ttitle\ttemplate\tsources\n")
+		for _, p := range paths {
+			r := c.Pages[p]
+			b.WriteString(p + "\t" + field.Replace(r.Title) + "\t" + field.Replace(r.Template) + "\t" + strings.Join(r.Sources, ",") + "\n")
+		}
+		if old, ok := c.shards[name]; !ok || string(old) != b.String() {
+			out[name] = []byte(b.String())
+		}
+	}
+	for name := range c.shards {
+		if _, ok := byShard[name]; !ok {
+			out[name] = nil
+		}
+	}
+	return out
+}
+
+// parsePages reads a page file; malformed lines are left out (the pages
+// they named are read again from the wiki).
+func parsePages(data []byte) map[string]*pageRecord {
+	out := map[string]*pageRecord{}
+	for _, line := range strings.Split(string(data), "\n") {
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		f := strings.Split(line, "\t")
+		if len(f) != 4 || f[0] == "" {
+			continue
+		}
+		r := &pageRecord{Title: f[1], Template: f[2]}
+		if f[3] != "" {
+			r.Sources = strings.Split(f[3], ",")
+		}
+		out[f[0]] = r
+	}
+	return out
+}
+
+// indexEntry is one page as the analysis prompt lists it.
+type indexEntry struct {
+	Path     string   `json:"path"`
+	Title    string   `json:"title"`
+	Template string   `json:"template"`
+	Sources  []string `json:"sources,omitempty"`
+}
+
+// index lists the catalog's pages for a prompt, within maxBytes: all of
+// them when they fit, else the pages the source is relevant to — those
+// whose title words all occur in it, then those in the folders they sit
+// in — so a prompt stays the same size in a wiki of ten thousand pages.
+// narrowed reports whether pages were left out.
+func (c *catalog) index(doc *source.Document, maxBytes int) (entries []indexEntry, folders []string, narrowed bool) {
+	paths := make([]string, 0, len(c.Pages))
+	for p := range c.Pages {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	entry := func(p string) indexEntry {
+		r := c.Pages[p]
+		return indexEntry{Path: p, Title: r.Title, Template: r.Template, Sources: r.Sources}
+	}
+	size := 0
+	for _, p := range paths {
+		size += len(p) + len(c.Pages[p].Title) + 48 + 72*len(c.Pages[p].Sources)
+	}
+	allFolders := folderSet(paths)
+	if size <= maxBytes {
+		for _, p := range paths {
+			entries = append(entries, entry(p))
+		}
+		return entries, allFolders, false
+	}
+	words := wordSet(doc.Title + " " + doc.Prose())
+	var hits []string
+	near := map[string]bool{}
+	for _, p := range paths {
+		if titleIn(c.Pages[p].Title, words) {
+			hits = append(hits, p)
+			near[path.Dir(p)] = true
+		}
+	}
+	for _, p := range paths {
+		if near[path.Dir(p)] && !titleIn(c.Pages[p].Title, words) {
+			hits = append(hits, p)
+		}
+	}
+	size = 0
+	for _, p := range hits {
+		e := entry(p)
+		size += len(e.Path) + len(e.Title) + 48 + 72*len(e.Sources)
+		if size > maxBytes {
+			break
+		}
+		entries = append(entries, e)
+	}
+	// Top-level folders always, and the folders of the pages shown.
+	fs := map[string]bool{}
+	for _, f := range allFolders {
+		if !strings.Contains(f, "/") {
+			fs[f] = true
+		}
+	}
+	for _, e := range entries {
+		for d := path.Dir(e.Path); d != "."; d = path.Dir(d) {
+			fs[d] = true
+		}
+	}
+	for f := range fs {
+		folders = append(folders, f)
+	}
+	sort.Strings(folders)
+	return entries, folders, true
+}
+
+func folderSet(paths []string) []string {
+	fs := map[string]bool{}
+	for _, p := range paths {
+		for d := path.Dir(p); d != "."; d = path.Dir(d) {
+			fs[d] = true
+		}
+	}
+	out := make([]string, 0, len(fs))
+	for f := range fs {
+		out = append(out, f)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// wordSet is the lower-case words of s.
+func wordSet(s string) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), notWordRune) {
+		out[w] = true
+	}
+	return out
+}
+
+func notWordRune(r rune) bool {
+	return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r > 127)
+}
+
+// titleIn reports whether every word of title is in words.
+func titleIn(title string, words map[string]bool) bool {
+	ws := strings.FieldsFunc(strings.ToLower(title), notWordRune)
+	if len(ws) == 0 {
+		return false
+	}
+	for _, w := range ws {
+		if !words[w] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,206 @@
+package ingest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path"
+	"sort"
+
+	"github.com/prose-store/prose/ingest/plan"
+	"github.com/prose-store/prose/internal/progress"
+	"github.com/prose-store/prose/receipt"
+	"github.com/prose-store/prose/vault"
+	"github.com/prose-store/prose/wiki"
+)
+
+// Selection says which pages an enrich improves.
+type Selection struct {
+	Pages    []string // page names (paths or unique stems); empty with All
+	All      bool
+	Template string // only pages of this template
+	Limit    int    // at most this many pages; 0 means no limit
+}
+
+// Enrich asks the model to improve each selected page — it sees every slot
+// and rewrites slots through the same tools as ingest, limited to that
+// page — and lands the run as one receipt. Pages whose slots come back
+// unchanged change nothing; a run that changes nothing commits nothing
+// and records a skipped receipt.
+func Enrich(ctx context.Context, w *wiki.Wiki, sel Selection, opt Options) (*Result, error) {
+	opt.defaults()
+	res := &Result{Created: []string{}, Updated: []string{}, Moved: []Move{}, Folders: []string{}, Review: []ReviewEntry{}}
+	r := &run{w: w, opt: opt, res: res, files: map[string][]byte{}, touched: map[string]bool{}}
+	out, err := r.enrich(ctx, sel)
+	if err != nil {
+		return nil, r.failed(err, []string{})
+	}
+	return out, nil
+}
+
+func (r *run) enrich(ctx context.Context, sel Selection) (*Result, error) {
+	if err := r.begin(ctx); err != nil {
+		return nil, err
+	}
+	pages, err := r.selectPages(sel)
+	if err != nil {
+		return nil, &StepError{"select pages", err}
+	}
+	bar := progress.New(r.opt.Progress, int64(len(pages)), "enrich", progress.Items)
+	defer bar.Finish()
+	r.bar = bar
+	for _, rel := range pages {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		bar.Describe(rel)
+		if err := r.fail("enrichment:" + rel); err != nil {
+			return nil, err
+		}
+		if err := r.enrichPage(ctx, rel); err != nil {
+			return nil, &StepError{"enrichment of " + rel, err}
+		}
+		bar.Add(1)
+	}
+	if err := r.fail("bookkeeping"); err != nil {
+		return nil, err
+	}
+	if len(r.review) > 0 {
+		if err := r.fileReview(); err != nil {
+			return nil, &StepError{"bookkeeping", err}
+		}
+	}
+	r.files[CatalogFile] = r.cat.encode()
+	for name, data := range r.cat.encodePages() {
+		r.files[name] = data
+	}
+	if err := r.fail("commit"); err != nil {
+		return nil, err
+	}
+	provider, name := providerOf(r.opt.ModelSpec)
+	cost := &receipt.Cost{Provider: provider, Model: name, Tokens: tokens(r.usage)}
+	body := fmt.Sprintf("prose enrich: %d pages asked, %d updated\n", len(pages), len(r.res.Updated))
+	if len(r.res.Updated) > 0 {
+		body += "\nUpdated:\n"
+		for _, p := range r.res.Updated {
+			body += "  " + p + "\n"
+		}
+	}
+	diff := map[string]any{"pages_created": []any{}, "pages_updated": anyList(r.res.Updated), "pages_moved": []any{}, "review_items": float64(len(r.res.Review))}
+	cr, err := r.tx.CommitWith(wiki.CommitOptions{Who: "prose enrich", Body: body, Diff: diff, Refs: []string{}, Cost: cost, Files: r.files})
+	if err != nil {
+		return nil, &StepError{"commit", err}
+	}
+	if cr.Receipt == nil {
+		rc, err := r.w.Vault().RecordReceipt(context.Background(), wiki.Node, receipt.Skipped,
+			vault.ReceiptOptions{Who: "prose enrich", Refs: []string{}, Provider: provider, Model: name, Tokens: receipt.Tokens{Reused: cost.Tokens.Reused}})
+		if err != nil {
+			return nil, &StepError{"record the skipped receipt", err}
+		}
+		r.res.Status, r.res.Receipt, r.res.Updated = "skipped", rc, []string{}
+		return r.res, nil
+	}
+	// Only the pages whose files changed count as updated.
+	changed := map[string]bool{}
+	for _, c := range cr.Changed {
+		changed[c] = true
+	}
+	var updated []string
+	for _, p := range r.res.Updated {
+		if changed[p] {
+			updated = append(updated, p)
+		}
+	}
+	r.res.Updated = nonNilStrings(updated)
+	r.res.Status, r.res.Receipt, r.res.Commit, r.res.Tokens = "rendered", cr.Receipt, cr.Commit, cost.Tokens
+	return r.res, nil
+}
+
+func nonNilStrings(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// selectPages resolves the selection to wiki paths, folder indexes left
+// out (their descriptions belong to people).
+func (r *run) selectPages(sel Selection) ([]string, error) {
+	var pages []string
+	if sel.All {
+		all, err := r.tx.List()
+		if err != nil {
+			return nil, err
+		}
+		for _, rel := range all {
+			if path.Base(rel) != wiki.IndexName {
+				pages = append(pages, rel)
+			}
+		}
+	}
+	for _, name := range sel.Pages {
+		rel, err := r.tx.Resolve(name)
+		if err != nil {
+			return nil, err
+		}
+		if !contains(pages, rel) {
+			pages = append(pages, rel)
+		}
+	}
+	if sel.Template != "" {
+		if _, err := r.w.Template(sel.Template); err != nil {
+			return nil, err
+		}
+		var keep []string
+		for _, rel := range pages {
+			if p, ok, err := r.tx.Page(rel); err == nil && ok && p.Meta.Template() == sel.Template {
+				keep = append(keep, rel)
+			}
+		}
+		pages = keep
+	}
+	sort.Strings(pages)
+	if sel.Limit > 0 && len(pages) > sel.Limit {
+		pages = pages[:sel.Limit]
+	}
+	return pages, nil
+}
+
+// enrichPage runs the enrichment prompt for one page.
+func (r *run) enrichPage(ctx context.Context, rel string) error {
+	p, ok, err := r.tx.Page(rel)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("%w: %s", wiki.ErrNotFound, rel)
+	}
+	t, err := r.w.Template(p.Meta.Template())
+	if err != nil {
+		return err
+	}
+	slots := map[string]string{}
+	for _, sd := range t.Slots {
+		h, _ := p.Slot(sd.ID)
+		slots[sd.ID] = h
+	}
+	dump, _ := json.MarshalIndent(slots, "", "  ")
+	field := fmt.Sprintf("<slots path=\"%s\" template=\"%s\" title=\"%s\">\n%s\n</slots>", plan.Attr(rel), plan.Attr(t.Name), plan.Attr(p.Meta.Title()), dump)
+	text, err := r.prompts.enrichment.Render(map[string]string{
+		"audience": r.opt.Audience, "page_path": rel, "template": t.Name, "slots_dump": field,
+		"component_palette": wiki.ComponentPalette(),
+	})
+	if err != nil {
+		return err
+	}
+	tb := r.toolbox()
+	tb.only = rel
+	if err := r.loop(ctx, tb, text); err != nil {
+		return err
+	}
+	for _, u := range append(tb.created, tb.updated...) {
+		r.addOnce(&r.res.Updated, u)
+		r.cat.note(r.tx, u)
+	}
+	return nil
+}

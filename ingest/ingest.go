@@ -1,0 +1,629 @@
+package ingest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/prose-store/prose/canon"
+	"github.com/prose-store/prose/ingest/plan"
+	"github.com/prose-store/prose/ingest/source"
+	"github.com/prose-store/prose/internal/progress"
+	"github.com/prose-store/prose/model"
+	"github.com/prose-store/prose/receipt"
+	"github.com/prose-store/prose/vault"
+	"github.com/prose-store/prose/wiki"
+)
+
+// Defaults for the prompt fields a user may set.
+const (
+	DefaultPurpose  = "a navigable, linked knowledge base of the sources it is given"
+	DefaultAudience = "the people who work with these sources day to day"
+)
+
+// Options tune an ingest or an enrich.
+type Options struct {
+	Purpose, Audience string
+	// Model answers the prompts; ModelSpec is how it was named (it is part
+	// of the memo key and the receipt's cost).
+	Model     model.Model
+	ModelSpec string
+	// Budget caps a prompt's size in tokens; 0 means DefaultBudget.
+	Budget int
+	// DryRun plans and writes nothing; Force ignores memo keys.
+	DryRun, Force bool
+	// Progress receives progress bars (silent unless a terminal).
+	Progress io.Writer
+	// Now dates the prompts ("today"); nil means time.Now.
+	Now func() time.Time
+	// Fail, when set, is asked at each step ("analysis:NAME",
+	// "generation:NAME", "tool:NAME:N", "bookkeeping", "commit"); an error
+	// fails the run there. Tests inject failures with it.
+	Fail func(step string) error
+}
+
+// DefaultBudget is the prompt budget, in tokens (about four characters
+// each), of a model spec: what its context comfortably holds beside the
+// answer. Past it, an analysis prompt lists only the pages and folders
+// relevant to the source.
+func DefaultBudget(spec string) int {
+	provider, _, _ := strings.Cut(spec, ":")
+	switch provider {
+	case "openai", "anthropic", "replay":
+		return 100_000
+	case "openai-chat":
+		return 16_000 // local servers often run with small contexts
+	}
+	return 8_000 // offline: a bounded prompt keeps ingest linear in the wiki's size
+}
+
+// SourceResult is what happened to one source.
+type SourceResult struct {
+	Name       string   `json:"name"`
+	ID         string   `json:"id"`
+	Kind       string   `json:"kind"`
+	Title      string   `json:"title"`
+	Redactions int      `json:"redactions"`
+	Status     string   `json:"status"` // ingested, skipped (memo key seen), planned (dry run)
+	Pages      []string `json:"pages"`
+}
+
+// Move is a page moved during a run.
+type Move struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+// Result is what an ingest or enrich did.
+type Result struct {
+	Status   string           `json:"status"` // rendered, skipped, dry-run
+	Sources  []SourceResult   `json:"sources,omitempty"`
+	Created  []string         `json:"created"`
+	Updated  []string         `json:"updated"`
+	Moved    []Move           `json:"moved"`
+	Folders  []string         `json:"folders_reindexed"`
+	Review   []ReviewEntry    `json:"review"`
+	Plans    []SourcePlan     `json:"plans,omitempty"`
+	Receipt  *receipt.Receipt `json:"receipt,omitempty"`
+	Commit   string           `json:"commit,omitempty"`
+	Tokens   receipt.Tokens   `json:"-"`
+	Narrowed bool             `json:"narrowed,omitempty"`
+}
+
+// SourcePlan is the plan made for one source (printed by --dry-run).
+type SourcePlan struct {
+	Source string     `json:"source"`
+	Plan   *plan.Plan `json:"plan"`
+}
+
+// StepError is a failed run: the step that failed and why.
+type StepError struct {
+	Step string
+	Err  error
+}
+
+func (e *StepError) Error() string { return e.Step + ": " + e.Err.Error() }
+func (e *StepError) Unwrap() error { return e.Err }
+
+// run is one ingest or enrich in progress.
+type run struct {
+	w       *wiki.Wiki
+	opt     Options
+	tx      *wiki.Tx
+	cat     *catalog
+	res     *Result
+	usage   model.Usage
+	files   map[string][]byte
+	review  []plan.ReviewItem
+	touched map[string]bool
+	prompts *prompts
+	bar     *progress.Bar
+}
+
+func (r *run) fail(step string) error {
+	if r.opt.Fail == nil {
+		return nil
+	}
+	if err := r.opt.Fail(step); err != nil {
+		return &StepError{step, err}
+	}
+	return nil
+}
+
+func (o *Options) defaults() {
+	if o.Purpose == "" {
+		o.Purpose = DefaultPurpose
+	}
+	if o.Audience == "" {
+		o.Audience = DefaultAudience
+	}
+	if o.ModelSpec == "" && o.Model != nil {
+		o.ModelSpec = o.Model.Name()
+	}
+	if o.Budget <= 0 {
+		o.Budget = DefaultBudget(o.ModelSpec)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+}
+
+// MemoKey is the memo key of ingesting source id with opt and the prompts
+// of promptVersion: equal keys mean the same source, model, options and
+// prompts, so the result would be
+// the same and no model is asked again.
+func MemoKey(id string, opt Options, promptVersion string) string {
+	opt.defaults()
+	cfg := fmt.Sprintf("ingest|%s|model=%s|purpose=%s|audience=%s", promptVersion, opt.ModelSpec, opt.Purpose, opt.Audience)
+	return canon.MemoKey(canon.BLAKE3, canon.BLAKE3.Token([]byte(cfg)), []string{id})
+}
+
+// Ingest turns docs into wiki pages as one receipt. On any failure nothing
+// is written to the branch and a failed receipt records why; the error is
+// a *StepError naming the step.
+func Ingest(ctx context.Context, w *wiki.Wiki, docs []*source.Document, opt Options) (*Result, error) {
+	opt.defaults()
+	res := &Result{Created: []string{}, Updated: []string{}, Moved: []Move{}, Folders: []string{}, Review: []ReviewEntry{}}
+	r := &run{w: w, opt: opt, res: res, files: map[string][]byte{}, touched: map[string]bool{}}
+	refs := refsOf(w, docs)
+	out, err := r.ingest(ctx, docs)
+	if err != nil {
+		return nil, r.failed(err, refs)
+	}
+	return out, nil
+}
+
+// failed records a failed receipt for err (the run's writes were
+// discarded) and returns the error to report.
+func (r *run) failed(err error, refs []string) error {
+	if r.tx != nil {
+		r.tx.Discard()
+	}
+	var se *StepError
+	if !errors.As(err, &se) {
+		err = &StepError{"ingest", err}
+	}
+	var landed *vault.LandedError
+	if r.opt.DryRun || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.As(err, &landed) {
+		// A landed commit is not a failed run: the next command finishes
+		// what the vault left (its error says so).
+		return err
+	}
+	provider, name := providerOf(r.opt.ModelSpec)
+	// The record uses a fresh context: the run's may be the reason it failed.
+	_, rerr := r.w.Vault().RecordReceipt(context.Background(), wiki.Node, receipt.Failed, receiptOptions(refs, provider, name, r.usage, err))
+	if rerr != nil {
+		return fmt.Errorf("%w (and the failed receipt could not be recorded: %v)", err, rerr)
+	}
+	return err
+}
+
+func receiptOptions(refs []string, provider, name string, u model.Usage, reason error) vaultReceiptOptions {
+	return vaultReceiptOptions{Who: "prose ingest", Refs: refs, Provider: provider, Model: name, Tokens: tokens(u), Reason: reason}
+}
+
+// tokens turns model usage into receipt tokens: fresh is uncached input
+// plus output, reused the cached input.
+func tokens(u model.Usage) receipt.Tokens {
+	return receipt.Tokens{Fresh: max(u.Input-u.CachedInput, 0) + u.Output, Reused: u.CachedInput}
+}
+
+func providerOf(spec string) (string, string) {
+	p, n, ok := strings.Cut(spec, ":")
+	if !ok {
+		return p, p
+	}
+	if p == "replay" {
+		n = path.Base(n) // a recording's file name, never a machine path
+	}
+	return p, n
+}
+
+// refsOf are the wake refs of a run over docs: each source's id in the
+// vault's hash algorithm.
+func refsOf(w *wiki.Wiki, docs []*source.Document) []string {
+	alg := w.Vault().Algorithm()
+	refs := []string{}
+	seen := map[string]bool{}
+	for _, d := range docs {
+		t := d.ID
+		if alg != canon.BLAKE3 {
+			t = alg.Token(d.Data)
+		}
+		if !seen[t] {
+			seen[t] = true
+			refs = append(refs, t)
+		}
+	}
+	return refs
+}
+
+func (r *run) begin(ctx context.Context) error {
+	tx, err := r.w.Begin(ctx)
+	if err != nil {
+		return &StepError{"open the wiki", err}
+	}
+	r.tx = tx
+	if r.prompts, err = loadPrompts(r.w.Vault().Root()); err != nil {
+		return &StepError{"load the prompts", err}
+	}
+	cat, err := loadCatalog(tx, r.readVaultFile)
+	if err != nil {
+		return &StepError{"read the catalog", err}
+	}
+	r.cat = cat
+	return nil
+}
+
+func (r *run) readVaultFile(p string) ([]byte, bool, error) {
+	if data, ok := r.files[p]; ok {
+		return data, data != nil, nil
+	}
+	return r.w.Vault().ReadFile(p)
+}
+
+func (r *run) ingest(ctx context.Context, docs []*source.Document) (*Result, error) {
+	if err := r.begin(ctx); err != nil {
+		return nil, err
+	}
+	bar := progress.New(r.opt.Progress, int64(len(docs)), "ingest", progress.Items)
+	defer bar.Finish()
+	r.bar = bar
+	var todo []*source.Document
+	for _, d := range docs {
+		sr := SourceResult{Name: d.Name, ID: d.ID, Kind: string(d.Kind), Title: d.Title, Redactions: d.Redactions, Pages: []string{}}
+		memo := MemoKey(d.ID, r.opt, r.prompts.version())
+		if rec, ok := r.cat.Sources[d.ID]; ok && rec.Memo == memo && !r.opt.Force {
+			sr.Status = "skipped"
+			sr.Pages = append(sr.Pages, r.cat.pagesOf(d.ID)...)
+			r.res.Sources = append(r.res.Sources, sr)
+			bar.Add(1)
+			continue
+		}
+		r.res.Sources = append(r.res.Sources, sr)
+		todo = append(todo, d)
+	}
+	for _, d := range todo {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		bar.Describe(d.Name)
+		if err := r.source(ctx, d); err != nil {
+			return nil, err
+		}
+		bar.Add(1)
+	}
+	if r.opt.DryRun {
+		r.res.Status = "dry-run"
+		r.tx.Discard()
+		return r.res, nil
+	}
+	if len(todo) == 0 {
+		return r.skipped(docs)
+	}
+	if err := r.bookkeeping(ctx); err != nil {
+		return nil, err
+	}
+	return r.commit(ctx, docs)
+}
+
+// source runs analysis and generation for one document.
+func (r *run) source(ctx context.Context, d *source.Document) error {
+	sr := &r.res.Sources[r.sourceIndex(d.ID)]
+	if err := r.fail("analysis:" + d.Name); err != nil {
+		return err
+	}
+	if !r.opt.DryRun {
+		if err := r.supersede(d); err != nil {
+			return &StepError{"bookkeeping of " + d.Name, err}
+		}
+	}
+	p, err := r.analyse(ctx, d)
+	if err != nil {
+		return &StepError{"analysis of " + d.Name, err}
+	}
+	if r.opt.DryRun {
+		sr.Status = "planned"
+		for _, pg := range p.Pages {
+			sr.Pages = append(sr.Pages, pg.Path)
+		}
+		r.res.Plans = append(r.res.Plans, SourcePlan{Source: d.Name, Plan: p})
+		return nil
+	}
+	if err := r.fail("generation:" + d.Name); err != nil {
+		return err
+	}
+	tb, err := r.generate(ctx, d, p)
+	if err != nil {
+		return &StepError{"generation of " + d.Name, err}
+	}
+	// Every page this source wrote records it.
+	pages := append(append([]string{}, tb.created...), tb.updated...)
+	sort.Strings(pages)
+	for _, rel := range pages {
+		pg, ok, err := r.tx.Page(rel)
+		if err != nil || !ok {
+			continue
+		}
+		ids := pg.Meta.Strings(metaSources)
+		if !contains(ids, d.ID) {
+			ids = append(ids, d.ID)
+			sort.Strings(ids)
+			list := make([]any, len(ids))
+			for i, s := range ids {
+				list[i] = s
+			}
+			if _, err := r.tx.SetMeta(rel, map[string]any{metaSources: list}, nil); err != nil {
+				return &StepError{"bookkeeping of " + d.Name, err}
+			}
+		}
+		r.cat.note(r.tx, rel)
+		r.touched[rel] = true
+	}
+	for _, rel := range tb.created {
+		r.addOnce(&r.res.Created, rel)
+	}
+	for _, rel := range tb.updated {
+		if !contains(r.res.Created, rel) {
+			r.addOnce(&r.res.Updated, rel)
+		}
+	}
+	for _, m := range tb.moved {
+		r.res.Moved = append(r.res.Moved, Move{m[0], m[1]})
+		delete(r.cat.Pages, m[0])
+		r.cat.note(r.tx, m[1])
+	}
+	sr.Status = "ingested"
+	sr.Pages = pages
+	r.cat.Sources[d.ID] = &sourceRecord{Name: d.Name, Kind: string(d.Kind), Title: d.Title, Memo: MemoKey(d.ID, r.opt, r.prompts.version()), Redactions: d.Redactions}
+	r.files[SourcePath(d.ID)] = d.Data
+	return nil
+}
+
+// supersede hands the pages of an earlier version of d (same name,
+// other bytes) over to d: their meta names d's id instead, so the model
+// sees them as d's own and updates them.
+func (r *run) supersede(d *source.Document) error {
+	for id, rec := range r.cat.Sources {
+		if rec.Name != d.Name || id == d.ID {
+			continue
+		}
+		for _, rel := range r.cat.pagesOf(id) {
+			pg, ok, err := r.tx.Page(rel)
+			if err != nil || !ok {
+				continue
+			}
+			var ids []any
+			for _, s := range pg.Meta.Strings(metaSources) {
+				if s == id {
+					s = d.ID
+				}
+				if !containsAny(ids, s) {
+					ids = append(ids, s)
+				}
+			}
+			if _, err := r.tx.SetMeta(rel, map[string]any{metaSources: ids}, nil); err != nil {
+				return err
+			}
+			r.cat.note(r.tx, rel)
+		}
+		delete(r.cat.Sources, id)
+	}
+	return nil
+}
+
+func containsAny(list []any, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *run) addOnce(list *[]string, s string) {
+	if !contains(*list, s) {
+		*list = append(*list, s)
+	}
+}
+
+func (r *run) sourceIndex(id string) int {
+	for i := len(r.res.Sources) - 1; i >= 0; i-- {
+		if r.res.Sources[i].ID == id {
+			return i
+		}
+	}
+	return 0
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// quoteSource is the source as prompts quote it: its outline in Markdown,
+// inside a <source> field whose attributes name it.
+func quoteSource(d *source.Document) string {
+	open := fmt.Sprintf(`source name="%s" kind="%s" id="%s"`, plan.Attr(d.Name), d.Kind, d.ID)
+	return "<" + open + ">\n" + strings.TrimRight(d.Markdown(), "\n") + "\n</source>"
+}
+
+func (r *run) templateFields() (names, details string) {
+	var ns []string
+	var sb strings.Builder
+	for _, t := range r.w.Templates() {
+		if t.Name == "folder" {
+			continue
+		}
+		ns = append(ns, t.Name)
+		fmt.Fprintf(&sb, "- %s: %s Slots:", t.Name, t.Description)
+		for _, s := range t.Slots {
+			req := ""
+			if s.Required {
+				req = ", required"
+			}
+			fmt.Fprintf(&sb, " %s (%s%s);", s.ID, s.About, req)
+		}
+		sb.WriteString("\n")
+	}
+	return strings.Join(ns, ", "), strings.TrimRight(sb.String(), "\n")
+}
+
+// analyse asks the model for a plan.
+func (r *run) analyse(ctx context.Context, d *source.Document) (*plan.Plan, error) {
+	names, details := r.templateFields()
+	src := quoteSource(d)
+	// The index and the tree get what the budget leaves after the rest.
+	room := r.opt.Budget*4 - len(src) - len(details) - 4096
+	entries, folders, narrowed := r.cat.index(d, max(room*3/4, 2048))
+	if narrowed {
+		r.res.Narrowed = true
+	}
+	if entries == nil {
+		entries = []indexEntry{}
+	}
+	if folders == nil {
+		folders = []string{}
+	}
+	idx, _ := json.Marshal(entries)
+	tree, _ := json.Marshal(folders)
+	text, err := r.prompts.analysis.Render(map[string]string{
+		"purpose": r.opt.Purpose, "audience": r.opt.Audience, "templates": names, "template_details": details,
+		"index": plan.Field("index", string(idx)), "tree": plan.Field("tree", string(tree)),
+		"source_title": d.Title, "source": src,
+	})
+	if err != nil {
+		return nil, err
+	}
+	resp, err := r.opt.Model.Call(ctx, model.Request{Messages: []model.Message{model.UserText(text)}})
+	r.usage = r.usage.Add(resp.Usage)
+	if err != nil {
+		return nil, err
+	}
+	p, err := plan.Parse(resp.Text)
+	if err != nil {
+		return nil, err
+	}
+	r.review = append(r.review, plan.ReviewQueue(resp.Text)...)
+	return p, nil
+}
+
+// generate runs the agent loop that writes the plan's pages.
+func (r *run) generate(ctx context.Context, d *source.Document, p *plan.Plan) (*toolbox, error) {
+	_, details := r.templateFields()
+	text, err := r.prompts.generation.Render(map[string]string{
+		"vault_root": ".", "today": r.opt.Now().UTC().Format("2006-01-02"), "audience": r.opt.Audience,
+		"source_slug": d.Name, "analysis": plan.Field("analysis", p.JSON()), "template_details": details,
+		"component_palette": wiki.ComponentPalette(), "source": quoteSource(d),
+	})
+	if err != nil {
+		return nil, err
+	}
+	tb := r.toolbox()
+	return tb, r.loop(ctx, tb, text)
+}
+
+func (r *run) toolbox() *toolbox {
+	tb := newToolbox(r.tx, r.w)
+	tb.fail = r.opt.Fail
+	tb.find = r.search
+	tb.onPage = func(rel string) { r.bar.Describe(rel) }
+	return tb
+}
+
+// loop runs the agent loop with tb's tools; a fatal tool error (or an
+// injected failure) ends it and is returned.
+func (r *run) loop(ctx context.Context, tb *toolbox, prompt string) error {
+	lctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	tb.cancel = cancel
+	lr, err := model.Loop(lctx, r.opt.Model, model.Request{
+		Messages: []model.Message{model.UserText(prompt)},
+		Tools:    tb.tools(tb.only == "" || true),
+	}, model.LoopOptions{})
+	r.usage = r.usage.Add(lr.Usage)
+	if cause := context.Cause(lctx); cause != nil && !errors.Is(cause, context.Canceled) {
+		return cause
+	}
+	var fe *fatalError
+	if errors.As(context.Cause(lctx), &fe) {
+		return fe.err
+	}
+	if err != nil {
+		return err
+	}
+	for _, m := range lr.Messages {
+		if m.Role == model.RoleAssistant {
+			r.review = append(r.review, plan.ReviewQueue(m.Text)...)
+		}
+	}
+	return nil
+}
+
+// search asks the wiki's search index (the committed pages), then the
+// catalog's titles for pages this run wrote.
+func (r *run) search(ctx context.Context, query string, limit int) ([]searchHit, error) {
+	hits, err := r.w.Search(ctx, query, limit)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]searchHit, 0, limit)
+	seen := map[string]bool{}
+	for _, h := range hits {
+		seen[h.Path] = true
+		out = append(out, searchHit{Path: h.Path, Title: h.Title, Snippet: h.Snippet})
+	}
+	more, _ := r.find(ctx, query, limit)
+	for _, h := range more {
+		if len(out) < limit && !seen[h.Path] && r.touched[h.Path] {
+			out = append(out, h)
+		}
+	}
+	return out, nil
+}
+
+// find searches the pages the catalog knows by their titles and folder:
+// every query word in the title scores most, in the path next.
+func (r *run) find(_ context.Context, query string, limit int) ([]searchHit, error) {
+	words := strings.FieldsFunc(strings.ToLower(query), notWordRune)
+	type scored struct {
+		hit   searchHit
+		score int
+	}
+	var all []scored
+	for p, rec := range r.cat.Pages {
+		title := strings.ToLower(rec.Title)
+		s := 0
+		for _, w := range words {
+			if strings.Contains(title, w) {
+				s += 2
+			} else if strings.Contains(p, w) {
+				s++
+			}
+		}
+		if s > 0 {
+			all = append(all, scored{searchHit{Path: p, Title: rec.Title}, s})
+		}
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].score != all[j].score {
+			return all[i].score > all[j].score
+		}
+		return all[i].hit.Path < all[j].hit.Path
+	})
+	var out []searchHit
+	for i := 0; i < len(all) && i < limit; i++ {
+		out = append(out, all[i].hit)
+	}
+	return out, nil
+}

@@ -1,0 +1,436 @@
+package offline
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/prose-store/prose/ingest/plan"
+	"github.com/prose-store/prose/ingest/source"
+	"github.com/prose-store/prose/model"
+	"github.com/prose-store/prose/wiki"
+)
+
+// IndexEntry is one existing page as prompts list it (the <index> field).
+type IndexEntry struct {
+	Path     string   `json:"path"`
+	Title    string   `json:"title"`
+	Template string   `json:"template"`
+	Sources  []string `json:"sources,omitempty"`
+}
+
+// maxPerFolder is how many pages the engine puts in one folder before it
+// spills into a sub-folder: the number past which lint calls a folder
+// crowded.
+const maxPerFolder = wiki.MaxFolderPages
+
+// candidate is a page the engine would write for a source.
+type candidate struct {
+	page  plan.Page
+	kind  string // "source", "procedure", "definition", "note"
+	text  string // the text the page says, for finding mentions
+	sec   *source.Section
+	block *source.Block
+	def   source.Definition
+}
+
+// workspace is what the engine knows while planning one source.
+type workspace struct {
+	doc      *source.Document
+	sourceID string
+	index    []IndexEntry
+	byTitle  map[string]IndexEntry
+	byPath   map[string]IndexEntry
+	folders  map[string]int // pages per folder, existing and planned
+	sents    []string       // the document's sentences, once split
+	// pitfallText are the sentences that warn, once found.
+	pitfallText []string
+}
+
+func (e Engine) analyse(prompt string) (model.Response, error) {
+	w, err := readWorkspace(prompt)
+	if err != nil {
+		return model.Response{}, err
+	}
+	p := &plan.Plan{Pages: []plan.Page{}}
+	for _, c := range w.candidates() {
+		p.Pages = append(p.Pages, c.page)
+	}
+	return model.Response{Text: "```json\n" + p.JSON() + "\n```", StopReason: model.StopEnd}, nil
+}
+
+// readWorkspace reads the source, index and tree fields of a prompt.
+func readWorkspace(prompt string) (*workspace, error) {
+	text, attrs, ok := plan.Extract(prompt, "source")
+	if !ok {
+		return nil, fmt.Errorf("the offline engine found no <source> field in the prompt")
+	}
+	doc, err := readQuoted(text)
+	if err != nil {
+		return nil, fmt.Errorf("the offline engine cannot read the prompt's source: %w", err)
+	}
+	shared := *doc
+	doc = &shared
+	doc.Kind = source.Kind(attrs["kind"])
+	w := &workspace{doc: doc, sourceID: attrs["id"], byTitle: map[string]IndexEntry{}, byPath: map[string]IndexEntry{}, folders: map[string]int{}}
+	if idx, _, ok := plan.Extract(prompt, "index"); ok && strings.TrimSpace(idx) != "" {
+		if err := json.Unmarshal([]byte(idx), &w.index); err != nil {
+			return nil, fmt.Errorf("the offline engine cannot read the prompt's index: %w", err)
+		}
+	}
+	for _, e := range w.index {
+		w.byTitle[strings.ToLower(e.Title)] = e
+		w.byPath[e.Path] = e
+		w.folders[folderOf(e.Path)]++
+	}
+	if tree, _, ok := plan.Extract(prompt, "tree"); ok && strings.TrimSpace(tree) != "" {
+		var folders []string
+		if json.Unmarshal([]byte(tree), &folders) == nil {
+			for _, f := range folders {
+				if _, ok := w.folders[f]; !ok {
+					w.folders[f] = 0
+				}
+			}
+		}
+	}
+	return w, nil
+}
+
+func folderOf(p string) string {
+	if i := strings.LastIndex(p, "/"); i >= 0 {
+		return p[:i]
+	}
+	return ""
+}
+
+// candidates derives the pages of the workspace's source, in a stable
+// order: the source page, procedures, definitions, a note.
+func (w *workspace) candidates() []candidate {
+	doc := w.doc
+	topic := w.topic()
+	var out []candidate
+	planned := map[string]bool{}
+	add := func(c candidate, folder string) {
+		title := c.page.Title
+		if e, ok := w.byTitle[strings.ToLower(title)]; ok {
+			c.page.Action, c.page.Path, c.page.Template = plan.Update, e.Path, e.Template
+		} else {
+			c.page.Action = plan.Create
+			c.page.Path = w.place(folder, slug(title), planned)
+		}
+		if planned[c.page.Path] {
+			return // one page per path and run
+		}
+		planned[c.page.Path] = true
+		out = append(out, c)
+	}
+
+	add(candidate{kind: "source", page: plan.Page{Template: "source", Title: doc.Title, Why: "every ingested source gets a source page"}, text: doc.Prose()}, topic)
+
+	hasStructure := false
+	for i := range doc.Sections {
+		s := &doc.Sections[i]
+		for j := range s.Blocks {
+			b := &s.Blocks[j]
+			if b.Kind != source.Steps || len(b.Items) < 2 {
+				continue
+			}
+			hasStructure = true
+			add(candidate{kind: "procedure", sec: s, block: b, text: sectionText(s),
+				page: plan.Page{Template: "procedure", Title: procedureTitle(doc, s), Why: fmt.Sprintf("%d numbered steps", len(b.Items))}}, topic)
+		}
+	}
+	for i := range doc.Sections {
+		s := &doc.Sections[i]
+		for j := range s.Blocks {
+			b := &s.Blocks[j]
+			if b.Kind != source.Definitions {
+				continue
+			}
+			for _, d := range b.Defs {
+				hasStructure = true
+				tmpl := "concept"
+				if isEntity(s.Heading, d.Term) {
+					tmpl = "entity"
+				}
+				add(candidate{kind: "definition", sec: s, def: d, text: d.Meaning,
+					page: plan.Page{Template: tmpl, Title: d.Term, Why: "defined under " + quote(headingOr(s, doc.Title))}}, topic)
+			}
+		}
+	}
+	if !hasStructure {
+		add(candidate{kind: "note", text: doc.Prose(), page: plan.Page{Template: "note", Title: "Notes on " + doc.Title, Why: "no steps or definitions: a note keeps the gist"}}, topic)
+	}
+	w.link(out)
+	return out
+}
+
+// link gives each candidate the pages whose titles its text mentions —
+// this run's and the index's — and ties derived pages to the source page.
+func (w *workspace) link(cs []candidate) {
+	type target struct{ path, title, lower string }
+	var targets []target
+	seen := map[string]bool{}
+	for _, c := range cs {
+		targets = append(targets, target{c.page.Path, c.page.Title, strings.ToLower(c.page.Title)})
+		seen[c.page.Path] = true
+	}
+	for _, e := range w.index {
+		if !seen[e.Path] {
+			targets = append(targets, target{e.Path, e.Title, strings.ToLower(e.Title)})
+		}
+	}
+	for i := range cs {
+		c := &cs[i]
+		var links []plan.Link
+		linked := map[string]bool{c.page.Path: true}
+		addLink := func(t target) {
+			if !linked[t.path] {
+				linked[t.path] = true
+				links = append(links, plan.Link{Path: t.path, Title: t.title})
+			}
+		}
+		if i > 0 {
+			addLink(target{path: cs[0].page.Path, title: cs[0].page.Title}) // back to the source page
+		} else {
+			for _, d := range cs[1:] {
+				addLink(target{path: d.page.Path, title: d.page.Title})
+			}
+		}
+		lower := strings.ToLower(c.text)
+		for _, t := range targets {
+			if len(t.title) >= 4 && containsPhrase(lower, t.lower) {
+				addLink(t)
+			}
+		}
+		c.page.Links = links
+	}
+}
+
+// mentions reports whether text names title as a whole phrase, ignoring
+// case. Titles shorter than four letters are never matched.
+func mentions(text, title string) bool {
+	if len(title) < 4 {
+		return false
+	}
+	return containsPhrase(strings.ToLower(text), strings.ToLower(title))
+}
+
+// containsPhrase reports whether phrase occurs in text (both lower case)
+// with no letter or digit right before or after it.
+func containsPhrase(text, phrase string) bool { return indexPhrase(text, phrase) >= 0 }
+
+// indexPhrase is the byte offset of the first such occurrence, or -1.
+func indexPhrase(text, phrase string) int {
+	if phrase == "" {
+		return -1
+	}
+	for off := 0; off < len(text); {
+		i := strings.Index(text[off:], phrase)
+		if i < 0 {
+			return -1
+		}
+		i += off
+		end := i + len(phrase)
+		before, _ := utf8.DecodeLastRuneInString(text[:i])
+		after, _ := utf8.DecodeRuneInString(text[end:])
+		if (i == 0 || !isWordRune(before)) && (end == len(text) || !isWordRune(after)) {
+			return i
+		}
+		off = i + 1
+	}
+	return -1
+}
+
+// asciiLower lowers A–Z only, so byte offsets stay those of s.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// place picks a free path in folder for slug, spilling into a sub-folder
+// named for the slug's first letter when the folder is full.
+func (w *workspace) place(folder, slug string, planned map[string]bool) string {
+	if w.folders[folder] >= maxPerFolder {
+		folder = join(folder, slug[:1])
+	}
+	p := join(folder, slug+".html")
+	for n := 2; planned[p] || w.byPath[p].Path != ""; n++ {
+		p = join(folder, fmt.Sprintf("%s-%d.html", slug, n))
+	}
+	w.folders[folder]++
+	return p
+}
+
+func join(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "/" + b
+}
+
+var stopwords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`about above after again against also among and another any are
+		because been before being below between both but can cannot could did does doing down during each
+		every from further have having here how into its itself just last more most much must never next
+		night nothing once only other our ours out over own same should some such than that the their them
+		then there these they this those through time under until very was were what when where which while
+		who whom why will with would you your yours guide notes note page introduction overview readme
+		untitled using use used make makes made first second third part chapter section example examples
+		thing things way ways work works good best new old today week year day days`) {
+		stopwords[w] = true
+	}
+}
+
+var wordRe = regexp.MustCompile(`\pL[\pL\pN]*`)
+
+// topic names the folder a source's pages go to: an existing top-level
+// folder its title names, else the title word the source uses most.
+func (w *workspace) topic() string {
+	titleWords := significant(w.doc.Title)
+	for _, t := range titleWords {
+		if _, ok := w.folders[t]; ok {
+			return t
+		}
+	}
+	if len(titleWords) == 0 {
+		return "notes"
+	}
+	counts := map[string]int{}
+	for _, word := range strings.FieldsFunc(strings.ToLower(w.doc.Prose()+" "+w.doc.Title), func(r rune) bool { return !isWordRune(r) }) {
+		counts[word]++
+	}
+	best := titleWords[0]
+	for _, t := range titleWords[1:] {
+		if counts[t] > counts[best] {
+			best = t
+		}
+	}
+	return best
+}
+
+// significant lists the words of s worth a folder name, in order.
+func significant(s string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, word := range wordRe.FindAllString(strings.ToLower(s), -1) {
+		if len(word) < 4 || stopwords[word] || seen[word] {
+			continue
+		}
+		seen[word] = true
+		out = append(out, slug(word))
+	}
+	return out
+}
+
+var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
+
+// slug makes a file name of a title: lower case ASCII letters and digits
+// joined by dashes, at most 60 characters.
+func slug(title string) string {
+	s := strings.Trim(nonSlug.ReplaceAllString(fold(strings.ToLower(title)), "-"), "-")
+	if len(s) > 60 {
+		s = strings.TrimRight(s[:60], "-")
+	}
+	if s == "" {
+		s = "page"
+	}
+	return s
+}
+
+// fold replaces common accented letters by their base letter.
+func fold(s string) string {
+	return strings.NewReplacer("é", "e", "è", "e", "ê", "e", "ë", "e", "á", "a", "à", "a", "â", "a", "ä", "a",
+		"ó", "o", "ö", "o", "ô", "o", "ú", "u", "ü", "u", "í", "i", "ï", "i", "ç", "c", "ñ", "n", "ß", "ss").Replace(s)
+}
+
+var genericHeading = regexp.MustCompile(`(?i)^(steps?|procedure|instructions?|how to|usage|setup|set-up|process)$`)
+
+func procedureTitle(doc *source.Document, s *source.Section) string {
+	h := s.Heading
+	if h == "" || h == doc.Title || genericHeading.MatchString(h) {
+		return "Steps: " + doc.Title
+	}
+	return h
+}
+
+var entityHeading = regexp.MustCompile(`(?i)\b(roles?|people|persons?|teams?|services?|systems?|components?|tools?|products?|organi[sz]ations?|who|severity|levels?)\b`)
+var acronym = regexp.MustCompile(`^[A-Z][A-Z0-9-]{1,9}$`)
+
+// isEntity says whether a defined term names a thing (a role, a system, a
+// level) rather than an idea.
+func isEntity(heading, term string) bool {
+	return entityHeading.MatchString(heading) || acronym.MatchString(term)
+}
+
+func headingOr(s *source.Section, fallback string) string {
+	if s.Heading != "" {
+		return s.Heading
+	}
+	return fallback
+}
+
+func quote(s string) string { return "“" + s + "”" }
+
+func sectionText(s *source.Section) string {
+	var parts []string
+	parts = append(parts, s.Heading)
+	for _, b := range s.Blocks {
+		parts = append(parts, b.Text)
+		parts = append(parts, b.Items...)
+	}
+	return strings.Join(parts, " ")
+}
+
+func sortedKeys[M ~map[string]V, V any](m M) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// quoted caches the last sources read from prompts: a generation reads
+// the same source as the analysis before it, two or three times.
+var quoted struct {
+	sync.Mutex
+	text []string
+	doc  []*source.Document
+}
+
+// readQuoted reads a prompt's quoted source. The document is shared: the
+// engine only reads it.
+func readQuoted(text string) (*source.Document, error) {
+	quoted.Lock()
+	defer quoted.Unlock()
+	for i, t := range quoted.text {
+		if t == text {
+			return quoted.doc[i], nil
+		}
+	}
+	doc, err := source.Read("source.md", []byte(text), source.Markdown)
+	if err != nil {
+		return nil, err
+	}
+	quoted.text = append(quoted.text, text)
+	quoted.doc = append(quoted.doc, doc)
+	if len(quoted.text) > 4 {
+		quoted.text, quoted.doc = quoted.text[1:], quoted.doc[1:]
+	}
+	return doc, nil
+}

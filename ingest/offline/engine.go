@@ -1,0 +1,109 @@
+package offline
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/prose-store/prose/ingest/plan"
+	"github.com/prose-store/prose/model"
+)
+
+// Name is the provider and model name the engine reports.
+const Name = "offline"
+
+func init() {
+	model.Register(model.Offline, func(name string, _ model.Config) (model.Model, error) {
+		if name != "" && name != Name {
+			return nil, &model.Error{Op: "open model", Provider: model.Offline, Kind: model.KindConfig,
+				Message: fmt.Sprintf("the offline engine has no model %q", name), Hint: "write --model offline"}
+		}
+		return Engine{}, nil
+	})
+}
+
+// Engine is the offline model.
+type Engine struct{}
+
+// Name reports "offline".
+func (Engine) Name() string { return Name }
+
+// Call answers an analysis prompt with a plan, a generation prompt with
+// the tool calls that write the plan's pages, and an enrichment prompt
+// with a search and then the slot writes. After its tool calls have been
+// answered it ends the turn, reporting what needs a person's review.
+func (e Engine) Call(ctx context.Context, req model.Request) (model.Response, error) {
+	if err := ctx.Err(); err != nil {
+		return model.Response{}, err
+	}
+	prompt := promptText(req)
+	var results []model.ToolResult
+	turns := 0
+	for _, m := range req.Messages {
+		if m.Role == model.RoleTool {
+			results = append(results, m.ToolResults...)
+			turns++
+		}
+	}
+	switch {
+	case has(prompt, "slots"):
+		return e.enrich(prompt, results, turns)
+	case has(prompt, "analysis"):
+		return e.generate(prompt, results, turns)
+	case has(prompt, "source"):
+		return e.analyse(prompt)
+	}
+	return model.Response{}, errors.New("the offline engine found no <source>, <analysis> or <slots> field in the prompt; a prompt override must keep the fields of the built-in prompt")
+}
+
+func has(prompt, field string) bool {
+	_, _, ok := plan.Extract(prompt, field)
+	return ok
+}
+
+// promptText is the system text and every user message.
+func promptText(req model.Request) string {
+	var sb strings.Builder
+	sb.WriteString(req.System)
+	for _, m := range req.Messages {
+		if m.Role == model.RoleUser {
+			sb.WriteString("\n")
+			sb.WriteString(m.Text)
+		}
+	}
+	return sb.String()
+}
+
+// end finishes a turn with a summary and the review queue, if any.
+func end(summary string, review []plan.ReviewItem) model.Response {
+	text := summary
+	if len(review) > 0 {
+		b, _ := json.Marshal(review)
+		text += "\n\n<<<REVIEW_QUEUE>>>" + string(b) + "<<<END>>>"
+	}
+	return model.Response{Text: text, StopReason: model.StopEnd}
+}
+
+// failures lists the tool results that were errors.
+func failures(results []model.ToolResult) []string {
+	var out []string
+	for _, r := range results {
+		if r.IsError {
+			out = append(out, r.Name+": "+r.Content)
+		}
+	}
+	return out
+}
+
+func calls(cs []model.ToolCall) model.Response {
+	for i := range cs {
+		cs[i].ID = fmt.Sprintf("call_%d", i+1)
+	}
+	return model.Response{ToolCalls: cs, StopReason: model.StopToolUse}
+}
+
+func call(name string, args any) model.ToolCall {
+	return model.ToolCall{Name: name, Arguments: plan.Call(args)}
+}

@@ -1,0 +1,618 @@
+package offline
+
+import (
+	"encoding/json"
+	"fmt"
+	"html"
+	"path"
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/prose-store/prose/ingest/plan"
+	"github.com/prose-store/prose/ingest/source"
+	"github.com/prose-store/prose/model"
+)
+
+// PageView is what the read_page tool returns, as far as the engine reads
+// it.
+type PageView struct {
+	Path     string            `json:"path"`
+	Template string            `json:"template"`
+	Meta     map[string]any    `json:"meta"`
+	Slots    map[string]string `json:"slots"`
+}
+
+// generate writes the planned pages. First it reads every page the plan
+// updates (to learn whether this source wrote it); then it writes; then it
+// ends the turn.
+func (e Engine) generate(prompt string, results []model.ToolResult, turns int) (model.Response, error) {
+	w, err := readWorkspace(prompt)
+	if err != nil {
+		return model.Response{}, err
+	}
+	text, _, _ := plan.Extract(prompt, "analysis")
+	p, err := plan.Parse(text)
+	if err != nil {
+		return model.Response{}, fmt.Errorf("the offline engine cannot read the prompt's analysis: %w", err)
+	}
+	var updates []string
+	for _, pg := range p.Pages {
+		if pg.Action == plan.Update {
+			updates = append(updates, pg.Path)
+		}
+	}
+	readTurn := len(updates) > 0
+	existing := map[string]PageView{}
+	for _, r := range results {
+		var v PageView
+		if !r.IsError && json.Unmarshal([]byte(r.Content), &v) == nil && v.Path != "" && v.Meta != nil {
+			existing[v.Path] = v
+		}
+	}
+	switch {
+	case turns == 0 && readTurn:
+		var cs []model.ToolCall
+		for _, u := range updates {
+			cs = append(cs, call(plan.ToolReadPage, plan.PathArgs{Path: u}))
+		}
+		return calls(cs), nil
+	case turns == 0 || turns == 1 && readTurn:
+		return calls(w.writes(p, existing)), nil
+	}
+	var review []plan.ReviewItem
+	for _, f := range failures(results) {
+		review = append(review, plan.ReviewItem{Kind: "tool-error", Detail: f})
+	}
+	review = append(review, w.conflicts(p, existing)...)
+	return end(fmt.Sprintf("Wrote %d pages from %s.", len(p.Pages), w.doc.Title), review), nil
+}
+
+// conflicts asks for review where this source defines a term another
+// source already defined.
+func (w *workspace) conflicts(p *plan.Plan, existing map[string]PageView) []plan.ReviewItem {
+	var out []plan.ReviewItem
+	for _, pg := range p.Pages {
+		if pg.Action != plan.Update {
+			continue
+		}
+		srcs := metaStrings(existing[pg.Path].Meta, "sources")
+		if len(srcs) > 0 && !contains(srcs, w.sourceID) {
+			out = append(out, plan.ReviewItem{Page: pg.Path, Kind: "merge",
+				Detail: fmt.Sprintf("%s is described by more than one source; check that %s agrees with what the page already said.", pg.Title, w.doc.Title)})
+		}
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// writes are the tool calls that write the plan's pages.
+func (w *workspace) writes(p *plan.Plan, existing map[string]PageView) []model.ToolCall {
+	cands := map[string]candidate{}
+	for _, c := range w.candidates() {
+		cands[c.page.Title] = c
+	}
+	var cs []model.ToolCall
+	for _, pg := range p.Pages {
+		c, ok := cands[pg.Title]
+		if !ok {
+			continue // a plan the engine did not make: nothing to say
+		}
+		c.page = pg
+		slots := w.slots(c)
+		// A page only this source wrote is rewritten; a page other sources
+		// wrote too gets this source's word added once.
+		mine := true
+		v, had := existing[pg.Path]
+		if had && pg.Action == plan.Update {
+			srcs := metaStrings(v.Meta, "sources")
+			mine = len(srcs) == 0 || len(srcs) == 1 && srcs[0] == w.sourceID
+		}
+		switch {
+		case pg.Action == plan.Create:
+			cs = append(cs, call(plan.ToolNewPage, plan.NewPageArgs{Path: pg.Path, Template: pg.Template, Title: pg.Title}))
+		case !mine:
+			slot := mainSlot(pg.Template)
+			said := c.def.Meaning
+			add := fmt.Sprintf("<p>%s: %s</p>", w.sourceLink(c), linkify(c.def.Meaning, pg.Path, pg.Links))
+			if c.kind != "definition" {
+				said = w.doc.Title
+				add = fmt.Sprintf("<p>See also %s.</p>", w.sourceLink(c))
+			}
+			if !strings.Contains(plain(strings.Join(slotValues(v.Slots), " ")), plain(html.EscapeString(said))) {
+				cs = append(cs, call(plan.ToolAppendSlot, plan.SlotArgs{Path: pg.Path, Slot: slot, HTML: add}))
+			}
+			continue
+		}
+		for _, id := range slotOrder(pg.Template) {
+			if h, ok := slots[id]; ok && h != "" {
+				cs = append(cs, call(plan.ToolWriteSlot, plan.SlotArgs{Path: pg.Path, Slot: id, HTML: h}))
+			}
+		}
+		meta := map[string]any{"tags": w.tags(c)}
+		if c.sec != nil && c.sec.Heading != "" {
+			meta["source_section"] = c.sec.Heading
+		}
+		meta["source_kind"] = string(w.doc.Kind)
+		cs = append(cs, call(plan.ToolSetMeta, plan.SetMetaArgs{Path: pg.Path, Updates: meta}))
+	}
+	return cs
+}
+
+func slotValues(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for _, k := range sortedKeys(m) {
+		out = append(out, m[k])
+	}
+	return out
+}
+
+func metaStrings(m map[string]any, key string) []string {
+	var out []string
+	switch v := m[key].(type) {
+	case []any:
+		for _, x := range v {
+			if s, ok := x.(string); ok {
+				out = append(out, s)
+			}
+		}
+	case string:
+		out = append(out, v)
+	}
+	return out
+}
+
+func mainSlot(template string) string {
+	switch template {
+	case "entity":
+		return "description"
+	case "source":
+		return "key_points"
+	case "procedure":
+		return "pitfalls"
+	}
+	return "body"
+}
+
+func slotOrder(template string) []string {
+	switch template {
+	case "source":
+		return []string{"citation", "abstract", "key_points", "excerpts"}
+	case "procedure":
+		return []string{"summary", "prerequisites", "steps", "pitfalls"}
+	case "concept":
+		return []string{"summary", "body", "examples", "related_notes"}
+	case "entity":
+		return []string{"summary", "description", "attributes", "related_notes"}
+	}
+	return []string{"body"}
+}
+
+// tags are the topic folder and the kind of source.
+func (w *workspace) tags(c candidate) []any {
+	tags := []any{}
+	if f := folderOf(c.page.Path); f != "" {
+		tags = append(tags, strings.SplitN(f, "/", 2)[0])
+	}
+	return append(tags, c.kind)
+}
+
+func (w *workspace) sourceLink(c candidate) string {
+	for _, l := range c.page.Links {
+		if l.Title == w.doc.Title {
+			return fmt.Sprintf(`<a href="%s">%s</a>`, html.EscapeString(rel(c.page.Path, l.Path)), html.EscapeString(l.Title))
+		}
+	}
+	return "<cite>" + html.EscapeString(w.doc.Title) + "</cite>"
+}
+
+// slots writes the HTML of each slot of a candidate page.
+func (w *workspace) slots(c candidate) map[string]string {
+	doc := w.doc
+	here, links := c.page.Path, c.page.Links
+	text := func(s string) string { return linkify(s, here, links) }
+	out := map[string]string{}
+	switch c.kind {
+	case "source":
+		out["citation"] = fmt.Sprintf("<p><cite>%s</cite> — a %s source, ingested as <code>%s</code>.</p>",
+			html.EscapeString(doc.Title), kindWord(doc.Kind), html.EscapeString(shortID(w.sourceID)))
+		out["abstract"] = "<p>" + text(source.LeadingSentences(leadText(doc), 3)) + "</p>"
+		var points []string
+		for _, l := range links {
+			if l.Path != here {
+				points = append(points, fmt.Sprintf(`<a href="%s">%s</a>`, html.EscapeString(rel(here, l.Path)), html.EscapeString(l.Title)))
+			}
+		}
+		for _, s := range doc.Sections {
+			if s.Heading == "" || s.Heading == doc.Title {
+				continue
+			}
+			if lead := sectionLead(&s); lead != "" {
+				points = append(points, "<strong>"+html.EscapeString(s.Heading)+"</strong>: "+text(lead))
+			}
+		}
+		out["key_points"] = list("ul", points, 12)
+		var quotes []string
+		for _, s := range doc.Sections {
+			for _, b := range s.Blocks {
+				if (b.Kind == source.Quote || b.Kind == source.Paragraph) && len(quotes) < 2 && len(b.Text) > 60 {
+					quotes = append(quotes, "<blockquote><p>"+html.EscapeString(source.LeadingSentences(b.Text, 2))+"</p></blockquote>")
+				}
+			}
+		}
+		out["excerpts"] = strings.Join(quotes, "\n")
+	case "procedure":
+		out["summary"] = "<p>" + text(procedureSummary(doc, c.sec)) + "</p>"
+		var steps []string
+		for _, it := range c.block.Items {
+			steps = append(steps, text(it))
+		}
+		out["steps"] = `<ol class="steps">` + items(steps) + `</ol>`
+		out["prerequisites"] = w.prerequisites(text)
+		out["pitfalls"] = w.pitfalls(text)
+	case "definition":
+		summary := sentence(c.def.Meaning)
+		body := fmt.Sprintf("<p>%s</p>\n<p>%s defines %s under %s.</p>", text(summary), w.sourceLink(c),
+			html.EscapeString(c.def.Term), html.EscapeString(quote(headingOr(c.sec, doc.Title))))
+		var uses []string
+		for _, s := range mentionsOf(w.sentences(), c.def.Term, c.def.Meaning) {
+			uses = append(uses, text(s))
+		}
+		if c.page.Template == "entity" {
+			out["summary"] = "<p>" + text(summary) + "</p>"
+			out["description"] = body
+			out["attributes"] = fmt.Sprintf("<table><thead><tr><th>Key</th><th>Value</th></tr></thead><tbody><tr><td>Defined in</td><td>%s</td></tr><tr><td>Section</td><td>%s</td></tr></tbody></table>",
+				w.sourceLink(c), html.EscapeString(headingOr(c.sec, doc.Title)))
+		} else {
+			out["summary"] = "<p>" + text(summary) + "</p>"
+			out["body"] = body
+			out["examples"] = list("ul", uses, 3)
+		}
+		out["related_notes"] = related(here, links)
+	case "note":
+		var paras []string
+		for _, s := range doc.Sections {
+			if lead := sectionLead(&s); lead != "" {
+				if s.Heading != "" && s.Heading != doc.Title {
+					paras = append(paras, "<h3>"+html.EscapeString(s.Heading)+"</h3>")
+				}
+				paras = append(paras, "<p>"+text(lead)+"</p>")
+			}
+		}
+		if len(paras) == 0 {
+			paras = append(paras, "<p>"+html.EscapeString(doc.Title)+"</p>")
+		}
+		out["body"] = strings.Join(paras, "\n")
+	}
+	return out
+}
+
+func kindWord(k source.Kind) string {
+	switch k {
+	case source.HTML:
+		return "web page"
+	case source.Conversation:
+		return "conversation"
+	case source.Text:
+		return "plain-text"
+	}
+	return "Markdown"
+}
+
+func shortID(id string) string {
+	if len(id) > 19 {
+		return id[:19] + "…"
+	}
+	return id
+}
+
+// leadText is the first paragraphs of a document (or its first turns).
+func leadText(doc *source.Document) string {
+	var parts []string
+	for _, s := range doc.Sections {
+		for _, b := range s.Blocks {
+			if (b.Kind == source.Paragraph || b.Kind == source.Quote) && !strings.HasPrefix(b.Text, "System:") {
+				parts = append(parts, stripRole(b.Text)) // a system prompt says nothing of the conversation
+			}
+			if len(parts) >= 3 {
+				return strings.Join(parts, " ")
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return doc.Title + "."
+	}
+	return strings.Join(parts, " ")
+}
+
+var rolePrefix = regexp.MustCompile(`^(?:User|Assistant|System|Human|Model|Tool):\s*`)
+
+// stripRole drops the "User:" a quoted conversation turn starts with.
+func stripRole(s string) string { return rolePrefix.ReplaceAllString(s, "") }
+
+// sectionLead is the first sentence of a section's first paragraph, or of
+// its first list.
+func sectionLead(s *source.Section) string {
+	for _, b := range s.Blocks {
+		switch b.Kind {
+		case source.Paragraph, source.Quote:
+			if rolePrefix.MatchString(b.Text) && !strings.HasPrefix(b.Text, "Assistant") {
+				continue // a question is the heading already
+			}
+			return source.LeadingSentences(stripRole(b.Text), 1)
+		case source.List, source.Steps:
+			return fmt.Sprintf("%d items, starting with %s", len(b.Items), strings.TrimSuffix(lowerFirst(b.Items[0]), "."))
+		case source.Definitions:
+			var terms []string
+			for _, d := range b.Defs {
+				terms = append(terms, d.Term)
+			}
+			return "defines " + strings.Join(terms, ", ")
+		}
+	}
+	return ""
+}
+
+func procedureSummary(doc *source.Document, s *source.Section) string {
+	for _, b := range s.Blocks {
+		if b.Kind == source.Paragraph && !rolePrefix.MatchString(b.Text) {
+			return source.LeadingSentences(b.Text, 2)
+		}
+	}
+	return fmt.Sprintf("The steps of %s, from %s. %s", quote(headingOr(s, doc.Title)), doc.Title, source.LeadingSentences(leadText(doc), 1))
+}
+
+var (
+	prereqHeading  = regexp.MustCompile(`(?i)\b(before|prereq\w*|requirements?|you need|setup|set-up|preparation)\b`)
+	pitfallHeading = regexp.MustCompile(`(?i)\b(wrong|pitfalls?|troubleshoot\w*|caveats?|warnings?|problems?|fail\w*|avoid)\b`)
+)
+
+func (w *workspace) prerequisites(text func(string) string) string {
+	for _, s := range w.doc.Sections {
+		if !prereqHeading.MatchString(s.Heading) {
+			continue
+		}
+		var parts []string
+		for _, b := range s.Blocks {
+			switch b.Kind {
+			case source.List, source.Steps:
+				var its []string
+				for _, it := range b.Items {
+					its = append(its, text(it))
+				}
+				parts = append(parts, list("ul", its, 20))
+			case source.Paragraph:
+				parts = append(parts, "<p>"+text(b.Text)+"</p>")
+			}
+		}
+		return strings.Join(parts, "\n")
+	}
+	return ""
+}
+
+func (w *workspace) pitfalls(text func(string) string) string {
+	if w.pitfallText == nil {
+		w.pitfallText = w.pitfallSentences()
+	}
+	var parts []string
+	for _, s := range w.doc.Sections {
+		if !pitfallHeading.MatchString(s.Heading) {
+			continue
+		}
+		for _, b := range s.Blocks {
+			switch b.Kind {
+			case source.Paragraph:
+				parts = append(parts, `<div class="alert alert-warning"><p>`+text(b.Text)+`</p></div>`)
+			case source.List:
+				var its []string
+				for _, it := range b.Items {
+					its = append(its, text(it))
+				}
+				parts = append(parts, list("ul", its, 20))
+			case source.Table:
+				parts = append(parts, table(b, text))
+			}
+		}
+	}
+	if len(parts) > 0 {
+		return strings.Join(parts, "\n")
+	}
+	var warn []string
+	for _, s := range w.pitfallText {
+		warn = append(warn, text(s))
+	}
+	return list("ul", warn, 4)
+}
+
+// warnWords are what a sentence that warns says.
+var warnWords = []string{"never", "avoid", "don't", "do not", "must not", "careful", "roll back", "rollback"}
+
+// warns reports whether a sentence holds one of warnWords as a phrase.
+func warns(s string) bool {
+	lower := strings.ToLower(s)
+	for _, w := range warnWords {
+		if strings.Contains(lower, w) && containsPhrase(lower, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// pitfallSentences are the first four sentences that warn (never, avoid,
+// must not…), found once per source.
+func (w *workspace) pitfallSentences() []string {
+	out := []string{}
+	for _, s := range w.sentences() {
+		if len(out) == 4 {
+			break
+		}
+		if warns(s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// mentionsOf lists up to three sentences of doc that use term, other than
+// its definition.
+func mentionsOf(sents []string, term, meaning string) []string {
+	var out []string
+	for _, s := range sents {
+		if len(out) == 3 {
+			break
+		}
+		if mentions(s, term) && !strings.Contains(s, meaning) && !strings.HasPrefix(s, term+":") {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// sentences are the document's sentences, split once per workspace.
+func (w *workspace) sentences() []string {
+	if w.sents == nil {
+		w.sents = sentences(w.doc.Prose())
+	}
+	return w.sents
+}
+
+var sentenceEnd = regexp.MustCompile(`([.!?])\s+`)
+
+func sentences(text string) []string {
+	var out []string
+	for _, para := range strings.Split(text, "\n\n") {
+		para = stripRole(strings.Join(strings.Fields(para), " "))
+		for _, s := range strings.SplitAfter(sentenceEnd.ReplaceAllString(para, "$1\n"), "\n") {
+			if s = strings.TrimSpace(s); len(s) > 20 {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// sentence makes a meaning a sentence: a capital first and a full stop.
+func sentence(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return s
+	}
+	r, n := utf8.DecodeRuneInString(s)
+	s = string(unicode.ToUpper(r)) + s[n:]
+	if !strings.HasSuffix(s, ".") && !strings.HasSuffix(s, "!") && !strings.HasSuffix(s, "?") {
+		s += "."
+	}
+	return s
+}
+
+func lowerFirst(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	if n == 0 || (len(s) > n && unicode.IsUpper(rune(s[n]))) {
+		return s
+	}
+	return string(unicode.ToLower(r)) + s[n:]
+}
+
+func list(tag string, its []string, max int) string {
+	if len(its) == 0 {
+		return ""
+	}
+	if len(its) > max {
+		its = its[:max]
+	}
+	return "<" + tag + ">" + items(its) + "</" + tag + ">"
+}
+
+func items(its []string) string {
+	var sb strings.Builder
+	for _, it := range its {
+		sb.WriteString("<li>" + it + "</li>")
+	}
+	return sb.String()
+}
+
+func table(b source.Block, text func(string) string) string {
+	var sb strings.Builder
+	sb.WriteString("<table>")
+	if len(b.Header) > 0 {
+		sb.WriteString("<thead><tr>")
+		for _, h := range b.Header {
+			sb.WriteString("<th>" + html.EscapeString(h) + "</th>")
+		}
+		sb.WriteString("</tr></thead>")
+	}
+	sb.WriteString("<tbody>")
+	for _, r := range b.Rows {
+		sb.WriteString("<tr>")
+		for _, c := range r {
+			sb.WriteString("<td>" + text(c) + "</td>")
+		}
+		sb.WriteString("</tr>")
+	}
+	sb.WriteString("</tbody></table>")
+	return sb.String()
+}
+
+// related is a list of links to the pages a page mentions or comes from.
+func related(here string, links []plan.Link) string {
+	var its []string
+	for _, l := range links {
+		if l.Path != here {
+			its = append(its, fmt.Sprintf(`<a href="%s">%s</a>`, html.EscapeString(rel(here, l.Path)), html.EscapeString(l.Title)))
+		}
+	}
+	return list("ul", its, 12)
+}
+
+// linkify escapes text and links the first mention of each linked page's
+// title.
+func linkify(text, here string, links []plan.Link) string {
+	out := html.EscapeString(text)
+	for _, l := range links {
+		if l.Path == here || len([]rune(l.Title)) < 4 {
+			continue
+		}
+		title := html.EscapeString(l.Title)
+		i := indexPhrase(asciiLower(out), asciiLower(title))
+		if i < 0 || inTag(out, i) {
+			continue
+		}
+		end := i + len(title)
+		a := fmt.Sprintf(`<a href="%s">%s</a>`, html.EscapeString(rel(here, l.Path)), out[i:end])
+		out = out[:i] + a + out[end:]
+	}
+	return out
+}
+
+// inTag reports whether offset i of s lies inside a tag or a link's text.
+func inTag(s string, i int) bool {
+	open := strings.LastIndex(s[:i], "<a ")
+	return strings.LastIndex(s[:i], "<") > strings.LastIndex(s[:i], ">") || open > strings.LastIndex(s[:i], "</a>")
+}
+
+// rel is the relative link from the page at from to the page at to, both
+// relative to the wiki root.
+func rel(from, to string) string {
+	fromDir := path.Dir(from)
+	if fromDir == "." {
+		return to
+	}
+	up := strings.Count(fromDir, "/") + 1
+	fparts := strings.Split(fromDir, "/")
+	tparts := strings.Split(to, "/")
+	common := 0
+	for common < len(fparts) && common < len(tparts)-1 && fparts[common] == tparts[common] {
+		common++
+	}
+	up -= common
+	return strings.Repeat("../", up) + strings.Join(tparts[common:], "/")
+}

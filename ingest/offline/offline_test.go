@@ -1,0 +1,55 @@
+package offline
+
+import (
+	"testing"
+
+	"github.com/prose-store/prose/ingest/plan"
+)
+
+func TestRel(t *testing.T) {
+	for _, tt := range []struct{ from, to, want string }{
+		{"a/b.html", "a/c.html", "c.html"},
+		{"a/b.html", "d/c.html", "../d/c.html"},
+		{"b.html", "d/c.html", "d/c.html"},
+		{"a/x/b.html", "a/c.html", "../c.html"},
+		{"a/b.html", "c.html", "../c.html"},
+	} {
+		if got := rel(tt.from, tt.to); got != tt.want {
+			t.Errorf("rel(%s, %s) = %s, want %s", tt.from, tt.to, got, tt.want)
+		}
+	}
+}
+
+func TestLinkify(t *testing.T) {
+	links := []plan.Link{{Path: "ops/canary.html", Title: "Canary"}, {Path: "ops/roll.html", Title: "Rollback"}}
+	got := linkify("Start the canary, then canary again; no rollbacks <here>.", "ops/x.html", links)
+	want := `Start the <a href="canary.html">canary</a>, then canary again; no rollbacks &lt;here&gt;.`
+	if got != want {
+		t.Errorf("linkify = %s\nwant     %s", got, want)
+	}
+}
+
+func TestMentions(t *testing.T) {
+	for _, tt := range []struct {
+		text, title string
+		want        bool
+	}{
+		{"the SEV1 page", "sev1", true},
+		{"the SEV10 page", "sev1", false},
+		{"a canary-release", "canary", true},
+		{"abc", "abc", false}, // too short to match
+		{"Ünïcode Tërm here", "ünïcode tërm", true},
+	} {
+		if got := mentions(tt.text, tt.title); got != tt.want {
+			t.Errorf("mentions(%q, %q) = %v", tt.text, tt.title, got)
+		}
+	}
+}
+
+func TestSlug(t *testing.T) {
+	for in, want := range map[string]string{"Deploy steps": "deploy-steps", "Café Ünits!": "cafe-units", "": "page", "???": "page"} {
+		if got := slug(in); got != want {
+			t.Errorf("slug(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

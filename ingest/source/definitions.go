@@ -1,0 +1,135 @@
+package source
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+)
+
+// definitionLine is "term: meaning" or "term — meaning".
+var definitionLine = regexp.MustCompile(`^\s*([^:—–]{1,60}?)\s*(?::|\s[—–]\s|\s-\s)\s+(\S.*)$`)
+
+// notTerms are words that end in a colon without introducing a definition.
+var notTerms = map[string]bool{
+	"note": true, "notes": true, "warning": true, "tip": true, "example": true, "examples": true,
+	"caution": true, "important": true, "todo": true, "see": true, "see also": true, "source": true,
+	"author": true, "date": true, "updated": true, "status": true, "result": true, "output": true,
+	"input": true, "answer": true, "question": true, "q": true, "a": true, "user": true,
+	"assistant": true, "system": true, "step": true, "usage": true, "error": true, "fix": true,
+	"why": true, "how": true, "what": true, "when": true, "where": true, "for example": true,
+}
+
+// parseDefinition reads one "term: meaning" line. A term is at most five
+// words, starts with a letter, digit or backtick, and is no URL scheme or
+// time of day; the meaning has at least two words.
+func parseDefinition(line string) (Definition, bool) {
+	m := definitionLine.FindStringSubmatch(line)
+	if m == nil {
+		return Definition{}, false
+	}
+	term, meaning := strings.Trim(clean(m[1]), "*_`\""), clean(m[2])
+	if term == "" || len(strings.Fields(term)) > 5 || len(strings.Fields(meaning)) < 2 {
+		return Definition{}, false
+	}
+	first := []rune(term)[0]
+	if !unicode.IsLetter(first) && !unicode.IsDigit(first) {
+		return Definition{}, false
+	}
+	lower := strings.ToLower(term)
+	if notTerms[lower] || strings.HasPrefix(lower, "step ") || strings.Contains(term, "//") ||
+		strings.HasSuffix(lower, "http") || strings.HasSuffix(lower, "https") || isNumber(term) ||
+		strings.ContainsAny(term, ".?!(){}[]<>=") {
+		return Definition{}, false
+	}
+	return Definition{Term: term, Meaning: meaning}, true
+}
+
+func isNumber(s string) bool {
+	for _, r := range s {
+		if !unicode.IsDigit(r) && r != ' ' {
+			return false
+		}
+	}
+	return true
+}
+
+// allDefinitions returns the definitions of lines when every line is one;
+// it needs at least min lines.
+func allDefinitions(lines []string, min int) ([]Definition, bool) {
+	var defs []Definition
+	for _, l := range lines {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		d, ok := parseDefinition(l)
+		if !ok {
+			return nil, false
+		}
+		defs = append(defs, d)
+	}
+	return defs, len(defs) >= min
+}
+
+// glossaryTable returns a table's rows as definitions when its header says
+// it is a glossary: a first column named term, word, name or concept and a
+// second named definition, meaning or description.
+func glossaryTable(header []string, rows [][]string) ([]Definition, bool) {
+	if len(header) < 2 {
+		return nil, false
+	}
+	h0, h1 := strings.ToLower(clean(header[0])), strings.ToLower(clean(header[1]))
+	if !oneOf(h0, "term", "terms", "word", "name", "concept", "glossary") ||
+		!oneOf(h1, "definition", "meaning", "description", "what it means", "explanation") {
+		return nil, false
+	}
+	var defs []Definition
+	for _, r := range rows {
+		if len(r) >= 2 && clean(r[0]) != "" && clean(r[1]) != "" {
+			defs = append(defs, Definition{Term: clean(r[0]), Meaning: clean(r[1])})
+		}
+	}
+	return defs, len(defs) > 0
+}
+
+func oneOf(s string, set ...string) bool {
+	for _, x := range set {
+		if s == x {
+			return true
+		}
+	}
+	return false
+}
+
+// tableBlock is a table, or a definitions block for a glossary table.
+func tableBlock(header []string, rows [][]string) Block {
+	if defs, ok := glossaryTable(header, rows); ok {
+		return Block{Kind: Definitions, Defs: defs}
+	}
+	return Block{Kind: Table, Header: header, Rows: rows}
+}
+
+// textBlock is a paragraph, or a definitions block when each of its lines
+// is a definition.
+func textBlock(lines []string) Block {
+	if defs, ok := allDefinitions(lines, 1); ok {
+		return Block{Kind: Definitions, Defs: defs}
+	}
+	return Block{Kind: Paragraph, Text: clean(strings.Join(lines, " "))}
+}
+
+// listBlock is a list of items: steps when numbered, definitions when every
+// item is one (at least two), a plain list otherwise.
+func listBlock(items []string, ordered bool) Block {
+	if !ordered {
+		if defs, ok := allDefinitions(items, 1); ok {
+			return Block{Kind: Definitions, Defs: defs}
+		}
+	}
+	for i := range items {
+		items[i] = clean(items[i])
+	}
+	if ordered {
+		return Block{Kind: Steps, Items: items}
+	}
+	return Block{Kind: List, Items: items}
+}

@@ -1,0 +1,185 @@
+package source
+
+import (
+	"strings"
+	"unicode"
+)
+
+// Kind is the format a source was read as.
+type Kind string
+
+// The source kinds.
+const (
+	Markdown     Kind = "markdown"
+	Text         Kind = "text"
+	HTML         Kind = "html"
+	Conversation Kind = "conversation"
+)
+
+// Document is one source, read.
+type Document struct {
+	// Name is how the source was named: its path (slash-separated,
+	// relative to the directory argument for files found in one) or the
+	// --name given to standard input.
+	Name string
+	Kind Kind
+	// Title is the first top-level heading, the HTML <title>, the opening
+	// question of a conversation, or else a title made from Name.
+	Title    string
+	Sections []Section
+	Links    []Link
+	// Data is the source's bytes with secrets redacted: what the vault
+	// keeps and what prompts quote.
+	Data []byte
+	// ID is the BLAKE3 token of Data.
+	ID string
+	// Redactions counts the secrets replaced in Data.
+	Redactions int
+}
+
+// Section is a heading and the blocks under it up to the next heading. A
+// section before the first heading has Level 0 and no Heading.
+type Section struct {
+	Level   int
+	Heading string
+	Blocks  []Block
+}
+
+// BlockKind says what a block holds.
+type BlockKind string
+
+// The block kinds.
+const (
+	Paragraph   BlockKind = "paragraph"
+	List        BlockKind = "list"        // Items, unordered
+	Steps       BlockKind = "steps"       // Items, numbered
+	Definitions BlockKind = "definitions" // Defs
+	Table       BlockKind = "table"       // Header, Rows
+	Code        BlockKind = "code"        // Text, Lang
+	Quote       BlockKind = "quote"       // Text
+	Turn        BlockKind = "turn"        // Role, Text: one message of a conversation
+)
+
+// Block is one piece of a section. Which fields are set depends on Kind.
+type Block struct {
+	Kind   BlockKind
+	Text   string       `json:",omitempty"`
+	Lang   string       `json:",omitempty"`
+	Role   string       `json:",omitempty"`
+	Items  []string     `json:",omitempty"`
+	Defs   []Definition `json:",omitempty"`
+	Header []string     `json:",omitempty"`
+	Rows   [][]string   `json:",omitempty"`
+}
+
+// Definition is a term and what it means.
+type Definition struct {
+	Term, Meaning string
+}
+
+// Link is a hyperlink found in the source.
+type Link struct {
+	Text, URL string
+}
+
+// Definitions returns every definition of the document, in order.
+func (d *Document) Definitions() []Definition {
+	var out []Definition
+	for _, s := range d.Sections {
+		for _, b := range s.Blocks {
+			out = append(out, b.Defs...)
+		}
+	}
+	return out
+}
+
+// Prose returns the document's running text — paragraphs, quotes, turns
+// and list items — joined by blank lines, for summaries and search.
+func (d *Document) Prose() string {
+	var sb strings.Builder
+	for _, s := range d.Sections {
+		for _, b := range s.Blocks {
+			switch b.Kind {
+			case Paragraph, Quote, Turn:
+				add(&sb, b.Text)
+			case List, Steps:
+				for _, it := range b.Items {
+					add(&sb, it)
+				}
+			case Definitions:
+				for _, df := range b.Defs {
+					add(&sb, df.Term+": "+df.Meaning)
+				}
+			}
+		}
+	}
+	return sb.String()
+}
+
+func add(sb *strings.Builder, s string) {
+	if s = strings.TrimSpace(s); s == "" {
+		return
+	}
+	if sb.Len() > 0 {
+		sb.WriteString("\n\n")
+	}
+	sb.WriteString(s)
+}
+
+// LeadingSentences returns the first n sentences of text (a sentence ends
+// with . ! or ? followed by a space or the end), with runs of white space
+// collapsed.
+func LeadingSentences(text string, n int) string {
+	text = strings.Join(strings.Fields(text), " ")
+	if n <= 0 || text == "" {
+		return ""
+	}
+	rs := []rune(text)
+	count := 0
+	for i, r := range rs {
+		if r != '.' && r != '!' && r != '?' {
+			continue
+		}
+		if i+1 < len(rs) && rs[i+1] != ' ' {
+			continue
+		}
+		// "e.g. " and "i.e. ": a lower-case letter before and after.
+		if r == '.' && i+2 < len(rs) && unicode.IsLower(rs[i+2]) {
+			continue
+		}
+		count++
+		if count == n {
+			return string(rs[:i+1])
+		}
+	}
+	return text
+}
+
+// addBlock appends b to the last section, opening a Level 0 section first
+// when there is none.
+func (d *Document) addBlock(b Block) {
+	if len(d.Sections) == 0 {
+		d.Sections = append(d.Sections, Section{})
+	}
+	s := &d.Sections[len(d.Sections)-1]
+	// Consecutive definitions from separate lines form one block.
+	if b.Kind == Definitions && len(s.Blocks) > 0 && s.Blocks[len(s.Blocks)-1].Kind == Definitions {
+		last := &s.Blocks[len(s.Blocks)-1]
+		last.Defs = append(last.Defs, b.Defs...)
+		return
+	}
+	s.Blocks = append(s.Blocks, b)
+}
+
+func (d *Document) addSection(level int, heading string) {
+	heading = clean(heading)
+	if d.Title == "" && level == 1 && heading != "" {
+		d.Title = heading
+	}
+	d.Sections = append(d.Sections, Section{Level: level, Heading: heading})
+}
+
+// clean collapses white space.
+func clean(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}

@@ -1,0 +1,324 @@
+package source
+
+import (
+	"bytes"
+	"strings"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// chrome are elements that frame a page rather than say anything: scripts,
+// styles, navigation, banners, footers, forms.
+var chrome = map[atom.Atom]bool{
+	atom.Script: true, atom.Style: true, atom.Noscript: true, atom.Template: true, atom.Nav: true,
+	atom.Header: true, atom.Footer: true, atom.Aside: true, atom.Form: true, atom.Button: true,
+	atom.Iframe: true, atom.Svg: true, atom.Head: true, atom.Select: true, atom.Object: true,
+	atom.Embed: true, atom.Canvas: true, atom.Dialog: true, atom.Menu: true,
+}
+
+// chromeRoles and chromeClasses mark navigation chrome on ordinary elements.
+var (
+	chromeRoles   = map[string]bool{"navigation": true, "banner": true, "contentinfo": true, "search": true, "menu": true, "complementary": true}
+	chromeClasses = map[string]bool{"nav": true, "navbar": true, "navigation": true, "menu": true, "sidebar": true,
+		"breadcrumb": true, "breadcrumbs": true, "skip-link": true, "cookie-banner": true, "site-header": true, "site-footer": true}
+)
+
+// readHTML fills d from an HTML page: the <title>, then the content of
+// <main> (or <article>, or <body>) with chrome dropped.
+func readHTML(d *Document, src []byte) error {
+	doc, err := html.Parse(bytes.NewReader(src))
+	if err != nil {
+		return err
+	}
+	title := ""
+	if t := find(doc, atom.Title); t != nil {
+		title = clean(textOf(t))
+		for _, sep := range []string{" | ", " · ", " — ", " – "} {
+			if i := strings.Index(title, sep); i > 0 {
+				title = title[:i]
+			}
+		}
+	}
+	root := find(doc, atom.Main)
+	if root == nil {
+		root = find(doc, atom.Article)
+	}
+	if root == nil {
+		root = find(doc, atom.Body)
+	}
+	if root == nil {
+		root = doc
+	}
+	r := htmlReader{d: d}
+	r.children(root)
+	r.flush()
+	if title != "" {
+		d.Title = title
+	} else if d.Title == "" {
+		for _, s := range d.Sections {
+			if s.Heading != "" {
+				d.Title = s.Heading
+				break
+			}
+		}
+	}
+	return nil
+}
+
+type htmlReader struct {
+	d     *Document
+	loose strings.Builder // inline text met directly inside a container
+}
+
+func isChrome(n *html.Node) bool {
+	if n.Type != html.ElementNode {
+		return false
+	}
+	if chrome[n.DataAtom] {
+		return true
+	}
+	for _, a := range n.Attr {
+		switch a.Key {
+		case "role":
+			if chromeRoles[strings.ToLower(a.Val)] {
+				return true
+			}
+		case "aria-hidden":
+			if a.Val == "true" {
+				return true
+			}
+		case "hidden":
+			return true
+		case "class", "id":
+			for _, c := range strings.Fields(strings.ToLower(a.Val)) {
+				if chromeClasses[c] {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+func (r *htmlReader) flush() {
+	if t := clean(r.loose.String()); t != "" {
+		r.d.addBlock(textBlock([]string{t}))
+	}
+	r.loose.Reset()
+}
+
+func (r *htmlReader) children(n *html.Node) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		r.node(c)
+	}
+}
+
+func (r *htmlReader) node(n *html.Node) {
+	if n.Type == html.TextNode {
+		r.loose.WriteString(n.Data)
+		return
+	}
+	if n.Type != html.ElementNode || isChrome(n) {
+		return
+	}
+	switch n.DataAtom {
+	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+		r.flush()
+		r.d.addSection(int(n.Data[1]-'0'), r.inline(n))
+	case atom.P:
+		r.flush()
+		var lines []string
+		for _, l := range strings.Split(r.inlineBreaks(n), "\n") {
+			if strings.TrimSpace(l) != "" {
+				lines = append(lines, l)
+			}
+		}
+		if len(lines) > 0 {
+			r.d.addBlock(textBlock(lines))
+		}
+	case atom.Ul, atom.Ol:
+		r.flush()
+		var items []string
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.DataAtom == atom.Li && !isChrome(c) {
+				items = append(items, r.inline(c))
+			}
+		}
+		if len(items) > 0 {
+			r.d.addBlock(listBlock(items, n.DataAtom == atom.Ol))
+		}
+	case atom.Dl:
+		r.flush()
+		var defs []Definition
+		term := ""
+		var walk func(*html.Node)
+		walk = func(n *html.Node) {
+			for c := n.FirstChild; c != nil; c = c.NextSibling {
+				switch c.DataAtom {
+				case atom.Dt:
+					term = r.inline(c)
+				case atom.Dd:
+					if term != "" {
+						defs = append(defs, Definition{Term: term, Meaning: r.inline(c)})
+					}
+				case atom.Div:
+					walk(c)
+				}
+			}
+		}
+		walk(n)
+		if len(defs) > 0 {
+			r.d.addBlock(Block{Kind: Definitions, Defs: defs})
+		}
+	case atom.Table:
+		r.flush()
+		r.table(n)
+	case atom.Pre:
+		r.flush()
+		lang := language(n)
+		if c := find(n, atom.Code); c != nil && lang == "" {
+			lang = language(c)
+		}
+		r.d.addBlock(Block{Kind: Code, Lang: lang, Text: strings.Trim(textOf(n), "\n")})
+	case atom.Blockquote:
+		r.flush()
+		r.d.addBlock(Block{Kind: Quote, Text: r.inline(n)})
+	case atom.Br:
+		r.loose.WriteString(" ")
+	case atom.A:
+		r.loose.WriteString(" " + r.anchor(n) + " ")
+	case atom.Div, atom.Section, atom.Article, atom.Main, atom.Body, atom.Html, atom.Figure, atom.Details:
+		r.flush()
+		r.children(n)
+		r.flush()
+	default:
+		r.children(n)
+	}
+}
+
+func (r *htmlReader) table(n *html.Node) {
+	var header []string
+	var rows [][]string
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			switch c.DataAtom {
+			case atom.Thead, atom.Tbody, atom.Tfoot:
+				walk(c)
+			case atom.Tr:
+				var cells []string
+				allTh := true
+				for cell := c.FirstChild; cell != nil; cell = cell.NextSibling {
+					if cell.DataAtom == atom.Td || cell.DataAtom == atom.Th {
+						cells = append(cells, r.inline(cell))
+						allTh = allTh && cell.DataAtom == atom.Th
+					}
+				}
+				if header == nil && rows == nil && allTh {
+					header = cells
+				} else if len(cells) > 0 {
+					rows = append(rows, cells)
+				}
+			}
+		}
+	}
+	walk(n)
+	if header != nil || rows != nil {
+		r.d.addBlock(tableBlock(header, rows))
+	}
+}
+
+// anchor is the text of a link, which it records.
+func (r *htmlReader) anchor(a *html.Node) string {
+	text := r.inlineBreaks(a)
+	if href := attr(a, "href"); href != "" && !strings.HasPrefix(href, "#") {
+		r.d.Links = append(r.d.Links, Link{Text: clean(text), URL: href})
+	}
+	return text
+}
+
+// inline is the plain text of n with links recorded.
+func (r *htmlReader) inline(n *html.Node) string {
+	return clean(r.inlineBreaks(n))
+}
+
+// inlineBreaks is inline keeping <br> as line breaks.
+func (r *htmlReader) inlineBreaks(n *html.Node) string {
+	var sb strings.Builder
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			switch {
+			case c.Type == html.TextNode:
+				sb.WriteString(strings.ReplaceAll(c.Data, "\n", " "))
+			case isChrome(c):
+			case c.DataAtom == atom.Br:
+				sb.WriteString("\n")
+			case c.DataAtom == atom.A:
+				sb.WriteString(r.anchor(c))
+			case c.Type == html.ElementNode:
+				walk(c)
+				if c.DataAtom == atom.Li || c.DataAtom == atom.P || c.DataAtom == atom.Div {
+					sb.WriteString(" ")
+				}
+			}
+		}
+	}
+	walk(n)
+	return strings.TrimSpace(sb.String())
+}
+
+func attr(n *html.Node, key string) string {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return a.Val
+		}
+	}
+	return ""
+}
+
+// language reads a "language-x" or "lang-x" class.
+func language(n *html.Node) string {
+	for _, c := range strings.Fields(attr(n, "class")) {
+		for _, p := range []string{"language-", "lang-"} {
+			if l, ok := strings.CutPrefix(c, p); ok {
+				return l
+			}
+		}
+	}
+	return ""
+}
+
+// find returns the first element a under n, depth first, outside chrome
+// (the <title> is found inside <head>).
+func find(n *html.Node, a atom.Atom) *html.Node {
+	if n.Type == html.ElementNode && n.DataAtom == a {
+		return n
+	}
+	if isChrome(n) && n.DataAtom != atom.Head {
+		return nil
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if f := find(c, a); f != nil {
+			return f
+		}
+	}
+	return nil
+}
+
+// textOf is every text node under n, chrome included.
+func textOf(n *html.Node) string {
+	var sb strings.Builder
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.TextNode {
+			sb.WriteString(n.Data)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(n)
+	return sb.String()
+}

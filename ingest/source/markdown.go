@@ -1,0 +1,191 @@
+package source
+
+import (
+	"bytes"
+	"strings"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	east "github.com/yuin/goldmark/extension/ast"
+	"github.com/yuin/goldmark/text"
+)
+
+var markdownParser = goldmark.New(goldmark.WithExtensions(extension.Table, extension.DefinitionList, extension.Strikethrough)).Parser()
+
+// readMarkdown fills d from CommonMark with tables and definition lists.
+// A YAML front matter block may give the title.
+func readMarkdown(d *Document, src []byte) {
+	body, fmTitle := frontMatter(src)
+	root := markdownParser.Parse(text.NewReader(body))
+	r := mdReader{d: d, src: body}
+	for n := root.FirstChild(); n != nil; n = n.NextSibling() {
+		r.block(n)
+	}
+	if fmTitle != "" {
+		d.Title = fmTitle
+	}
+	if d.Title == "" {
+		for _, s := range d.Sections {
+			if s.Heading != "" {
+				d.Title = s.Heading
+				break
+			}
+		}
+	}
+}
+
+// frontMatter splits a leading "---" YAML block off src and returns its
+// title: value, if any.
+func frontMatter(src []byte) ([]byte, string) {
+	if !bytes.HasPrefix(src, []byte("---\n")) && !bytes.HasPrefix(src, []byte("---\r\n")) {
+		return src, ""
+	}
+	rest := src[bytes.IndexByte(src, '\n')+1:]
+	end := bytes.Index(rest, []byte("\n---"))
+	if end < 0 {
+		return src, ""
+	}
+	title := ""
+	for _, line := range strings.Split(string(rest[:end]), "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "title:"); ok {
+			title = clean(strings.Trim(strings.TrimSpace(v), `"'`))
+		}
+	}
+	after := rest[end+4:]
+	if i := bytes.IndexByte(after, '\n'); i >= 0 {
+		after = after[i+1:]
+	} else {
+		after = nil
+	}
+	return after, title
+}
+
+type mdReader struct {
+	d   *Document
+	src []byte
+}
+
+func (r *mdReader) block(n ast.Node) {
+	switch n := n.(type) {
+	case *ast.Heading:
+		r.d.addSection(n.Level, r.inline(n, " "))
+	case *ast.Paragraph, *ast.TextBlock:
+		r.d.addBlock(textBlock(strings.Split(r.inline(n, "\n"), "\n")))
+	case *ast.List:
+		var items []string
+		for it := n.FirstChild(); it != nil; it = it.NextSibling() {
+			items = append(items, r.item(it))
+		}
+		r.d.addBlock(listBlock(items, n.IsOrdered()))
+	case *ast.FencedCodeBlock:
+		r.d.addBlock(Block{Kind: Code, Lang: string(n.Language(r.src)), Text: r.lines(n)})
+	case *ast.CodeBlock:
+		r.d.addBlock(Block{Kind: Code, Text: r.lines(n)})
+	case *ast.Blockquote:
+		var parts []string
+		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+			parts = append(parts, r.inline(c, " "))
+		}
+		r.d.addBlock(Block{Kind: Quote, Text: clean(strings.Join(parts, " "))})
+	case *east.Table:
+		var header []string
+		var rows [][]string
+		for row := n.FirstChild(); row != nil; row = row.NextSibling() {
+			var cells []string
+			for c := row.FirstChild(); c != nil; c = c.NextSibling() {
+				cells = append(cells, clean(r.inline(c, " ")))
+			}
+			if _, ok := row.(*east.TableHeader); ok {
+				header = cells
+			} else {
+				rows = append(rows, cells)
+			}
+		}
+		r.d.addBlock(tableBlock(header, rows))
+	case *east.DefinitionList:
+		var defs []Definition
+		term := ""
+		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+			switch c.(type) {
+			case *east.DefinitionTerm:
+				term = clean(r.inline(c, " "))
+			case *east.DefinitionDescription:
+				if term != "" {
+					defs = append(defs, Definition{Term: term, Meaning: clean(r.item(c))})
+				}
+			}
+		}
+		if len(defs) > 0 {
+			r.d.addBlock(Block{Kind: Definitions, Defs: defs})
+		}
+	}
+}
+
+// item is the text of a list item or description: its blocks joined, a
+// nested list's items after a colon.
+func (r *mdReader) item(n ast.Node) string {
+	var parts []string
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		if l, ok := c.(*ast.List); ok {
+			var sub []string
+			for it := l.FirstChild(); it != nil; it = it.NextSibling() {
+				sub = append(sub, r.item(it))
+			}
+			parts = append(parts, strings.Join(sub, "; "))
+			continue
+		}
+		parts = append(parts, r.inline(c, " "))
+	}
+	return clean(strings.Join(parts, " "))
+}
+
+// lines is the raw text of a code block.
+func (r *mdReader) lines(n ast.Node) string {
+	var sb strings.Builder
+	ls := n.Lines()
+	for i := 0; i < ls.Len(); i++ {
+		seg := ls.At(i)
+		sb.Write(seg.Value(r.src))
+	}
+	return strings.TrimRight(sb.String(), "\n")
+}
+
+// inline is the plain text of n's inline content; soft line breaks become
+// brk. Links are recorded.
+func (r *mdReader) inline(n ast.Node, brk string) string {
+	var sb strings.Builder
+	var walk func(n ast.Node)
+	walk = func(n ast.Node) {
+		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+			switch c := c.(type) {
+			case *ast.Text:
+				sb.Write(c.Segment.Value(r.src))
+				if c.SoftLineBreak() || c.HardLineBreak() {
+					sb.WriteString(brk)
+				}
+			case *ast.String:
+				sb.Write(c.Value)
+			case *ast.CodeSpan:
+				for g := c.FirstChild(); g != nil; g = g.NextSibling() {
+					if t, ok := g.(*ast.Text); ok {
+						sb.Write(t.Segment.Value(r.src))
+					}
+				}
+			case *ast.Link:
+				start := sb.Len()
+				walk(c)
+				r.d.Links = append(r.d.Links, Link{Text: clean(sb.String()[start:]), URL: string(c.Destination)})
+			case *ast.AutoLink:
+				u := string(c.URL(r.src))
+				sb.WriteString(u)
+				r.d.Links = append(r.d.Links, Link{Text: u, URL: u})
+			case *ast.Image, *ast.RawHTML:
+			default:
+				walk(c)
+			}
+		}
+	}
+	walk(n)
+	return strings.TrimSpace(sb.String())
+}

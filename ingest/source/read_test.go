@@ -1,0 +1,265 @@
+package source
+
+import (
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// outline is what a golden file records of a document: everything but the
+// bytes.
+func outline(d *Document) []byte {
+	v := *d
+	v.Data = nil
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		panic(err)
+	}
+	return append(b, '\n')
+}
+
+func TestReadFixtures(t *testing.T) {
+	inputs, skipped, err := Collect([]string{"../../fixtures/sources"}, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(skipped) != 0 || len(inputs) != 3 {
+		t.Fatalf("Collect: %d inputs, skipped %v", len(inputs), skipped)
+	}
+	for _, in := range inputs {
+		d, err := Read(in.Name, in.Data, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		golden := filepath.Join("testdata", filepath.Base(in.Name)+".golden.json")
+		got := outline(d)
+		if *update {
+			if err := os.WriteFile(golden, got, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(golden)
+		if err != nil {
+			t.Fatalf("%v (run go test -update)", err)
+		}
+		if string(got) != string(want) {
+			t.Errorf("%s: outline differs from %s:\n%s", in.Name, golden, got)
+		}
+	}
+}
+
+// find returns the first block of kind k.
+func first(d *Document, k BlockKind) *Block {
+	for i := range d.Sections {
+		for j := range d.Sections[i].Blocks {
+			if d.Sections[i].Blocks[j].Kind == k {
+				return &d.Sections[i].Blocks[j]
+			}
+		}
+	}
+	return nil
+}
+
+func TestStructure(t *testing.T) {
+	tests := []struct {
+		name, src string
+		title     string
+		kind      BlockKind
+		items     []string
+		defs      []Definition
+	}{
+		{"steps.md", "# Setup\n\n1. Install it.\n2. Run it.\n", "Setup", Steps, []string{"Install it.", "Run it."}, nil},
+		{"list.md", "# L\n\n- one thing\n- two things\n", "L", List, []string{"one thing", "two things"}, nil},
+		{"defs.md", "# G\n\n- **Vault**: a git repository prose writes.\n- **Receipt**: the record of one wake.\n", "G",
+			Definitions, nil, []Definition{{"Vault", "a git repository prose writes."}, {"Receipt", "the record of one wake."}}},
+		{"deflist.md", "# G\n\nVault\n: a git repository prose writes\n", "G", Definitions, nil, []Definition{{"Vault", "a git repository prose writes"}}},
+		{"glossary.md", "# G\n\n| Term | Meaning |\n|---|---|\n| Canary | a first small share of traffic |\n", "G",
+			Definitions, nil, []Definition{{"Canary", "a first small share of traffic"}}},
+		{"notes.txt", "Field notes\n\nWe met on Monday.\n\n1. Buy milk\n2. Call Ann\n", "Field notes", Steps, []string{"Buy milk", "Call Ann"}, nil},
+		{"under.txt", "Big Title\n=========\n\n- a b\n- c d\n", "Big Title", List, []string{"a b", "c d"}, nil},
+		{"page.html", "<title>T | Site</title><nav><p>Home</p></nav><main><h1>H</h1><ol><li>First <b>step</b></li><li>Second</li></ol></main><script>alert(1)</script>",
+			"T", Steps, []string{"First step", "Second"}, nil},
+		{"dl.html", "<body><h1>D</h1><dl><dt>Scribe</dt><dd>keeps the timeline</dd></dl></body>", "D", Definitions, nil, []Definition{{"Scribe", "keeps the timeline"}}},
+		{"chat.jsonl", "{\"role\":\"user\",\"content\":\"What is a canary? Tell me.\"}\n{\"role\":\"assistant\",\"content\":\"1. Ship to 5%.\\n2. Watch.\"}\n",
+			"What is a canary?", Steps, []string{"Ship to 5%.", "Watch."}, nil},
+		{"chat.json", `{"title":"Talk","messages":[{"role":"user","content":[{"type":"text","text":"Hi there."}]}]}`, "Talk", Turn, nil, nil},
+	}
+	for _, tt := range tests {
+		d, err := Read(tt.name, []byte(tt.src), "")
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if d.Title != tt.title {
+			t.Errorf("%s: title %q, want %q", tt.name, d.Title, tt.title)
+		}
+		b := first(d, tt.kind)
+		if b == nil {
+			t.Errorf("%s: no %s block in %s", tt.name, tt.kind, outline(d))
+			continue
+		}
+		if tt.items != nil && !reflect.DeepEqual(b.Items, tt.items) {
+			t.Errorf("%s: items %q, want %q", tt.name, b.Items, tt.items)
+		}
+		if tt.defs != nil && !reflect.DeepEqual(b.Defs, tt.defs) {
+			t.Errorf("%s: defs %q, want %q", tt.name, b.Defs, tt.defs)
+		}
+	}
+}
+
+func TestHTMLDropsChrome(t *testing.T) {
+	src := `<html><head><title>P</title><style>.x{}</style></head><body>
+<header>Site banner</header><nav>Menu link</nav><div class="sidebar">Side stuff</div>
+<main><p>Real content here.</p><script>evil()</script></main><footer>Copyright</footer></body></html>`
+	d, err := Read("p.html", []byte(src), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	prose := d.Prose()
+	if prose != "Real content here." {
+		t.Errorf("prose = %q", prose)
+	}
+}
+
+func TestRedaction(t *testing.T) {
+	src := "# Keys\n\nexport OPENAI_API_KEY=sk-proj-abcdefghijklmnop123\n\nAPI key: the string a provider issues.\n"
+	d, err := Read("keys.md", []byte(src), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Redactions != 1 || strings.Contains(string(d.Data), "sk-proj") || strings.Contains(string(outline(d)), "sk-proj") {
+		t.Errorf("redactions %d, data %q", d.Redactions, d.Data)
+	}
+	if !strings.Contains(string(d.Data), "API key: the string") {
+		t.Errorf("a definition was redacted: %q", d.Data)
+	}
+}
+
+func TestReadRefuses(t *testing.T) {
+	for name, src := range map[string]string{
+		"bin.md":    "abc\x00def",
+		"latin.txt": "caf\xe9",
+		"x.json":    `{"not": "a conversation"}`,
+		"bad.json":  `[{"role": "user", "content": "x"`,
+	} {
+		if _, err := Read(name, []byte(src), ""); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s: err = %v", name, err)
+		}
+	}
+}
+
+func TestCollectWalk(t *testing.T) {
+	dir := t.TempDir()
+	write := func(p, s string) {
+		full := filepath.Join(dir, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a.md", "# A\n")
+	write("sub/b.txt", "B\n")
+	write(".git/c.md", "# hidden\n")
+	write("image.png", "\x89PNG")
+	write("locked.md", "# L\n")
+	if err := os.Chmod(filepath.Join(dir, "locked.md"), 0); err != nil {
+		t.Fatal(err)
+	}
+	inputs, skipped, err := Collect([]string{dir, "-"}, strings.NewReader("from stdin"), "Piped")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := filepath.Base(dir)
+	var names []string
+	for _, in := range inputs {
+		names = append(names, in.Name)
+	}
+	want := []string{base + "/a.md", base + "/sub/b.txt", "Piped"}
+	if os.Geteuid() != 0 {
+		want = []string{base + "/a.md", base + "/sub/b.txt", "Piped"}
+	}
+	if !reflect.DeepEqual(names, want) && !reflect.DeepEqual(names, []string{base + "/a.md", base + "/locked.md", base + "/sub/b.txt", "Piped"}) {
+		t.Errorf("inputs %q, want %q", names, want)
+	}
+	reasons := map[string]string{}
+	for _, s := range skipped {
+		reasons[s.Path] = s.Reason
+	}
+	if !strings.Contains(reasons[base+"/image.png"], "not a supported source type") {
+		t.Errorf("skipped %v", skipped)
+	}
+	if os.Geteuid() != 0 && !strings.Contains(reasons[base+"/locked.md"], "permission denied") {
+		t.Errorf("unreadable file not reported: %v", skipped)
+	}
+	if _, _, err := Collect([]string{filepath.Join(dir, "missing.md")}, nil, ""); err == nil || !strings.Contains(err.Error(), "no such file") {
+		t.Errorf("missing source: %v", err)
+	}
+}
+
+func TestLeadingSentences(t *testing.T) {
+	tests := []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"One. Two. Three.", 2, "One. Two."},
+		{"Use e.g. this. Then that.", 1, "Use e.g. this."},
+		{"No end", 1, "No end"},
+		{"Version 2.14 ships. Next.", 1, "Version 2.14 ships."},
+	}
+	for _, tt := range tests {
+		if got := LeadingSentences(tt.in, tt.n); got != tt.want {
+			t.Errorf("LeadingSentences(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
+		}
+	}
+}
+
+// TestMarkdownRoundTrip: the Markdown a prompt quotes reads back to the
+// same structure.
+func TestMarkdownRoundTrip(t *testing.T) {
+	inputs, _, err := Collect([]string{"../../fixtures/sources"}, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range inputs {
+		d, err := Read(in.Name, in.Data, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := Read("x.md", []byte(d.Markdown()), Markdown)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if back.Title != d.Title {
+			t.Errorf("%s: title %q, back %q", in.Name, d.Title, back.Title)
+		}
+		for _, k := range []BlockKind{Steps, Definitions, Table, Code} {
+			if a, b := count(d, k), count(back, k); a != b {
+				t.Errorf("%s: %d %s blocks, %d after the round trip\n%s", in.Name, a, k, b, d.Markdown())
+			}
+		}
+		if !reflect.DeepEqual(d.Definitions(), back.Definitions()) {
+			t.Errorf("%s: definitions differ after the round trip", in.Name)
+		}
+	}
+}
+
+func count(d *Document, k BlockKind) int {
+	n := 0
+	for _, s := range d.Sections {
+		for _, b := range s.Blocks {
+			if b.Kind == k {
+				n++
+			}
+		}
+	}
+	return n
+}

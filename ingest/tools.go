@@ -1,0 +1,346 @@
+package ingest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/prose-store/prose/ingest/plan"
+	"github.com/prose-store/prose/model"
+	"github.com/prose-store/prose/wiki"
+)
+
+// The tool schemas, in the canonical form model/schema reads: fixed-field
+// objects are closed; set_meta's updates is an open mapping whose keys
+// arrive at call time.
+const (
+	schemaNewPage = `{"type":"object","properties":{"path":{"type":"string","description":"page path under the wiki root, ending in .html"},"template":{"type":"string"},"title":{"type":"string"}},"required":["path","template","title"]}`
+	schemaSlot    = `{"type":"object","properties":{"path":{"type":"string"},"slot":{"type":"string"},"html":{"type":"string"}},"required":["path","slot","html"]}`
+	schemaSetMeta = `{"type":"object","properties":{"path":{"type":"string"},"updates":{"type":"object","description":"meta keys to set (null removes a key)","additionalProperties":true}},"required":["path","updates"]}`
+	schemaPath    = `{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`
+	schemaSearch  = `{"type":"object","properties":{"query":{"type":"string"},"limit":{"type":["integer","null"]}},"required":["query"]}`
+	schemaTree    = `{"type":"object","properties":{"folder":{"type":["string","null"]}}}`
+	schemaMove    = `{"type":"object","properties":{"from":{"type":"string"},"to":{"type":"string"}},"required":["from","to"]}`
+)
+
+// errFatal wraps a tool failure that ends the run (the store could not
+// write), as opposed to a mistake the model is told about and may fix.
+type fatalError struct{ err error }
+
+func (e *fatalError) Error() string { return e.err.Error() }
+func (e *fatalError) Unwrap() error { return e.err }
+
+// toolbox binds the wiki tools to one Tx and records what they did.
+type toolbox struct {
+	tx *wiki.Tx
+	w  *wiki.Wiki
+	// only, when set, is the one page the tools may write (enrich).
+	only string
+	// fail, when set, is asked before each write; an error ends the run
+	// (failure injection in tests).
+	fail    func(step string) error
+	cancel  context.CancelCauseFunc
+	created []string
+	updated []string
+	moved   [][2]string
+	touched map[string]bool
+	calls   int
+	// onPage, when set, hears of each page written (progress).
+	onPage func(rel string)
+	// find searches the wiki.
+	find func(ctx context.Context, query string, limit int) ([]searchHit, error)
+}
+
+// searchHit is one search result as the search tool returns it.
+type searchHit struct {
+	Path    string `json:"path"`
+	Title   string `json:"title"`
+	Snippet string `json:"snippet,omitempty"`
+}
+
+func newToolbox(tx *wiki.Tx, w *wiki.Wiki) *toolbox {
+	return &toolbox{tx: tx, w: w, touched: map[string]bool{}}
+}
+
+func (tb *toolbox) tools(write bool) []model.Tool {
+	ts := []model.Tool{
+		{Name: plan.ToolReadPage, Description: "Read a page: its template, meta and slots.", Schema: json.RawMessage(schemaPath), Run: tb.readPage},
+		{Name: plan.ToolSearch, Description: "Search the wiki's pages by words; returns paths, titles and snippets.", Schema: json.RawMessage(schemaSearch), Run: tb.search},
+		{Name: plan.ToolTree, Description: "List a folder's pages and sub-folders (the root when folder is empty).", Schema: json.RawMessage(schemaTree), Run: tb.tree},
+	}
+	if !write {
+		return ts
+	}
+	return append(ts,
+		model.Tool{Name: plan.ToolNewPage, Description: "Create a page from a template.", Schema: json.RawMessage(schemaNewPage), Run: tb.newPage},
+		model.Tool{Name: plan.ToolWriteSlot, Description: "Replace the HTML of one declared slot of a page.", Schema: json.RawMessage(schemaSlot), Run: tb.writeSlot},
+		model.Tool{Name: plan.ToolAppendSlot, Description: "Add HTML to the end of one declared slot of a page.", Schema: json.RawMessage(schemaSlot), Run: tb.appendSlot},
+		model.Tool{Name: plan.ToolSetMeta, Description: "Merge keys into a page's meta; any key may be set, null removes one.", Schema: json.RawMessage(schemaSetMeta), Run: tb.setMeta},
+		model.Tool{Name: plan.ToolMovePage, Description: "Move (rename) a page; links to it are rewritten.", Schema: json.RawMessage(schemaMove), Run: tb.movePage},
+	)
+}
+
+// step runs the failure hook for one write and counts it.
+func (tb *toolbox) step(name string) error {
+	tb.calls++
+	if tb.fail != nil {
+		if err := tb.fail(fmt.Sprintf("tool:%s:%d", name, tb.calls)); err != nil {
+			return tb.fatal(err)
+		}
+	}
+	return nil
+}
+
+// fatal ends the run: the loop stops at once and the error is what the
+// caller reports.
+func (tb *toolbox) fatal(err error) error {
+	fe := &fatalError{err}
+	if tb.cancel != nil {
+		tb.cancel(fe)
+	}
+	return fe
+}
+
+// classify passes a store error to the model, which may fix its call:
+// every Tx operation works in memory, so its errors are about the call.
+func (tb *toolbox) classify(err error) error { return err }
+
+func (tb *toolbox) writable(path string) error {
+	if tb.only != "" && path != tb.only && strings.TrimSuffix(path, ".html") != strings.TrimSuffix(tb.only, ".html") {
+		return fmt.Errorf("this run may write only %s", tb.only)
+	}
+	return nil
+}
+
+func (tb *toolbox) mark(rel string, created bool) {
+	if tb.touched[rel] {
+		return
+	}
+	tb.touched[rel] = true
+	if tb.onPage != nil {
+		tb.onPage(rel)
+	}
+	if created {
+		tb.created = append(tb.created, rel)
+	} else {
+		tb.updated = append(tb.updated, rel)
+	}
+}
+
+func decode(args json.RawMessage, v any) error {
+	if err := json.Unmarshal(args, v); err != nil {
+		return fmt.Errorf("arguments: %v", err)
+	}
+	return nil
+}
+
+func (tb *toolbox) newPage(_ context.Context, args json.RawMessage) (string, error) {
+	var a plan.NewPageArgs
+	if err := decode(args, &a); err != nil {
+		return "", err
+	}
+	if err := tb.writable(a.Path); err != nil {
+		return "", err
+	}
+	if err := tb.step(plan.ToolNewPage); err != nil {
+		return "", err
+	}
+	rel, removed, err := tb.tx.New(a.Path, wiki.NewOptions{Template: a.Template, Title: a.Title})
+	if err := tb.classify(err); err != nil {
+		return "", err
+	}
+	tb.mark(rel, true)
+	return result(map[string]any{"created": rel, "removed": removed}), nil
+}
+
+func (tb *toolbox) writeSlot(_ context.Context, args json.RawMessage) (string, error) {
+	return tb.slot(args, false)
+}
+
+func (tb *toolbox) appendSlot(_ context.Context, args json.RawMessage) (string, error) {
+	return tb.slot(args, true)
+}
+
+func (tb *toolbox) slot(args json.RawMessage, appendTo bool) (string, error) {
+	var a plan.SlotArgs
+	if err := decode(args, &a); err != nil {
+		return "", err
+	}
+	if err := tb.writable(a.Path); err != nil {
+		return "", err
+	}
+	name := plan.ToolWriteSlot
+	if appendTo {
+		name = plan.ToolAppendSlot
+	}
+	if err := tb.step(name); err != nil {
+		return "", err
+	}
+	var r wiki.SlotResult
+	var err error
+	if appendTo {
+		r, err = tb.tx.AppendSlot(a.Path, a.Slot, a.HTML)
+	} else {
+		r, err = tb.tx.WriteSlot(a.Path, a.Slot, a.HTML)
+	}
+	if err := tb.classify(err); err != nil {
+		return "", err
+	}
+	tb.mark(r.Page, false)
+	return result(map[string]any{"page": r.Page, "slot": r.Slot, "removed": r.Removed}), nil
+}
+
+func (tb *toolbox) setMeta(_ context.Context, args json.RawMessage) (string, error) {
+	var a plan.SetMetaArgs
+	if err := decode(args, &a); err != nil {
+		return "", err
+	}
+	if err := tb.writable(a.Path); err != nil {
+		return "", err
+	}
+	if err := tb.step(plan.ToolSetMeta); err != nil {
+		return "", err
+	}
+	set := map[string]any{}
+	var remove, ignored []string
+	keys := make([]string, 0, len(a.Updates))
+	for k := range a.Updates {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if k == metaSources {
+			// prose records the sources a page came from itself.
+			ignored = append(ignored, k)
+			continue
+		}
+		if a.Updates[k] == nil {
+			remove = append(remove, k)
+		} else {
+			set[k] = a.Updates[k]
+		}
+	}
+	rel, err := tb.tx.SetMeta(a.Path, set, remove)
+	if err := tb.classify(err); err != nil {
+		return "", err
+	}
+	tb.mark(rel, false)
+	out := map[string]any{"page": rel, "set": keys}
+	if ignored != nil {
+		out["kept_by_prose"] = ignored
+	}
+	return result(out), nil
+}
+
+func (tb *toolbox) movePage(_ context.Context, args json.RawMessage) (string, error) {
+	var a plan.MoveArgs
+	if err := decode(args, &a); err != nil {
+		return "", err
+	}
+	if tb.only != "" {
+		return "", errors.New("pages cannot be moved during enrich")
+	}
+	if err := tb.step(plan.ToolMovePage); err != nil {
+		return "", err
+	}
+	from, to, relinked, err := tb.tx.Move(a.From, a.To)
+	if err := tb.classify(err); err != nil {
+		return "", err
+	}
+	tb.moved = append(tb.moved, [2]string{from, to})
+	if tb.touched[from] {
+		delete(tb.touched, from)
+		tb.touched[to] = true
+		for i, c := range tb.created {
+			if c == from {
+				tb.created[i] = to
+			}
+		}
+		for i, c := range tb.updated {
+			if c == from {
+				tb.updated[i] = to
+			}
+		}
+	}
+	return result(map[string]any{"moved": from, "to": to, "relinked": relinked}), nil
+}
+
+func (tb *toolbox) readPage(_ context.Context, args json.RawMessage) (string, error) {
+	var a plan.PathArgs
+	if err := decode(args, &a); err != nil {
+		return "", err
+	}
+	rel, p, err := tb.tx.Read(a.Path)
+	if err := tb.classify(err); err != nil {
+		return "", err
+	}
+	slots := map[string]string{}
+	for _, s := range p.Slots {
+		slots[s.ID] = s.HTML
+	}
+	return result(map[string]any{"path": rel, "template": p.Meta.Template(), "meta": map[string]any(p.Meta), "slots": slots}), nil
+}
+
+func (tb *toolbox) search(ctx context.Context, args json.RawMessage) (string, error) {
+	var a plan.SearchArgs
+	if err := decode(args, &a); err != nil {
+		return "", err
+	}
+	if a.Limit <= 0 || a.Limit > 50 {
+		a.Limit = 10
+	}
+	hits, err := tb.find(ctx, a.Query, a.Limit)
+	if err != nil {
+		return "", tb.fatal(err)
+	}
+	if hits == nil {
+		hits = []searchHit{}
+	}
+	return result(hits), nil
+}
+
+func (tb *toolbox) tree(_ context.Context, args json.RawMessage) (string, error) {
+	var a plan.TreeArgs
+	if err := decode(args, &a); err != nil {
+		return "", err
+	}
+	t, err := tb.w.Tree()
+	if err != nil {
+		return "", tb.fatal(err)
+	}
+	n := t
+	if f := strings.Trim(a.Folder, "/"); f != "" {
+		n = nil
+		for _, seg := range strings.Split(f, "/") {
+			cur := t
+			if n != nil {
+				cur = n
+			}
+			n = nil
+			for _, c := range cur.Folders {
+				if c.Name == seg {
+					n = c
+				}
+			}
+			if n == nil {
+				return "", fmt.Errorf("%w: folder %s", wiki.ErrNotFound, f)
+			}
+		}
+	}
+	var folders, pages []string
+	for _, f := range n.Folders {
+		folders = append(folders, f.Path)
+	}
+	for _, p := range n.Pages {
+		pages = append(pages, p.Path+" — "+p.Title)
+	}
+	return result(map[string]any{"folder": n.Path, "folders": folders, "pages": pages}), nil
+}
+
+func result(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
