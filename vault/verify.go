@@ -133,6 +133,35 @@ func (v *Vault) branchCarries(cache *historyCache, rec Record) error {
 	return nil
 }
 
+// OnBranch reports whether commit h is in the branch's history. The walk
+// stops at h, so a commit near the tip is found at once; ancestry is
+// decided by the commit graph alone, whatever the commit dates.
+func (v *Vault) OnBranch(h plumbing.Hash) (bool, error) {
+	tip, err := v.readRef(v.Branch())
+	if err != nil {
+		return false, err
+	}
+	seen := map[plumbing.Hash]bool{}
+	stack := []plumbing.Hash{tip}
+	for len(stack) > 0 {
+		c := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if c.IsZero() || seen[c] {
+			continue
+		}
+		if c == h {
+			return true, nil
+		}
+		seen[c] = true
+		co, err := v.commit(c)
+		if err != nil {
+			return false, err
+		}
+		stack = append(stack, co.ParentHashes...)
+	}
+	return false, nil
+}
+
 // OffBranchReceipts reports every rendered receipt on the ledger whose
 // branch commit is not in the branch's history. A writer moves the branch
 // before the ledger, so only a rewrite of the branch by hand (git commit

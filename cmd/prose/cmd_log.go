@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
@@ -30,6 +31,7 @@ func logCommand() *cli.Command {
 			out := newOutput(c)
 			var docs []map[string]any
 			shown := 0
+			checked := false
 			err = v.Receipts(func(rec vault.Record) error {
 				r := rec.Receipt
 				if n := c.String("node"); n != "" && r.Node != n {
@@ -42,6 +44,20 @@ func logCommand() *cli.Command {
 					return errStop
 				}
 				shown++
+				off := false
+				if !checked && !rec.Commit.IsZero() {
+					// The newest rendered receipt's commit must be on the
+					// branch; only a rewrite by hand (amend, reset, rebase)
+					// takes it off. Older ones are checked by prose fsck.
+					checked = true
+					on, err := v.OnBranch(rec.Commit)
+					if err != nil {
+						return err
+					}
+					if off = !on; off {
+						fmt.Fprintf(c.App.ErrWriter, "prose: warning: receipt %s (%s) is in the ledger but its commit %s is not on the branch: the branch was rewritten by hand (git commit --amend, git reset or a rebase); the receipt is kept. Restore the commit (git reflog) or publish the node again; see prose fsck\n", r.ContentHash, r.Node, short(rec.Commit.String()))
+					}
+				}
 				moved := movedOf(r.SemanticDiff)
 				line := rec.When.Local().Format(time.DateTime) + "  " + string(r.Status) + "  " + r.Node
 				if len(moved) > 0 {
@@ -54,6 +70,9 @@ func logCommand() *cli.Command {
 				d := map[string]any{"receipt": r.ToValue(), "ledger": rec.Ledger.String(), "time": rec.When.UTC().Format(time.RFC3339), "moved": moved}
 				if !rec.Commit.IsZero() {
 					d["commit"] = rec.Commit.String()
+				}
+				if off {
+					d["off_branch"] = true
 				}
 				docs = append(docs, d)
 				return nil

@@ -285,3 +285,27 @@ func TestCasGetJSONStreams(t *testing.T) {
 		t.Fatalf("the document: %v id %s size %d", err, doc.ID, doc.Size)
 	}
 }
+
+// TestLogReportsARewrittenBranch: after `git commit --amend` of prose's
+// last commit, the receipt stays in the ledger and prose log says its
+// commit left the branch (and fsck reports it), exit 0 for log.
+func TestLogReportsARewrittenBranch(t *testing.T) {
+	git := needGit(t)
+	vdir := habitVault(t)
+	if out, err := exec.Command(git, "-C", vdir, "-c", "user.name=u", "-c", "user.email=u@x", "commit", "-q", "--amend", "-m", "reworded by hand").CombinedOutput(); err != nil {
+		t.Fatalf("git commit --amend: %v\n%s", err, out)
+	}
+	out, errs, code := prose(t, "log", "--vault", vdir)
+	if code != 0 || strings.Count(out, "\n") != 3 || !strings.Contains(errs, "is not on the branch") {
+		t.Fatalf("log after an amend: exit %d\n%s\n%s", code, out, errs)
+	}
+	_, errs, code = prose(t, "log", "--vault", habitVault(t))
+	if code != 0 || strings.Contains(errs, "not on the branch") {
+		t.Fatalf("log of an untouched vault warns: %d %s", code, errs)
+	}
+	_, ferrs, fcode := prose(t, "fsck", "--vault", vdir)
+	fout, _, _ := prose(t, "fsck", "--vault", vdir)
+	if fcode != 1 || !strings.Contains(fout+ferrs, "not on the branch") {
+		t.Fatalf("fsck after an amend: exit %d\n%s%s", fcode, fout, ferrs)
+	}
+}
