@@ -445,7 +445,7 @@ func TestIngestKilledLeavesBranch(t *testing.T) {
 		err := cmd.Wait()
 		if sig == os.Interrupt {
 			var ee *exec.ExitError
-			if !errors.As(err, &ee) || ee.ExitCode() != 130 || !strings.Contains(stderr.String(), "the vault is as before") {
+			if !errors.As(err, &ee) || ee.ExitCode() != 130 || !strings.Contains(stderr.String(), "stopped at a safe point") {
 				t.Errorf("after SIGINT: %v\n%s", err, stderr.String())
 			}
 		}
