@@ -10,7 +10,7 @@ mkdir -p bin
 go build -o bin/prose ./cmd/prose
 prose="$root/bin/prose"
 fx="$root/fixtures/world-models"
-rm -rf demo
+rm -rf demo/vault
 mkdir -p demo
 export PROSE_VAULT="$root/demo/vault"
 
