@@ -172,13 +172,22 @@ func (r *run) describe(dir string) string {
 	}
 	switch {
 	case len(titles) > 0 && len(names) > 0:
-		return fmt.Sprintf("<p>Pages on %s, such as %s, and the folders %s.</p>", topic, some(titles), some(names))
+		return sentence(fmt.Sprintf("Pages on %s, such as %s, and the folders %s", topic, some(titles), some(names)))
 	case len(titles) > 0:
-		return fmt.Sprintf("<p>Pages on %s, such as %s.</p>", topic, some(titles))
+		return sentence(fmt.Sprintf("Pages on %s, such as %s", topic, some(titles)))
 	case len(names) > 0:
-		return fmt.Sprintf("<p>The topics of %s, among them %s.</p>", topic, some(names))
+		return sentence(fmt.Sprintf("The topics of %s, among them %s", topic, some(names)))
 	}
-	return "<p>Pages on " + topic + ".</p>"
+	return sentence("Pages on " + topic)
+}
+
+// sentence closes s with a full stop, unless it already ends in one (a
+// title that is a question: "Why did the canary fail?").
+func sentence(s string) string {
+	if !strings.HasSuffix(s, ".") && !strings.HasSuffix(s, "?") && !strings.HasSuffix(s, "!") {
+		s += "."
+	}
+	return "<p>" + s + "</p>"
 }
 
 // skipped records a run that had nothing new: every source's memo key was

@@ -42,3 +42,15 @@ func TestIndexNarrowsPastTheBudget(t *testing.T) {
 		t.Errorf("narrowed tree: %d folders", len(folders))
 	}
 }
+
+func TestSentenceEndsOnce(t *testing.T) {
+	for in, want := range map[string]string{
+		"Pages on canary, such as Why did it fail?": "<p>Pages on canary, such as Why did it fail?</p>",
+		"Pages on billing, such as Canary":          "<p>Pages on billing, such as Canary.</p>",
+		"Pages on x, such as A.":                    "<p>Pages on x, such as A.</p>",
+	} {
+		if got := sentence(in); got != want {
+			t.Errorf("sentence(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -238,7 +238,7 @@ func render(t *Template, rel string, p *Page, folder *FolderListing) ([]byte, er
 	if path.Base(rel) == IndexName {
 		d.Up = "../README.html"
 		if depth == 0 {
-			d.Up = "README.html"
+			d.Up = "" // the wiki root has no folder above it
 		}
 	}
 	d.Crumbs = append(d.Crumbs, Link{up + "README.html", "Wiki"})

@@ -374,6 +374,14 @@ func TestFolderDescriptionPreserved(t *testing.T) {
 	if !strings.Contains(string(root), "Machine learning.") {
 		t.Error("the root index does not carry the subfolder's note")
 	}
+	// The root has no folder above it; a subfolder's index links up.
+	if strings.Contains(string(root), "Up to the folder") {
+		t.Error("the root index links up to a folder above the wiki")
+	}
+	_, sub, _ := w.ReadFile("ml/README")
+	if !strings.Contains(string(sub), `href="../README.html">Up to the folder`) {
+		t.Error("a subfolder's index does not link up to its parent")
+	}
 }
 
 func TestAmbiguousStem(t *testing.T) {
