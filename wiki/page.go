@@ -257,7 +257,8 @@ func yamlNode(v any) (*yaml.Node, error) {
 // needsQuotes reports strings that plain or block YAML would not give back
 // byte for byte; they are written double-quoted, which escapes everything.
 func needsQuotes(s string) bool {
-	if s == "" || strings.TrimSpace(s) != s {
+	// "<<" unquoted is YAML's merge key, never the text "<<".
+	if s == "" || s == "<<" || strings.TrimSpace(s) != s {
 		return true
 	}
 	for _, r := range s {
