@@ -192,7 +192,7 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 		}
 	}
 	if status == "skipped" && prev != nil && prev.Status != receipt.Failed && v.handCommitPolicy(node) == RestoreHandCommits {
-		why, err := v.handCommitted(ctx, th, files, tipCommit.TreeHash, esc, spec, prev)
+		why, err := v.handCommitted(ctx, th, files, tipCommit.TreeHash, node, spec, prev)
 		if err != nil {
 			return nil, fmt.Errorf("publish %s: %w", node, err)
 		}
@@ -225,6 +225,7 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 	var branchCommit plumbing.Hash
 	var changes []change
 	var idx *gitIndex
+	var nodeTree plumbing.Hash
 	when := now()
 	if status == "rendered" {
 		var oldNode plumbing.Hash
@@ -234,7 +235,7 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 			oldNode = e.Hash
 		}
 		clock.mark("prep")
-		nodeTree, err := b.buildTree(th, files, absDir, oldNode)
+		nodeTree, err = b.buildTree(th, files, absDir, oldNode)
 		clock.mark("buildTree")
 		if err != nil {
 			return nil, fmt.Errorf("publish %s: %w", node, err)
@@ -312,6 +313,9 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 	if done != nil {
 		res.HandEdits = done.HandEdits
 		th.remember() // the objects are durable
+		if !nodeTree.IsZero() && len(snap.Fingerprints) > 0 {
+			v.fingerprintMemo(node, spec, viewOf(node)).store(nodeTree, snap.Fingerprints)
+		}
 	}
 	res.Phases = clock.phases
 	if err != nil {
