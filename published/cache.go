@@ -615,7 +615,9 @@ var errStaleCache = errors.New("the stat cache changed since it was loaded")
 // SetupID is the identity of a fingerprint setup: the algorithm, the spec,
 // the declared facets and the view. Fingerprints computed under one setup
 // say nothing about another, so a cache of them is keyed by it.
-func SetupID(alg canon.Algorithm, spec *canon.Spec, view View) string { return cacheID(alg, spec, view) }
+func SetupID(alg canon.Algorithm, spec *canon.Spec, view View) string {
+	return cacheID(alg, spec, view)
+}
 
 // cacheID is the identity of a fingerprint setup for the cache: entries
 // computed under another algorithm, spec or facet declaration are useless.
