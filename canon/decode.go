@@ -90,7 +90,10 @@ func firstInvalidUTF8(b []byte) int {
 }
 
 type decoder struct {
-	data  []byte
+	data []byte
+	// src, when set, holds data as one string: strings without escapes are
+	// then slices of it, not copies (Reader).
+	src   string
 	pos   int
 	limit int // values allowed in one array element (DecodeElements); 0: no limit
 	left  int // values the current element may still hold, plus one
@@ -287,7 +290,12 @@ func (d *decoder) string() (string, error) {
 	for d.pos < len(d.data) {
 		c := d.data[d.pos]
 		if c == '"' {
-			s := string(d.data[start:d.pos])
+			var s string
+			if d.src != "" {
+				s = d.src[start:d.pos]
+			} else {
+				s = string(d.data[start:d.pos])
+			}
 			d.pos++
 			return s, nil
 		}

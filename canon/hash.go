@@ -88,26 +88,37 @@ func (a Algorithm) TokenOf(sum []byte) string {
 // ParseToken splits a token such as "sha256:<64 hex digits>" into its
 // algorithm and sum. The hex must be lowercase and exactly 64 digits long.
 func ParseToken(tok string) (Algorithm, []byte, error) {
+	a, err := CheckToken(tok)
+	if err != nil {
+		return "", nil, err
+	}
+	_, digits, _ := strings.Cut(tok, ":")
+	sum, _ := hex.DecodeString(digits)
+	return a, sum, nil
+}
+
+// CheckToken is ParseToken without decoding the sum: it returns the
+// token's algorithm, or why tok is not a token.
+func CheckToken(tok string) (Algorithm, error) {
 	name, digits, ok := strings.Cut(tok, ":")
 	if !ok {
-		return "", nil, fmt.Errorf("canon: token %s has no algorithm prefix (want \"blake3:<64 hex digits>\")", quoteForError(tok))
+		return "", fmt.Errorf("canon: token %s has no algorithm prefix (want \"blake3:<64 hex digits>\")", quoteForError(tok))
 	}
 	if name == "" {
-		return "", nil, fmt.Errorf("canon: token %s has an empty algorithm name", quoteForError(tok))
+		return "", fmt.Errorf("canon: token %s has an empty algorithm name", quoteForError(tok))
 	}
 	a, err := ParseAlgorithm(name)
 	if err != nil {
-		return "", nil, fmt.Errorf("canon: token %s: unknown hash algorithm %s (use \"blake3\" or \"sha256\")", quoteForError(tok), quoteForError(name))
+		return "", fmt.Errorf("canon: token %s: unknown hash algorithm %s (use \"blake3\" or \"sha256\")", quoteForError(tok), quoteForError(name))
 	}
 	if len(digits) != 2*Size {
-		return "", nil, fmt.Errorf("canon: token %s: want %d hex digits after the colon, have %d", quoteForError(tok), 2*Size, len(digits))
+		return "", fmt.Errorf("canon: token %s: want %d hex digits after the colon, have %d", quoteForError(tok), 2*Size, len(digits))
 	}
 	for i := 0; i < len(digits); i++ {
 		c := digits[i]
 		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return "", nil, fmt.Errorf("canon: token %s: %q at position %d is not a lowercase hex digit", quoteForError(tok), c, len(name)+1+i)
+			return "", fmt.Errorf("canon: token %s: %q at position %d is not a lowercase hex digit", quoteForError(tok), c, len(name)+1+i)
 		}
 	}
-	sum, _ := hex.DecodeString(digits)
-	return a, sum, nil
+	return a, nil
 }

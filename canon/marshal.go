@@ -232,20 +232,15 @@ const hexDigits = "0123456789abcdef"
 // appendString appends s as a JSON string, escaping only what
 // JSON.stringify escapes.
 func appendString(dst []byte, s string) ([]byte, error) {
+	if !utf8.ValidString(s) {
+		i := firstInvalidUTF8([]byte(s))
+		return dst, fmt.Errorf("canon: string %s is not valid UTF-8 (byte 0x%02x at offset %d)", quoteForError(s), s[i], i)
+	}
 	dst = append(dst, '"')
 	start := 0
-	for i := 0; i < len(s); {
+	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c >= utf8.RuneSelf {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				return dst, fmt.Errorf("canon: string %s is not valid UTF-8 (byte 0x%02x at offset %d)", quoteForError(s), c, i)
-			}
-			i += size
-			continue
-		}
-		if c >= 0x20 && c != '"' && c != '\\' {
-			i++
+		if !mustEscape[c] {
 			continue
 		}
 		dst = append(dst, s[start:i]...)
@@ -267,12 +262,22 @@ func appendString(dst []byte, s string) ([]byte, error) {
 		default:
 			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
 		}
-		i++
-		start = i
+		start = i + 1
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"'), nil
 }
+
+// mustEscape marks the bytes a canonical string escapes: the control
+// characters, the quote and the backslash. Every other byte, including each
+// byte of a multi-byte UTF-8 sequence, is written as it is.
+var mustEscape = func() (t [256]bool) {
+	for c := 0; c < 0x20; c++ {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
 
 // quoteForError quotes s for an error message, shortened when long.
 func quoteForError(s string) string {

@@ -1,6 +1,7 @@
 package receipt
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -204,4 +205,48 @@ func BenchmarkVerifyChains(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(rs)), "ns/receipt")
+}
+
+// BenchmarkParseStored parses one receipt as the vault stores it (indented
+// JSON in a commit message) and recomputes its content hash: the per-receipt
+// work of `prose receipts verify`.
+func BenchmarkParseStored(b *testing.B) {
+	r := newReceipt("node-01", nil, Rendered)
+	r.Fingerprints["facet-a"] = r.Fingerprints[AtomicFacet]
+	r.SemanticDiff = map[string]any{"moved": []any{"@atomic", "facet-a"}, "version": "blake3:00", "files": 12.0}
+	if err := r.Seal(); err != nil {
+		b.Fatal(err)
+	}
+	data, err := r.Canonical()
+	if err != nil {
+		b.Fatal(err)
+	}
+	v, _ := canon.Decode(data)
+	pretty, _ := json.MarshalIndent(v, "", "  ")
+	b.SetBytes(int64(len(pretty)))
+	b.Run("parse", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := Parse(pretty); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("general", func(b *testing.B) { // Parse before its direct reader
+		for b.Loop() {
+			v, err := canon.Decode(pretty)
+			if err == nil {
+				_, err = FromValue(v)
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("hash", func(b *testing.B) {
+		for b.Loop() {
+			if h, err := r.ComputeContentHash(); err != nil || h != r.ContentHash {
+				b.Fatal(h, err)
+			}
+		}
+	})
 }

@@ -102,6 +102,9 @@ var (
 // from 0 to 2^53-1, and schema must be Schema. Values are not otherwise
 // judged here: see CheckBasic and CheckShape.
 func Parse(data []byte) (*Receipt, error) {
+	if r, ok := parseDirect(data); ok {
+		return r, nil
+	}
 	v, err := canon.Decode(data)
 	if err != nil {
 		return nil, fmt.Errorf("receipt: %w", err)
@@ -254,7 +257,7 @@ func (r *Receipt) ToValue() map[string]any {
 // Canonical returns the canonical JSON of the whole receipt, content_hash
 // included.
 func (r *Receipt) Canonical() ([]byte, error) {
-	b, err := r.appendCanonical(nil, true)
+	b, err := r.appendCanonical(make([]byte, 0, 1024), true)
 	if err != nil {
 		return nil, fmt.Errorf("receipt of node %q: %w", r.Node, err)
 	}
@@ -269,7 +272,7 @@ func (r *Receipt) ComputeContentHash() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	b, err := r.appendCanonical(nil, false)
+	b, err := r.appendCanonical(make([]byte, 0, 1024), false)
 	if err != nil {
 		return "", fmt.Errorf("receipt of node %q: %w", r.Node, err)
 	}

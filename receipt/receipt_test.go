@@ -3,6 +3,7 @@ package receipt
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -257,4 +258,40 @@ func TestCanonicalWithoutTheValueTree(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzParseDirect: the direct reader Parse tries first accepts only what
+// the general reader (Decode, then FromValue) accepts, and gives the same
+// receipt.
+func FuzzParseDirect(f *testing.F) {
+	r := newReceipt("n", nil, Rendered)
+	r.SemanticDiff = map[string]any{"moved": []any{"@atomic"}, "files": 3.0, "deep": map[string]any{"a": []any{nil, true}}}
+	if err := r.Seal(); err != nil {
+		f.Fatal(err)
+	}
+	data, _ := r.Canonical()
+	f.Add(data)
+	v, _ := canon.Decode(data)
+	pretty, _ := json.MarshalIndent(v, "", "  ")
+	f.Add(pretty)
+	f.Add([]byte(strings.Replace(string(data), `"fresh":0`, `"fresh":1.5`, 1)))
+	f.Add([]byte(strings.Replace(string(data), `"node":"n"`, `"node":"n","node":"m"`, 1)))
+	f.Add([]byte(strings.Replace(string(data), `"prev":null`, `"prev":"blake3:00"`, 1)))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		direct, ok := parseDirect(data)
+		v, err := canon.Decode(data)
+		var general *Receipt
+		if err == nil {
+			general, err = FromValue(v)
+		}
+		if !ok {
+			return // Parse reads it again the general way
+		}
+		if err != nil {
+			t.Fatalf("the direct reader accepted what the general one refuses (%v): %q", err, data)
+		}
+		if !reflect.DeepEqual(direct, general) {
+			t.Fatalf("the readers disagree on %q:\ndirect  %#v\ngeneral %#v", data, direct, general)
+		}
+	})
 }

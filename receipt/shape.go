@@ -91,24 +91,29 @@ func (r *Receipt) basicProblems() []string {
 	if err != nil {
 		add("hash_algorithm %q is not \"blake3\" or \"sha256\"", r.HashAlgorithm)
 	}
-	checkToken := func(what, tok string) {
+	checkToken := func(tok, what string, i int) {
 		if err != nil {
 			return // already reported: the algorithm is unknown
 		}
-		ta, _, perr := canon.ParseToken(tok)
-		switch {
-		case perr != nil:
+		ta, perr := canon.CheckToken(tok)
+		if perr == nil && ta == a {
+			return
+		}
+		if i >= 0 {
+			what = fmt.Sprintf("%s[%d]", what, i)
+		}
+		if perr != nil {
 			add("%s %q is not a hash token (want %s:<64 hex digits>)", what, tok, a)
-		case ta != a:
+		} else {
 			add("%s %q is not a %s token like the receipt's hash_algorithm", what, tok, a)
 		}
 	}
-	checkToken("content_hash", r.ContentHash)
+	checkToken(r.ContentHash, "content_hash", -1)
 	if r.Prev != nil {
-		checkToken("prev", *r.Prev)
+		checkToken(*r.Prev, "prev", -1)
 	}
 	for i, ref := range r.Wake.Refs {
-		checkToken(fmt.Sprintf("wake.refs[%d]", i), ref)
+		checkToken(ref, "wake.refs", i)
 	}
 	if r.Node == "" {
 		add("node is empty")

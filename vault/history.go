@@ -245,6 +245,12 @@ func signatureTime(line []byte) time.Time {
 func (v *Vault) walkLedger(tip plumbing.Hash, fn func(Record) error) error {
 	cache := v.newHistoryCache()
 	defer cache.flush()
+	return v.walkLedgerWith(cache, tip, fn)
+}
+
+// walkLedgerWith is walkLedger reading through cache, which the caller
+// flushes: for a caller that reads more commits after the walk.
+func (v *Vault) walkLedgerWith(cache *historyCache, tip plumbing.Hash, fn func(Record) error) error {
 	h := tip
 	read, chunk := 0, firstHistoryChunk
 	for !h.IsZero() {

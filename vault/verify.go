@@ -31,13 +31,15 @@ func (v *Vault) AllReceipts() ([]Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	return v.receiptsAt(tip)
+	cache := v.newHistoryCache()
+	defer cache.flush()
+	return v.receiptsAt(cache, tip)
 }
 
 // receiptsAt returns the records of the ledger at tip, oldest first.
-func (v *Vault) receiptsAt(tip plumbing.Hash) ([]Record, error) {
+func (v *Vault) receiptsAt(cache *historyCache, tip plumbing.Hash) ([]Record, error) {
 	var recs []Record
-	if err := v.walkLedger(tip, func(r Record) error {
+	if err := v.walkLedgerWith(cache, tip, func(r Record) error {
 		recs = append(recs, r)
 		return nil
 	}); err != nil {
@@ -60,7 +62,9 @@ func (v *Vault) VerifyReceipts() (*ReceiptReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	recs, err := v.receiptsAt(tip)
+	cache := v.newHistoryCache()
+	defer cache.flush()
+	recs, err := v.receiptsAt(cache, tip)
 	if err != nil {
 		return nil, err
 	}
@@ -77,8 +81,9 @@ func (v *Vault) VerifyReceipts() (*ReceiptReport, error) {
 	}
 	shape := make([]error, len(recs))
 	parallel.For(len(recs), func(i int) { shape[i] = recs[i].Receipt.CheckShape() })
-	cache := v.loadHistoryCache()
-	defer cache.flush()
+	if !cache.loaded {
+		cache.load()
+	}
 	last := map[string]*receipt.Receipt{}
 	for i, rec := range recs {
 		r := rec.Receipt
