@@ -242,3 +242,57 @@ func checkDurableOrder(t *testing.T, v *Vault, events []sysEvent) {
 		}
 	}
 }
+
+// A first publish looks at each working-tree directory a bounded number of
+// times, not once per file below it: the symlink check and the directory
+// creation of a checkout remember the directories they have seen (counted
+// on the stat calls strace sees, for 600 files in 5 directories).
+func TestCheckoutLooksAtEachDirectoryOnce(t *testing.T) {
+	strace, err := exec.LookPath("strace")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("strace is required in CI (.ci/run installs it)")
+		}
+		t.Skip("strace not installed")
+	}
+	v := newVault(t)
+	src := filepath.Join(t.TempDir(), "src")
+	tree := map[string]string{}
+	for i := 0; i < 600; i++ {
+		tree[fmt.Sprintf("d%d/f%d.txt", i%5, i)] = fmt.Sprint("file ", i)
+	}
+	writeTree(t, src, tree)
+	out := filepath.Join(t.TempDir(), "trace")
+	cmd := exec.Command(strace, "-f", "-qq", "-o", out, "-e", "trace=stat,lstat,newfstatat,statx,fstatat64",
+		os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "PROSE_STRACE_CHILD="+v.Root()+"|"+src)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		if strings.Contains(string(b), "ptrace") {
+			t.Skipf("strace cannot trace here: %s", b)
+		}
+		t.Fatalf("traced publish: %v\n%s", err, b)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs := map[string]int{}
+	for _, d := range []string{"published", "published/n", "published/n/d0", "published/n/d3"} {
+		dirs[`"`+filepath.Join(v.Root(), d)+`"`] = 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		for q := range dirs {
+			if strings.Contains(line, q) {
+				dirs[q]++
+			}
+		}
+	}
+	for q, n := range dirs {
+		// Each checkout worker may look once before the first one records
+		// the directory.
+		if n > checkoutWorkers+4 {
+			t.Errorf("%s was looked at %d times during a 600-file first publish; want a few, not one per file below it", q, n)
+		}
+	}
+	checkGitClean(t, v)
+}

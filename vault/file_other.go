@@ -8,3 +8,6 @@ import "os"
 func openFile(path string, flag int, perm os.FileMode) (*os.File, error) {
 	return os.OpenFile(path, flag, perm)
 }
+
+// renameFile is os.Rename.
+func renameFile(old, new string) error { return os.Rename(old, new) }

@@ -23,3 +23,19 @@ func openFile(path string, flag int, perm os.FileMode) (*os.File, error) {
 		return os.NewFile(uintptr(fd), path), nil
 	}
 }
+
+// renameFile renames old to new with one rename(2): os.Rename first lstats
+// new to refuse replacing a directory, which the callers have ruled out,
+// and rename(2) refuses that too (EISDIR).
+func renameFile(old, new string) error {
+	for {
+		err := syscall.Rename(old, new)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return &os.LinkError{Op: "rename", Old: old, New: new, Err: err}
+		}
+		return nil
+	}
+}

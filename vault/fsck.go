@@ -361,7 +361,7 @@ func (v *Vault) handEdits(root plumbing.Hash, dir string) ([]HandEdit, error) {
 	if ok {
 		err = v.walkFiles(e.Hash, dir+"/", func(p string, te object.TreeEntry) error {
 			committed[p] = true
-			oid, st, err := v.worktreeFile(p, idx)
+			oid, st, err := v.worktreeFile(p, idx, nil)
 			if err != nil {
 				return err
 			}

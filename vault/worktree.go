@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -141,7 +143,7 @@ var ErrHandEdits = errors.New("hand edits in the working tree")
 // its directories goes included); anything else that is not a regular file
 // exists with the zero id.
 func (v *Vault) worktreeOID(rel string, idx *gitIndex) (plumbing.Hash, bool, error) {
-	oid, st, err := v.worktreeFile(rel, idx)
+	oid, st, err := v.worktreeFile(rel, idx, nil)
 	return oid, st != fileAbsent && st != fileBlocked, err
 }
 
@@ -157,9 +159,12 @@ const (
 	fileLinked // behind a symlink: a directory on the way is a link (a hand edit), never followed
 )
 
-func (v *Vault) worktreeFile(rel string, idx *gitIndex) (plumbing.Hash, fileState, error) {
-	if v.linkedAncestor(rel) != "" {
+func (v *Vault) worktreeFile(rel string, idx *gitIndex, seen *realDirs) (plumbing.Hash, fileState, error) {
+	switch link, missing := seen.ancestors(v.root, rel); {
+	case link != "":
 		return plumbing.ZeroHash, fileLinked, nil
+	case missing:
+		return plumbing.ZeroHash, fileAbsent, nil
 	}
 	full := filepath.Join(v.root, filepath.FromSlash(rel))
 	fi, err := os.Lstat(full)
@@ -200,19 +205,93 @@ func (v *Vault) worktreeFile(rel string, idx *gitIndex) (plumbing.Hash, fileStat
 // vault: working-tree updates look at each directory on the way, without
 // following links, before touching a path.
 func (v *Vault) linkedAncestor(rel string) string {
+	return (*realDirs)(nil).linkedAncestor(v.root, rel)
+}
+
+// realDirs remembers, for one working-tree update, the directories already
+// seen to be real directories (or made as such), so each is looked at once
+// rather than once per file below it: a 10,000-file checkout makes a few
+// hundred lstat calls for its directories, not 40,000. A nil *realDirs
+// remembers nothing.
+//
+// A realDirs made with missing set also remembers directories found absent,
+// and answers for every path below one without a look: only for a pass
+// that creates nothing (the check before a write).
+type realDirs struct {
+	m       sync.Map
+	missing *sync.Map
+}
+
+// newRealDirs returns an empty realDirs; trackMissing as above.
+func newRealDirs(trackMissing bool) *realDirs {
+	d := &realDirs{}
+	if trackMissing {
+		d.missing = &sync.Map{}
+	}
+	return d
+}
+
+func (d *realDirs) has(rel string) bool {
+	if d == nil {
+		return false
+	}
+	_, ok := d.m.Load(rel)
+	return ok
+}
+
+// add records rel and every directory above it.
+func (d *realDirs) add(rel string) {
+	if d == nil {
+		return
+	}
+	for rel != "" && rel != "." {
+		if _, loaded := d.m.LoadOrStore(rel, true); loaded {
+			return // and so are the ones above it
+		}
+		i := strings.LastIndexByte(rel, '/')
+		if i < 0 {
+			return
+		}
+		rel = rel[:i]
+	}
+}
+
+// linkedAncestor is Vault.linkedAncestor, skipping the directories d has
+// seen.
+func (d *realDirs) linkedAncestor(root, rel string) string {
+	link, _ := d.ancestors(root, rel)
+	return link
+}
+
+// ancestors looks at the directories on the way to rel: it returns the
+// nearest that is a symlink, or missing true when one does not exist (then
+// nothing below it does).
+func (d *realDirs) ancestors(root, rel string) (link string, missing bool) {
 	for i := 0; i < len(rel); i++ {
-		if rel[i] != '/' {
+		if rel[i] != '/' || d.has(rel[:i]) {
 			continue
 		}
-		fi, err := os.Lstat(filepath.Join(v.root, filepath.FromSlash(rel[:i])))
+		if d != nil && d.missing != nil {
+			if _, ok := d.missing.Load(rel[:i]); ok {
+				return "", true
+			}
+		}
+		fi, err := os.Lstat(filepath.Join(root, filepath.FromSlash(rel[:i])))
 		if err != nil {
-			return ""
+			if d != nil && d.missing != nil && errors.Is(err, fs.ErrNotExist) {
+				d.missing.Store(rel[:i], true)
+				return "", true
+			}
+			return "", false
 		}
 		if fi.Mode()&os.ModeSymlink != 0 {
-			return rel[:i]
+			return rel[:i], false
+		}
+		if fi.IsDir() {
+			d.add(rel[:i])
 		}
 	}
-	return ""
+	return "", false
 }
 
 // linkEdit is the hand edit a symlinked directory on the way to rel makes.
@@ -277,6 +356,7 @@ func removedPaths(changes []change) map[string]bool {
 // When a file becomes a directory or a directory a file, what stands in the
 // way is fine only if the same changes remove it.
 func (v *Vault) checkClean(changes []change, idx *gitIndex) ([]HandEdit, error) {
+	seen := newRealDirs(true)
 	var edits []HandEdit
 	var removed map[string]bool // built when a file and a directory swap
 	removes := func() map[string]bool {
@@ -286,7 +366,7 @@ func (v *Vault) checkClean(changes []change, idx *gitIndex) ([]HandEdit, error) 
 		return removed
 	}
 	for _, c := range changes {
-		oid, st, err := v.worktreeFile(c.Path, idx)
+		oid, st, err := v.worktreeFile(c.Path, idx, seen)
 		if err != nil {
 			return nil, err
 		}
@@ -339,7 +419,7 @@ func (v *Vault) applyChangesFrom(changes []change, idx *gitIndex, src map[plumbi
 			writes = append(writes, c)
 			continue
 		}
-		e, err := v.apply(c, idx, src)
+		e, err := v.apply(c, idx, src, nil)
 		if err != nil {
 			return edits, err
 		}
@@ -347,13 +427,16 @@ func (v *Vault) applyChangesFrom(changes []change, idx *gitIndex, src map[plumbi
 			edits = append(edits, *e)
 		}
 	}
+	// The removals are done (they may remove directories): from here on a
+	// directory seen to be real stays so.
+	seen := newRealDirs(false)
 	// Files are written by several workers: each path is independent once
 	// the removals are done, and a large checkout waits on the file system
 	// far more than on the processor.
 	workers := min(checkoutWorkers, (len(writes)+63)/64)
 	if workers <= 1 {
 		for _, c := range writes {
-			e, err := v.apply(c, idx, src)
+			e, err := v.apply(c, idx, src, seen)
 			if err != nil {
 				return edits, err
 			}
@@ -369,7 +452,7 @@ func (v *Vault) applyChangesFrom(changes []change, idx *gitIndex, src map[plumbi
 		for w := 0; w < workers; w++ {
 			wg.Go(func() {
 				for c := range next {
-					e, err := v.apply(c, idx, src)
+					e, err := v.apply(c, idx, src, seen)
 					mu.Lock()
 					if err != nil && firstErr == nil {
 						firstErr = err
@@ -405,9 +488,9 @@ const checkoutWorkers = 8
 
 // apply brings one path to its new state, or returns the hand edit that
 // stands in the way.
-func (v *Vault) apply(c change, idx *gitIndex, src map[plumbing.Hash]string) (*HandEdit, error) {
+func (v *Vault) apply(c change, idx *gitIndex, src map[plumbing.Hash]string, seen *realDirs) (*HandEdit, error) {
 	full := filepath.Join(v.root, filepath.FromSlash(c.Path))
-	oid, st, err := v.worktreeFile(c.Path, idx)
+	oid, st, err := v.worktreeFile(c.Path, idx, seen)
 	if err != nil {
 		return nil, err
 	}
@@ -437,7 +520,7 @@ func (v *Vault) apply(c change, idx *gitIndex, src map[plumbing.Hash]string) (*H
 		return nil, nil
 	}
 	if !exists || oid != c.New.Hash || !modeMatches(full, c.New.Mode) {
-		if err := v.checkout(full, c.New, src); err != nil {
+		if err := v.checkout(c.Path, c.New, src, seen, st == fileAbsent); err != nil {
 			if b := v.blockingFile(c.Path); b != "" {
 				return &HandEdit{c.Path, "file " + b + " stands where its directory goes; left as it is"}, nil
 			}
@@ -464,9 +547,16 @@ func modeMatches(full string, m filemode.FileMode) bool {
 // made under .prose/tmp (same filesystem, git-ignored) with a short random
 // name: a temp beside the target could exceed the file-name limit for a
 // long name, and one a crash leaves behind would show in git status.
-func (v *Vault) checkout(full string, e *object.TreeEntry, src map[plumbing.Hash]string) error {
-	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-		return fmt.Errorf("update working tree: %w", err)
+//
+// seen holds the directories known to be real (see realDirs); absent says
+// the caller just found nothing at the path.
+func (v *Vault) checkout(rel string, e *object.TreeEntry, src map[plumbing.Hash]string, seen *realDirs, absent bool) error {
+	full := filepath.Join(v.root, filepath.FromSlash(rel))
+	if parent := path.Dir(rel); !seen.has(parent) {
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			return fmt.Errorf("update working tree: %w", err)
+		}
+		seen.add(parent)
 	}
 	perm := os.FileMode(0o644)
 	if e.Mode == filemode.Executable {
@@ -474,9 +564,11 @@ func (v *Vault) checkout(full string, e *object.TreeEntry, src map[plumbing.Hash
 	}
 	// An empty directory may stand where the file goes (a facet became a
 	// file); one with files in it is a hand edit applyChangesReport skips.
-	if fi, err := os.Lstat(full); err == nil && fi.IsDir() {
-		if err := os.Remove(full); err != nil {
-			return fmt.Errorf("update working tree: %w", err)
+	if !absent {
+		if fi, err := os.Lstat(full); err == nil && fi.IsDir() {
+			if err := os.Remove(full); err != nil {
+				return fmt.Errorf("update working tree: %w", err)
+			}
 		}
 	}
 	tmpDir := v.StatePath("tmp")
@@ -493,14 +585,14 @@ func (v *Vault) checkout(full string, e *object.TreeEntry, src map[plumbing.Hash
 	tmp := f.Name()
 	// The blob is streamed: a large file never sits whole in memory.
 	err = v.writeBlob(f, e.Hash, src[e.Hash])
+	if err == nil {
+		err = f.Chmod(perm)
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Chmod(tmp, perm)
-	}
-	if err == nil {
-		err = os.Rename(tmp, full)
+		err = renameFile(tmp, full)
 	}
 	if err != nil {
 		os.Remove(tmp)
