@@ -33,11 +33,14 @@ type objectBatch struct {
 	pack    *packWriter
 	seen    map[plumbing.Hash]bool
 	trees   map[plumbing.Hash][]byte // trees written by this batch, readable before flush
-	// sources maps a blob to the file it was read from, so the working
-	// tree can be written from it rather than from the object store.
-	sources map[plumbing.Hash]string
+	// sources says where the working tree can be written from rather
+	// than from the object store: the file a blob was read from, or the
+	// bytes it was put from.
+	sources blobSources
 	packs   packIndexes
 	now     time.Time
+	// inlineBytes counts the bytes held in sources.data.
+	inlineBytes int
 	// alsoSync are files flush makes durable with the objects (ref lock
 	// files), each with the path its fault-injection step names.
 	alsoSync []syncedFile
@@ -61,8 +64,22 @@ type pendingObject struct {
 }
 
 func (v *Vault) newBatch() *objectBatch {
-	return &objectBatch{v: v, seen: map[plumbing.Hash]bool{}, trees: map[plumbing.Hash][]byte{}, sources: map[plumbing.Hash]string{}, now: time.Now()}
+	return &objectBatch{v: v, seen: map[plumbing.Hash]bool{}, trees: map[plumbing.Hash][]byte{},
+		sources: blobSources{paths: map[plumbing.Hash]string{}, data: map[plumbing.Hash][]byte{}}, now: time.Now()}
 }
+
+// blobSources are the places a checkout reads a blob's content from
+// without inflating it from the object store: the file it was read from
+// (checked against the blob id as it is copied, since the file may have
+// changed), or the bytes it was put from (which the caller handed over).
+type blobSources struct {
+	paths map[plumbing.Hash]string
+	data  map[plumbing.Hash][]byte
+}
+
+// maxInlineSource bounds the bytes a batch keeps for its checkout; blobs
+// past it are read back from the object store.
+const maxInlineSource = 256 << 20
 
 func (v *Vault) objectPath(h plumbing.Hash) string {
 	s := h.String()
@@ -117,6 +134,12 @@ func objectHash(t plumbing.ObjectType, data []byte) plumbing.Hash {
 // put writes an object of type t with content data, unless present.
 func (b *objectBatch) put(t plumbing.ObjectType, data []byte) (plumbing.Hash, error) {
 	h := objectHash(t, data)
+	if t == plumbing.BlobObject && b.inlineBytes+len(data) <= maxInlineSource {
+		if _, ok := b.sources.data[h]; !ok {
+			b.sources.data[h] = data
+			b.inlineBytes += len(data)
+		}
+	}
 	if b.has(h) {
 		return h, nil
 	}
@@ -133,7 +156,7 @@ func (b *objectBatch) put(t plumbing.ObjectType, data []byte) (plumbing.Hash, er
 // putFile streams the file at path as a blob that must hash to want. A file
 // that changed since it was scanned is refused rather than half-published.
 func (b *objectBatch) putFile(path string, size int64, want plumbing.Hash) error {
-	b.sources[want] = path
+	b.sources.paths[want] = path
 	if b.has(want) {
 		return nil
 	}

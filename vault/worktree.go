@@ -405,13 +405,14 @@ func (v *Vault) checkClean(changes []change, idx *gitIndex) ([]HandEdit, error) 
 // or deleted. It is skipped, its index entry left as it is, and returned so
 // the caller can warn.
 func (v *Vault) applyChangesReport(changes []change, idx *gitIndex) ([]HandEdit, error) {
-	return v.applyChangesFrom(changes, idx, nil)
+	return v.applyChangesFrom(changes, idx, blobSources{})
 }
 
-// applyChangesFrom is applyChangesReport with the files a publish read its
-// blobs from (blob → path): a new file is copied from there, its content
-// checked against the blob id, rather than inflated from the object store.
-func (v *Vault) applyChangesFrom(changes []change, idx *gitIndex, src map[plumbing.Hash]string) ([]HandEdit, error) {
+// applyChangesFrom is applyChangesReport with the places the write's blobs
+// came from: a new file is copied from the file a publish read it from (its
+// content checked against the blob id) or written from the bytes a node
+// write put, rather than inflated from the object store.
+func (v *Vault) applyChangesFrom(changes []change, idx *gitIndex, src blobSources) ([]HandEdit, error) {
 	var edits []HandEdit
 	var writes []change
 	for _, c := range changes {
@@ -488,7 +489,7 @@ const checkoutWorkers = 8
 
 // apply brings one path to its new state, or returns the hand edit that
 // stands in the way.
-func (v *Vault) apply(c change, idx *gitIndex, src map[plumbing.Hash]string, seen *realDirs) (*HandEdit, error) {
+func (v *Vault) apply(c change, idx *gitIndex, src blobSources, seen *realDirs) (*HandEdit, error) {
 	full := filepath.Join(v.root, filepath.FromSlash(c.Path))
 	oid, st, err := v.worktreeFile(c.Path, idx, seen)
 	if err != nil {
@@ -550,7 +551,7 @@ func modeMatches(full string, m filemode.FileMode) bool {
 //
 // seen holds the directories known to be real (see realDirs); absent says
 // the caller just found nothing at the path.
-func (v *Vault) checkout(rel string, e *object.TreeEntry, src map[plumbing.Hash]string, seen *realDirs, absent bool) error {
+func (v *Vault) checkout(rel string, e *object.TreeEntry, src blobSources, seen *realDirs, absent bool) error {
 	full := filepath.Join(v.root, filepath.FromSlash(rel))
 	if parent := path.Dir(rel); !seen.has(parent) {
 		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
@@ -584,7 +585,11 @@ func (v *Vault) checkout(rel string, e *object.TreeEntry, src map[plumbing.Hash]
 	}
 	tmp := f.Name()
 	// The blob is streamed: a large file never sits whole in memory.
-	err = v.writeBlob(f, e.Hash, src[e.Hash])
+	if data, ok := src.data[e.Hash]; ok {
+		_, err = f.Write(data)
+	} else {
+		err = v.writeBlob(f, e.Hash, src.paths[e.Hash])
+	}
 	if err == nil {
 		err = f.Chmod(perm)
 	}
