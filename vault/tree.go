@@ -112,11 +112,9 @@ func (th *treeHasher) hashDir(files []FileEntry, plen int, name string) *dirNode
 
 func (th *treeHasher) encodeDir(files []FileEntry, plen int, name string) *dirNode {
 	n := &dirNode{name: name}
-	size := 0
-	for i := range files {
-		size += len(files[i].Path) - plen + 28
-	}
-	data := make([]byte, 0, size)
+	// Room for a few entries; a large directory grows it. (Sizing it from
+	// every file below would cost a pass over a whole cached subtree.)
+	data := make([]byte, 0, 48*min(len(files), 64))
 	appendEntry := func(mode filemode.FileMode, name string, h plumbing.Hash) {
 		data = strconv.AppendUint(data, uint64(mode), 8)
 		data = append(data, ' ')
@@ -135,10 +133,13 @@ func (th *treeHasher) encodeDir(files []FileEntry, plen int, name string) *dirNo
 		}
 		seg := rel[:slash]
 		sub := plen + slash + 1
-		j := i + 1
-		for j < len(files) && len(files[j].Path) > sub && files[j].Path[sub-1] == '/' && files[j].Path[plen:sub-1] == seg {
-			j++
-		}
+		// The files under seg/ are contiguous in byte order: find their end
+		// by binary search, so a directory taken whole from the tree cache
+		// costs a few comparisons, not one per file below it.
+		prefix := files[i].Path[:sub]
+		j := i + 1 + sort.Search(len(files)-i-1, func(k int) bool {
+			return !strings.HasPrefix(files[i+1+k].Path, prefix)
+		})
 		child := th.hashDir(files[i:j], sub, seg)
 		n.dirs = append(n.dirs, child)
 		appendEntry(filemode.Dir, seg, child.hash)
