@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"crypto/sha1"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"time"
 
@@ -111,6 +113,11 @@ func (v *Vault) rawCommit(c *historyCache, h plumbing.Hash) ([]byte, error) {
 	if body, ok := c.recs[h]; ok && commitHash(body) == h {
 		return body, nil
 	}
+	return v.gitCommit(c, h)
+}
+
+// gitCommit reads the body of commit h from git and adds it to the cache.
+func (v *Vault) gitCommit(c *historyCache, h plumbing.Hash) ([]byte, error) {
 	var body []byte
 	err := v.read(func() error {
 		obj, err := v.storage.EncodedObject(plumbing.CommitObject, h)
@@ -162,13 +169,17 @@ func (c *historyCache) flush() {
 
 // ledgerCommit is what reading history needs from one commit.
 type ledgerCommit struct {
-	id      plumbing.Hash
-	parents []plumbing.Hash
-	when    time.Time
-	msg     []byte // shares the commit body
-	rec     *receipt.Receipt
-	ok      bool // the message carries a receipt
-	err     error
+	id     plumbing.Hash
+	body   []byte
+	cached bool // body came from the history cache, not yet checked against id
+	// headerErr is why the body's header did not parse.
+	headerErr error
+	parents   []plumbing.Hash
+	when      time.Time
+	msg       []byte // shares the commit body
+	rec       *receipt.Receipt
+	ok        bool // the message carries a receipt
+	err       error
 }
 
 // parseCommitBody reads the parents, committer time and message of a raw
@@ -202,11 +213,17 @@ func parseCommitBody(id plumbing.Hash, body []byte) (ledgerCommit, error) {
 }
 
 func parseHex(b []byte) (plumbing.Hash, bool) {
+	var h plumbing.Hash
 	if len(b) != 40 {
-		return plumbing.ZeroHash, false
+		return h, false
 	}
-	h := plumbing.NewHash(string(b))
-	return h, h.String() == string(b)
+	for _, c := range b {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return h, false // git writes ids in lowercase
+		}
+	}
+	_, err := hex.Decode(h[:], b)
+	return h, err == nil
 }
 
 // signatureTime reads the "<unix seconds> <±hhmm>" ending a git signature
@@ -259,27 +276,51 @@ func (v *Vault) walkLedgerWith(cache *historyCache, tip plumbing.Hash, fn func(R
 		}
 		batch := make([]ledgerCommit, 0, chunk)
 		for len(batch) < chunk && !h.IsZero() {
-			body, err := v.rawCommit(cache, h)
-			if err != nil {
-				return err
+			// A cached body is trusted for the walk now and checked
+			// against its id below, on every core: a body that fails
+			// the check ends the batch there, and the walk reads that
+			// commit again from git.
+			body, cached := cache.recs[h]
+			if !cached {
+				var err error
+				if body, err = v.gitCommit(cache, h); err != nil {
+					return err
+				}
 			}
 			lc, err := parseCommitBody(h, body)
-			if err != nil {
+			if err != nil && !cached {
 				return err
 			}
+			lc.body, lc.cached, lc.headerErr = body, cached, err
 			batch = append(batch, lc)
 			read++
 			h = plumbing.ZeroHash
+			if err != nil {
+				break // a damaged cache record: checked below
+			}
 			if len(lc.parents) > 0 {
 				h = lc.parents[0]
 			}
 		}
 		chunk = min(2*chunk, maxHistoryChunk)
+		bad := make([]bool, len(batch))
 		parallel.For(len(batch), func(i int) {
 			lc := &batch[i]
+			if lc.cached && commitHash(lc.body) != lc.id {
+				bad[i] = true
+				return
+			}
 			lc.rec, lc.ok, lc.err = parseReceiptBytes(lc.msg)
 		})
+		if i := slices.Index(bad, true); i >= 0 {
+			delete(cache.recs, batch[i].id)
+			h = batch[i].id
+			batch = batch[:i]
+		}
 		for _, lc := range batch {
+			if lc.headerErr != nil {
+				return lc.headerErr // the commit in git is damaged
+			}
 			if lc.err != nil {
 				return fmt.Errorf("ledger commit %s: %w", lc.id, lc.err)
 			}
