@@ -35,24 +35,36 @@ func (p Problem) Error() string { return p.String() }
 // Chains are followed by recorded content hashes, so a receipt altered after
 // sealing is reported once, as a mismatch, and its successor still links.
 func VerifyChains(rs []*Receipt) []Problem {
-	return verify(rs, true)
+	return verify(rs, true, nil, nil)
+}
+
+// VerifyChainsHashed is VerifyChains for receipts whose content hashes the
+// caller recomputed while reading them (hashes[i], errs[i] are what
+// rs[i].ComputeContentHash returned), on every core with the parsing.
+func VerifyChainsHashed(rs []*Receipt, hashes []string, errs []error) []Problem {
+	if len(hashes) != len(rs) || len(errs) != len(rs) {
+		return verify(rs, true, nil, nil)
+	}
+	return verify(rs, true, hashes, errs)
 }
 
 // verify is VerifyChains; reportNil false skips nil entries silently, for
 // callers that reported them already.
-func verify(rs []*Receipt, reportNil bool) []Problem {
+func verify(rs []*Receipt, reportNil bool, hashes []string, hashErrs []error) []Problem {
 	var problems []Problem
 	byHash := make(map[string]int, len(rs)) // recorded content_hash → first index
 	last := make(map[string]int)            // node → index of its latest receipt
 	// Recomputing the content hashes is most of the work and each is
 	// independent: do them on every core first.
-	hashes := make([]string, len(rs))
-	hashErrs := make([]error, len(rs))
-	parallel.For(len(rs), func(i int) {
-		if rs[i] != nil {
-			hashes[i], hashErrs[i] = rs[i].ComputeContentHash()
-		}
-	})
+	if hashes == nil {
+		hashes = make([]string, len(rs))
+		hashErrs = make([]error, len(rs))
+		parallel.For(len(rs), func(i int) {
+			if rs[i] != nil {
+				hashes[i], hashErrs[i] = rs[i].ComputeContentHash()
+			}
+		})
+	}
 	for i, r := range rs {
 		if r == nil {
 			if reportNil {

@@ -54,7 +54,7 @@ func VerifyReactorLedger(data []byte) (Report, error) {
 		return Report{}, fmt.Errorf("reactor ledger: want a JSON array of receipts, found %s", kind(v))
 	}
 	rep.Nodes = len(nodes)
-	rep.Problems = mergeByIndex(unreadable, verify(rs, false))
+	rep.Problems = mergeByIndex(unreadable, verify(rs, false, nil, nil))
 	return rep, nil
 }
 

@@ -174,6 +174,8 @@ type ledgerCommit struct {
 	cached bool // body came from the history cache, not yet checked against id
 	// headerErr is why the body's header did not parse.
 	headerErr error
+	hash      string // the receipt's recomputed content hash (walks asked for it)
+	hashErr   error
 	parents   []plumbing.Hash
 	when      time.Time
 	msg       []byte // shares the commit body
@@ -262,12 +264,14 @@ func signatureTime(line []byte) time.Time {
 func (v *Vault) walkLedger(tip plumbing.Hash, fn func(Record) error) error {
 	cache := v.newHistoryCache()
 	defer cache.flush()
-	return v.walkLedgerWith(cache, tip, fn)
+	return v.walkLedgerWith(cache, tip, false, fn)
 }
 
 // walkLedgerWith is walkLedger reading through cache, which the caller
-// flushes: for a caller that reads more commits after the walk.
-func (v *Vault) walkLedgerWith(cache *historyCache, tip plumbing.Hash, fn func(Record) error) error {
+// flushes: for a caller that reads more commits after the walk. With
+// hashes, each record also carries its receipt's recomputed content hash,
+// computed on every core with the parsing.
+func (v *Vault) walkLedgerWith(cache *historyCache, tip plumbing.Hash, hashes bool, fn func(Record) error) error {
 	h := tip
 	read, chunk := 0, firstHistoryChunk
 	for !h.IsZero() {
@@ -311,6 +315,9 @@ func (v *Vault) walkLedgerWith(cache *historyCache, tip plumbing.Hash, fn func(R
 				return
 			}
 			lc.rec, lc.ok, lc.err = parseReceiptBytes(lc.msg)
+			if hashes && lc.rec != nil {
+				lc.hash, lc.hashErr = lc.rec.ComputeContentHash()
+			}
 		})
 		if i := slices.Index(bad, true); i >= 0 {
 			delete(cache.recs, batch[i].id)
@@ -330,7 +337,7 @@ func (v *Vault) walkLedgerWith(cache *historyCache, tip plumbing.Hash, fn func(R
 			if !lc.ok {
 				return fmt.Errorf("ledger commit %s carries no receipt; the ledger ref was moved by hand", lc.id)
 			}
-			rec := Record{Receipt: lc.rec, Ledger: lc.id, When: lc.when, message: lc.msg}
+			rec := Record{Receipt: lc.rec, Ledger: lc.id, When: lc.when, message: lc.msg, hash: lc.hash, hashErr: lc.hashErr}
 			if len(lc.parents) > 1 {
 				rec.Commit = lc.parents[1]
 			}

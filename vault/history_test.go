@@ -234,3 +234,43 @@ func TestShortWalkLeavesTheCacheAlone(t *testing.T) {
 		t.Fatal("a walk shorter than the first chunk wrote the cache")
 	}
 }
+
+// TestVerifyFindsAnAlteredReceipt: a ledger commit rewritten by hand so its
+// receipt no longer hashes to its content_hash is reported by verify, with
+// the receipt named, whether the history cache holds the old commits or not.
+func TestVerifyFindsAnAlteredReceipt(t *testing.T) {
+	requireGit(t)
+	defer func(n int) { cacheAfter = n }(cacheAfter)
+	cacheAfter = 0
+	v := chainVault(t, 6)
+	if rep, err := v.VerifyReceipts(); err != nil || len(rep.Problems) != 0 {
+		t.Fatalf("verify before: %v %+v", err, rep)
+	}
+	root := v.Root()
+	tip := strings.TrimSpace(git(t, root, "rev-parse", "refs/prose/ledger"))
+	msg := git(t, root, "log", "-1", "--format=%B", tip)
+	altered := strings.Replace(msg, `"contract_fingerprint": "none"`, `"contract_fingerprint": "nonE"`, 1)
+	if altered == msg {
+		t.Fatalf("no contract_fingerprint to alter in:\n%s", msg)
+	}
+	tree := strings.TrimSpace(git(t, root, "rev-parse", tip+"^{tree}"))
+	args := []string{"commit-tree", tree, "-m", strings.TrimSuffix(altered, "\n")}
+	for _, p := range strings.Fields(git(t, root, "log", "-1", "--format=%P", tip)) {
+		args = append(args, "-p", p)
+	}
+	forged := strings.TrimSpace(git(t, root, args...))
+	git(t, root, "update-ref", "refs/prose/ledger", forged, tip)
+	for _, round := range []string{"cold", "cached"} {
+		rep, err := v.VerifyReceipts()
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, p := range rep.Problems {
+			found = found || strings.Contains(p.Where, "receipt 5 ") && strings.Contains(p.Reason, "content_hash mismatch")
+		}
+		if !found {
+			t.Fatalf("%s: verify of an altered receipt: %+v", round, rep.Problems)
+		}
+	}
+}

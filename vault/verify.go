@@ -33,13 +33,13 @@ func (v *Vault) AllReceipts() ([]Record, error) {
 	}
 	cache := v.newHistoryCache()
 	defer cache.flush()
-	return v.receiptsAt(cache, tip)
+	return v.receiptsAt(cache, tip, false)
 }
 
 // receiptsAt returns the records of the ledger at tip, oldest first.
-func (v *Vault) receiptsAt(cache *historyCache, tip plumbing.Hash) ([]Record, error) {
+func (v *Vault) receiptsAt(cache *historyCache, tip plumbing.Hash, hashes bool) ([]Record, error) {
 	var recs []Record
-	if err := v.walkLedgerWith(cache, tip, func(r Record) error {
+	if err := v.walkLedgerWith(cache, tip, hashes, func(r Record) error {
 		recs = append(recs, r)
 		return nil
 	}); err != nil {
@@ -64,7 +64,7 @@ func (v *Vault) VerifyReceipts() (*ReceiptReport, error) {
 	}
 	cache := v.newHistoryCache()
 	defer cache.flush()
-	recs, err := v.receiptsAt(cache, tip)
+	recs, err := v.receiptsAt(cache, tip, true)
 	if err != nil {
 		return nil, err
 	}
@@ -72,11 +72,13 @@ func (v *Vault) VerifyReceipts() (*ReceiptReport, error) {
 		afterHistoryRead()
 	}
 	rs := make([]*receipt.Receipt, len(recs))
+	hashes := make([]string, len(recs))
+	hashErrs := make([]error, len(recs))
 	for i, r := range recs {
-		rs[i] = r.Receipt
+		rs[i], hashes[i], hashErrs[i] = r.Receipt, r.hash, r.hashErr
 	}
 	rep := &ReceiptReport{Receipts: len(rs)}
-	for _, p := range receipt.VerifyChains(rs) {
+	for _, p := range receipt.VerifyChainsHashed(rs, hashes, hashErrs) {
 		rep.Problems = append(rep.Problems, Problem{Where: fmt.Sprintf("receipt %d (%s, %s)", p.Index, p.Node, p.ContentHash), Reason: p.Reason})
 	}
 	shape := make([]error, len(recs))
