@@ -49,11 +49,11 @@ var secretEnv = []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY"}
 const maxRedactRounds = 8
 
 // RedactSecrets replaces what looks like a credential in s with Redacted:
-// passwords in URLs, Bearer tokens, API keys of well-known shapes (sk-…,
-// ghp_…, xox…-, AKIA…, AIza…), the value of any name=value or "name": value
-// pair whose name contains key, token, secret, password or credential, and
-// the values of $OPENAI_API_KEY and $ANTHROPIC_API_KEY. It errs toward
-// redacting too much.
+// private key blocks (PEM), passwords in URLs, Bearer tokens, API keys of
+// well-known shapes (sk-…, ghp_…, xox…-, AKIA…, AIza…), the value of any
+// name=value or "name": value pair whose name contains key, token, secret,
+// password or credential, and the values of $OPENAI_API_KEY and
+// $ANTHROPIC_API_KEY. It errs toward redacting too much.
 //
 // Every secret is found in the same text before any is replaced, so one
 // secret's replacement never hides the next, and the rounds repeat until the
@@ -170,7 +170,7 @@ type secretPattern struct {
 }
 
 // privateKey is a PEM private key block, whatever its algorithm.
-var privateKey = secretPattern{regexp.MustCompile(`-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY-----[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY-----`), Redacted, []string{"private key-----"}}
+var privateKey = secretPattern{regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY-----`), Redacted, []string{"private key-----"}}
 
 // namedValue is a name=value or "name": "value" pair whose name mentions a
 // key, token, secret, password or credential. In documents (RedactText) it
