@@ -284,9 +284,11 @@ func asciiLower(s string) string {
 }
 
 // credentialLike reports whether a value reads as a credential rather than
-// a word or a phrase: long, without spaces, and not only letters.
+// a word or a phrase: long, without spaces, and not only letters. A value
+// that begins with Redacted is redacted already: what followed the closing
+// quote of a redacted quoted value (key="…"tail) reads on as part of it.
 func credentialLike(v string) bool {
-	if len(v) < 8 || strings.ContainsAny(v, " \t") || v == Redacted {
+	if len(v) < 8 || strings.ContainsAny(v, " \t") || strings.HasPrefix(v, Redacted) {
 		return false
 	}
 	letters, others := 0, 0

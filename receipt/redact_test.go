@@ -158,6 +158,9 @@ func TestRedactText(t *testing.T) {
 		{"two: ghp_abcdefghijklmnopqrstuvwxyz0123 and AKIAABCDEFGHIJKLMNOP", "two: [REDACTED] and [REDACTED]", 2},
 		{"max_tokens: 3", "max_tokens: 3", 0},
 		{"Authorization: Bearer abcdefgh12345", "Authorization: Bearer [REDACTED]", 1},
+		// What follows a quoted value's closing quote stays, and a second
+		// pass does not read it as a new value.
+		{`api_key="abc12345"x9`, "api_key=[REDACTED]x9", 1},
 	}
 	for _, tt := range tests {
 		got, n := RedactText(tt.in)
