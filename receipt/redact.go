@@ -228,7 +228,7 @@ func RedactText(s string) (string, int) {
 		if p.in&inDocuments == 0 {
 			continue
 		}
-		if len(p.hints) > 0 && !containsAny(asciiLower(s), p.hints) {
+		if len(p.hints) > 0 && !hasHint(asciiLower(s), p.hints) {
 			continue
 		}
 		s = p.re.ReplaceAllStringFunc(s, func(m string) string {
@@ -240,7 +240,7 @@ func RedactText(s string) (string, int) {
 		})
 	}
 	lower := asciiLower(s)
-	if !containsAny(lower, namedHints) {
+	if !hasHint(lower, namedHints) {
 		return s, n
 	}
 	replace := func(m string) string {
@@ -311,6 +311,19 @@ func containsAny(s string, subs []string) bool {
 	return false
 }
 
+// hasHint reports whether lower, lowered by asciiLower, holds one of hints.
+// It reads the two letters outside ASCII that (?i) matches to ASCII ones,
+// the Kelvin sign K and the long s ſ, as k and s: the patterns find a name
+// spelled with them, so its line must hold the hint.
+func hasHint(lower string, hints []string) bool {
+	if containsAny(lower, hints) {
+		return true
+	}
+	return strings.ContainsAny(lower, "\u212A\u017F") && containsAny(foldHints.Replace(lower), hints)
+}
+
+var foldHints = strings.NewReplacer("\u212A", "k", "\u017F", "s")
+
 // hintLines returns the byte ranges, in order and merged, of each line of
 // s holding one of hints, together with the line after it.
 func hintLines(s string, hints []string) [][2]int {
@@ -322,7 +335,7 @@ func hintLines(s string, hints []string) [][2]int {
 		} else {
 			end += start + 1
 		}
-		if containsAny(s[start:end], hints) {
+		if hasHint(s[start:end], hints) {
 			stop := end
 			if next := strings.IndexByte(s[end:], '\n'); next >= 0 {
 				stop = end + next + 1

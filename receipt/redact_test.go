@@ -161,6 +161,10 @@ func TestRedactText(t *testing.T) {
 		// What follows a quoted value's closing quote stays, and a second
 		// pass does not read it as a new value.
 		{`api_key="abc12345"x9`, "api_key=[REDACTED]x9", 1},
+		// A name spelled with the Kelvin sign or the long s is a name on
+		// any line, not only on the line after another name.
+		{"\u212Aey=zz99zz99zz", "\u212Aey=[REDACTED]", 1},
+		{"key=\"ab\nc12345\"\n\u017Fecret=zz99zz99zz", "key=[REDACTED]\n\u017Fecret=[REDACTED]", 2},
 	}
 	for _, tt := range tests {
 		got, n := RedactText(tt.in)
