@@ -12,32 +12,76 @@ import (
 // Redacted replaces each secret RedactSecrets finds.
 const Redacted = "[REDACTED]"
 
-// secretPatterns find what looks like a credential: the secret is the
-// pattern's first group, or the whole match when it has none.
-var secretPatterns = []*regexp.Regexp{
-	// PEM private key blocks, whatever the algorithm.
-	privateKey.re,
-	// Passwords in URLs: scheme://user:password@host. The password runs to
-	// the last @ before the path, as git and curl read it.
-	regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.-]*://[^/\s:@]+:([^/\s]+)@`),
-	// Authorization: Bearer <token>.
-	regexp.MustCompile(`(?i)\bbearer\s+([a-z0-9._~+/=-]{8,})`),
-	// Provider key shapes: OpenAI and Anthropic (sk-…), GitHub, Slack,
-	// AWS access key ids, Google API keys.
-	regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{8,}`),
-	regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})`),
-	regexp.MustCompile(`\bxox[abprs]-[A-Za-z0-9-]{10,}`),
-	regexp.MustCompile(`\bAKIA[0-9A-Z]{16}\b`),
-	regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`),
+// redactMode says where a secret pattern applies.
+type redactMode uint8
+
+const (
+	// inMessages: RedactSecrets, for error messages and notes; it errs
+	// toward redacting too much.
+	inMessages redactMode = 1 << iota
+	// inDocuments: RedactText, for documents a person wrote.
+	inDocuments
+
+	inBoth = inMessages | inDocuments
+)
+
+// secretPattern is one shape of credential.
+type secretPattern struct {
+	// in says which of RedactSecrets and RedactText look for the shape.
+	in redactMode
+	// re finds the shape. In a message the secret is re's group named
+	// "secret", or the whole match when it has none; in a document each
+	// match becomes repl, where ${1} is re's first group.
+	re   *regexp.Regexp
+	repl string
+	// hints are lower-case strings one of which every match contains: a
+	// document holding none of them is not searched with re. Without
+	// hints, every document is.
+	hints []string
 }
 
-// secretName finds name= and "name": where the name mentions a key, token,
-// secret, password or credential; secretValue reads the value after it: runs
-// of quoted strings (an unterminated quote runs to the end) and unquoted
-// text, up to a separator.
+// secretPatterns are the shapes of credentials, in the order RedactText
+// replaces them; a new shape is added here, for the modes it applies in.
+// Each replacement in a document leaves text the patterns no longer change.
+// The values of named pairs (secretName) are found after them, in both
+// modes.
+var secretPatterns = []secretPattern{
+	// PEM private key blocks, whatever the algorithm.
+	{inBoth, regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY-----`), Redacted, []string{"private key-----"}},
+	// Passwords in URLs: scheme://user:password@host. In a message the
+	// password runs to the last @ before the path, as git and curl read it;
+	// in a document it stops at the first @.
+	{inMessages, regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.-]*://[^/\s:@]+:(?P<secret>[^/\s]+)@`), "", []string{"://"}},
+	{inDocuments, regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.-]*://[^/\s:@]+:)[^/\s@]+@`), "${1}" + Redacted + "@", []string{"://"}},
+	// Authorization: Bearer <token>.
+	{inBoth, regexp.MustCompile(`(?i)\b(bearer)\s+(?P<secret>[a-z0-9._~+/=-]{8,})`), "${1} " + Redacted, []string{"bearer"}},
+	// Provider key shapes: OpenAI and Anthropic (sk-…), GitHub, Slack,
+	// AWS access key ids, Google API keys.
+	{inBoth, regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{8,}`), Redacted, []string{"sk-"}},
+	{inBoth, regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})`), Redacted, []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}},
+	{inBoth, regexp.MustCompile(`\bxox[abprs]-[A-Za-z0-9-]{10,}`), Redacted, []string{"xox"}},
+	{inBoth, regexp.MustCompile(`\bAKIA[0-9A-Z]{16}\b`), Redacted, []string{"akia"}},
+	{inBoth, regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`), Redacted, []string{"aiza"}},
+}
+
+// secretNameExpr is the name of a name=value or "name": value pair whose
+// name mentions a key, token, secret, password or credential, with what
+// joins it to its value; namedHints are the hints of those words.
+const secretNameExpr = `[a-z0-9_.-]*(?:key|token|secret|passw(?:or)?d|credential)[a-z0-9_.-]*["']?\s*[:=]\s*`
+
+var namedHints = []string{"key", "token", "secret", "passw", "credential"}
+
+// secretName finds the names of secrets; in a message, secretValue reads
+// the value after one: runs of quoted strings (an unterminated quote runs
+// to the end) and unquoted text, up to a separator.
+//
+// namedValue is a name with its value in a document: one quoted string or
+// one unquoted word. It counts only when the value looks like a credential:
+// "Primary key: the column that…" is a definition.
 var (
-	secretName  = regexp.MustCompile(`(?i)[a-z0-9_.-]*(?:key|token|secret|passw(?:or)?d|credential)[a-z0-9_.-]*["']?\s*[:=]\s*`)
+	secretName  = regexp.MustCompile(`(?i)` + secretNameExpr)
 	secretValue = regexp.MustCompile(`^(?:"[^"]*"?|'[^']*'?|[^\s,;&"'}])+`)
+	namedValue  = regexp.MustCompile(`(?i)(` + secretNameExpr + `)("[^"]*"|'[^']*'|[^\s,;&"'}]+)`)
 )
 
 // secretEnv names the environment variables whose values are secrets
@@ -49,11 +93,11 @@ var secretEnv = []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY"}
 const maxRedactRounds = 8
 
 // RedactSecrets replaces what looks like a credential in s with Redacted:
-// passwords in URLs, Bearer tokens, API keys of well-known shapes (sk-…,
-// ghp_…, xox…-, AKIA…, AIza…), the value of any name=value or "name": value
-// pair whose name contains key, token, secret, password or credential, and
-// the values of $OPENAI_API_KEY and $ANTHROPIC_API_KEY. It errs toward
-// redacting too much.
+// private key blocks (PEM), passwords in URLs, Bearer tokens, API keys of
+// well-known shapes (sk-…, ghp_…, xox…-, AKIA…, AIza…), the value of any
+// name=value or "name": value pair whose name contains key, token, secret,
+// password or credential, and the values of $OPENAI_API_KEY and
+// $ANTHROPIC_API_KEY. It errs toward redacting too much.
 //
 // Every secret is found in the same text before any is replaced, so one
 // secret's replacement never hides the next, and the rounds repeat until the
@@ -86,10 +130,14 @@ func redactOnce(s string) string {
 			}
 		}
 	}
-	for _, re := range secretPatterns {
-		for _, m := range re.FindAllStringSubmatchIndex(s, -1) {
-			if len(m) >= 4 && m[2] >= 0 {
-				spans = append(spans, [2]int{m[2], m[3]})
+	for _, p := range secretPatterns {
+		if p.in&inMessages == 0 {
+			continue
+		}
+		g := p.re.SubexpIndex("secret")
+		for _, m := range p.re.FindAllStringSubmatchIndex(s, -1) {
+			if g > 0 && m[2*g] >= 0 {
+				spans = append(spans, [2]int{m[2*g], m[2*g+1]})
 			} else {
 				spans = append(spans, [2]int{m[0], m[1]})
 			}
@@ -160,44 +208,6 @@ func cutRunes(s string, n int) string {
 	return s
 }
 
-// secretPattern is one shape of credential and its replacement.
-type secretPattern struct {
-	re   *regexp.Regexp
-	repl string
-	// hints are lower-case strings one of which every match contains:
-	// text holding none of them is skipped without running re.
-	hints []string
-}
-
-// privateKey is a PEM private key block, whatever its algorithm.
-var privateKey = secretPattern{regexp.MustCompile(`-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY-----[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY-----`), Redacted, []string{"private key-----"}}
-
-// namedValue is a name=value or "name": "value" pair whose name mentions a
-// key, token, secret, password or credential. In documents (RedactText) it
-// counts only when the value looks like a credential: "Primary key: the
-// column that…" is a definition.
-var namedValue = secretPattern{regexp.MustCompile(`(?i)([a-z0-9_.-]*(?:key|token|secret|passw(?:or)?d|credential)[a-z0-9_.-]*["']?\s*[:=]\s*)("[^"]*"|'[^']*'|[^\s,;&"'}]+)`), "${1}" + Redacted, namedHints}
-
-var namedHints = []string{"key", "token", "secret", "passw", "credential"}
-
-// docPatterns are the shapes RedactText looks for in documents. Each
-// replacement leaves text the patterns no longer change.
-var docPatterns = []secretPattern{
-	privateKey,
-	// Passwords in URLs: scheme://user:password@host.
-	{regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.-]*://[^/\s:@]+:)[^/\s@]+@`), "${1}" + Redacted + "@", []string{"://"}},
-	// Authorization: Bearer <token>.
-	{regexp.MustCompile(`(?i)\b(bearer)\s+[a-z0-9._~+/=-]{8,}`), "${1} " + Redacted, []string{"bearer"}},
-	// Provider key shapes: OpenAI and Anthropic (sk-…), GitHub, Slack,
-	// AWS access key ids, Google API keys.
-	{regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{8,}`), Redacted, []string{"sk-"}},
-	{regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})`), Redacted, []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}},
-	{regexp.MustCompile(`\bxox[abprs]-[A-Za-z0-9-]{10,}`), Redacted, []string{"xox"}},
-	{regexp.MustCompile(`\bAKIA[0-9A-Z]{16}\b`), Redacted, []string{"akia"}},
-	{regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`), Redacted, []string{"aiza"}},
-	namedValue,
-}
-
 // RedactText is RedactSecrets for documents a person wrote — notes, pages,
 // transcripts — and reports how many secrets it replaced. A name=value pair
 // is redacted only when the value looks like a credential (at least 8
@@ -207,10 +217,6 @@ var docPatterns = []secretPattern{
 // passwords and the provider keys of the environment are always redacted.
 // RedactText(RedactText(s)) returns the same text and a count of zero.
 func RedactText(s string) (string, int) {
-	return redact(s, true)
-}
-
-func redact(s string, document bool) (string, int) {
 	n := 0
 	for _, name := range secretEnv {
 		if v := os.Getenv(name); len(v) >= 8 {
@@ -218,48 +224,52 @@ func redact(s string, document bool) (string, int) {
 			s = strings.ReplaceAll(s, v, Redacted)
 		}
 	}
-	for _, p := range docPatterns {
-		lower := asciiLower(s)
-		if !containsAny(lower, p.hints) {
+	for _, p := range secretPatterns {
+		if p.in&inDocuments == 0 {
 			continue
 		}
-		named := p.re == namedValue.re
-		replace := func(m string) string {
-			sub := p.re.FindStringSubmatchIndex(m)
-			if named && document {
-				value := m[sub[4]:sub[5]]
-				if !credentialLike(strings.Trim(value, `"'`)) {
-					return m
-				}
-			}
-			out := string(p.re.ExpandString(nil, p.repl, m, sub))
+		if len(p.hints) > 0 && !hasHint(asciiLower(s), p.hints) {
+			continue
+		}
+		s = p.re.ReplaceAllStringFunc(s, func(m string) string {
+			out := string(p.re.ExpandString(nil, p.repl, m, p.re.FindStringSubmatchIndex(m)))
 			if out != m {
 				n++
 			}
 			return out
-		}
-		if !named {
-			s = p.re.ReplaceAllStringFunc(s, replace)
-			continue
-		}
-		// The named-value pattern runs only around the lines that name a
-		// key, token, secret, password or credential (and the line after,
-		// where a value may continue): prose rarely does, and the pattern
-		// is slow on long text.
-		var b strings.Builder
-		last := 0
-		for _, r := range hintLines(lower, p.hints) {
-			if r[0] < last {
-				r[0] = last
-			}
-			b.WriteString(s[last:r[0]])
-			b.WriteString(p.re.ReplaceAllStringFunc(s[r[0]:r[1]], replace))
-			last = r[1]
-		}
-		b.WriteString(s[last:])
-		s = b.String()
+		})
 	}
-	return s, n
+	lower := asciiLower(s)
+	if !hasHint(lower, namedHints) {
+		return s, n
+	}
+	replace := func(m string) string {
+		sub := namedValue.FindStringSubmatchIndex(m)
+		if !credentialLike(strings.Trim(m[sub[4]:sub[5]], `"'`)) {
+			return m
+		}
+		out := string(namedValue.ExpandString(nil, "${1}"+Redacted, m, sub))
+		if out != m {
+			n++
+		}
+		return out
+	}
+	// Named values are searched for only around the lines that name a key,
+	// token, secret, password or credential (and the line after, where a
+	// value may continue): prose rarely does, and the pattern is slow on
+	// long text.
+	var b strings.Builder
+	last := 0
+	for _, r := range hintLines(lower, namedHints) {
+		if r[0] < last {
+			r[0] = last
+		}
+		b.WriteString(s[last:r[0]])
+		b.WriteString(namedValue.ReplaceAllStringFunc(s[r[0]:r[1]], replace))
+		last = r[1]
+	}
+	b.WriteString(s[last:])
+	return b.String(), n
 }
 
 // asciiLower lowers A–Z only, so byte offsets stay those of s.
@@ -274,9 +284,11 @@ func asciiLower(s string) string {
 }
 
 // credentialLike reports whether a value reads as a credential rather than
-// a word or a phrase: long, without spaces, and not only letters.
+// a word or a phrase: long, without spaces, and not only letters. A value
+// that begins with Redacted is redacted already: what followed the closing
+// quote of a redacted quoted value (key="…"tail) reads on as part of it.
 func credentialLike(v string) bool {
-	if len(v) < 8 || strings.ContainsAny(v, " \t") || v == Redacted {
+	if len(v) < 8 || strings.ContainsAny(v, " \t") || strings.HasPrefix(v, Redacted) {
 		return false
 	}
 	letters, others := 0, 0
@@ -299,6 +311,19 @@ func containsAny(s string, subs []string) bool {
 	return false
 }
 
+// hasHint reports whether lower, lowered by asciiLower, holds one of hints.
+// It reads the two letters outside ASCII that (?i) matches to ASCII ones,
+// the Kelvin sign K and the long s ſ, as k and s: the patterns find a name
+// spelled with them, so its line must hold the hint.
+func hasHint(lower string, hints []string) bool {
+	if containsAny(lower, hints) {
+		return true
+	}
+	return strings.ContainsAny(lower, "\u212A\u017F") && containsAny(foldHints.Replace(lower), hints)
+}
+
+var foldHints = strings.NewReplacer("\u212A", "k", "\u017F", "s")
+
 // hintLines returns the byte ranges, in order and merged, of each line of
 // s holding one of hints, together with the line after it.
 func hintLines(s string, hints []string) [][2]int {
@@ -310,7 +335,7 @@ func hintLines(s string, hints []string) [][2]int {
 		} else {
 			end += start + 1
 		}
-		if containsAny(s[start:end], hints) {
+		if hasHint(s[start:end], hints) {
 			stop := end
 			if next := strings.IndexByte(s[end:], '\n'); next >= 0 {
 				stop = end + next + 1

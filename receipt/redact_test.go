@@ -34,6 +34,9 @@ func TestRedactSecrets(t *testing.T) {
 		// A password holding @ runs to the last @ of the authority.
 		{"https://u:p@ss@host/x", "https://u:[REDACTED]@host/x"},
 		{`token="unterminated secret`, "token=[REDACTED]"},
+		// A private key block is redacted whole, not only its algorithm.
+		{"key -----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\n-----END RSA PRIVATE KEY----- end", "key [REDACTED] end"},
+		{"-----BEGIN PRIVATE KEY-----MIIEvQIBADANBg-----END PRIVATE KEY-----", "[REDACTED]"},
 	}
 	for _, tt := range tests {
 		got := RedactSecrets(tt.in)
@@ -122,7 +125,7 @@ func FuzzRedactLeavesNoSecret(f *testing.F) {
 	f.Add("", "", uint8(0), "Zq9XwV3kPm7T")
 	f.Add(`key=`, `"`, uint8(3), "Zq9XwV3kPm7T")
 	f.Add("https://u:", "@h", uint8(4), "abcdEFGH1234")
-	forms := []string{"token=%s", `"api_key": "%s"`, "Authorization: Bearer %s", "password='%s'", "https://user:%s@host/x", "sk-%s", "client_secret: %s"}
+	forms := []string{"token=%s", `"api_key": "%s"`, "Authorization: Bearer %s", "password='%s'", "https://user:%s@host/x", "sk-%s", "client_secret: %s", "-----BEGIN EC PRIVATE KEY-----\n%s\n-----END EC PRIVATE KEY-----"}
 	f.Fuzz(func(t *testing.T, prefix, suffix string, form uint8, secret string) {
 		if len(secret) < 12 || strings.Trim(secret, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") != "" {
 			return
@@ -155,6 +158,13 @@ func TestRedactText(t *testing.T) {
 		{"two: ghp_abcdefghijklmnopqrstuvwxyz0123 and AKIAABCDEFGHIJKLMNOP", "two: [REDACTED] and [REDACTED]", 2},
 		{"max_tokens: 3", "max_tokens: 3", 0},
 		{"Authorization: Bearer abcdefgh12345", "Authorization: Bearer [REDACTED]", 1},
+		// What follows a quoted value's closing quote stays, and a second
+		// pass does not read it as a new value.
+		{`api_key="abc12345"x9`, "api_key=[REDACTED]x9", 1},
+		// A name spelled with the Kelvin sign or the long s is a name on
+		// any line, not only on the line after another name.
+		{"\u212Aey=zz99zz99zz", "\u212Aey=[REDACTED]", 1},
+		{"key=\"ab\nc12345\"\n\u017Fecret=zz99zz99zz", "key=[REDACTED]\n\u017Fecret=[REDACTED]", 2},
 	}
 	for _, tt := range tests {
 		got, n := RedactText(tt.in)

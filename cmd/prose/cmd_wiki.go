@@ -61,6 +61,31 @@ func openWiki(c *cli.Context) (*wiki.Wiki, func(), error) {
 	return w, func() { v.Close() }, nil
 }
 
+// withWiki opens the wiki, runs fn on it with the command's output, and
+// closes the vault.
+func withWiki(c *cli.Context, fn func(w *wiki.Wiki, out *output) error) error {
+	w, done, err := openWiki(c)
+	if err != nil {
+		return err
+	}
+	defer done()
+	return fn(w, newOutput(c))
+}
+
+// wikiAction is the action of a wiki subcommand that reads no input before
+// the vault is opened: check its arguments (nil: any will do), then run it
+// on the open wiki.
+func wikiAction(check func(c *cli.Context) error, run func(c *cli.Context, w *wiki.Wiki, out *output) error) cli.ActionFunc {
+	return func(c *cli.Context) error {
+		if check != nil {
+			if err := check(c); err != nil {
+				return err
+			}
+		}
+		return withWiki(c, func(w *wiki.Wiki, out *output) error { return run(c, w, out) })
+	}
+}
+
 // wikiErr turns a wiki error into the CLI's: a bad page name or argument
 // is a usage error (exit 2), the rest exit 1.
 func wikiErr(err error) error {
@@ -79,6 +104,48 @@ func needArgs(c *cli.Context, n int, what string) error {
 		return usageErrorf("wiki %s needs %s, got %d arguments (see prose wiki %s --help)", c.Command.Name, what, c.NArg(), c.Command.Name)
 	}
 	return nil
+}
+
+// takes is the argument check of a subcommand that takes exactly n
+// arguments, named by what.
+func takes(n int, what string) func(c *cli.Context) error {
+	return func(c *cli.Context) error { return needArgs(c, n, what) }
+}
+
+// wrote is what a wiki write reports besides its result: what the line
+// naming the commit calls the write, the fields the JSON document adds,
+// and anything printed after that line.
+type wrote struct {
+	what   string
+	fields map[string]any
+	more   func(out *output)
+}
+
+// wikiWrite opens the wiki, makes op's change as one transaction (one
+// commit, one receipt; none if nothing changed) and reports it.
+func wikiWrite(c *cli.Context, op func(tx *wiki.Tx) (wrote, error)) error {
+	return withWiki(c, func(w *wiki.Wiki, out *output) error {
+		var r wrote
+		res, err := w.Update(c.Context, func(tx *wiki.Tx) error {
+			var err error
+			r, err = op(tx)
+			return err
+		})
+		if err != nil {
+			return wikiErr(err)
+		}
+		return report(out, res, r)
+	})
+}
+
+// report prints what a write committed, then r's text, and emits its JSON
+// document.
+func report(out *output, res *wiki.Result, r wrote) error {
+	printResult(out, res, r.what)
+	if r.more != nil {
+		r.more(out)
+	}
+	return out.emit(resultDoc(res, r.fields))
 }
 
 // printResult prints what a write committed.
@@ -106,6 +173,22 @@ func resultDoc(res *wiki.Result, extra map[string]any) map[string]any {
 		d[k] = v
 	}
 	return d
+}
+
+// nonNil returns s, or an empty slice for nil: JSON shows [] rather than
+// null.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// printMeta prints a page's meta, one key a line.
+func printMeta(out *output, m wiki.Meta) {
+	for _, k := range sortedKeys(m) {
+		out.printf("%s: %v\n", k, m[k])
+	}
 }
 
 func metaFlags() []cli.Flag {
@@ -148,27 +231,11 @@ func wikiNewCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			w, done, err := openWiki(c)
-			if err != nil {
-				return err
-			}
-			defer done()
-			var rel string
-			var removed []string
-			res, err := w.Update(c.Context, func(tx *wiki.Tx) error {
-				var err error
-				rel, removed, err = tx.New(c.Args().First(), wiki.NewOptions{Template: c.String("template"), Title: c.String("title"), Tags: c.StringSlice("tag"), Meta: set})
-				return err
+			template := c.String("template")
+			return wikiWrite(c, func(tx *wiki.Tx) (wrote, error) {
+				rel, removed, err := tx.New(c.Args().First(), wiki.NewOptions{Template: template, Title: c.String("title"), Tags: c.StringSlice("tag"), Meta: set})
+				return wrote{what: "new " + rel, fields: map[string]any{"page": rel, "template": template, "removed": nonNil(removed)}}, err
 			})
-			if err != nil {
-				return wikiErr(err)
-			}
-			out := newOutput(c)
-			printResult(out, res, "new "+rel)
-			if removed == nil {
-				removed = []string{}
-			}
-			return out.emit(resultDoc(res, map[string]any{"page": rel, "template": c.String("template"), "removed": removed}))
 		},
 	}
 }
@@ -217,6 +284,10 @@ func contentFlags() []cli.Flag {
 }
 
 func wikiSlotWriteCommand(name, usage string, appendTo bool) *cli.Command {
+	write := (*wiki.Tx).WriteSlot
+	if appendTo {
+		write = (*wiki.Tx).AppendSlot
+	}
 	return &cli.Command{
 		Name:      name,
 		Usage:     usage + " (content from --content, --file or stdin; sanitized)",
@@ -230,30 +301,18 @@ func wikiSlotWriteCommand(name, usage string, appendTo bool) *cli.Command {
 			if err != nil {
 				return err
 			}
-			w, done, err := openWiki(c)
-			if err != nil {
-				return err
-			}
-			defer done()
-			var sr wiki.SlotResult
-			res, err := w.Update(c.Context, func(tx *wiki.Tx) error {
-				var err error
-				if appendTo {
-					sr, err = tx.AppendSlot(c.Args().Get(0), c.Args().Get(1), content)
-				} else {
-					sr, err = tx.WriteSlot(c.Args().Get(0), c.Args().Get(1), content)
-				}
-				return err
+			return wikiWrite(c, func(tx *wiki.Tx) (wrote, error) {
+				sr, err := write(tx, c.Args().Get(0), c.Args().Get(1), content)
+				return wrote{
+					what:   name + " " + sr.Page + " " + sr.Slot,
+					fields: map[string]any{"page": sr.Page, "slot": sr.Slot, "removed": sr.Removed},
+					more: func(*output) {
+						if len(sr.Removed) > 0 {
+							fmt.Fprintf(c.App.ErrWriter, "prose: the sanitizer removed: %s\n", strings.Join(sr.Removed, "; "))
+						}
+					},
+				}, err
 			})
-			if err != nil {
-				return wikiErr(err)
-			}
-			out := newOutput(c)
-			printResult(out, res, name+" "+sr.Page+" "+sr.Slot)
-			if len(sr.Removed) > 0 {
-				fmt.Fprintf(c.App.ErrWriter, "prose: the sanitizer removed: %s\n", strings.Join(sr.Removed, "; "))
-			}
-			return out.emit(resultDoc(res, map[string]any{"page": sr.Page, "slot": sr.Slot, "removed": sr.Removed}))
 		},
 	}
 }
@@ -271,23 +330,10 @@ func wikiSetMetaCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			w, done, err := openWiki(c)
-			if err != nil {
-				return err
-			}
-			defer done()
-			var rel string
-			res, err := w.Update(c.Context, func(tx *wiki.Tx) error {
-				var err error
-				rel, err = tx.SetMeta(c.Args().First(), set, remove)
-				return err
+			return wikiWrite(c, func(tx *wiki.Tx) (wrote, error) {
+				rel, err := tx.SetMeta(c.Args().First(), set, remove)
+				return wrote{what: "set-meta " + rel, fields: map[string]any{"page": rel}}, err
 			})
-			if err != nil {
-				return wikiErr(err)
-			}
-			out := newOutput(c)
-			printResult(out, res, "set-meta "+rel)
-			return out.emit(resultDoc(res, map[string]any{"page": rel}))
 		},
 	}
 }
@@ -298,16 +344,7 @@ func wikiReadCommand() *cli.Command {
 		Usage:     "print PAGE's meta and slots",
 		ArgsUsage: "PAGE",
 		Flags:     []cli.Flag{&cli.BoolFlag{Name: "html", Usage: "print the page file as stored"}},
-		Action: func(c *cli.Context) error {
-			if err := needArgs(c, 1, "PAGE"); err != nil {
-				return err
-			}
-			w, done, err := openWiki(c)
-			if err != nil {
-				return err
-			}
-			defer done()
-			out := newOutput(c)
+		Action: wikiAction(takes(1, "PAGE"), func(c *cli.Context, w *wiki.Wiki, out *output) error {
 			if c.Bool("html") {
 				rel, data, err := w.ReadFile(c.Args().First())
 				if err != nil {
@@ -321,18 +358,13 @@ func wikiReadCommand() *cli.Command {
 				return wikiErr(err)
 			}
 			out.printf("# %s (%s)\n", p.Meta.Title(), rel)
-			for _, k := range sortedKeys(p.Meta) {
-				out.printf("%s: %v\n", k, p.Meta[k])
-			}
-			slots := p.Slots
-			if slots == nil {
-				slots = []wiki.Slot{}
-			}
+			printMeta(out, p.Meta)
+			slots := nonNil(p.Slots)
 			for _, s := range slots {
 				out.printf("\n## %s\n%s\n", s.ID, s.HTML)
 			}
 			return out.emit(map[string]any{"page": rel, "meta": p.Meta, "slots": slots})
-		},
+		}),
 	}
 }
 
@@ -341,25 +373,14 @@ func wikiMetaCommand() *cli.Command {
 		Name:      "meta",
 		Usage:     "print PAGE's meta block",
 		ArgsUsage: "PAGE",
-		Action: func(c *cli.Context) error {
-			if err := needArgs(c, 1, "PAGE"); err != nil {
-				return err
-			}
-			w, done, err := openWiki(c)
-			if err != nil {
-				return err
-			}
-			defer done()
+		Action: wikiAction(takes(1, "PAGE"), func(c *cli.Context, w *wiki.Wiki, out *output) error {
 			rel, p, err := w.Read(c.Args().First())
 			if err != nil {
 				return wikiErr(err)
 			}
-			out := newOutput(c)
-			for _, k := range sortedKeys(p.Meta) {
-				out.printf("%s: %v\n", k, p.Meta[k])
-			}
+			printMeta(out, p.Meta)
 			return out.emit(map[string]any{"page": rel, "meta": p.Meta})
-		},
+		}),
 	}
 }
 
@@ -368,27 +389,19 @@ func wikiSlotCommand() *cli.Command {
 		Name:      "slot",
 		Usage:     "print slot ID of PAGE exactly as stored (writing it back changes nothing)",
 		ArgsUsage: "PAGE ID",
-		Action: func(c *cli.Context) error {
-			if err := needArgs(c, 2, "PAGE and ID"); err != nil {
-				return err
-			}
-			w, done, err := openWiki(c)
-			if err != nil {
-				return err
-			}
-			defer done()
+		Action: wikiAction(takes(2, "PAGE and ID"), func(c *cli.Context, w *wiki.Wiki, out *output) error {
+			id := c.Args().Get(1)
 			rel, err := w.Resolve(c.Args().First())
 			if err != nil {
 				return wikiErr(err)
 			}
-			h, err := w.SlotOf(rel, c.Args().Get(1))
+			h, err := w.SlotOf(rel, id)
 			if err != nil {
 				return wikiErr(err)
 			}
-			out := newOutput(c)
 			out.printf("%s", h)
-			return out.emit(map[string]any{"page": rel, "slot": c.Args().Get(1), "html": h})
-		},
+			return out.emit(map[string]any{"page": rel, "slot": id, "html": h})
+		}),
 	}
 }
 
@@ -397,20 +410,11 @@ func wikiListSlotsCommand() *cli.Command {
 		Name:      "list-slots",
 		Usage:     "list the slots of PAGE: declared, required, empty",
 		ArgsUsage: "PAGE",
-		Action: func(c *cli.Context) error {
-			if err := needArgs(c, 1, "PAGE"); err != nil {
-				return err
-			}
-			w, done, err := openWiki(c)
-			if err != nil {
-				return err
-			}
-			defer done()
+		Action: wikiAction(takes(1, "PAGE"), func(c *cli.Context, w *wiki.Wiki, out *output) error {
 			rel, slots, err := w.ListSlots(c.Args().First())
 			if err != nil {
 				return wikiErr(err)
 			}
-			out := newOutput(c)
 			for _, s := range slots {
 				flags := []string{}
 				if s.Required {
@@ -424,11 +428,8 @@ func wikiListSlotsCommand() *cli.Command {
 				}
 				out.printf("%-16s %-28s %s\n", s.ID, strings.Join(flags, ","), s.Description)
 			}
-			if slots == nil {
-				slots = []wiki.SlotInfo{}
-			}
-			return out.emit(map[string]any{"page": rel, "slots": slots})
-		},
+			return out.emit(map[string]any{"page": rel, "slots": nonNil(slots)})
+		}),
 	}
 }
 
@@ -437,13 +438,7 @@ func wikiTemplatesCommand() *cli.Command {
 		Name:  "templates",
 		Usage: "list the page templates with their descriptions and slots",
 		Flags: []cli.Flag{&cli.BoolFlag{Name: "palette", Usage: "print the component palette the pages style"}},
-		Action: func(c *cli.Context) error {
-			w, done, err := openWiki(c)
-			if err != nil {
-				return err
-			}
-			defer done()
-			out := newOutput(c)
+		Action: wikiAction(nil, func(c *cli.Context, w *wiki.Wiki, out *output) error {
 			if c.Bool("palette") {
 				out.printf("%s", wiki.ComponentPalette())
 				return out.emit(map[string]any{"palette": wiki.ComponentPalette()})
@@ -460,7 +455,7 @@ func wikiTemplatesCommand() *cli.Command {
 				}
 			}
 			return out.emit(map[string]any{"templates": ts, "directory": wiki.TemplateDir})
-		},
+		}),
 	}
 }
 
@@ -468,17 +463,11 @@ func wikiTreeCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "tree",
 		Usage: "print the wiki's folders and pages",
-		Action: func(c *cli.Context) error {
-			w, done, err := openWiki(c)
-			if err != nil {
-				return err
-			}
-			defer done()
+		Action: wikiAction(nil, func(c *cli.Context, w *wiki.Wiki, out *output) error {
 			t, err := w.Tree()
 			if err != nil {
 				return err
 			}
-			out := newOutput(c)
 			var walk func(n *wiki.TreeNode, indent string)
 			walk = func(n *wiki.TreeNode, indent string) {
 				for _, p := range n.Pages {
@@ -491,7 +480,7 @@ func wikiTreeCommand() *cli.Command {
 			}
 			walk(t, "")
 			return out.emit(t)
-		},
+		}),
 	}
 }
 
@@ -500,20 +489,16 @@ func wikiIndexCommand() *cli.Command {
 		Name:      "index",
 		Usage:     "print a folder's index: its description, subfolders and pages",
 		ArgsUsage: "[FOLDER]",
-		Action: func(c *cli.Context) error {
+		Action: wikiAction(func(c *cli.Context) error {
 			if c.NArg() > 1 {
 				return usageErrorf("wiki index takes at most one FOLDER")
 			}
-			w, done, err := openWiki(c)
-			if err != nil {
-				return err
-			}
-			defer done()
+			return nil
+		}, func(c *cli.Context, w *wiki.Wiki, out *output) error {
 			l, desc, err := w.Index(c.Args().First())
 			if err != nil {
 				return wikiErr(err)
 			}
-			out := newOutput(c)
 			if d := strings.TrimSpace(desc); d != "" {
 				out.printf("%s\n\n", d)
 			}
@@ -524,7 +509,7 @@ func wikiIndexCommand() *cli.Command {
 				out.printf("%-32s %-11s %-10s %s\n", p.Href, p.Template, p.Updated, p.Title)
 			}
 			return out.emit(map[string]any{"folder": c.Args().First(), "description": desc, "folders": l.Folders, "pages": l.Pages})
-		},
+		}),
 	}
 }
 
@@ -533,25 +518,16 @@ func wikiFindCommand() *cli.Command {
 		Name:      "find",
 		Usage:     "list pages whose path or title contains PATTERN (or matches it as a glob)",
 		ArgsUsage: "[PATTERN]",
-		Action: func(c *cli.Context) error {
-			w, done, err := openWiki(c)
-			if err != nil {
-				return err
-			}
-			defer done()
+		Action: wikiAction(nil, func(c *cli.Context, w *wiki.Wiki, out *output) error {
 			ps, err := w.Find(c.Args().First())
 			if err != nil {
 				return err
 			}
-			out := newOutput(c)
 			for _, p := range ps {
 				out.printf("%-40s %-11s %s\n", p.Path, p.Template, p.Title)
 			}
-			if ps == nil {
-				ps = []wiki.PageInfo{}
-			}
-			return out.emit(map[string]any{"pages": ps})
-		},
+			return out.emit(map[string]any{"pages": nonNil(ps)})
+		}),
 	}
 }
 
@@ -561,21 +537,17 @@ func wikiSearchCommand() *cli.Command {
 		Usage:     "full-text search over titles, tags and slot text (BM25)",
 		ArgsUsage: "QUERY…",
 		Flags:     []cli.Flag{&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Value: 10, Usage: "at most `N` results"}},
-		Action: func(c *cli.Context) error {
+		Action: wikiAction(func(c *cli.Context) error {
 			if c.NArg() == 0 {
 				return usageErrorf("wiki search needs a QUERY")
 			}
-			w, done, err := openWiki(c)
-			if err != nil {
-				return err
-			}
-			defer done()
+			return nil
+		}, func(c *cli.Context, w *wiki.Wiki, out *output) error {
 			q := strings.Join(c.Args().Slice(), " ")
 			hits, err := w.Search(c.Context, q, c.Int("limit"))
 			if err != nil {
 				return err
 			}
-			out := newOutput(c)
 			for _, h := range hits {
 				out.printf("%-40s %6.3f  %s\n", h.Path, h.Score, h.Title)
 				if h.Snippet != "" {
@@ -584,7 +556,7 @@ func wikiSearchCommand() *cli.Command {
 				}
 			}
 			return out.emit(map[string]any{"query": q, "hits": hits})
-		},
+		}),
 	}
 }
 
@@ -592,17 +564,11 @@ func wikiLintCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "lint",
 		Usage: "check pages and folders; exit 1 on errors",
-		Action: func(c *cli.Context) error {
-			w, done, err := openWiki(c)
-			if err != nil {
-				return err
-			}
-			defer done()
+		Action: wikiAction(nil, func(c *cli.Context, w *wiki.Wiki, out *output) error {
 			rep, err := w.Lint(c.Context, c.App.ErrWriter)
 			if err != nil {
 				return err
 			}
-			out := newOutput(c)
 			for _, f := range rep.Findings {
 				out.printf("%s: %s: %s: %s\n", f.Page, f.Severity, f.Kind, f.Detail)
 			}
@@ -615,7 +581,7 @@ func wikiLintCommand() *cli.Command {
 				return findings("lint found %d errors", ne)
 			}
 			return nil
-		},
+		}),
 	}
 }
 
@@ -624,12 +590,7 @@ func wikiRebuildCommand() *cli.Command {
 		Name:  "rebuild",
 		Usage: "re-render every page shell and folder index with the current templates (one commit, no receipt)",
 		Flags: []cli.Flag{&cli.BoolFlag{Name: "search", Usage: "also rebuild the search index from scratch"}},
-		Action: func(c *cli.Context) error {
-			w, done, err := openWiki(c)
-			if err != nil {
-				return err
-			}
-			defer done()
+		Action: wikiAction(nil, func(c *cli.Context, w *wiki.Wiki, out *output) error {
 			res, err := w.Rebuild(c.Context, c.App.ErrWriter)
 			if err != nil {
 				return wikiErr(err)
@@ -639,10 +600,8 @@ func wikiRebuildCommand() *cli.Command {
 					return err
 				}
 			}
-			out := newOutput(c)
-			printResult(out, res, "rebuild")
-			return out.emit(resultDoc(res, nil))
-		},
+			return report(out, res, wrote{what: "rebuild"})
+		}),
 	}
 }
 
@@ -650,17 +609,11 @@ func wikiStatsCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "stats",
 		Usage: "count pages, folders, templates and empty required slots",
-		Action: func(c *cli.Context) error {
-			w, done, err := openWiki(c)
-			if err != nil {
-				return err
-			}
-			defer done()
+		Action: wikiAction(nil, func(c *cli.Context, w *wiki.Wiki, out *output) error {
 			s, err := w.Stats()
 			if err != nil {
 				return err
 			}
-			out := newOutput(c)
 			out.printf("%d pages in %d folders, %d bytes; %d empty required slots; %d unparsable\n", s.Pages, s.Folders, s.Bytes, s.EmptySlots, s.Unparsable)
 			names := make([]string, 0, len(s.Templates))
 			for n := range s.Templates {
@@ -671,7 +624,7 @@ func wikiStatsCommand() *cli.Command {
 				out.printf("  %-12s %d\n", n, s.Templates[n])
 			}
 			return out.emit(s)
-		},
+		}),
 	}
 }
 
@@ -684,30 +637,18 @@ func wikiMvCommand() *cli.Command {
 			if err := needArgs(c, 2, "OLD and NEW"); err != nil {
 				return err
 			}
-			w, done, err := openWiki(c)
-			if err != nil {
-				return err
-			}
-			defer done()
-			var from, to string
-			var relinked []string
-			res, err := w.Update(c.Context, func(tx *wiki.Tx) error {
-				var err error
-				from, to, relinked, err = tx.Move(c.Args().Get(0), c.Args().Get(1))
-				return err
+			return wikiWrite(c, func(tx *wiki.Tx) (wrote, error) {
+				from, to, relinked, err := tx.Move(c.Args().Get(0), c.Args().Get(1))
+				return wrote{
+					what:   "mv " + from + " " + to,
+					fields: map[string]any{"from": from, "to": to, "relinked": nonNil(relinked)},
+					more: func(out *output) {
+						for _, p := range relinked {
+							out.printf("  links rewritten in %s\n", p)
+						}
+					},
+				}, err
 			})
-			if err != nil {
-				return wikiErr(err)
-			}
-			out := newOutput(c)
-			printResult(out, res, "mv "+from+" "+to)
-			for _, p := range relinked {
-				out.printf("  links rewritten in %s\n", p)
-			}
-			if relinked == nil {
-				relinked = []string{}
-			}
-			return out.emit(resultDoc(res, map[string]any{"from": from, "to": to, "relinked": relinked}))
 		},
 	}
 }
@@ -722,38 +663,27 @@ func wikiRmCommand() *cli.Command {
 			if err := needArgs(c, 1, "PAGE"); err != nil {
 				return err
 			}
-			w, done, err := openWiki(c)
-			if err != nil {
-				return err
-			}
-			defer done()
-			var rel string
-			var linkers []string
-			res, err := w.Update(c.Context, func(tx *wiki.Tx) error {
-				var err error
-				rel, linkers, err = tx.Remove(c.Args().First(), c.Bool("unlink"))
-				return err
-			})
-			if err != nil {
-				return wikiErr(err)
-			}
-			out := newOutput(c)
-			printResult(out, res, "rm "+rel)
-			key := "broken"
-			if c.Bool("unlink") {
-				key = "unlinked"
-			}
-			for _, p := range linkers {
-				if key == "broken" {
-					fmt.Fprintf(c.App.ErrWriter, "prose: warning: %s links to %s, which is gone (rewrite with prose wiki rm --unlink, or fix by hand)\n", p, rel)
-				} else {
-					out.printf("  links unlinked in %s\n", p)
+			unlink := c.Bool("unlink")
+			return wikiWrite(c, func(tx *wiki.Tx) (wrote, error) {
+				rel, linkers, err := tx.Remove(c.Args().First(), unlink)
+				key := "broken"
+				if unlink {
+					key = "unlinked"
 				}
-			}
-			if linkers == nil {
-				linkers = []string{}
-			}
-			return out.emit(resultDoc(res, map[string]any{"page": rel, key: linkers}))
+				return wrote{
+					what:   "rm " + rel,
+					fields: map[string]any{"page": rel, key: nonNil(linkers)},
+					more: func(out *output) {
+						for _, p := range linkers {
+							if unlink {
+								out.printf("  links unlinked in %s\n", p)
+							} else {
+								fmt.Fprintf(c.App.ErrWriter, "prose: warning: %s links to %s, which is gone (rewrite with prose wiki rm --unlink, or fix by hand)\n", p, rel)
+							}
+						}
+					},
+				}, err
+			})
 		},
 	}
 }
@@ -762,25 +692,23 @@ func wikiCommitCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "commit",
 		Usage: "take in hand edits of pages (uncommitted, or committed with git since the last receipt) as one receipt",
-		Action: func(c *cli.Context) error {
-			w, done, err := openWiki(c)
-			if err != nil {
-				return err
-			}
-			defer done()
+		Action: wikiAction(nil, func(c *cli.Context, w *wiki.Wiki, out *output) error {
 			res, err := w.CommitHandEdits(c.Context)
 			if err != nil {
 				return wikiErr(err)
 			}
-			out := newOutput(c)
-			printResult(out, &res.Result, fmt.Sprintf("commit (%d pages)", len(res.Pages)))
-			for _, p := range res.Pages {
-				out.printf("  %s\n", p)
-			}
-			for p, rm := range res.Removed {
-				fmt.Fprintf(c.App.ErrWriter, "prose: the sanitizer removed from %s: %s\n", p, strings.Join(rm, "; "))
-			}
-			return out.emit(resultDoc(&res.Result, map[string]any{"pages": res.Pages, "removed": res.Removed}))
-		},
+			return report(out, &res.Result, wrote{
+				what:   fmt.Sprintf("commit (%d pages)", len(res.Pages)),
+				fields: map[string]any{"pages": res.Pages, "removed": res.Removed},
+				more: func(out *output) {
+					for _, p := range res.Pages {
+						out.printf("  %s\n", p)
+					}
+					for p, rm := range res.Removed {
+						fmt.Fprintf(c.App.ErrWriter, "prose: the sanitizer removed from %s: %s\n", p, strings.Join(rm, "; "))
+					}
+				},
+			})
+		}),
 	}
 }

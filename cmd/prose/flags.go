@@ -70,17 +70,24 @@ func vaultOptions(c *cli.Context) vault.Options {
 // openVault opens the vault named by --vault or $PROSE_VAULT, else the one
 // containing the working directory.
 func openVault(c *cli.Context) (*vault.Vault, error) {
-	dir := c.String("vault")
-	if dir == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, err
-		}
-		if dir, err = vault.Find(wd); err != nil {
-			return nil, err
-		}
+	dir, err := vaultDir(c.String("vault"))
+	if err != nil {
+		return nil, err
 	}
 	return vault.Open(dir, vaultOptions(c))
+}
+
+// vaultDir returns dir, or when it is empty the directory of the vault
+// containing the working directory.
+func vaultDir(dir string) (string, error) {
+	if dir != "" {
+		return dir, nil
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	return vault.Find(wd)
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -15,15 +15,9 @@ import (
 // working directory.
 func init() {
 	open := func(ctx context.Context) (*wiki.Wiki, error) {
-		dir := os.Getenv("PROSE_VAULT")
-		if dir == "" {
-			wd, err := os.Getwd()
-			if err != nil {
-				return nil, err
-			}
-			if dir, err = vault.Find(wd); err != nil {
-				return nil, err
-			}
+		dir, err := vaultDir(os.Getenv("PROSE_VAULT"))
+		if err != nil {
+			return nil, err
 		}
 		v, err := vault.Open(dir, vault.Options{})
 		if err != nil {
