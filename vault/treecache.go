@@ -26,7 +26,10 @@ type treeCache struct {
 const (
 	treeCacheMagic  = "prose tree cache 1\n"
 	treeCacheRecord = 32 + 20 + 4
-	treeCacheMax    = 8 << 20 // rewritten from scratch past this size
+	// treeCacheMax bounds the file (≈ 37,000 directories), and so what
+	// every publish pays to load it; past it the file starts again from
+	// the records just added.
+	treeCacheMax = 2 << 20
 )
 
 func (v *Vault) loadTreeCache() *treeCache {
