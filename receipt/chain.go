@@ -56,15 +56,21 @@ func verify(rs []*Receipt, reportNil bool, hashes []string, hashErrs []error) []
 	last := make(map[string]int)            // node → index of its latest receipt
 	// Recomputing the content hashes is most of the work and each is
 	// independent: do them on every core first.
-	if hashes == nil {
+	computed := hashes != nil
+	if !computed {
 		hashes = make([]string, len(rs))
 		hashErrs = make([]error, len(rs))
-		parallel.For(len(rs), func(i int) {
-			if rs[i] != nil {
-				hashes[i], hashErrs[i] = rs[i].ComputeContentHash()
-			}
-		})
 	}
+	basic := make([][]string, len(rs))
+	parallel.For(len(rs), func(i int) {
+		if rs[i] == nil {
+			return
+		}
+		if !computed {
+			hashes[i], hashErrs[i] = rs[i].ComputeContentHash()
+		}
+		basic[i] = rs[i].basicProblems()
+	})
 	for i, r := range rs {
 		if r == nil {
 			if reportNil {
@@ -75,7 +81,7 @@ func verify(rs []*Receipt, reportNil bool, hashes []string, hashErrs []error) []
 		report := func(format string, args ...any) {
 			problems = append(problems, Problem{Index: i, Node: r.Node, ContentHash: r.ContentHash, Reason: fmt.Sprintf(format, args...)})
 		}
-		for _, p := range r.basicProblems() {
+		for _, p := range basic[i] {
 			report("%s", p)
 		}
 		if h, err := hashes[i], hashErrs[i]; err != nil {

@@ -176,6 +176,7 @@ type ledgerCommit struct {
 	headerErr error
 	hash      string // the receipt's recomputed content hash (walks asked for it)
 	hashErr   error
+	shapeErr  error // CheckShape's verdict (walks asked for hashes)
 	parents   []plumbing.Hash
 	when      time.Time
 	msg       []byte // shares the commit body
@@ -317,6 +318,7 @@ func (v *Vault) walkLedgerWith(cache *historyCache, tip plumbing.Hash, hashes bo
 			lc.rec, lc.ok, lc.err = parseReceiptBytes(lc.msg)
 			if hashes && lc.rec != nil {
 				lc.hash, lc.hashErr = lc.rec.ComputeContentHash()
+				lc.shapeErr = lc.rec.CheckShape()
 			}
 		})
 		if i := slices.Index(bad, true); i >= 0 {
@@ -337,7 +339,7 @@ func (v *Vault) walkLedgerWith(cache *historyCache, tip plumbing.Hash, hashes bo
 			if !lc.ok {
 				return fmt.Errorf("ledger commit %s carries no receipt; the ledger ref was moved by hand", lc.id)
 			}
-			rec := Record{Receipt: lc.rec, Ledger: lc.id, When: lc.when, message: lc.msg, hash: lc.hash, hashErr: lc.hashErr}
+			rec := Record{Receipt: lc.rec, Ledger: lc.id, When: lc.when, message: lc.msg, hash: lc.hash, hashErr: lc.hashErr, shapeErr: lc.shapeErr}
 			if len(lc.parents) > 1 {
 				rec.Commit = lc.parents[1]
 			}

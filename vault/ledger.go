@@ -23,10 +23,12 @@ type Record struct {
 	When    time.Time
 
 	message []byte // the ledger commit's message
-	// hash and hashErr are the receipt's recomputed content hash, when the
-	// walk that read it was asked for them (verify).
-	hash    string
-	hashErr error
+	// hash and hashErr are the receipt's recomputed content hash, and
+	// shapeErr its CheckShape verdict, when the walk that read it was asked
+	// for them (verify).
+	hash     string
+	hashErr  error
+	shapeErr error
 }
 
 // ledgerPath is where the ledger tree keeps a node's last receipt.

@@ -6,7 +6,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
-	"github.com/prose-store/prose/internal/parallel"
 	"github.com/prose-store/prose/receipt"
 )
 
@@ -81,8 +80,6 @@ func (v *Vault) VerifyReceipts() (*ReceiptReport, error) {
 	for _, p := range receipt.VerifyChainsHashed(rs, hashes, hashErrs) {
 		rep.Problems = append(rep.Problems, Problem{Where: fmt.Sprintf("receipt %d (%s, %s)", p.Index, p.Node, p.ContentHash), Reason: p.Reason})
 	}
-	shape := make([]error, len(recs))
-	parallel.For(len(recs), func(i int) { shape[i] = recs[i].Receipt.CheckShape() })
 	if !cache.loaded {
 		cache.load()
 	}
@@ -91,7 +88,7 @@ func (v *Vault) VerifyReceipts() (*ReceiptReport, error) {
 		r := rec.Receipt
 		last[r.Node] = r
 		where := fmt.Sprintf("receipt %d (%s, %s)", i, r.Node, r.ContentHash)
-		if err := shape[i]; err != nil {
+		if err := rec.shapeErr; err != nil {
 			rep.Problems = append(rep.Problems, Problem{where, err.Error()})
 		}
 		if r.Status == receipt.Rendered {

@@ -23,6 +23,7 @@ func logCommand() *cli.Command {
 			if c.NArg() > 0 {
 				return usageErrorf("log takes no arguments; use --node NODE")
 			}
+			historyMemory()
 			v, err := openVault(c)
 			if err != nil {
 				return err

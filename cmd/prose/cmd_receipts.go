@@ -73,6 +73,7 @@ func receiptsCommand() *cli.Command {
 				},
 				Action: func(c *cli.Context) error {
 					out := newOutput(c)
+					historyMemory()
 					if f := c.String("reactor"); f != "" {
 						rep, err := receipt.VerifyReactorFile(c.Context, f)
 						switch {
