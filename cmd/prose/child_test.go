@@ -134,3 +134,53 @@ func runChild(t *testing.T, addressMB int, args ...string) childResult {
 	t.Helper()
 	return startChild(t, addressMB, args...).finish(t)
 }
+
+// TestProgressOnATerminalOnly: a publish long enough for the progress line
+// draws it on a terminal (a pseudo-terminal from script(1)), naming the
+// step under way, and draws nothing when stderr is a pipe.
+func TestProgressOnATerminalOnly(t *testing.T) {
+	script, err := exec.LookPath("script")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("script(1) is required in CI (util-linux)")
+		}
+		t.Skip("script(1) not installed")
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src")
+	// Large enough to outlast the bar's 300 ms delay on a fast machine.
+	for i := 0; i < 8000; i++ {
+		p := filepath.Join(src, "d"+strconv.Itoa(i%80), "f"+strconv.Itoa(i)+".md")
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(strings.Repeat("text ", 200)+strconv.Itoa(i)), 0o644)
+	}
+	publishIn := func(vault string, tty bool) string {
+		t.Helper()
+		if r := runChild(t, 0, "init", vault); r.code != 0 {
+			t.Fatalf("init: %s", r.stderr)
+		}
+		args := []string{os.Args[0], "--vault", vault, "publish", "wm", src}
+		if !tty {
+			r := runChild(t, 0, args[1:]...)
+			if r.code != 0 {
+				t.Fatalf("publish: %s", r.stderr)
+			}
+			return r.stderr
+		}
+		out := filepath.Join(dir, "typescript")
+		cmd := exec.Command(script, "-q", "-e", "-c", strings.Join(args, " "), out)
+		cmd.Env = append(os.Environ(), "PROSE_TEST_CHILD=1")
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("publish on a terminal: %v\n%s", err, b)
+		}
+		data, _ := os.ReadFile(out)
+		return string(data)
+	}
+	onTTY := publishIn(filepath.Join(dir, "v1"), true)
+	if !strings.Contains(onTTY, "\rpublish wm:") && !strings.Contains(onTTY, " publish wm: ") {
+		t.Fatalf("no progress line on a terminal:\n%q", onTTY)
+	}
+	if piped := publishIn(filepath.Join(dir, "v2"), false); strings.Contains(piped, "\r") || strings.Contains(piped, "publish wm:") {
+		t.Fatalf("progress drawn on a pipe:\n%q", piped)
+	}
+}

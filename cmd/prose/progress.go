@@ -16,7 +16,7 @@ func spinner(c *cli.Context, desc string) (bar *progress.Bar, stop func()) {
 	if c.Bool("json") || c.Bool("quiet") {
 		return &progress.Bar{}, func() {}
 	}
-	bar = progress.New(c.App.ErrWriter, -1, desc, progress.Items)
+	bar = progress.New(c.App.ErrWriter, -1, desc, progress.Steps)
 	if !bar.Enabled() {
 		return bar, func() {}
 	}

@@ -27,6 +27,9 @@ const (
 	Items Unit = iota
 	// Bytes counts bytes and shows a rate.
 	Bytes
+	// Steps shows the step under way and the time elapsed, no count: for
+	// work of known phases but no meaningful size (a publish).
+	Steps
 )
 
 // Options tune a bar.
@@ -83,17 +86,17 @@ func (b *Bar) draw() {
 	opts := []progressbar.Option{
 		progressbar.OptionSetWriter(b.w),
 		progressbar.OptionSetDescription(b.desc),
-		progressbar.OptionShowCount(),
 		progressbar.OptionSetWidth(30),
 		progressbar.OptionThrottle(100 * time.Millisecond),
 		progressbar.OptionClearOnFinish(),
 		progressbar.OptionSetElapsedTime(true),
 		progressbar.OptionSetPredictTime(b.total > 0),
 	}
-	if b.unit == Bytes {
-		opts = append(opts, progressbar.OptionShowBytes(true))
-	} else {
-		opts = append(opts, progressbar.OptionShowIts())
+	switch b.unit {
+	case Bytes:
+		opts = append(opts, progressbar.OptionShowCount(), progressbar.OptionShowBytes(true))
+	case Items:
+		opts = append(opts, progressbar.OptionShowCount(), progressbar.OptionShowIts())
 	}
 	b.bar = progressbar.NewOptions64(b.total, opts...)
 	_ = b.bar.RenderBlank()
