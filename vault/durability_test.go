@@ -28,6 +28,20 @@ func straceChild(spec string) int {
 	return 0
 }
 
+// requireStrace returns the path of strace, skipping the test without it
+// (failing it under CI, which installs it).
+func requireStrace(t *testing.T) string {
+	t.Helper()
+	strace, err := exec.LookPath("strace")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("strace is required in CI (.ci/run installs it)")
+		}
+		t.Skip("strace not installed")
+	}
+	return strace
+}
+
 // sysEvent is one traced system call that matters for durability.
 type sysEvent struct {
 	call     string // write, flush (fsync, fdatasync, syncfs) or rename
@@ -137,13 +151,7 @@ func flushedBetween(events []sysEvent, from, to int, path string) bool {
 // the first ref names it; each ref's lock file is fsynced before its rename
 // and its directory after; the branch moves before the ledger.
 func TestPublishSyscallOrderIsDurable(t *testing.T) {
-	strace, err := exec.LookPath("strace")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("strace is required in CI (.ci/run installs it)")
-		}
-		t.Skip("strace not installed")
-	}
+	strace := requireStrace(t)
 	requireGit(t)
 	for _, files := range []int{3, 2 * packThreshold} {
 		t.Run(fmt.Sprint(files, " files"), func(t *testing.T) {
@@ -248,13 +256,7 @@ func checkDurableOrder(t *testing.T, v *Vault, events []sysEvent) {
 // creation of a checkout remember the directories they have seen (counted
 // on the stat calls strace sees, for 600 files in 5 directories).
 func TestCheckoutLooksAtEachDirectoryOnce(t *testing.T) {
-	strace, err := exec.LookPath("strace")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("strace is required in CI (.ci/run installs it)")
-		}
-		t.Skip("strace not installed")
-	}
+	strace := requireStrace(t)
 	v := newVault(t)
 	src := filepath.Join(t.TempDir(), "src")
 	tree := map[string]string{}
