@@ -36,6 +36,21 @@ type catalog struct {
 	Pages   map[string]*pageRecord   `json:"-"`
 	// shards are the page files as read, by vault path.
 	shards map[string][]byte
+	// sorted is the paths of Pages in order, kept up to date by note once
+	// built (nil: not built).
+	sorted []string
+}
+
+// paths returns the page paths in order.
+func (c *catalog) paths() []string {
+	if c.sorted == nil || len(c.sorted) != len(c.Pages) {
+		c.sorted = make([]string, 0, len(c.Pages))
+		for p := range c.Pages {
+			c.sorted = append(c.sorted, p)
+		}
+		sort.Strings(c.sorted)
+	}
+	return c.sorted
 }
 
 type sourceRecord struct {
@@ -50,6 +65,19 @@ type pageRecord struct {
 	Title    string   `json:"title"`
 	Template string   `json:"template"`
 	Sources  []string `json:"sources,omitempty"`
+	// words are the title's lower-case words, split once (titleWords).
+	words []string
+}
+
+// titleWords returns the lower-case words of the page's title.
+func (r *pageRecord) titleWords() []string {
+	if r.words == nil {
+		r.words = strings.FieldsFunc(strings.ToLower(r.Title), notWordRune)
+		if r.words == nil {
+			r.words = []string{}
+		}
+	}
+	return r.words
 }
 
 // SourcePath is where the vault keeps the bytes of source id.
@@ -119,12 +147,24 @@ func loadCatalog(tx *wiki.Tx, read func(string) ([]byte, bool, error)) (*catalog
 
 // note records the current state of page rel.
 func (c *catalog) note(tx *wiki.Tx, rel string) {
+	_, had := c.Pages[rel]
 	p, ok, err := tx.Page(rel)
 	if err != nil || !ok {
 		delete(c.Pages, rel)
+		if had && c.sorted != nil {
+			if i, found := sort.Find(len(c.sorted), func(i int) int { return strings.Compare(rel, c.sorted[i]) }); found {
+				c.sorted = append(c.sorted[:i], c.sorted[i+1:]...)
+			}
+		}
 		return
 	}
 	c.Pages[rel] = &pageRecord{Title: p.Meta.Title(), Template: p.Meta.Template(), Sources: p.Meta.Strings(metaSources)}
+	if !had && c.sorted != nil {
+		i, _ := sort.Find(len(c.sorted), func(i int) int { return strings.Compare(rel, c.sorted[i]) })
+		c.sorted = append(c.sorted, "")
+		copy(c.sorted[i+1:], c.sorted[i:])
+		c.sorted[i] = rel
+	}
 }
 
 // pagesOf lists the pages that record source id, sorted.
@@ -242,11 +282,7 @@ type indexEntry struct {
 // in — so a prompt stays the same size in a wiki of ten thousand pages.
 // narrowed reports whether pages were left out.
 func (c *catalog) index(doc *source.Document, maxBytes int) (entries []indexEntry, folders []string, narrowed bool) {
-	paths := make([]string, 0, len(c.Pages))
-	for p := range c.Pages {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
+	paths := c.paths()
 	entry := func(p string) indexEntry {
 		r := c.Pages[p]
 		return indexEntry{Path: p, Title: r.Title, Template: r.Template, Sources: r.Sources}
@@ -266,13 +302,13 @@ func (c *catalog) index(doc *source.Document, maxBytes int) (entries []indexEntr
 	var hits []string
 	near := map[string]bool{}
 	for _, p := range paths {
-		if titleIn(c.Pages[p].Title, words) {
+		if titleIn(c.Pages[p].titleWords(), words) {
 			hits = append(hits, p)
 			near[path.Dir(p)] = true
 		}
 	}
 	for _, p := range paths {
-		if near[path.Dir(p)] && !titleIn(c.Pages[p].Title, words) {
+		if near[path.Dir(p)] && !titleIn(c.Pages[p].titleWords(), words) {
 			hits = append(hits, p)
 		}
 	}
@@ -332,9 +368,9 @@ func notWordRune(r rune) bool {
 	return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r > 127)
 }
 
-// titleIn reports whether every word of title is in words.
-func titleIn(title string, words map[string]bool) bool {
-	ws := strings.FieldsFunc(strings.ToLower(title), notWordRune)
+// titleIn reports whether every word of a title (ws, its lower-case words)
+// is in words.
+func titleIn(ws []string, words map[string]bool) bool {
 	if len(ws) == 0 {
 		return false
 	}
