@@ -224,13 +224,17 @@ func RedactText(s string) (string, int) {
 			s = strings.ReplaceAll(s, v, Redacted)
 		}
 	}
+	// The lowered text is made once, and again only after a pattern
+	// changed the text: a document is lowered once, not once per pattern.
+	lower := asciiLower(s)
 	for _, p := range secretPatterns {
 		if p.in&inDocuments == 0 {
 			continue
 		}
-		if len(p.hints) > 0 && !hasHint(asciiLower(s), p.hints) {
+		if len(p.hints) > 0 && !hasHint(lower, p.hints) {
 			continue
 		}
+		before := s
 		s = p.re.ReplaceAllStringFunc(s, func(m string) string {
 			out := string(p.re.ExpandString(nil, p.repl, m, p.re.FindStringSubmatchIndex(m)))
 			if out != m {
@@ -238,8 +242,10 @@ func RedactText(s string) (string, int) {
 			}
 			return out
 		})
+		if s != before {
+			lower = asciiLower(s)
+		}
 	}
-	lower := asciiLower(s)
 	if !hasHint(lower, namedHints) {
 		return s, n
 	}
@@ -319,7 +325,9 @@ func hasHint(lower string, hints []string) bool {
 	if containsAny(lower, hints) {
 		return true
 	}
-	return strings.ContainsAny(lower, "\u212A\u017F") && containsAny(foldHints.Replace(lower), hints)
+	// Two Contains calls, not ContainsAny: a search for one multi-byte
+	// sequence runs on the fast byte search.
+	return (strings.Contains(lower, "\u212A") || strings.Contains(lower, "\u017F")) && containsAny(foldHints.Replace(lower), hints)
 }
 
 var foldHints = strings.NewReplacer("\u212A", "k", "\u017F", "s")
