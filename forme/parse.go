@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/yuin/goldmark"
@@ -20,10 +21,14 @@ import (
 
 // markdown parses blocks only: contracts are read from block structure and
 // raw source lines, so inline parsing (emphasis, links) is skipped.
-var markdown = goldmark.New(goldmark.WithParser(gmparser.NewParser(
-	gmparser.WithBlockParsers(gmparser.DefaultBlockParsers()...),
-	gmparser.WithParagraphTransformers(gmparser.DefaultParagraphTransformers()...),
-)))
+// It is built on first use, not at start: every prose command would pay
+// for it.
+var markdown = sync.OnceValue(func() goldmark.Markdown {
+	return goldmark.New(goldmark.WithParser(gmparser.NewParser(
+		gmparser.WithBlockParsers(gmparser.DefaultBlockParsers()...),
+		gmparser.WithParagraphTransformers(gmparser.DefaultParagraphTransformers()...),
+	)))
+})
 
 // ParseFile parses one Contract Markdown source. path names the file in
 // diagnostics. It never fails: problems become diagnostics on the File.
@@ -114,7 +119,7 @@ func (p *parser) run() {
 			body[i] = ' '
 		}
 	}
-	doc := markdown.Parser().Parse(text.NewReader(body))
+	doc := markdown().Parser().Parse(text.NewReader(body))
 	p.walk(doc, bodyStart)
 	p.identity()
 }

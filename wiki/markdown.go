@@ -2,6 +2,7 @@ package wiki
 
 import (
 	"bytes"
+	"sync"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -25,20 +26,23 @@ func (headingShift) Transform(doc *ast.Document, _ text.Reader, _ parser.Context
 	})
 }
 
-var md = goldmark.New(
-	goldmark.WithExtensions(extension.GFM),
-	goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(headingShift{}, 100))),
-	// Raw HTML passes through to the slot sanitizer, which keeps what the
-	// palette allows and reports the rest.
-	goldmark.WithRendererOptions(html.WithUnsafe()),
-)
+// md is built on first use, not when every prose command starts.
+var md = sync.OnceValue(func() goldmark.Markdown {
+	return goldmark.New(
+		goldmark.WithExtensions(extension.GFM),
+		goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(headingShift{}, 100))),
+		// Raw HTML passes through to the slot sanitizer, which keeps what
+		// the palette allows and reports the rest.
+		goldmark.WithRendererOptions(html.WithUnsafe()),
+	)
+})
 
 // MarkdownToHTML converts Markdown (GitHub flavour: tables, task lists,
 // strikethrough, autolinks) to HTML for a slot. The result still goes
 // through the sanitizer when it is written.
 func MarkdownToHTML(src string) (string, error) {
 	var b bytes.Buffer
-	if err := md.Convert([]byte(src), &b); err != nil {
+	if err := md().Convert([]byte(src), &b); err != nil {
 		return "", err
 	}
 	return b.String(), nil

@@ -3,21 +3,25 @@ package source
 import (
 	"bytes"
 	"strings"
+	"sync"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
 	east "github.com/yuin/goldmark/extension/ast"
+	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 )
 
-var markdownParser = goldmark.New(goldmark.WithExtensions(extension.Table, extension.DefinitionList, extension.Strikethrough)).Parser()
+var markdownParser = sync.OnceValue(func() parser.Parser {
+	return goldmark.New(goldmark.WithExtensions(extension.Table, extension.DefinitionList, extension.Strikethrough)).Parser()
+})
 
 // readMarkdown fills d from CommonMark with tables and definition lists.
 // A YAML front matter block may give the title.
 func readMarkdown(d *Document, src []byte) {
 	body, fmTitle := frontMatter(src)
-	root := markdownParser.Parse(text.NewReader(body))
+	root := markdownParser().Parse(text.NewReader(body))
 	r := mdReader{d: d, src: body}
 	for n := root.FirstChild(); n != nil; n = n.NextSibling() {
 		r.block(n)
