@@ -168,7 +168,9 @@ func (p *parser) yaml(data []byte) {
 		msg := err.Error()
 		if m := yamlLineRe.FindStringSubmatch(msg); m != nil {
 			if n, e := strconv.Atoi(m[1]); e == nil {
-				line = n + 1
+				// YAML also breaks lines at a lone \r, the file only at
+				// \n: keep the line within the frontmatter.
+				line = min(n+1, 2+bytes.Count(data, []byte("\n")))
 			}
 			msg = yamlLineRe.ReplaceAllString(msg, "frontmatter line $1")
 		}

@@ -106,18 +106,20 @@ func readInstances(c *Contract, report func(Diagnostic)) []*Instance {
 func instancesIn(c *Contract, cb *CodeBlock, report func(Diagnostic)) []*Instance {
 	file := c.File.Path
 	var doc yaml.Node
+	lastBodyLine := cb.BodyLine + strings.Count(cb.Body, "\n")
 	at := func(n *yaml.Node) Pos {
 		if n == nil || n.Line == 0 {
 			return cb.Pos
 		}
-		return Pos{cb.BodyLine + n.Line - 1, n.Column}
+		// YAML also breaks lines at a lone \r, the file only at \n.
+		return Pos{min(cb.BodyLine+n.Line-1, lastBodyLine), n.Column}
 	}
 	if err := safeYAML([]byte(cb.Body), &doc); err != nil {
 		if strings.Contains(cb.Body, "pattern:") {
 			pos := cb.Pos
 			if m := yamlLineRe.FindStringSubmatch(err.Error()); m != nil {
 				if n, e := strconv.Atoi(m[1]); e == nil {
-					pos = Pos{cb.BodyLine + n - 1, 1}
+					pos = Pos{min(cb.BodyLine+n-1, lastBodyLine), 1}
 				}
 			}
 			report(diagAt(CodePatternInstanceInvalid, file, pos,
