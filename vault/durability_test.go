@@ -42,6 +42,24 @@ func requireStrace(t *testing.T) string {
 	return strace
 }
 
+// tracePublish publishes src into v as node "n" in a child process traced
+// by strace with the options given (plus -f -qq), and returns the trace
+// file. A machine where strace cannot trace skips the test.
+func tracePublish(t *testing.T, strace string, v *Vault, src string, opts ...string) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "trace")
+	args := append(append([]string{"-f", "-qq", "-o", out}, opts...), os.Args[0], "-test.run=^$")
+	cmd := exec.Command(strace, args...)
+	cmd.Env = append(os.Environ(), "PROSE_STRACE_CHILD="+v.Root()+"|"+src)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		if strings.Contains(string(b), "ptrace") {
+			t.Skipf("strace cannot trace here: %s", b)
+		}
+		t.Fatalf("traced publish: %v\n%s", err, b)
+	}
+	return out
+}
+
 // sysEvent is one traced system call that matters for durability.
 type sysEvent struct {
 	call     string // write, flush (fsync, fdatasync, syncfs) or rename
@@ -167,17 +185,7 @@ func TestPublishSyscallOrderIsDurable(t *testing.T) {
 				tree[p] += " two"
 			}
 			writeTree(t, src, tree)
-			out := filepath.Join(t.TempDir(), "trace")
-			cmd := exec.Command(strace, "-f", "-y", "-qq", "-o", out,
-				"-e", "trace=write,pwrite64,fsync,fdatasync,syncfs,rename,renameat,renameat2",
-				os.Args[0], "-test.run=^$")
-			cmd.Env = append(os.Environ(), "PROSE_STRACE_CHILD="+v.Root()+"|"+src)
-			if b, err := cmd.CombinedOutput(); err != nil {
-				if strings.Contains(string(b), "ptrace") {
-					t.Skipf("strace cannot trace here: %s", b)
-				}
-				t.Fatalf("traced publish: %v\n%s", err, b)
-			}
+			out := tracePublish(t, strace, v, src, "-y", "-e", "trace=write,pwrite64,fsync,fdatasync,syncfs,rename,renameat,renameat2")
 			events := parseStrace(t, out)
 			checkDurableOrder(t, v, events)
 			checkGitClean(t, v)
@@ -264,16 +272,7 @@ func TestCheckoutLooksAtEachDirectoryOnce(t *testing.T) {
 		tree[fmt.Sprintf("d%d/f%d.txt", i%5, i)] = fmt.Sprint("file ", i)
 	}
 	writeTree(t, src, tree)
-	out := filepath.Join(t.TempDir(), "trace")
-	cmd := exec.Command(strace, "-f", "-qq", "-o", out, "-e", "trace=stat,lstat,newfstatat,statx,fstatat64",
-		os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "PROSE_STRACE_CHILD="+v.Root()+"|"+src)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		if strings.Contains(string(b), "ptrace") {
-			t.Skipf("strace cannot trace here: %s", b)
-		}
-		t.Fatalf("traced publish: %v\n%s", err, b)
-	}
+	out := tracePublish(t, strace, v, src, "-e", "trace=stat,lstat,newfstatat,statx,fstatat64")
 	data, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
