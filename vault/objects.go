@@ -81,6 +81,10 @@ type blobSources struct {
 // past it are read back from the object store.
 const maxInlineSource = 256 << 20
 
+// maxInlineFile is the largest published file a batch reads whole (see
+// putFile); larger ones are streamed.
+const maxInlineFile = 1 << 20
+
 func (v *Vault) objectPath(h plumbing.Hash) string {
 	s := h.String()
 	return filepath.Join(v.gitDir, "objects", s[:2], s[2:])
@@ -165,6 +169,26 @@ func (b *objectBatch) putFile(path string, size int64, want plumbing.Hash) error
 		return err
 	}
 	defer f.Close()
+	if size <= maxInlineFile && b.inlineBytes+int(size) <= maxInlineSource {
+		// A small file is read once: the bytes hashed are the bytes
+		// stored and the bytes the checkout writes, with no second open,
+		// read and hash of the source.
+		data := make([]byte, size)
+		n, err := io.ReadFull(f, data)
+		if err != nil && err != io.ErrUnexpectedEOF {
+			return err
+		}
+		var more [1]byte
+		if k, _ := f.Read(more[:]); n != int(size) || k != 0 || objectHash(plumbing.BlobObject, data) != want {
+			return fmt.Errorf("%s changed while it was being published; publish again once the render has finished writing", path)
+		}
+		b.sources.data[want] = data
+		b.inlineBytes += len(data)
+		return b.write(want, plumbing.BlobObject, size, func(w io.Writer) error {
+			_, err := w.Write(data)
+			return err
+		})
+	}
 	return b.write(want, plumbing.BlobObject, size, func(w io.Writer) error {
 		sum := plumbing.NewHasher(plumbing.BlobObject, size)
 		n, err := io.Copy(io.MultiWriter(w, sum), f)
