@@ -1,12 +1,14 @@
 package cas
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"sync"
 	"sync/atomic"
 
+	"github.com/prose-store/prose/internal/ctxio"
 	"github.com/prose-store/prose/internal/durable"
 	"github.com/zeebo/blake3"
 )
@@ -28,6 +30,13 @@ var bufPool = sync.Pool{New: func() any { b := make([]byte, bufSize); return &b 
 // Content larger than one buffer is hashed and written concurrently, so a
 // large Put costs about the slower of hashing and writing, not their sum.
 func (s *Store) Put(r io.Reader) (ID, int64, error) {
+	return s.PutContext(context.Background(), r)
+}
+
+// PutContext is Put that stops, storing nothing, within one read of ctx
+// ending, and returns ctx's error.
+func (s *Store) PutContext(ctx context.Context, r io.Reader) (ID, int64, error) {
+	r = ctxio.Reader(ctx, r)
 	if err := s.gate.enter(); err != nil {
 		return ID{}, 0, err
 	}

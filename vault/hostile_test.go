@@ -3,6 +3,7 @@ package vault
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -383,4 +384,58 @@ func TestFsckStopsWhenCancelled(t *testing.T) {
 	if _, err := v.Publish(ctx, "n", src, PublishOptions{}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("publish with a cancelled context: %v", err)
 	}
+}
+
+// TestPublishStopsWhileWritingObjects: Ctrl-C while a publish writes its
+// blobs stops it before the next file, and the loose objects and the pack
+// written so far are removed: the object store and the refs are as before.
+func TestPublishStopsWhileWritingObjects(t *testing.T) {
+	v := newVault(t)
+	src := filepath.Join(t.TempDir(), "render")
+	files := map[string]string{}
+	for i := 0; i < 3*packThreshold; i++ {
+		files[fmt.Sprintf("d%02d/f%04d.md", i%7, i)] = fmt.Sprintf("file %d\n", i)
+	}
+	writeTree(t, src, files)
+	objects := func() string {
+		var out []string
+		filepath.WalkDir(filepath.Join(v.gitDir, "objects"), func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				out = append(out, strings.TrimPrefix(p, v.gitDir))
+			}
+			return nil
+		})
+		return strings.Join(out, "\n")
+	}
+	refs := func() string { return git(t, v.root, "for-each-ref") }
+	beforeObjects, beforeRefs := objects(), refs()
+	for _, after := range []int{packThreshold / 2, 2 * packThreshold} { // loose only; loose and a pack
+		ctx, cancel := context.WithCancel(context.Background())
+		writes := 0
+		restore := durable.SetFault(func(step durable.Step, path string) error {
+			if step == durable.StepWrite {
+				if writes++; writes == after {
+					cancel()
+				}
+			}
+			return nil
+		})
+		_, err := v.Publish(ctx, "n", src, PublishOptions{})
+		restore()
+		cancel()
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("cancelled after %d object writes: %v", after, err)
+		}
+		if writes != after {
+			t.Errorf("cancelled after %d object writes, the publish went on to %d", after, writes)
+		}
+		if got := objects(); got != beforeObjects {
+			t.Errorf("cancelled after %d object writes, the object store changed:\nbefore:\n%s\nafter:\n%s", after, beforeObjects, got)
+		}
+		if got := refs(); got != beforeRefs {
+			t.Errorf("refs moved:\n%s", got)
+		}
+	}
+	publish(t, v, "n", src, PublishOptions{})
+	checkGitClean(t, v)
 }

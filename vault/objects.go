@@ -3,6 +3,7 @@ package vault
 import (
 	"bytes"
 	"compress/zlib"
+	"context"
 	"crypto/rand"
 	"crypto/sha1"
 	"encoding/hex"
@@ -19,6 +20,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/prose-store/prose/internal/ctxio"
 	"github.com/prose-store/prose/internal/durable"
 )
 
@@ -44,6 +46,10 @@ type objectBatch struct {
 	// alsoSync are files flush makes durable with the objects (ref lock
 	// files), each with the path its fault-injection step names.
 	alsoSync []syncedFile
+	// ctx stops a long blob write (putFile) between files and within a
+	// large file; a batch that is not told its caller's context never
+	// stops early.
+	ctx context.Context
 }
 
 type syncedFile struct{ path, step string }
@@ -65,7 +71,7 @@ type pendingObject struct {
 
 func (v *Vault) newBatch() *objectBatch {
 	return &objectBatch{v: v, seen: map[plumbing.Hash]bool{}, trees: map[plumbing.Hash][]byte{},
-		sources: blobSources{paths: map[plumbing.Hash]string{}, data: map[plumbing.Hash][]byte{}}, now: time.Now()}
+		sources: blobSources{paths: map[plumbing.Hash]string{}, data: map[plumbing.Hash][]byte{}}, now: time.Now(), ctx: context.Background()}
 }
 
 // blobSources are the places a checkout reads a blob's content from
@@ -164,6 +170,9 @@ func (b *objectBatch) putFile(path string, size int64, want plumbing.Hash) error
 	if b.has(want) {
 		return nil
 	}
+	if err := b.ctx.Err(); err != nil {
+		return err
+	}
 	f, err := openFile(path, os.O_RDONLY, 0)
 	if err != nil {
 		return err
@@ -191,7 +200,7 @@ func (b *objectBatch) putFile(path string, size int64, want plumbing.Hash) error
 	}
 	return b.write(want, plumbing.BlobObject, size, func(w io.Writer) error {
 		sum := plumbing.NewHasher(plumbing.BlobObject, size)
-		n, err := io.Copy(io.MultiWriter(w, sum), f)
+		n, err := io.Copy(io.MultiWriter(w, sum), ctxio.Reader(b.ctx, f))
 		if err != nil {
 			return err
 		}

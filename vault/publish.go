@@ -222,6 +222,15 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 	res := &PublishResult{Receipt: r, Moved: moved, Version: snap.Version, Stats: snap.Stats, Repaired: repaired}
 
 	b := v.newBatch()
+	b.ctx = ctx
+	// Until land takes the batch, an early return (a refusal, an error,
+	// Ctrl-C) removes the objects written so far.
+	handedOver := false
+	defer func() {
+		if !handedOver {
+			b.abort()
+		}
+	}()
 	var branchCommit plumbing.Hash
 	var changes []change
 	var idx *gitIndex
@@ -296,7 +305,6 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 	}
 	// The last safe point: nothing references the new objects yet.
 	if err := ctx.Err(); err != nil {
-		b.abort()
 		return nil, fmt.Errorf("publish %s: %w", node, err)
 	}
 	l := &landing{
@@ -309,6 +317,7 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 		mark:    clock.mark,
 	}
 	res.Commit, res.Ledger = branchCommit, ledgerCommit
+	handedOver = true
 	done, err := v.land(l)
 	if done != nil {
 		res.HandEdits = done.HandEdits

@@ -11,6 +11,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/prose-store/prose/cas"
+	"github.com/prose-store/prose/internal/ctxio"
+	"github.com/prose-store/prose/internal/durable"
 	"github.com/prose-store/prose/vault"
 )
 
@@ -73,7 +75,7 @@ func casCommand() *cli.Command {
 							}
 						}
 						bar := byteBar(c, size, "cas put")
-						id, n, err := st.Put(bar.Reader(r))
+						id, n, err := st.PutContext(c.Context, bar.Reader(r))
 						bar.Finish()
 						if err != nil {
 							return err
@@ -106,20 +108,18 @@ func casCommand() *cli.Command {
 						defer rc.Close()
 						bar := byteBar(c, -1, "cas get")
 						defer bar.Finish()
-						src := bar.Reader(rc)
+						src := ctxio.Reader(c.Context, bar.Reader(rc))
 						if out.json && c.String("output") == "" {
 							return streamBase64Document(c.App.Writer, id, src)
 						}
-						var w io.Writer = c.App.Writer
 						if f := c.String("output"); f != "" {
-							fh, err := os.Create(f)
-							if err != nil {
-								return err
-							}
-							defer fh.Close()
-							w = fh
+							// By temp file and rename: an interrupted get, or
+							// an object that fails its hash check at the end,
+							// leaves FILE as it was.
+							_, err := durable.WriteFrom(f, src, 0o644)
+							return err
 						}
-						_, err = io.Copy(w, src)
+						_, err = io.Copy(c.App.Writer, src)
 						return err
 					})
 				},

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestCasPutStopsOnSIGINT: a cas put reading a long stream stops within a
+// read of Ctrl-C, exits 130 and stores nothing. The stream ends by itself
+// after 512 MiB, so a put that ignored the signal would finish and store
+// an object instead of hanging the test.
+func TestCasPutStopsOnSIGINT(t *testing.T) {
+	tmp := t.TempDir()
+	vdir := filepath.Join(tmp, "v")
+	mustProse(t, "init", vdir)
+	fifo := filepath.Join(tmp, "stream")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("no FIFOs here: %v", err)
+	}
+	c := startChild(t, 0, "--vault", vdir, "cas", "put", fifo)
+	w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	written := make(chan int64, 1)
+	go func() {
+		defer w.Close()
+		chunk := make([]byte, 1<<20)
+		var n int64
+		for n < 512<<20 {
+			k, err := w.Write(chunk)
+			n += int64(k)
+			if err != nil {
+				break
+			}
+			if n == 8<<20 {
+				written <- n
+			}
+		}
+	}()
+	select {
+	case <-written:
+	case <-time.After(time.Minute):
+		t.Fatal("the put did not read the stream")
+	}
+	if err := c.cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	res := c.finish(t)
+	if res.code != 130 || !strings.Contains(res.stderr, "interrupted by SIGINT") {
+		t.Fatalf("exit %d (want 130), stderr:\n%s", res.code, res.stderr)
+	}
+	var stored []string
+	filepath.WalkDir(filepath.Join(vdir, ".prose", "objects"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			stored = append(stored, p)
+		}
+		return nil
+	})
+	if len(stored) > 0 {
+		t.Fatalf("an interrupted put left files in the store: %v", stored)
+	}
+}
+
+// TestCasGetOutputIsAllOrNothing: `cas get -o FILE` of an object that fails
+// its hash check leaves FILE as it was; a good object replaces it whole.
+func TestCasGetOutputIsAllOrNothing(t *testing.T) {
+	tmp := t.TempDir()
+	vdir := filepath.Join(tmp, "v")
+	mustProse(t, "init", vdir)
+	src := filepath.Join(tmp, "blob")
+	content := strings.Repeat("the stored content\n", 200000) // several read buffers
+	if err := os.WriteFile(src, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	id := strings.TrimSpace(mustProse(t, "--vault", vdir, "cas", "put", src))
+	out := filepath.Join(tmp, "out")
+	if err := os.WriteFile(out, []byte("what was there"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Damage the stored object near its end, past the first buffers.
+	hexID := strings.TrimPrefix(id, "blake3:")
+	obj := filepath.Join(vdir, ".prose", "objects", hexID[:2], hexID[2:])
+	os.Chmod(obj, 0o644)
+	f, err := os.OpenFile(obj, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt([]byte("X"), int64(len(content)-10)); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	_, stderr, code := prose(t, "--vault", vdir, "cas", "get", id, "-o", out)
+	if code == 0 {
+		t.Fatal("a damaged object was written out without an error")
+	}
+	if got, _ := os.ReadFile(out); string(got) != "what was there" {
+		t.Fatalf("a failed get changed FILE (%d bytes); stderr:\n%s", len(got), stderr)
+	}
+	// Put the content back: the get now replaces FILE whole.
+	f, _ = os.OpenFile(obj, os.O_WRONLY, 0)
+	f.WriteAt([]byte(content[len(content)-10:len(content)-9]), int64(len(content)-10))
+	f.Close()
+	mustProse(t, "--vault", vdir, "cas", "get", id, "-o", out)
+	if got, err := os.ReadFile(out); err != nil || string(got) != content {
+		t.Fatalf("get -o wrote %d bytes (%v), want %d", len(got), errors.Unwrap(err), len(content))
+	}
+}
