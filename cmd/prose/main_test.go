@@ -13,7 +13,12 @@ import (
 	"time"
 
 	"github.com/prose-store/prose/internal/lock"
+	"github.com/prose-store/prose/internal/startgc"
 )
+
+// The test binary never calls main: turn the collector back on as main
+// does, before any test or child command runs.
+func init() { startgc.Restore() }
 
 // prose runs one command line in-process and returns stdout, stderr and the
 // exit code.
