@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/prose-store/prose/internal/gctune"
 	"strings"
 	"time"
 
@@ -23,7 +24,7 @@ func logCommand() *cli.Command {
 			if c.NArg() > 0 {
 				return usageErrorf("log takes no arguments; use --node NODE")
 			}
-			historyMemory()
+			gctune.History()
 			v, err := openVault(c)
 			if err != nil {
 				return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/prose-store/prose/internal/gctune"
 	"os"
 	"strings"
 
@@ -73,7 +74,7 @@ func receiptsCommand() *cli.Command {
 				},
 				Action: func(c *cli.Context) error {
 					out := newOutput(c)
-					historyMemory()
+					gctune.History()
 					if f := c.String("reactor"); f != "" {
 						rep, err := receipt.VerifyReactorFile(c.Context, f)
 						switch {

@@ -17,14 +17,14 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/prose-store/prose/internal/startgc"
+	"github.com/prose-store/prose/internal/gctune"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "0.1.0-dev"
 
 func main() {
-	startgc.Restore()
+	gctune.Command()
 	// PROSE_CPUPROFILE=FILE writes a CPU profile of the command, for
 	// finding what bounds a benchmark figure.
 	if f := os.Getenv("PROSE_CPUPROFILE"); f != "" {

@@ -12,13 +12,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prose-store/prose/internal/gctune"
 	"github.com/prose-store/prose/internal/lock"
-	"github.com/prose-store/prose/internal/startgc"
 )
 
-// The test binary never calls main: turn the collector back on as main
+// The test binary never calls main: tune the collector as main
 // does, before any test or child command runs.
-func init() { startgc.Restore() }
+func init() { gctune.Command() }
 
 // prose runs one command line in-process and returns stdout, stderr and the
 // exit code.
