@@ -16,7 +16,6 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
 )
 
 // packWriter streams the objects of a large batch into one git packfile
@@ -213,14 +212,17 @@ func (p *packWriter) abort() {
 }
 
 // packIndexes finds which pack holds an object, for refreshing its mtime.
+// It reads no index whole: a lookup reads the index's fan-out entry for the
+// object's first byte and the names of that bucket (about n/256 of them),
+// so a publish that asks about a few objects costs a few small reads
+// whatever the size of the packs.
 type packIndexes struct {
 	loaded bool
-	packs  []loadedPack
+	packs  []packIndex
 }
 
-type loadedPack struct {
-	pack string
-	idx  *idxfile.MemoryIndex
+type packIndex struct {
+	pack, idx string
 }
 
 func (pi *packIndexes) load(gitDir string) {
@@ -229,18 +231,11 @@ func (pi *packIndexes) load(gitDir string) {
 	ents, _ := os.ReadDir(dir)
 	for _, e := range ents {
 		name := e.Name()
-		if !strings.HasPrefix(name, "pack-") || !strings.HasSuffix(name, ".idx") {
-			continue
-		}
-		f, err := os.Open(filepath.Join(dir, name))
-		if err != nil {
-			continue
-		}
-		m := idxfile.NewMemoryIndex()
-		err = idxfile.NewDecoder(bufio.NewReader(f)).Decode(m)
-		f.Close()
-		if err == nil {
-			pi.packs = append(pi.packs, loadedPack{pack: filepath.Join(dir, strings.TrimSuffix(name, ".idx")+".pack"), idx: m})
+		if strings.HasPrefix(name, "pack-") && strings.HasSuffix(name, ".idx") {
+			pi.packs = append(pi.packs, packIndex{
+				pack: filepath.Join(dir, strings.TrimSuffix(name, ".idx")+".pack"),
+				idx:  filepath.Join(dir, name),
+			})
 		}
 	}
 }
@@ -251,11 +246,47 @@ func (pi *packIndexes) find(gitDir string, h plumbing.Hash) string {
 		pi.load(gitDir)
 	}
 	for _, p := range pi.packs {
-		if ok, _ := p.idx.Contains(h); ok {
+		if idxContains(p.idx, h) {
 			if _, err := os.Stat(p.pack); err == nil {
 				return p.pack
 			}
 		}
 	}
 	return ""
+}
+
+// idxContains reports whether the version-2 pack index at path lists h.
+// An index it cannot read, or one that is not version 2, lists nothing
+// (the object is then written again).
+func idxContains(path string, h plumbing.Hash) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	// Header (magic, version) and the two fan-out entries around h[0].
+	var hdr [8]byte
+	if _, err := f.ReadAt(hdr[:], 0); err != nil || !bytes.Equal(hdr[:], []byte{0xff, 't', 'O', 'c', 0, 0, 0, 2}) {
+		return false
+	}
+	var fan [8]byte
+	lo := uint32(0)
+	if h[0] > 0 {
+		if _, err := f.ReadAt(fan[:], 8+4*int64(h[0]-1)); err != nil {
+			return false
+		}
+		lo = binary.BigEndian.Uint32(fan[:4])
+	} else if _, err := f.ReadAt(fan[4:], 8); err != nil {
+		return false
+	}
+	hi := binary.BigEndian.Uint32(fan[4:])
+	if hi <= lo || hi-lo > 1<<24 {
+		return false // none, or a damaged fan-out
+	}
+	names := make([]byte, 20*int(hi-lo))
+	if _, err := f.ReadAt(names, 8+256*4+20*int64(lo)); err != nil {
+		return false
+	}
+	i := sort.Search(int(hi-lo), func(i int) bool { return bytes.Compare(names[20*i:20*i+20], h[:]) >= 0 })
+	return i < int(hi-lo) && bytes.Equal(names[20*i:20*i+20], h[:])
 }

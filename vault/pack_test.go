@@ -3,9 +3,12 @@ package vault
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/prose-store/prose/internal/durable"
 )
@@ -72,4 +75,76 @@ func TestCheckoutFromAChangedSourceUsesTheStore(t *testing.T) {
 		t.Fatalf("working tree a.txt = %q, want the committed %q", got, "stored")
 	}
 	checkGitClean(t, v)
+}
+
+// TestPackIndexLookup: the index lookup finds every object of a pack prose
+// wrote and of one git wrote (git gc), including the first and last
+// fan-out buckets, finds nothing else, and a damaged index lists nothing.
+func TestPackIndexLookup(t *testing.T) {
+	requireGit(t)
+	v := newVault(t)
+	src := filepath.Join(t.TempDir(), "src")
+	files := map[string]string{}
+	for i := 0; i < 3*packThreshold; i++ {
+		files[fmt.Sprintf("d%02d/f%03d.txt", i%7, i)] = fmt.Sprintf("file %d\n", i)
+	}
+	writeTree(t, src, files)
+	publish(t, v, "big", src, PublishOptions{})
+	check := func(who string) {
+		idxs, _ := filepath.Glob(filepath.Join(v.GitDir(), "objects", "pack", "pack-*.idx"))
+		if len(idxs) == 0 {
+			t.Fatalf("%s: no pack", who)
+		}
+		for _, idx := range idxs {
+			f, err := os.Open(idx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command("git", "show-index")
+			cmd.Stdin = f
+			out, err := cmd.Output()
+			f.Close()
+			if err != nil {
+				t.Fatalf("git show-index: %v", err)
+			}
+			listed := map[plumbing.Hash]bool{}
+			for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+				h := plumbing.NewHash(strings.Fields(line)[1])
+				listed[h] = true
+				if !idxContains(idx, h) {
+					t.Fatalf("%s: %s lists %s; the lookup did not find it", who, filepath.Base(idx), h)
+				}
+				// Its neighbours in id order are absent (unless listed).
+				for _, d := range []int{-1, 1} {
+					n := h
+					n[19] = byte(int(n[19]) + d)
+					if !listed[n] && idxContains(idx, n) && !strings.Contains(string(out), n.String()) {
+						t.Fatalf("%s: the lookup found %s, which the index does not list", who, n)
+					}
+				}
+			}
+			for _, h := range []plumbing.Hash{{}, {0xff, 0xff, 0xff}, {0x00, 0x01}, {0xff}} {
+				if !listed[h] && idxContains(idx, h) {
+					t.Fatalf("%s: found %s, which is not listed", who, h)
+				}
+			}
+			// A damaged index lists nothing: wrong version, truncated.
+			data, _ := os.ReadFile(idx)
+			bad := filepath.Join(t.TempDir(), "bad.idx")
+			var some plumbing.Hash
+			for h := range listed {
+				some = h
+				break
+			}
+			for _, damaged := range [][]byte{append(append([]byte{}, data[:7]...), append([]byte{3}, data[8:]...)...), data[:8+256*4-2], data[:8+256*4+10]} {
+				os.WriteFile(bad, damaged, 0o644)
+				if idxContains(bad, some) {
+					t.Fatalf("%s: a damaged index (%d bytes) listed %s", who, len(damaged), some)
+				}
+			}
+		}
+	}
+	check("prose's pack")
+	git(t, v.Root(), "gc", "-q")
+	check("git's pack")
 }
