@@ -2,6 +2,9 @@ package vault
 
 import (
 	"bytes"
+	"encoding/binary"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -115,5 +118,56 @@ func FuzzParseReceiptMessage(f *testing.F) {
 		if !ok || err != nil || back.ContentHash != got.ContentHash || back.Node != got.Node {
 			t.Fatalf("receipt %+v did not survive its message: %v", got, err)
 		}
+	})
+}
+
+// FuzzIdxContains: the pack-index lookup reads any bytes without failing,
+// and finds an object only where the index's name table lists it: at the
+// place its fan-out bucket says.
+func FuzzIdxContains(f *testing.F) {
+	// A valid index of three objects, one in the first bucket, one in the
+	// last.
+	names := []plumbing.Hash{{0x00, 1}, {0x7f, 2}, {0xff, 3}}
+	valid := []byte{0xff, 't', 'O', 'c', 0, 0, 0, 2}
+	for b := 0; b < 256; b++ {
+		n := 0
+		for _, h := range names {
+			if int(h[0]) <= b {
+				n++
+			}
+		}
+		valid = binary.BigEndian.AppendUint32(valid, uint32(n))
+	}
+	for _, h := range names {
+		valid = append(valid, h[:]...)
+	}
+	valid = append(valid, make([]byte, 3*8+40)...)
+	for _, h := range names {
+		f.Add(valid, h[:])
+	}
+	f.Add(valid[:100], names[0][:])
+	f.Add([]byte{}, []byte{})
+	path := filepath.Join(f.TempDir(), "pack.idx")
+	f.Fuzz(func(t *testing.T, data, id []byte) {
+		var h plumbing.Hash
+		copy(h[:], id)
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if !idxContains(path, h) {
+			return
+		}
+		// Found: the name sits in the name table inside h's bucket.
+		lo := uint32(0)
+		if h[0] > 0 {
+			lo = binary.BigEndian.Uint32(data[8+4*(int(h[0])-1):])
+		}
+		hi := binary.BigEndian.Uint32(data[8+4*int(h[0]):])
+		for i := lo; i < hi; i++ {
+			if bytes.Equal(data[8+1024+20*int(i):8+1024+20*int(i)+20], h[:]) {
+				return
+			}
+		}
+		t.Fatalf("found %s, which its bucket [%d, %d) does not list", h, lo, hi)
 	})
 }
