@@ -68,6 +68,15 @@ func timeIt(fn func() error) (time.Duration, error) {
 	return time.Since(t), err
 }
 
+// timeCPU is timeIt that also returns the user+system time of the child
+// processes fn ran, which other load on the machine inflates far less than
+// the wall time.
+func timeCPU(fn func() error) (wall, cpu time.Duration, err error) {
+	c := childrenCPU()
+	wall, err = timeIt(fn)
+	return wall, childrenCPU() - c, err
+}
+
 // makeTree writes n files of ~1 KiB in n/100 directories.
 func makeTree(dir string, n int) error {
 	for i := 0; i < n; i++ {

@@ -64,18 +64,18 @@ func benchFirstPublish(base, self string, sizes []int, runs int) error {
 		if err := makeTree(src, n); err != nil {
 			return err
 		}
-		var pt, gt []time.Duration
+		var pt, gt, pc, gc []time.Duration
 		for k := 0; k < runs; k++ {
 			vdir := filepath.Join(base, fmt.Sprintf("first-vault-%d-%d", n, k))
 			if err := sh(base, *prose, "init", vdir); err != nil {
 				return err
 			}
 			syncAll()
-			d, err := timeIt(func() error { return sh(vdir, *prose, "publish", "wm", src, "--quiet") })
+			d, c, err := timeCPU(func() error { return sh(vdir, *prose, "publish", "wm", src, "--quiet") })
 			if err != nil {
 				return err
 			}
-			pt = append(pt, d)
+			pt, pc = append(pt, d), append(pc, c)
 			os.RemoveAll(vdir)
 
 			gdir := filepath.Join(base, fmt.Sprintf("first-git-%d-%d", n, k))
@@ -86,11 +86,11 @@ func benchFirstPublish(base, self string, sizes []int, runs int) error {
 				return err
 			}
 			syncAll()
-			d, err = timeIt(func() error { return gitAddAllCommit(gdir) })
+			d, c, err = timeCPU(func() error { return gitAddAllCommit(gdir) })
 			if err != nil {
 				return err
 			}
-			gt = append(gt, d)
+			gt, gc = append(gt, d), append(gc, c)
 			os.RemoveAll(gdir)
 		}
 		mp, mg := median(pt), median(gt)
@@ -99,6 +99,9 @@ func benchFirstPublish(base, self string, sizes []int, runs int) error {
 			growth = fmt.Sprintf("   %dk/%dk %.2fx", n/1000, prevN/1000, float64(mp)/float64(prev))
 		}
 		fmt.Printf("%-48s %12s   git %s, git/prose %.2fx%s\n", fmt.Sprintf("prose publish, %d new files", n), ms(mp), ms(mg), float64(mg)/float64(mp), growth)
+		if cp, cg := median(pc), median(gc); cp > 0 {
+			fmt.Printf("%-48s %12s   git %s, git/prose %.2fx (CPU: user+system)\n", "", ms(cp), ms(cg), float64(cg)/float64(cp))
+		}
 		prev, prevN = mp, n
 	}
 	fmt.Println()
