@@ -408,8 +408,17 @@ func TestPublishStopsWhileWritingObjects(t *testing.T) {
 		return strings.Join(out, "\n")
 	}
 	refs := func() string { return git(t, v.root, "for-each-ref") }
+	// Node n has a tree already, so its blobs go loose first, then into a
+	// pack; node m is new, so its blobs go straight into a pack.
+	small := filepath.Join(t.TempDir(), "small")
+	writeTree(t, small, map[string]string{"a.md": "a"})
+	publish(t, v, "n", small, PublishOptions{})
 	beforeObjects, beforeRefs := objects(), refs()
-	for _, after := range []int{packThreshold / 2, 2 * packThreshold} { // loose only; loose and a pack
+	for _, tc := range []struct {
+		node  string
+		after int
+	}{{"n", packThreshold / 2}, {"n", 2 * packThreshold}, {"m", packThreshold / 2}} { // loose only; loose and a pack; a pack only
+		after := tc.after
 		ctx, cancel := context.WithCancel(context.Background())
 		writes := 0
 		restore := durable.SetFault(func(step durable.Step, path string) error {
@@ -420,7 +429,7 @@ func TestPublishStopsWhileWritingObjects(t *testing.T) {
 			}
 			return nil
 		})
-		_, err := v.Publish(ctx, "n", src, PublishOptions{})
+		_, err := v.Publish(ctx, tc.node, src, PublishOptions{})
 		restore()
 		cancel()
 		if !errors.Is(err, context.Canceled) {

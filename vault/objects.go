@@ -46,6 +46,10 @@ type objectBatch struct {
 	// alsoSync are files flush makes durable with the objects (ref lock
 	// files), each with the path its fault-injection step names.
 	alsoSync []syncedFile
+	// packFirst says the batch will write more than packThreshold objects
+	// (a node's first publish): it starts the pack with the first object
+	// rather than writing packThreshold loose files first.
+	packFirst bool
 	// ctx stops a long blob write (putFile) between files and within a
 	// large file; a batch that is not told its caller's context never
 	// stops early.
@@ -212,13 +216,14 @@ func (b *objectBatch) putFile(path string, size int64, want plumbing.Hash) error
 }
 
 // write stores one object of type t and size whose content fill writes:
-// loose for the first packThreshold objects of the batch, then in the pack.
+// loose for the first packThreshold objects of the batch, then in the pack
+// (all in the pack when packFirst is set).
 func (b *objectBatch) write(h plumbing.Hash, t plumbing.ObjectType, size int64, fill func(io.Writer) error) error {
 	final := b.v.objectPath(h)
 	if err := durable.Inject(durable.StepWrite, final); err != nil {
 		return fmt.Errorf("write git object %s: %w", h, err)
 	}
-	if b.pack == nil && len(b.pending) >= packThreshold {
+	if b.pack == nil && (len(b.pending) >= packThreshold || b.packFirst) {
 		p, err := newPackWriter(b.v.gitDir, randomName())
 		if err != nil {
 			return fmt.Errorf("write git pack: %w", err)

@@ -24,10 +24,20 @@ func TestLargePublishWritesAPackGitReads(t *testing.T) {
 		files[fmt.Sprintf("d%02d/f%03d.txt", i%7, i)] = fmt.Sprintf("file %d\n%s", i, strings.Repeat("x", i))
 	}
 	writeTree(t, src, files)
+	loose := func() int {
+		m, _ := filepath.Glob(filepath.Join(v.GitDir(), "objects", "[0-9a-f][0-9a-f]", "*"))
+		return len(m)
+	}
+	before := loose()
 	publish(t, v, "big", src, PublishOptions{})
 	packs, _ := filepath.Glob(filepath.Join(v.GitDir(), "objects", "pack", "pack-*.idx"))
 	if len(packs) != 1 {
 		t.Fatalf("%d packs after a publish of %d files, want 1", len(packs), len(files))
+	}
+	// A node's first publish writes every object into the pack: no loose
+	// files before it.
+	if n := loose() - before; n != 0 {
+		t.Fatalf("a first publish of %d files wrote %d loose objects besides its pack", len(files), n)
 	}
 	for _, idx := range packs {
 		git(t, v.Root(), "verify-pack", strings.TrimSuffix(idx, ".idx")+".pack")

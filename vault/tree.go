@@ -79,6 +79,11 @@ type treeHasher struct {
 // one-file change reads and writes one path of trees, never the whole
 // world-model.
 func (b *objectBatch) buildTree(th *treeHasher, files []FileEntry, src string, old plumbing.Hash) (plumbing.Hash, error) {
+	if old.IsZero() && len(files) >= packThreshold {
+		// Every file is new to the node: its blobs go straight into one
+		// pack, without packThreshold loose files before it.
+		b.packFirst = true
+	}
 	root := th.hashDir(files, 0, "")
 	if err := b.writeDir(th, root, old, src); err != nil {
 		return plumbing.ZeroHash, err
