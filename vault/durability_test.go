@@ -297,3 +297,45 @@ func TestCheckoutLooksAtEachDirectoryOnce(t *testing.T) {
 	}
 	checkGitClean(t, v)
 }
+
+// A first publish reads each small source file's content once for its
+// blob and writes the working tree from those bytes: no source file is
+// opened by path more than once (the scan opens them relative to their
+// directory), and none is opened again by the checkout.
+func TestPublishOpensEachSourceFileOnce(t *testing.T) {
+	strace := requireStrace(t)
+	v := newVault(t)
+	src := filepath.Join(t.TempDir(), "src")
+	tree := map[string]string{}
+	for i := 0; i < 3*packThreshold; i++ {
+		tree[fmt.Sprintf("d%d/f%d.txt", i%5, i)] = fmt.Sprint("file ", i)
+	}
+	writeTree(t, src, tree)
+	out := tracePublish(t, strace, v, src, "-e", "trace=open,openat")
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opens := map[string]int{}
+	for _, line := range strings.Split(string(data), "\n") {
+		for _, m := range straceQuoted.FindAllStringSubmatch(line, -1) {
+			if rel, err := filepath.Rel(src, m[1]); err == nil && filepath.IsAbs(m[1]) && !strings.HasPrefix(rel, "..") && strings.HasSuffix(rel, ".txt") {
+				opens[filepath.ToSlash(rel)]++
+			}
+		}
+	}
+	if len(opens) == 0 {
+		t.Fatalf("no source file opened by path in the trace; the test sees nothing:\n%.2000s", data)
+	}
+	for p, n := range opens {
+		if n > 1 {
+			t.Errorf("%s was opened %d times by path during its first publish; want once", p, n)
+		}
+	}
+	checkGitClean(t, v)
+	for p, c := range tree {
+		if got, err := os.ReadFile(filepath.Join(v.Root(), "published", "n", filepath.FromSlash(p))); err != nil || string(got) != c {
+			t.Fatalf("working tree %s = %q (%v), want %q", p, got, err, c)
+		}
+	}
+}

@@ -264,6 +264,11 @@ func idxContains(path string, h plumbing.Hash) bool {
 		return false
 	}
 	defer f.Close()
+	return idxLookup(f, h)
+}
+
+// idxLookup is idxContains on an open index.
+func idxLookup(f io.ReaderAt, h plumbing.Hash) bool {
 	// Header (magic, version) and the two fan-out entries around h[0].
 	var hdr [8]byte
 	if _, err := f.ReadAt(hdr[:], 0); err != nil || !bytes.Equal(hdr[:], []byte{0xff, 't', 'O', 'c', 0, 0, 0, 2}) {
