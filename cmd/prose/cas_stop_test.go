@@ -111,3 +111,26 @@ func TestCasGetOutputIsAllOrNothing(t *testing.T) {
 		t.Fatalf("get -o wrote %d bytes (%v), want %d", len(got), errors.Unwrap(err), len(content))
 	}
 }
+
+// TestCasRefusesDirectories: a directory given to cas put, or as the -o
+// FILE of cas get, is a usage error naming the fix.
+func TestCasRefusesDirectories(t *testing.T) {
+	tmp := t.TempDir()
+	vdir := filepath.Join(tmp, "v")
+	mustProse(t, "init", vdir)
+	src := filepath.Join(tmp, "blob")
+	os.WriteFile(src, []byte("content"), 0o644)
+	id := strings.TrimSpace(mustProse(t, "--vault", vdir, "cas", "put", src))
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"cas", "put", tmp}, "is a directory; pass a file"},
+		{[]string{"cas", "get", id, "-o", tmp}, "is a directory; name the file"},
+	} {
+		_, stderr, code := prose(t, append([]string{"--vault", vdir}, tc.args...)...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("prose %s: exit %d, stderr %q; want exit 2 saying %q", strings.Join(tc.args, " "), code, stderr, tc.want)
+		}
+	}
+}

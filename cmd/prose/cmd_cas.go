@@ -70,7 +70,11 @@ func casCommand() *cli.Command {
 							}
 							defer f.Close()
 							r = f
-							if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+							fi, err := f.Stat()
+							if err == nil && fi.IsDir() {
+								return usageErrorf("cas put: %s is a directory; pass a file, or - to read standard input", name)
+							}
+							if err == nil && fi.Mode().IsRegular() {
 								size = fi.Size()
 							}
 						}
@@ -96,6 +100,11 @@ func casCommand() *cli.Command {
 					id, err := parseIDArg(c, "cas get")
 					if err != nil {
 						return err
+					}
+					if f := c.String("output"); f != "" {
+						if fi, err := os.Stat(f); err == nil && fi.IsDir() {
+							return usageErrorf("cas get: -o %s is a directory; name the file to write", f)
+						}
 					}
 					return withStore(c, func(st *cas.Store, out *output) error {
 						rc, err := st.Get(id)
