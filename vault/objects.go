@@ -41,8 +41,9 @@ type objectBatch struct {
 	sources blobSources
 	packs   packIndexes
 	now     time.Time
-	// inlineBytes counts the bytes held in sources.data.
-	inlineBytes int
+	// inlineBytes counts the bytes held in sources.data; fileBytes those
+	// of them putFile read from files (held only for this batch).
+	inlineBytes, fileBytes int
 	// alsoSync are files flush makes durable with the objects (ref lock
 	// files), each with the path its fault-injection step names.
 	alsoSync []syncedFile
@@ -92,8 +93,14 @@ type blobSources struct {
 const maxInlineSource = 256 << 20
 
 // maxInlineFile is the largest published file a batch reads whole (see
-// putFile); larger ones are streamed.
-const maxInlineFile = 1 << 20
+// putFile); larger ones are streamed. maxInlineFiles bounds the bytes of
+// such files a batch holds for its checkout: a publish's memory must not
+// grow with the tree (docs/limits.md), so past it files are streamed and
+// the checkout copies them from their paths.
+const (
+	maxInlineFile  = 1 << 20
+	maxInlineFiles = 32 << 20
+)
 
 func (v *Vault) objectPath(h plumbing.Hash) string {
 	s := h.String()
@@ -182,14 +189,14 @@ func (b *objectBatch) putFile(path string, size int64, want plumbing.Hash) error
 		return err
 	}
 	defer f.Close()
-	if size <= maxInlineFile && b.inlineBytes+int(size) <= maxInlineSource {
+	if size <= maxInlineFile && b.fileBytes+int(size) <= maxInlineFiles && b.inlineBytes+int(size) <= maxInlineSource {
 		// A small file is read once: the bytes hashed are the bytes
 		// stored and the bytes the checkout writes, with no second open,
 		// read and hash of the source.
 		data := make([]byte, size)
 		n, err := io.ReadFull(f, data)
-		if err != nil && err != io.ErrUnexpectedEOF {
-			return err
+		if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+			return err // EOF: emptied since the scan, refused below
 		}
 		var more [1]byte
 		if k, _ := f.Read(more[:]); n != int(size) || k != 0 || objectHash(plumbing.BlobObject, data) != want {
@@ -197,6 +204,7 @@ func (b *objectBatch) putFile(path string, size int64, want plumbing.Hash) error
 		}
 		b.sources.data[want] = data
 		b.inlineBytes += len(data)
+		b.fileBytes += len(data)
 		return b.write(want, plumbing.BlobObject, size, func(w io.Writer) error {
 			_, err := w.Write(data)
 			return err

@@ -2,6 +2,7 @@ package vault
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,6 +25,7 @@ func TestPutFileRefusesAFileThatChanged(t *testing.T) {
 			"same size": append(bytes.Repeat([]byte("a"), size-1), 'b'),
 			"longer":    append(bytes.Clone(orig), 'a'),
 			"shorter":   orig[:size-1],
+			"emptied":   {},
 		} {
 			p := filepath.Join(dir, "f")
 			if err := os.WriteFile(p, now, 0o644); err != nil {
@@ -54,5 +56,37 @@ func TestPutFileRefusesAFileThatChanged(t *testing.T) {
 			t.Errorf("%d bytes: kept for the checkout = %v (%d bytes), want %v", size, kept, len(data), size <= maxInlineFile)
 		}
 		b.abort()
+	}
+}
+
+// TestPutFileHoldsABoundedBudget: the bytes a batch keeps from the files it
+// read, for its checkout, stop at maxInlineFiles however many files it
+// publishes; the files past it are still stored (and copied from their
+// paths by the checkout).
+func TestPutFileHoldsABoundedBudget(t *testing.T) {
+	v := newVault(t)
+	dir := t.TempDir()
+	b := v.newBatch()
+	defer b.abort()
+	n := maxInlineFiles/maxInlineFile + 8
+	for i := 0; i < n; i++ {
+		data := bytes.Repeat([]byte{byte(i)}, maxInlineFile)
+		p := filepath.Join(dir, fmt.Sprint(i))
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.putFile(p, int64(len(data)), objectHash(plumbing.BlobObject, data)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	held := 0
+	for _, d := range b.sources.data {
+		held += len(d)
+	}
+	if held > maxInlineFiles {
+		t.Fatalf("a batch of %d files of 1 MiB holds %d MiB for its checkout; want at most %d MiB", n, held>>20, maxInlineFiles>>20)
+	}
+	if len(b.sources.paths) != n {
+		t.Fatalf("%d of %d files have a path to copy from", len(b.sources.paths), n)
 	}
 }
