@@ -154,7 +154,15 @@ func FuzzIdxContains(f *testing.F) {
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if !idxContains(path, h) {
+		found := idxContains(path, h)
+		if bytes.Equal(data, valid) {
+			for _, name := range names {
+				if name == h && !found {
+					t.Fatalf("%s is listed by a valid index and was not found", h)
+				}
+			}
+		}
+		if !found {
 			return
 		}
 		// Found: the name sits in the name table inside h's bucket.

@@ -47,10 +47,13 @@ type objectBatch struct {
 	// alsoSync are files flush makes durable with the objects (ref lock
 	// files), each with the path its fault-injection step names.
 	alsoSync []syncedFile
-	// packFirst says the batch will write more than packThreshold objects
-	// (a node's first publish): it starts the pack with the first object
-	// rather than writing packThreshold loose files first.
-	packFirst bool
+	// packFirst says the batch publishes packThreshold files or more that
+	// the node did not have (its first publish): the first file blob it has to
+	// write starts the pack, rather than packThreshold loose files first.
+	// A batch whose files are all stored already (the node's files put
+	// back after a git rm) writes no file blob and so starts no pack.
+	// packNow is set by the first file blob putFile writes.
+	packFirst, packNow bool
 	// ctx stops a long blob write (putFile) between files and within a
 	// large file; a batch that is not told its caller's context never
 	// stops early.
@@ -184,6 +187,7 @@ func (b *objectBatch) putFile(path string, size int64, want plumbing.Hash) error
 	if err := b.ctx.Err(); err != nil {
 		return err
 	}
+	b.packNow = b.packNow || b.packFirst
 	f, err := openFile(path, os.O_RDONLY, 0)
 	if err != nil {
 		return err
@@ -225,13 +229,13 @@ func (b *objectBatch) putFile(path string, size int64, want plumbing.Hash) error
 
 // write stores one object of type t and size whose content fill writes:
 // loose for the first packThreshold objects of the batch, then in the pack
-// (all in the pack when packFirst is set).
+// (with packFirst, in the pack from the first file blob on).
 func (b *objectBatch) write(h plumbing.Hash, t plumbing.ObjectType, size int64, fill func(io.Writer) error) error {
 	final := b.v.objectPath(h)
 	if err := durable.Inject(durable.StepWrite, final); err != nil {
 		return fmt.Errorf("write git object %s: %w", h, err)
 	}
-	if b.pack == nil && (len(b.pending) >= packThreshold || b.packFirst) {
+	if b.pack == nil && (len(b.pending) >= packThreshold || b.packNow) {
 		p, err := newPackWriter(b.v.gitDir, randomName())
 		if err != nil {
 			return fmt.Errorf("write git pack: %w", err)

@@ -212,17 +212,14 @@ func (p *packWriter) abort() {
 }
 
 // packIndexes finds which pack holds an object, for refreshing its mtime.
-// It reads no index whole: a lookup reads the index's fan-out entry for the
-// object's first byte and the names of that bucket (about n/256 of them),
-// so a publish that asks about a few objects costs a few small reads
-// whatever the size of the packs.
+// It reads no index whole: each index's fan-out table (1 KiB) is read once
+// per batch, and a lookup reads the names of the object's bucket (about
+// n/256 of them), once per bucket and batch. A publish asking about a few
+// objects costs a few small reads whatever the size of the packs; one
+// asking about thousands reads each bucket once.
 type packIndexes struct {
 	loaded bool
-	packs  []packIndex
-}
-
-type packIndex struct {
-	pack, idx string
+	packs  []*packIndex
 }
 
 func (pi *packIndexes) load(gitDir string) {
@@ -232,10 +229,9 @@ func (pi *packIndexes) load(gitDir string) {
 	for _, e := range ents {
 		name := e.Name()
 		if strings.HasPrefix(name, "pack-") && strings.HasSuffix(name, ".idx") {
-			pi.packs = append(pi.packs, packIndex{
-				pack: filepath.Join(dir, strings.TrimSuffix(name, ".idx")+".pack"),
-				idx:  filepath.Join(dir, name),
-			})
+			p := fileIndex(filepath.Join(dir, name))
+			p.pack = filepath.Join(dir, strings.TrimSuffix(name, ".idx")+".pack")
+			pi.packs = append(pi.packs, p)
 		}
 	}
 }
@@ -246,7 +242,7 @@ func (pi *packIndexes) find(gitDir string, h plumbing.Hash) string {
 		pi.load(gitDir)
 	}
 	for _, p := range pi.packs {
-		if idxContains(p.idx, h) {
+		if p.contains(h) {
 			if _, err := os.Stat(p.pack); err == nil {
 				return p.pack
 			}
@@ -255,43 +251,103 @@ func (pi *packIndexes) find(gitDir string, h plumbing.Hash) string {
 	return ""
 }
 
-// idxContains reports whether the version-2 pack index at path lists h.
-// An index it cannot read, or one that is not version 2, lists nothing
-// (the object is then written again).
-func idxContains(path string, h plumbing.Hash) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	return idxLookup(f, h)
+// packIndex looks objects up in one version-2 pack index. An index it
+// cannot read, or one that is not version 2 or whose fan-out does not fit
+// its size, lists nothing (the object is then written again).
+type packIndex struct {
+	pack string
+	// readAt reads len(b) bytes of the index at off; size is its size.
+	readAt  func(b []byte, off int64) error
+	size    func() (int64, error)
+	fan     []uint32 // the fan-out table, once read
+	bad     bool
+	buckets map[byte][]byte // names of the buckets read so far
 }
 
-// idxLookup is idxContains on an open index.
-func idxLookup(f io.ReaderAt, h plumbing.Hash) bool {
-	// Header (magic, version) and the two fan-out entries around h[0].
-	var hdr [8]byte
-	if _, err := f.ReadAt(hdr[:], 0); err != nil || !bytes.Equal(hdr[:], []byte{0xff, 't', 'O', 'c', 0, 0, 0, 2}) {
-		return false
+// fileIndex is a packIndex of the index file at path; each read opens it
+// (the batch holds no descriptor).
+func fileIndex(path string) *packIndex {
+	return &packIndex{
+		readAt: func(b []byte, off int64) error {
+			f, err := os.Open(path)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			_, err = f.ReadAt(b, off)
+			return err
+		},
+		size: func() (int64, error) {
+			fi, err := os.Stat(path)
+			if err != nil {
+				return 0, err
+			}
+			return fi.Size(), nil
+		},
 	}
-	var fan [8]byte
-	lo := uint32(0)
-	if h[0] > 0 {
-		if _, err := f.ReadAt(fan[:], 8+4*int64(h[0]-1)); err != nil {
-			return false
-		}
-		lo = binary.BigEndian.Uint32(fan[:4])
-	} else if _, err := f.ReadAt(fan[4:], 8); err != nil {
-		return false
-	}
-	hi := binary.BigEndian.Uint32(fan[4:])
-	if hi <= lo || hi-lo > 1<<24 {
-		return false // none, or a damaged fan-out
-	}
-	names := make([]byte, 20*int(hi-lo))
-	if _, err := f.ReadAt(names, 8+256*4+20*int64(lo)); err != nil {
-		return false
-	}
-	i := sort.Search(int(hi-lo), func(i int) bool { return bytes.Compare(names[20*i:20*i+20], h[:]) >= 0 })
-	return i < int(hi-lo) && bytes.Equal(names[20*i:20*i+20], h[:])
 }
+
+// readerIndex is a packIndex of an index held by r, of size bytes.
+func readerIndex(r io.ReaderAt, size int64) *packIndex {
+	return &packIndex{
+		readAt: func(b []byte, off int64) error { _, err := r.ReadAt(b, off); return err },
+		size:   func() (int64, error) { return size, nil },
+	}
+}
+
+const idxFanEnd = 8 + 256*4 // header and fan-out
+
+func (p *packIndex) readFan() {
+	size, err := p.size()
+	var hdr [idxFanEnd]byte
+	if err != nil || size < idxFanEnd || p.readAt(hdr[:], 0) != nil || !bytes.Equal(hdr[:8], []byte{0xff, 't', 'O', 'c', 0, 0, 0, 2}) {
+		p.bad = true
+		return
+	}
+	fan := make([]uint32, 256)
+	prev := uint32(0)
+	for i := range fan {
+		fan[i] = binary.BigEndian.Uint32(hdr[8+4*i:])
+		if fan[i] < prev {
+			p.bad = true
+			return
+		}
+		prev = fan[i]
+	}
+	// The names of every object must fit in the file before any is read.
+	if int64(idxFanEnd)+20*int64(fan[255]) > size {
+		p.bad = true
+		return
+	}
+	p.fan, p.buckets = fan, map[byte][]byte{}
+}
+
+func (p *packIndex) contains(h plumbing.Hash) bool {
+	if p.fan == nil && !p.bad {
+		p.readFan()
+	}
+	if p.bad {
+		return false
+	}
+	names, ok := p.buckets[h[0]]
+	if !ok {
+		lo := uint32(0)
+		if h[0] > 0 {
+			lo = p.fan[h[0]-1]
+		}
+		if hi := p.fan[h[0]]; hi > lo {
+			names = make([]byte, 20*int(hi-lo))
+			if p.readAt(names, idxFanEnd+20*int64(lo)) != nil {
+				p.bad = true
+				return false
+			}
+		}
+		p.buckets[h[0]] = names
+	}
+	n := len(names) / 20
+	i := sort.Search(n, func(i int) bool { return bytes.Compare(names[20*i:20*i+20], h[:]) >= 0 })
+	return i < n && bytes.Equal(names[20*i:20*i+20], h[:])
+}
+
+// idxContains reports whether the version-2 pack index at path lists h.
+func idxContains(path string, h plumbing.Hash) bool { return fileIndex(path).contains(h) }

@@ -200,7 +200,8 @@ func TestPackIndexLookupReadsOneBucket(t *testing.T) {
 	idx = append(idx, make([]byte, n*8+40)...) // CRCs, offsets, checksums
 	for _, i := range []int{0, 1, n / 2, n - 1} {
 		c := &countingReaderAt{r: bytes.NewReader(idx)}
-		if !idxLookup(c, names[i]) {
+		p := readerIndex(c, int64(len(idx)))
+		if !p.contains(names[i]) {
 			t.Fatalf("object %d not found", i)
 		}
 		bucket := 0
@@ -209,12 +210,69 @@ func TestPackIndexLookupReadsOneBucket(t *testing.T) {
 				bucket++
 			}
 		}
-		if want := 8 + 8 + 20*bucket; c.n > want {
-			t.Fatalf("a lookup read %d bytes of a %d-byte index; want at most %d (one bucket of %d names)", c.n, len(idx), want, bucket)
+		if want := idxFanEnd + 20*bucket; c.n > want {
+			t.Fatalf("a lookup read %d bytes of a %d-byte index; want at most %d (the fan-out and one bucket of %d names)", c.n, len(idx), want, bucket)
+		}
+		// The same bucket again, and the neighbours in it: no more reads.
+		read := c.n
+		for j := i - 2; j <= i+2; j++ {
+			if j >= 0 && j < n && names[j][0] == names[i][0] && !p.contains(names[j]) {
+				t.Fatalf("object %d not found", j)
+			}
+		}
+		if c.n != read {
+			t.Fatalf("lookups in a bucket already read read %d more bytes", c.n-read)
 		}
 	}
+	// Every object of the index, looked up in one batch: each bucket is
+	// read once, so the reads add up to the fan-out and the names.
+	c := &countingReaderAt{r: bytes.NewReader(idx)}
+	p := readerIndex(c, int64(len(idx)))
+	for _, h := range names {
+		if !p.contains(h) {
+			t.Fatalf("%s not found", h)
+		}
+	}
+	if want := idxFanEnd + 20*n; c.n != want {
+		t.Fatalf("looking up all %d objects read %d bytes; want %d (each bucket once)", n, c.n, want)
+	}
 	missing := plumbing.Hash(sha1.Sum([]byte("not there")))
-	if idxLookup(bytes.NewReader(idx), missing) {
+	if readerIndex(bytes.NewReader(idx), int64(len(idx))).contains(missing) {
 		t.Fatal("found an object the index does not list")
 	}
+	// A fan-out promising more names than the file holds is refused before
+	// anything is allocated for them.
+	short := idx[:idxFanEnd+20*(n/2)]
+	if readerIndex(bytes.NewReader(short), int64(len(short))).contains(names[0]) {
+		t.Fatal("a truncated index listed an object")
+	}
+}
+
+// A node put back after a `git rm` has every blob stored already: its
+// publish writes no blob, so it starts no pack (its few trees go loose).
+func TestRestoredNodeStartsNoPack(t *testing.T) {
+	requireGit(t)
+	v := newVault(t)
+	src := filepath.Join(t.TempDir(), "src")
+	files := map[string]string{}
+	for i := 0; i < 2*packThreshold; i++ {
+		files[fmt.Sprintf("d%02d/f%03d.txt", i%7, i)] = fmt.Sprintf("file %d\n", i)
+	}
+	writeTree(t, src, files)
+	publish(t, v, "n", src, PublishOptions{})
+	git(t, v.Root(), "rm", "-r", "-q", "published/n")
+	git(t, v.Root(), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "remove n by hand")
+	packs := func() int {
+		m, _ := filepath.Glob(filepath.Join(v.GitDir(), "objects", "pack", "pack-*.idx"))
+		return len(m)
+	}
+	before := packs()
+	res := publish(t, v, "n", src, PublishOptions{})
+	if res.Receipt.Status != "rendered" || len(res.Repaired) == 0 {
+		t.Fatalf("the removed node was not published again: %s, repaired %v", res.Receipt.Status, res.Repaired)
+	}
+	if n := packs() - before; n != 0 {
+		t.Fatalf("putting back a node whose blobs are stored wrote %d new packs", n)
+	}
+	checkGitClean(t, v)
 }
