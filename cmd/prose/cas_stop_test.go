@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 import (
@@ -132,5 +134,57 @@ func TestCasRefusesDirectories(t *testing.T) {
 		if code != 2 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("prose %s: exit %d, stderr %q; want exit 2 saying %q", strings.Join(tc.args, " "), code, stderr, tc.want)
 		}
+	}
+}
+
+// TestCasGetOutputTargets: a named pipe (like /dev/null or /dev/stdout, not
+// a regular file) is written in place, not replaced; a symbolic link stays
+// a link and its target gets the content; an existing file keeps its
+// permissions.
+func TestCasGetOutputTargets(t *testing.T) {
+	tmp := t.TempDir()
+	vdir := filepath.Join(tmp, "v")
+	mustProse(t, "init", vdir)
+	src := filepath.Join(tmp, "blob")
+	os.WriteFile(src, []byte("content"), 0o644)
+	id := strings.TrimSpace(mustProse(t, "--vault", vdir, "cas", "put", src))
+
+	fifo := filepath.Join(tmp, "pipe")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("no FIFOs here: %v", err)
+	}
+	read := make(chan string, 1)
+	go func() {
+		b, _ := os.ReadFile(fifo)
+		read <- string(b)
+	}()
+	mustProse(t, "--vault", vdir, "cas", "get", id, "-o", fifo)
+	select {
+	case got := <-read:
+		if got != "content" {
+			t.Fatalf("read %q from the pipe", got)
+		}
+	case <-time.After(10 * time.Second):
+		os.WriteFile(fifo, nil, 0) // let the reader go (if a pipe is still there)
+		t.Fatal("nothing was written to the pipe")
+	}
+	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+		t.Fatalf("the pipe was replaced: %v %v", fi.Mode(), err)
+	}
+
+	target := filepath.Join(tmp, "target")
+	os.WriteFile(target, []byte("old"), 0o600)
+	link := filepath.Join(tmp, "link")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	mustProse(t, "--vault", vdir, "cas", "get", id, "-o", link)
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the link was replaced: %v %v", fi.Mode(), err)
+	}
+	got, _ := os.ReadFile(target)
+	fi, _ := os.Stat(target)
+	if string(got) != "content" || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("target = %q, mode %v; want the content, mode 0600", got, fi.Mode().Perm())
 	}
 }

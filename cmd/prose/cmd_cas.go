@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
@@ -101,9 +102,10 @@ func casCommand() *cli.Command {
 					if err != nil {
 						return err
 					}
-					if f := c.String("output"); f != "" {
-						if fi, err := os.Stat(f); err == nil && fi.IsDir() {
-							return usageErrorf("cas get: -o %s is a directory; name the file to write", f)
+					outFile := c.String("output")
+					if outFile != "" {
+						if fi, err := os.Stat(outFile); err == nil && fi.IsDir() {
+							return usageErrorf("cas get: -o %s is a directory; name the file to write", outFile)
 						}
 					}
 					return withStore(c, func(st *cas.Store, out *output) error {
@@ -121,12 +123,8 @@ func casCommand() *cli.Command {
 						if out.json && c.String("output") == "" {
 							return streamBase64Document(c.App.Writer, id, src)
 						}
-						if f := c.String("output"); f != "" {
-							// By temp file and rename: an interrupted get, or
-							// an object that fails its hash check at the end,
-							// leaves FILE as it was.
-							_, err := durable.WriteFrom(f, src, 0o644)
-							return err
+						if outFile != "" {
+							return writeOutput(outFile, src)
 						}
 						_, err = io.Copy(c.App.Writer, src)
 						return err
@@ -239,4 +237,34 @@ func streamBase64Document(w io.Writer, id cas.ID, r io.Reader) error {
 	}
 	fmt.Fprintf(bw, "\",\n  \"size\": %d\n}\n", n)
 	return bw.Flush()
+}
+
+// writeOutput writes r to the file at path for `cas get -o`. A regular file
+// (or none yet) is written by temp file and rename, so an interrupted get,
+// or an object that fails its hash check at the end, leaves it as it was;
+// an existing file keeps its permissions, and a symbolic link stays a link
+// (its target is written). Anything else (/dev/null, /dev/stdout, a named
+// pipe) is written in place.
+func writeOutput(path string, r io.Reader) error {
+	if resolved, err := filepath.EvalSymlinks(path); err == nil {
+		path = resolved
+	}
+	fi, err := os.Stat(path)
+	if err == nil && !fi.Mode().IsRegular() {
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return err
+		}
+		if _, err := io.Copy(f, r); err != nil {
+			f.Close()
+			return err
+		}
+		return f.Close()
+	}
+	perm := os.FileMode(0o644)
+	if err == nil {
+		perm = fi.Mode().Perm()
+	}
+	_, err = durable.WriteFrom(path, r, perm)
+	return err
 }
