@@ -11,8 +11,9 @@
 //     commands build their tables then, a few MB of which nothing is
 //     garbage yet. A package initializes once its imports have, and among
 //     the packages ready, in order of import path: this one, importing
-//     only the runtime, runs before those whose paths sort after it (the
-//     JSON Schema and Markdown libraries among them), not before all.
+//     only a few standard packages, runs before those whose paths sort
+//     after it and that are not ready before it (the JSON Schema, search,
+//     sanitizer and Markdown libraries among them), not before all.
 //   - Command, which main calls first: the heap may grow to eleven times
 //     what is live (GOGC=1000) but never past SoftLimit, so a small
 //     command never collects at all. Once a collection finds more than
@@ -83,6 +84,9 @@ func History() {
 // armAfterGC runs afterGC once the next collection has run: a cleanup of
 // an object nothing references runs after the cycle that frees it.
 func armAfterGC() {
+	// 16 bytes: an object under 16 bytes without pointers may share a
+	// block with others (the tiny allocator), and its cleanup might never
+	// run.
 	runtime.AddCleanup(new([16]byte), func(struct{}) { afterGC() }, struct{}{})
 }
 

@@ -56,10 +56,20 @@ func TestCommand(t *testing.T) {
 		t.Fatalf("with %d MiB live: GOGC %d, limit %d; want 100 and no limit", len(sink), p, l)
 	}
 	sink = nil
-	History()
+	// History after Command: the hook Command armed must leave History's
+	// tuning alone, even when a collection then finds a large live heap.
 	runtime.GC()
-	time.Sleep(10 * time.Millisecond)
+	Command()
+	History()
+	for i := 0; i < 2*LargeLive/(1<<20); i++ {
+		sink = append(sink, make([]byte, 1<<20))
+	}
+	for i := 0; i < 5; i++ {
+		runtime.GC()
+		time.Sleep(5 * time.Millisecond)
+	}
 	if p, l := percent(), limit(); p != 400 || l != 1<<30 {
 		t.Fatalf("after History: GOGC %d, limit %d; want 400, 1 GiB", p, l)
 	}
+	sink = nil
 }
