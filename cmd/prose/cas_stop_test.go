@@ -72,15 +72,8 @@ func TestCasPutStopsOnSIGINT(t *testing.T) {
 // TestCasGetOutputIsAllOrNothing: `cas get -o FILE` of an object that fails
 // its hash check leaves FILE as it was; a good object replaces it whole.
 func TestCasGetOutputIsAllOrNothing(t *testing.T) {
-	tmp := t.TempDir()
-	vdir := filepath.Join(tmp, "v")
-	mustProse(t, "init", vdir)
-	src := filepath.Join(tmp, "blob")
 	content := strings.Repeat("the stored content\n", 200000) // several read buffers
-	if err := os.WriteFile(src, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	id := strings.TrimSpace(mustProse(t, "--vault", vdir, "cas", "put", src))
+	tmp, vdir, id := casVault(t, content)
 	out := filepath.Join(tmp, "out")
 	if err := os.WriteFile(out, []byte("what was there"), 0o644); err != nil {
 		t.Fatal(err)
@@ -117,12 +110,7 @@ func TestCasGetOutputIsAllOrNothing(t *testing.T) {
 // TestCasRefusesDirectories: a directory given to cas put, or as the -o
 // FILE of cas get, is a usage error naming the fix.
 func TestCasRefusesDirectories(t *testing.T) {
-	tmp := t.TempDir()
-	vdir := filepath.Join(tmp, "v")
-	mustProse(t, "init", vdir)
-	src := filepath.Join(tmp, "blob")
-	os.WriteFile(src, []byte("content"), 0o644)
-	id := strings.TrimSpace(mustProse(t, "--vault", vdir, "cas", "put", src))
+	tmp, vdir, id := casVault(t, "content")
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -142,12 +130,7 @@ func TestCasRefusesDirectories(t *testing.T) {
 // a link and its target gets the content; an existing file keeps its
 // permissions.
 func TestCasGetOutputTargets(t *testing.T) {
-	tmp := t.TempDir()
-	vdir := filepath.Join(tmp, "v")
-	mustProse(t, "init", vdir)
-	src := filepath.Join(tmp, "blob")
-	os.WriteFile(src, []byte("content"), 0o644)
-	id := strings.TrimSpace(mustProse(t, "--vault", vdir, "cas", "put", src))
+	tmp, vdir, id := casVault(t, "content")
 
 	fifo := filepath.Join(tmp, "pipe")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
@@ -187,4 +170,18 @@ func TestCasGetOutputTargets(t *testing.T) {
 	if string(got) != "content" || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("target = %q, mode %v; want the content, mode 0600", got, fi.Mode().Perm())
 	}
+}
+
+// casVault makes a vault in a temporary directory and stores content in
+// its object store; it returns the directory, the vault and the object id.
+func casVault(t *testing.T, content string) (tmp, vdir, id string) {
+	t.Helper()
+	tmp = t.TempDir()
+	vdir = filepath.Join(tmp, "v")
+	mustProse(t, "init", vdir)
+	src := filepath.Join(tmp, "blob")
+	if err := os.WriteFile(src, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return tmp, vdir, strings.TrimSpace(mustProse(t, "--vault", vdir, "cas", "put", src))
 }
