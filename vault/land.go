@@ -88,6 +88,7 @@ func (v *Vault) land(l *landing) (*landed, error) {
 	if err := l.batch.flush(); err != nil {
 		return nil, err
 	}
+	v.keepRecent(l.batch.sources.data)
 	mark("land:objects")
 	out := &landed{}
 	// Once the branch has moved, the working tree is brought along whatever

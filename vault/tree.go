@@ -245,6 +245,10 @@ func (v *Vault) commit(h plumbing.Hash) (*object.Commit, error) {
 
 // blob reads a whole blob.
 func (v *Vault) blob(h plumbing.Hash) ([]byte, error) {
+	if data, ok := v.recentBlob(h); ok {
+		return data, nil
+	}
+	v.storeBlobReads.Add(1)
 	var data []byte
 	err := v.read(func() error {
 		bl, err := object.GetBlob(v.storage, h)

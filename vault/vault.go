@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-git/go-billy/v5/osfs"
@@ -56,6 +58,35 @@ type Vault struct {
 	fsync   bool
 	mu      sync.Mutex // guards storage: all go-git access
 	storage *filesystem.Storage
+
+	// recent holds the content of the blobs the last write of this Vault
+	// put from bytes it held (a node write's pages, a publish's small
+	// files), once they are durable: what a caller reads back right after
+	// its write (the wiki's search index, its catalog) is served without
+	// inflating it from a pack.
+	recentMu sync.Mutex
+	recent   map[plumbing.Hash][]byte
+	// storeBlobReads counts the blobs read from the object store (tests).
+	storeBlobReads atomic.Int64
+}
+
+// keepRecent replaces the blobs held for reading back (see Vault.recent).
+func (v *Vault) keepRecent(data map[plumbing.Hash][]byte) {
+	v.recentMu.Lock()
+	v.recent = data
+	v.recentMu.Unlock()
+}
+
+// recentBlob returns a copy of the content of blob h if the last write
+// held it.
+func (v *Vault) recentBlob(h plumbing.Hash) ([]byte, bool) {
+	v.recentMu.Lock()
+	defer v.recentMu.Unlock()
+	data, ok := v.recent[h]
+	if !ok {
+		return nil, false
+	}
+	return bytes.Clone(data), true
 }
 
 // Root is the vault's top directory (the git work tree).

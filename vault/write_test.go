@@ -1,12 +1,16 @@
 package vault
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/prose-store/prose/published"
 )
@@ -156,5 +160,47 @@ func TestNodeWriteRaisesFormat(t *testing.T) {
 	}
 	if rep, err := v2.Fsck(ctx); err != nil || !rep.OK() {
 		t.Fatalf("fsck: %+v %v", rep, err)
+	}
+}
+
+// TestBlobsReadBackFromMemory: what a node write put is read back by the
+// same Vault without a read of the object store (the wiki's search index
+// reads every page it just wrote); another Vault reads the same bytes from
+// the store.
+func TestBlobsReadBackFromMemory(t *testing.T) {
+	v := newVault(t)
+	ctx := context.Background()
+	files := map[string][]byte{}
+	for i := 0; i < 3*packThreshold; i++ {
+		files[fmt.Sprintf("d%d/p%d.txt", i%4, i)] = []byte(fmt.Sprintf("page %d", i))
+	}
+	if _, err := v.WriteNode(ctx, "pages", files, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	other, err := Open(v.Root(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, data := range files {
+		h := objectHash(plumbing.BlobObject, data)
+		for _, vv := range []*Vault{v, other} {
+			got, err := vv.Blob(h)
+			if err != nil || !bytes.Equal(got, data) {
+				t.Fatalf("Blob(%s) = %q, %v; want %q", h, got, err, data)
+			}
+		}
+	}
+	if n := v.storeBlobReads.Load(); n != 0 {
+		t.Fatalf("the writing Vault read %d of the %d blobs it had just written back from the store", n, len(files))
+	}
+	if n := other.storeBlobReads.Load(); n != int64(len(files)) {
+		t.Fatalf("another Vault read %d blobs from the store, want %d", n, len(files))
+	}
+	// A caller changing what Blob returned changes nothing held.
+	h := objectHash(plumbing.BlobObject, files["d0/p0.txt"])
+	got, _ := v.Blob(h)
+	got[0] = 'X'
+	if again, _ := v.Blob(h); !bytes.Equal(again, files["d0/p0.txt"]) {
+		t.Fatalf("Blob's result shares memory with what the Vault holds: %q", again)
 	}
 }
