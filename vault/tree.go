@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -232,6 +233,10 @@ func (v *Vault) tree(h plumbing.Hash) (*object.Tree, error) {
 
 // commit reads a commit object.
 func (v *Vault) commit(h plumbing.Hash) (*object.Commit, error) {
+	if c := v.commits.get(h); c != nil {
+		return c, nil
+	}
+	v.storeCommitReads.Add(1)
 	var c *object.Commit
 	err := v.read(func() (err error) {
 		c, err = object.GetCommit(v.storage, h)
@@ -240,7 +245,38 @@ func (v *Vault) commit(h plumbing.Hash) (*object.Commit, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read commit %s: %w", h, err)
 	}
+	v.commits.put(h, c)
 	return c, nil
+}
+
+// commitCache keeps the last few commits a Vault decoded. A commit never
+// changes under its id, and the tip is asked for again and again (every
+// ReadFile, every NodeHead): an ingest's commit carries its receipt, which
+// lists every page it wrote, and was decoded once per file read. Callers
+// never modify a commit they get.
+type commitCache struct {
+	mu   sync.Mutex
+	keys [8]plumbing.Hash
+	vals [8]*object.Commit
+	next int
+}
+
+func (c *commitCache) get(h plumbing.Hash) *object.Commit {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, k := range c.keys {
+		if k == h && c.vals[i] != nil {
+			return c.vals[i]
+		}
+	}
+	return nil
+}
+
+func (c *commitCache) put(h plumbing.Hash, co *object.Commit) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.keys[c.next], c.vals[c.next] = h, co
+	c.next = (c.next + 1) % len(c.keys)
 }
 
 // blob reads a whole blob.

@@ -66,8 +66,10 @@ type Vault struct {
 	// inflating it from a pack.
 	recentMu sync.Mutex
 	recent   map[plumbing.Hash][]byte
-	// storeBlobReads counts the blobs read from the object store (tests).
-	storeBlobReads atomic.Int64
+	// storeBlobReads and storeCommitReads count the blobs and commits
+	// read from the object store (tests).
+	storeBlobReads, storeCommitReads atomic.Int64
+	commits        commitCache
 }
 
 // keepRecent replaces the blobs held for reading back (see Vault.recent).
