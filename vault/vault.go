@@ -69,7 +69,7 @@ type Vault struct {
 	// storeBlobReads and storeCommitReads count the blobs and commits
 	// read from the object store (tests).
 	storeBlobReads, storeCommitReads atomic.Int64
-	commits        commitCache
+	commits                          commitCache
 }
 
 // keepRecent replaces the blobs held for reading back (see Vault.recent).
