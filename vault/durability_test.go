@@ -305,12 +305,7 @@ func TestCheckoutLooksAtEachDirectoryOnce(t *testing.T) {
 func TestPublishOpensEachSourceFileOnce(t *testing.T) {
 	strace := requireStrace(t)
 	v := newVault(t)
-	src := filepath.Join(t.TempDir(), "src")
-	tree := map[string]string{}
-	for i := 0; i < 3*packThreshold; i++ {
-		tree[fmt.Sprintf("d%d/f%d.txt", i%5, i)] = fmt.Sprint("file ", i)
-	}
-	writeTree(t, src, tree)
+	src, tree := writeNumberedTree(t, 3*packThreshold)
 	out := tracePublish(t, strace, v, src, "-e", "trace=open,openat")
 	data, err := os.ReadFile(out)
 	if err != nil {

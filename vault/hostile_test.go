@@ -3,7 +3,6 @@ package vault
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -391,12 +390,7 @@ func TestFsckStopsWhenCancelled(t *testing.T) {
 // written so far are removed: the object store and the refs are as before.
 func TestPublishStopsWhileWritingObjects(t *testing.T) {
 	v := newVault(t)
-	src := filepath.Join(t.TempDir(), "render")
-	files := map[string]string{}
-	for i := 0; i < 3*packThreshold; i++ {
-		files[fmt.Sprintf("d%02d/f%04d.md", i%7, i)] = fmt.Sprintf("file %d\n", i)
-	}
-	writeTree(t, src, files)
+	src, _ := writeNumberedTree(t, 3*packThreshold)
 	objects := func() string {
 		var out []string
 		filepath.WalkDir(filepath.Join(v.gitDir, "objects"), func(p string, d os.DirEntry, err error) error {

@@ -98,12 +98,7 @@ func TestCheckoutFromAChangedSourceUsesTheStore(t *testing.T) {
 func TestPackIndexLookup(t *testing.T) {
 	requireGit(t)
 	v := newVault(t)
-	src := filepath.Join(t.TempDir(), "src")
-	files := map[string]string{}
-	for i := 0; i < 3*packThreshold; i++ {
-		files[fmt.Sprintf("d%02d/f%03d.txt", i%7, i)] = fmt.Sprintf("file %d\n", i)
-	}
-	writeTree(t, src, files)
+	src, _ := writeNumberedTree(t, 3*packThreshold)
 	publish(t, v, "big", src, PublishOptions{})
 	check := func(who string) {
 		idxs, _ := filepath.Glob(filepath.Join(v.GitDir(), "objects", "pack", "pack-*.idx"))
@@ -253,12 +248,7 @@ func TestPackIndexLookupReadsOneBucket(t *testing.T) {
 func TestRestoredNodeStartsNoPack(t *testing.T) {
 	requireGit(t)
 	v := newVault(t)
-	src := filepath.Join(t.TempDir(), "src")
-	files := map[string]string{}
-	for i := 0; i < 2*packThreshold; i++ {
-		files[fmt.Sprintf("d%02d/f%03d.txt", i%7, i)] = fmt.Sprintf("file %d\n", i)
-	}
-	writeTree(t, src, files)
+	src, _ := writeNumberedTree(t, 2*packThreshold)
 	publish(t, v, "n", src, PublishOptions{})
 	git(t, v.Root(), "rm", "-r", "-q", "published/n")
 	git(t, v.Root(), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "remove n by hand")
@@ -275,4 +265,17 @@ func TestRestoredNodeStartsNoPack(t *testing.T) {
 		t.Fatalf("putting back a node whose blobs are stored wrote %d new packs", n)
 	}
 	checkGitClean(t, v)
+}
+
+// writeNumberedTree writes n small text files (d<k>/f<i>.txt, seven
+// directories) into a new directory and returns it and the files.
+func writeNumberedTree(t testing.TB, n int) (string, map[string]string) {
+	t.Helper()
+	src := filepath.Join(t.TempDir(), "src")
+	files := map[string]string{}
+	for i := 0; i < n; i++ {
+		files[fmt.Sprintf("d%02d/f%04d.txt", i%7, i)] = fmt.Sprintf("file %d\n", i)
+	}
+	writeTree(t, src, files)
+	return src, files
 }
