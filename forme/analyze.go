@@ -1,7 +1,7 @@
 package forme
 
 import (
-	"regexp"
+	"github.com/prose-store/prose/internal/lazyre"
 	"strings"
 )
 
@@ -76,7 +76,7 @@ func (u *unit) wake() WakeSource {
 	return u.cont.Mode
 }
 
-var emitTokenRe = regexp.MustCompile(`[A-Za-z0-9@][A-Za-z0-9_.:@/-]*`)
+var emitTokenRe = lazyre.New(`[A-Za-z0-9@][A-Za-z0-9_.:@/-]*`)
 
 // readEmits reads the node names a gateway's ### Emits wakes.
 func readEmits(c *Contract) []emit {
@@ -110,7 +110,7 @@ func readEmits(c *Contract) []emit {
 					t = t[1 : 1+end]
 				}
 			}
-			if m := emitTokenRe.FindString(t); m != "" {
+			if m := emitTokenRe().FindString(t); m != "" {
 				out = append(out, emit{Target: strings.TrimRight(m, ".:"), Pos: l.pos})
 			}
 		}

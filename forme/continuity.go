@@ -1,7 +1,7 @@
 package forme
 
 import (
-	"regexp"
+	"github.com/prose-store/prose/internal/lazyre"
 	"strings"
 )
 
@@ -26,10 +26,10 @@ type Continuity struct {
 }
 
 var (
-	externalRe = regexp.MustCompile(`(?i)\bexternal[- ]driven\b`)
-	selfRe     = regexp.MustCompile(`(?i)\bself[- ]driven\b\s*:?\s*([^\n]*)`)
-	inputRe    = regexp.MustCompile(`(?i)\binput[- ]driven\b`)
-	cadenceRe  = regexp.MustCompile(`(?i)\b(every|daily|hourly|weekly|monthly|nightly|cadence|poll|polls|polled|polling|cron|periodic|periodically|tick|ticks|schedule|scheduled)\b`)
+	externalRe = lazyre.New(`(?i)\bexternal[- ]driven\b`)
+	selfRe     = lazyre.New(`(?i)\bself[- ]driven\b\s*:?\s*([^\n]*)`)
+	inputRe    = lazyre.New(`(?i)\binput[- ]driven\b`)
+	cadenceRe  = lazyre.New(`(?i)\b(every|daily|hourly|weekly|monthly|nightly|cadence|poll|polls|polled|polling|cron|periodic|periodically|tick|ticks|schedule|scheduled)\b`)
 )
 
 // readContinuity reads the wake source. Keywords decide: external-driven,
@@ -47,16 +47,16 @@ func readContinuity(c *Contract) Continuity {
 	out.Text = c.body("continuity")
 	t := out.Text
 	switch {
-	case externalRe.MatchString(t):
+	case externalRe().MatchString(t):
 		out.Mode, out.Declared = WakeExternal, true
-	case selfRe.MatchString(t):
+	case selfRe().MatchString(t):
 		out.Mode, out.Declared = WakeSelf, true
-		m := selfRe.FindStringSubmatch(t)
+		m := selfRe().FindStringSubmatch(t)
 		out.Cadence = strings.TrimSpace(m[1])
-	case inputRe.MatchString(t):
+	case inputRe().MatchString(t):
 		out.Mode, out.Declared = WakeInput, true
 	case strings.TrimSpace(t) == "":
-	case cadenceRe.MatchString(t):
+	case cadenceRe().MatchString(t):
 		out.Mode, out.Inferred = WakeSelf, true
 	default:
 		out.Inferred = true

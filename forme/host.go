@@ -2,9 +2,9 @@ package forme
 
 import (
 	"encoding/json"
+	"github.com/prose-store/prose/internal/lazyre"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 )
@@ -88,7 +88,7 @@ func (h *host) mcpRegistry() map[string]bool {
 	return h.mcp
 }
 
-var skillRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*(:[A-Za-z0-9][A-Za-z0-9._-]*)?$`)
+var skillRe = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9._-]*(:[A-Za-z0-9][A-Za-z0-9._-]*)?$`)
 
 // skillPaths lists the directories that would satisfy a skill.
 func (h *host) skillPaths(skill string) []string {
@@ -197,7 +197,7 @@ func checkHost(units []*unit, opts Options, report func(Diagnostic)) []Requireme
 		c := u.c
 		file := c.File.Path
 		for _, e := range declEntries(c, "skills") {
-			if !skillRe.MatchString(e.Value) {
+			if !skillRe().MatchString(e.Value) {
 				report(diagAt(CodeSkillInvalid, file, e.Pos,
 					"%s: skill %q is malformed: write `- namespace:name` (or `- name`) with no spaces or slashes", c.Name, e.Value))
 				continue

@@ -1,7 +1,7 @@
 package forme
 
 import (
-	"regexp"
+	"github.com/prose-store/prose/internal/lazyre"
 	"strings"
 )
 
@@ -30,14 +30,14 @@ type Schedule struct {
 	Text     []string `json:"text"`
 }
 
-var routeRe = regexp.MustCompile(`^(GET|POST|PUT|PATCH|DELETE|HEAD)\s+(/\S*)`)
+var routeRe = lazyre.New(`^(GET|POST|PUT|PATCH|DELETE|HEAD)\s+(/\S*)`)
 
 func readIngress(u *unit, emits []string) Ingress {
 	c := u.c
 	in := Ingress{Node: c.Name, Routes: []Route{}, Schedule: Schedule{Text: []string{}}, Emits: emits}
 	for _, it := range c.items("receives") {
 		head := strings.Trim(strings.TrimSpace(it.Head), "`")
-		if m := routeRe.FindStringSubmatch(head); m != nil {
+		if m := routeRe().FindStringSubmatch(head); m != nil {
 			in.Routes = append(in.Routes, Route{Method: m[1], Path: strings.TrimRight(m[2], "`.,;")})
 		}
 	}

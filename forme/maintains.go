@@ -1,7 +1,7 @@
 package forme
 
 import (
-	"regexp"
+	"github.com/prose-store/prose/internal/lazyre"
 	"strings"
 	"unicode"
 
@@ -50,7 +50,7 @@ func maintainsFacets(c *Contract) []Facet {
 	return out
 }
 
-var truthRe = regexp.MustCompile("`([^`\\s]+)`\\s+(?:truth|world-model)\\b")
+var truthRe = lazyre.New("`([^`\\s]+)`\\s+(?:truth|world-model)\\b")
 
 // truthNames are the names a producer gives its maintained truth: the
 // contract-item names of top-level ### Maintains bullets ("- `stargazers`: …")
@@ -73,7 +73,7 @@ func truthNames(c *Contract) []string {
 				add(it.Name)
 			}
 		}
-		for _, m := range truthRe.FindAllStringSubmatch(s.Text, -1) {
+		for _, m := range truthRe().FindAllStringSubmatch(s.Text, -1) {
 			add(m[1])
 		}
 	}
@@ -444,7 +444,7 @@ func fieldPath(s string) string {
 	return s
 }
 
-var postconditionRe = regexp.MustCompile(`(?i)^postconditions?\s*:\s*`)
+var postconditionRe = lazyre.New(`(?i)^postconditions?\s*:\s*`)
 
 // postconditions collects the conditions a render must leave true:
 // "Postcondition: …" prose and bullets in ### Maintains, its `each … has:`
@@ -457,7 +457,7 @@ func postconditions(c *Contract) []string {
 			text = ""
 		}
 		for _, cl := range clausesKeepSentences(text) {
-			if loc := postconditionRe.FindStringIndex(cl); loc != nil {
+			if loc := postconditionRe().FindStringIndex(cl); loc != nil {
 				if t := strings.TrimSpace(cl[loc[1]:]); t != "" {
 					out = append(out, t)
 				}
@@ -485,7 +485,7 @@ func clausesKeepSentences(text string) []string {
 		if !strings.Contains(asciiLower(para), "postcondition") {
 			continue
 		}
-		idx := postconditionStartRe.FindAllStringIndex(para, -1)
+		idx := postconditionStartRe().FindAllStringIndex(para, -1)
 		for i, loc := range idx {
 			end := len(para)
 			if i+1 < len(idx) {
@@ -497,4 +497,4 @@ func clausesKeepSentences(text string) []string {
 	return out
 }
 
-var postconditionStartRe = regexp.MustCompile(`(?i)\bpostconditions?\s*:`)
+var postconditionStartRe = lazyre.New(`(?i)\bpostconditions?\s*:`)

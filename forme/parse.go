@@ -3,9 +3,9 @@ package forme
 import (
 	"bytes"
 	"fmt"
+	"github.com/prose-store/prose/internal/lazyre"
 	"html"
 	"path"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -155,7 +155,7 @@ func (p *parser) frontmatter() int {
 	return len(src)
 }
 
-var yamlLineRe = regexp.MustCompile(`line (\d+)`)
+var yamlLineRe = lazyre.New(`line (\d+)`)
 
 func (p *parser) yaml(data []byte) {
 	if p.simpleYAML(data) {
@@ -166,13 +166,13 @@ func (p *parser) yaml(data []byte) {
 	if err != nil {
 		line := 2
 		msg := err.Error()
-		if m := yamlLineRe.FindStringSubmatch(msg); m != nil {
+		if m := yamlLineRe().FindStringSubmatch(msg); m != nil {
 			if n, e := strconv.Atoi(m[1]); e == nil {
 				// YAML also breaks lines at a lone \r, the file only at
 				// \n: keep the line within the frontmatter.
 				line = min(n+1, 2+bytes.Count(data, []byte("\n")))
 			}
-			msg = yamlLineRe.ReplaceAllString(msg, "frontmatter line $1")
+			msg = yamlLineRe().ReplaceAllString(msg, "frontmatter line $1")
 		}
 		p.fmBroken = true
 		p.diag(CodeFrontmatterInvalid, Pos{line, 1},
@@ -640,16 +640,16 @@ func stripInline(s string) string {
 }
 
 var (
-	plainNameRe = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9_-]*)\s*:\s+(.*)$`)
-	eachRe      = regexp.MustCompile(`(?i)^each\b.*\bhas\s*:`)
-	innerNameRe = regexp.MustCompile("`([^`\\s]+)`\\s*:")
+	plainNameRe = lazyre.New(`^([A-Za-z][A-Za-z0-9_-]*)\s*:\s+(.*)$`)
+	eachRe      = lazyre.New(`(?i)^each\b.*\bhas\s*:`)
+	innerNameRe = lazyre.New("`([^`\\s]+)`\\s*:")
 )
 
 // parseItemHead reads contract-item style from an item's first block.
 func parseItemHead(it *Item) {
 	h := strings.TrimSpace(it.Head)
 	it.Desc = h
-	if eachRe.MatchString(h) {
+	if eachRe().MatchString(h) {
 		it.Each = true
 		return
 	}
@@ -675,7 +675,7 @@ func parseItemHead(it *Item) {
 		it.Type, it.Desc = readInputType(rest)
 		return
 	}
-	if m := innerNameRe.FindStringSubmatchIndex(h); m != nil {
+	if m := innerNameRe().FindStringSubmatchIndex(h); m != nil {
 		name := h[m[2]:m[3]]
 		if isItemName(name) {
 			it.Name = name
@@ -684,7 +684,7 @@ func parseItemHead(it *Item) {
 		}
 	}
 	// plain "name: description", as some files write contract items
-	if m := plainNameRe.FindStringSubmatch(h); m != nil && !plainWords[strings.ToLower(m[1])] {
+	if m := plainNameRe().FindStringSubmatch(h); m != nil && !plainWords[strings.ToLower(m[1])] {
 		it.Name = m[1]
 		it.Type, it.Desc = readInputType(strings.TrimSpace(m[2]))
 	}

@@ -2,7 +2,7 @@ package forme
 
 import (
 	"fmt"
-	"regexp"
+	"github.com/prose-store/prose/internal/lazyre"
 	"sort"
 	"strconv"
 	"strings"
@@ -63,7 +63,7 @@ type rawBinding struct {
 	targetP []Pos
 }
 
-var defaultRe = regexp.MustCompile(`(?i)\bdefault\s*:\s*(.*)$`)
+var defaultRe = lazyre.New(`(?i)\bdefault\s*:\s*(.*)$`)
 
 func readPattern(c *Contract) Pattern {
 	p := Pattern{Name: c.Name, Source: c.File.Rel, Slots: []PatternSlot{}, Config: []ConfigOption{}}
@@ -79,7 +79,7 @@ func readPattern(c *Contract) Pattern {
 			continue
 		}
 		o := ConfigOption{Name: it.Name}
-		if m := defaultRe.FindStringSubmatch(it.Note); m != nil {
+		if m := defaultRe().FindStringSubmatch(it.Note); m != nil {
 			o.Default = strings.TrimSpace(m[1])
 		}
 		p.Config = append(p.Config, o)
@@ -117,7 +117,7 @@ func instancesIn(c *Contract, cb *CodeBlock, report func(Diagnostic)) []*Instanc
 	if err := safeYAML([]byte(cb.Body), &doc); err != nil {
 		if strings.Contains(cb.Body, "pattern:") {
 			pos := cb.Pos
-			if m := yamlLineRe.FindStringSubmatch(err.Error()); m != nil {
+			if m := yamlLineRe().FindStringSubmatch(err.Error()); m != nil {
 				if n, e := strconv.Atoi(m[1]); e == nil {
 					pos = Pos{min(cb.BodyLine+n-1, lastBodyLine), 1}
 				}

@@ -2,7 +2,7 @@ package forme
 
 import (
 	"fmt"
-	"regexp"
+	"github.com/prose-store/prose/internal/lazyre"
 	"sort"
 	"strings"
 )
@@ -187,16 +187,16 @@ func postconditionLines(body []string) []string {
 		case t == "":
 			paraStart = true
 			out = append(out, l)
-		case listItemRe.MatchString(l):
-			m := listItemRe.FindStringSubmatchIndex(l)
+		case listItemRe().MatchString(l):
+			m := listItemRe().FindStringSubmatchIndex(l)
 			rest := l[m[1]:]
-			if !postconditionRe.MatchString(rest) {
+			if !postconditionRe().MatchString(rest) {
 				rest = "Postcondition: " + rest
 			}
 			out = append(out, l[:m[1]]+rest)
 			paraStart = false
 		case paraStart && !strings.HasPrefix(l, " ") && !strings.HasPrefix(l, "\t"):
-			if !postconditionRe.MatchString(t) {
+			if !postconditionRe().MatchString(t) {
 				l = "Postcondition: " + l
 			}
 			out = append(out, l)
@@ -212,7 +212,7 @@ func postconditionLines(body []string) []string {
 }
 
 // listItemRe matches a top-level Markdown list item marker.
-var listItemRe = regexp.MustCompile(`^(?:[-*+]|\d+[.)])[ \t]+`)
+var listItemRe = lazyre.New(`^(?:[-*+]|\d+[.)])[ \t]+`)
 
 // rewriter edits a source line by line. Edits name lines of the original
 // (1-based), so they never shift one another; bytes applies them.
@@ -269,19 +269,19 @@ func (r *rewriter) frontmatterKind() (int, bool) {
 		if t == "---" || t == "..." {
 			break
 		}
-		if kindLineRe.MatchString(r.lines[i]) {
+		if kindLineRe().MatchString(r.lines[i]) {
 			return i + 1, true
 		}
 	}
 	return 0, false
 }
 
-var kindLineRe = regexp.MustCompile(`^kind[ \t]*:[ \t]*`)
+var kindLineRe = lazyre.New(`^kind[ \t]*:[ \t]*`)
 
 // kindLine rewrites the kind: line's value, keeping any comment after it.
 func (r *rewriter) kindLine(line int, kind string) string {
 	l := r.lines[line-1]
-	m := kindLineRe.FindStringIndex(l)
+	m := kindLineRe().FindStringIndex(l)
 	rest := l[m[1]:]
 	comment := ""
 	if i := strings.Index(rest, "#"); i > 0 && (rest[i-1] == ' ' || rest[i-1] == '\t') {

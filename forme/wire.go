@@ -2,7 +2,7 @@ package forme
 
 import (
 	"fmt"
-	"regexp"
+	"github.com/prose-store/prose/internal/lazyre"
 	"sort"
 	"strings"
 )
@@ -57,9 +57,9 @@ type need struct {
 	Type      string
 }
 
-var noneRe = regexp.MustCompile(`(?i)^\(?\s*(none|nothing|n/a|no upstream[^)]*)\s*\)?\.?$`)
+var noneRe = lazyre.New(`(?i)^\(?\s*(none|nothing|n/a|no upstream[^)]*)\s*\)?\.?$`)
 
-func isNone(s string) bool { return noneRe.MatchString(strings.TrimSpace(s)) }
+func isNone(s string) bool { return noneRe().MatchString(strings.TrimSpace(s)) }
 
 // readNeeds lists a contract's ### Requires needs in declared order: each
 // top-level bullet, each #### facet-need, or (when the section has neither)
@@ -290,8 +290,8 @@ func explicitRefs(text string) [][5]string {
 }
 
 var (
-	fanInRe  = regexp.MustCompile(`(?i)\bfan-in\b|\ball\b|\bevery\b|\beach\s+[\w-]+'s\b`)
-	callerRe = regexp.MustCompile(`(?i)\bcaller[- ](provided|supplied|input)\b|\b(provided|supplied|passed) by the caller\b|\bfrom the caller\b`)
+	fanInRe  = lazyre.New(`(?i)\bfan-in\b|\ball\b|\bevery\b|\beach\s+[\w-]+'s\b`)
+	callerRe = lazyre.New(`(?i)\bcaller[- ](provided|supplied|input)\b|\b(provided|supplied|passed) by the caller\b|\bfrom the caller\b`)
 )
 
 // wire resolves every need of every node, then draws the gateways' ### Emits.
@@ -364,7 +364,7 @@ func needLabel(n *need) string {
 
 func (w *wiring) wireNeed(o *needOut, u *unit, n *need, file string) {
 	lower := asciiLower(n.Text)
-	if n.Type != "" || strings.Contains(lower, "caller") && callerRe.MatchString(n.Text) {
+	if n.Type != "" || strings.Contains(lower, "caller") && callerRe().MatchString(n.Text) {
 		o.record(u, n, RuleCallerInput, nil)
 		what := "a caller-provided input"
 		if n.Type != "" {
@@ -379,7 +379,7 @@ func (w *wiring) wireNeed(o *needOut, u *unit, n *need, file string) {
 	toks, raw := tokenPairs(scope)
 	named := w.mentions(toks, raw, u)
 	fanIn := (strings.Contains(lower, "all") || strings.Contains(lower, "every") || strings.Contains(lower, "each") || strings.Contains(lower, "fan-in")) &&
-		fanInRe.MatchString(n.Text)
+		fanInRe().MatchString(n.Text)
 
 	// 1. explicit producer.facet
 	var explicit []cand
@@ -577,10 +577,10 @@ func (w *wiring) selfReference(u *unit, n *need, toks []string) bool {
 }
 
 var (
-	askedFacetRe    = regexp.MustCompile("`([^`]+)`\\**\\s+facets?\\b")
-	sentenceEndRe   = regexp.MustCompile(`[.!?]["')*_]*\s+`)
-	pointerRe       = regexp.MustCompile(`(?i)\b(maintained by|facet of|facets of|subscribes? to|subscribed (via|to|on)|from the)\b`)
-	abbreviationsRe = regexp.MustCompile(`(?i)\b(e\.g|i\.e|etc|vs|cf)\.$`)
+	askedFacetRe    = lazyre.New("`([^`]+)`\\**\\s+facets?\\b")
+	sentenceEndRe   = lazyre.New(`[.!?]["')*_]*\s+`)
+	pointerRe       = lazyre.New(`(?i)\b(maintained by|facet of|facets of|subscribes? to|subscribed (via|to|on)|from the)\b`)
+	abbreviationsRe = lazyre.New(`(?i)\b(e\.g|i\.e|etc|vs|cf)\.$`)
 )
 
 // needScope is the part of a need's text that may name its producer: the
@@ -590,8 +590,8 @@ var (
 func needScope(text string) string {
 	var sentences []string
 	start := 0
-	for _, loc := range sentenceEndRe.FindAllStringIndex(text, -1) {
-		if abbreviationsRe.MatchString(strings.TrimRight(text[start:loc[0]+1], " ")) {
+	for _, loc := range sentenceEndRe().FindAllStringIndex(text, -1) {
+		if abbreviationsRe().MatchString(strings.TrimRight(text[start:loc[0]+1], " ")) {
 			continue
 		}
 		sentences = append(sentences, text[start:loc[1]])
@@ -605,7 +605,7 @@ func needScope(text string) string {
 	}
 	scope := []string{sentences[0]}
 	for _, s := range sentences[1:] {
-		if pointerRe.MatchString(s) {
+		if pointerRe().MatchString(s) {
 			scope = append(scope, s)
 		}
 	}
@@ -616,7 +616,7 @@ func needScope(text string) string {
 // negated ones and the atomic facet.
 func askedFacets(scope string) []string {
 	var out []string
-	for _, m := range askedFacetRe.FindAllStringSubmatchIndex(scope, -1) {
+	for _, m := range askedFacetRe().FindAllStringSubmatchIndex(scope, -1) {
 		name := strings.TrimSpace(strings.TrimLeft(scope[m[2]:m[3]], "# "))
 		if name == "" || strings.EqualFold(strings.TrimPrefix(name, "@"), "atomic") {
 			continue

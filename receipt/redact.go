@@ -1,10 +1,12 @@
 package receipt
 
 import (
+	"github.com/prose-store/prose/internal/lazyre"
 	"os"
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -45,24 +47,26 @@ type secretPattern struct {
 // Each replacement in a document leaves text the patterns no longer change.
 // The values of named pairs (secretName) are found after them, in both
 // modes.
-var secretPatterns = []secretPattern{
-	// PEM private key blocks, whatever the algorithm.
-	{inBoth, regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY-----`), Redacted, []string{"private key-----"}},
-	// Passwords in URLs: scheme://user:password@host. In a message the
-	// password runs to the last @ before the path, as git and curl read it;
-	// in a document it stops at the first @.
-	{inMessages, regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.-]*://[^/\s:@]+:(?P<secret>[^/\s]+)@`), "", []string{"://"}},
-	{inDocuments, regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.-]*://[^/\s:@]+:)[^/\s@]+@`), "${1}" + Redacted + "@", []string{"://"}},
-	// Authorization: Bearer <token>.
-	{inBoth, regexp.MustCompile(`(?i)\b(bearer)\s+(?P<secret>[a-z0-9._~+/=-]{8,})`), "${1} " + Redacted, []string{"bearer"}},
-	// Provider key shapes: OpenAI and Anthropic (sk-…), GitHub, Slack,
-	// AWS access key ids, Google API keys.
-	{inBoth, regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{8,}`), Redacted, []string{"sk-"}},
-	{inBoth, regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})`), Redacted, []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}},
-	{inBoth, regexp.MustCompile(`\bxox[abprs]-[A-Za-z0-9-]{10,}`), Redacted, []string{"xox"}},
-	{inBoth, regexp.MustCompile(`\bAKIA[0-9A-Z]{16}\b`), Redacted, []string{"akia"}},
-	{inBoth, regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`), Redacted, []string{"aiza"}},
-}
+var secretPatterns = sync.OnceValue(func() []secretPattern {
+	return []secretPattern{
+		// PEM private key blocks, whatever the algorithm.
+		{inBoth, regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY-----`), Redacted, []string{"private key-----"}},
+		// Passwords in URLs: scheme://user:password@host. In a message the
+		// password runs to the last @ before the path, as git and curl read it;
+		// in a document it stops at the first @.
+		{inMessages, regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.-]*://[^/\s:@]+:(?P<secret>[^/\s]+)@`), "", []string{"://"}},
+		{inDocuments, regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.-]*://[^/\s:@]+:)[^/\s@]+@`), "${1}" + Redacted + "@", []string{"://"}},
+		// Authorization: Bearer <token>.
+		{inBoth, regexp.MustCompile(`(?i)\b(bearer)\s+(?P<secret>[a-z0-9._~+/=-]{8,})`), "${1} " + Redacted, []string{"bearer"}},
+		// Provider key shapes: OpenAI and Anthropic (sk-…), GitHub, Slack,
+		// AWS access key ids, Google API keys.
+		{inBoth, regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{8,}`), Redacted, []string{"sk-"}},
+		{inBoth, regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})`), Redacted, []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}},
+		{inBoth, regexp.MustCompile(`\bxox[abprs]-[A-Za-z0-9-]{10,}`), Redacted, []string{"xox"}},
+		{inBoth, regexp.MustCompile(`\bAKIA[0-9A-Z]{16}\b`), Redacted, []string{"akia"}},
+		{inBoth, regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`), Redacted, []string{"aiza"}},
+	}
+})
 
 // secretNameExpr is the name of a name=value or "name": value pair whose
 // name mentions a key, token, secret, password or credential, with what
@@ -79,9 +83,9 @@ var namedHints = []string{"key", "token", "secret", "passw", "credential"}
 // one unquoted word. It counts only when the value looks like a credential:
 // "Primary key: the column that…" is a definition.
 var (
-	secretName  = regexp.MustCompile(`(?i)` + secretNameExpr)
-	secretValue = regexp.MustCompile(`^(?:"[^"]*"?|'[^']*'?|[^\s,;&"'}])+`)
-	namedValue  = regexp.MustCompile(`(?i)(` + secretNameExpr + `)("[^"]*"|'[^']*'|[^\s,;&"'}]+)`)
+	secretName  = lazyre.New(`(?i)` + secretNameExpr)
+	secretValue = lazyre.New(`^(?:"[^"]*"?|'[^']*'?|[^\s,;&"'}])+`)
+	namedValue  = lazyre.New(`(?i)(` + secretNameExpr + `)("[^"]*"|'[^']*'|[^\s,;&"'}]+)`)
 )
 
 // secretEnv names the environment variables whose values are secrets
@@ -130,7 +134,7 @@ func redactOnce(s string) string {
 			}
 		}
 	}
-	for _, p := range secretPatterns {
+	for _, p := range secretPatterns() {
 		if p.in&inMessages == 0 {
 			continue
 		}
@@ -143,8 +147,8 @@ func redactOnce(s string) string {
 			}
 		}
 	}
-	for _, m := range secretName.FindAllStringIndex(s, -1) {
-		if v := secretValue.FindStringIndex(s[m[1]:]); v != nil {
+	for _, m := range secretName().FindAllStringIndex(s, -1) {
+		if v := secretValue().FindStringIndex(s[m[1]:]); v != nil {
 			spans = append(spans, [2]int{m[1], m[1] + v[1]})
 		}
 	}
@@ -227,7 +231,7 @@ func RedactText(s string) (string, int) {
 	// The lowered text is made once, and again only after a pattern
 	// changed the text: a document is lowered once, not once per pattern.
 	lower := asciiLower(s)
-	for _, p := range secretPatterns {
+	for _, p := range secretPatterns() {
 		if p.in&inDocuments == 0 {
 			continue
 		}
@@ -250,11 +254,11 @@ func RedactText(s string) (string, int) {
 		return s, n
 	}
 	replace := func(m string) string {
-		sub := namedValue.FindStringSubmatchIndex(m)
+		sub := namedValue().FindStringSubmatchIndex(m)
 		if !credentialLike(strings.Trim(m[sub[4]:sub[5]], `"'`)) {
 			return m
 		}
-		out := string(namedValue.ExpandString(nil, "${1}"+Redacted, m, sub))
+		out := string(namedValue().ExpandString(nil, "${1}"+Redacted, m, sub))
 		if out != m {
 			n++
 		}
@@ -271,7 +275,7 @@ func RedactText(s string) (string, int) {
 			r[0] = last
 		}
 		b.WriteString(s[last:r[0]])
-		b.WriteString(namedValue.ReplaceAllStringFunc(s[r[0]:r[1]], replace))
+		b.WriteString(namedValue().ReplaceAllStringFunc(s[r[0]:r[1]], replace))
 		last = r[1]
 	}
 	b.WriteString(s[last:])

@@ -2,6 +2,7 @@ package wiki
 
 import (
 	"fmt"
+	"github.com/prose-store/prose/internal/lazyre"
 	"regexp"
 	"slices"
 	"strings"
@@ -41,15 +42,15 @@ var (
 	}
 	// class values: words of lowercase letters, digits, '-' and '_' (the
 	// palette's names and any plain class a page wants).
-	classPattern = regexp.MustCompile(`^[a-z0-9_ -]*$`)
+	classPattern = lazyre.New(`^[a-z0-9_ -]*$`)
 	// Links may be relative, in-page, http(s) or mailto; never javascript:
 	// or data:.
-	hrefPattern = regexp.MustCompile(`^(?i:(https?:|mailto:)|[^:]*$|[^:/?#]*[/?#])`)
+	hrefPattern = lazyre.New(`^(?i:(https?:|mailto:)|[^:]*$|[^:/?#]*[/?#])`)
 	// Images load only from inside the wiki (relative paths) or inline
 	// data: images; a remote image would be a network fetch a reader did
 	// not ask for.
-	srcPattern = regexp.MustCompile(`^(?i:data:image/(png|gif|jpeg|webp);base64,[a-z0-9+/=]+$|[^:]*$|[^:/?#]*[/?#])`)
-	numPattern = regexp.MustCompile(`^[0-9]{1,4}$`)
+	srcPattern = lazyre.New(`^(?i:data:image/(png|gif|jpeg|webp);base64,[a-z0-9+/=]+$|[^:]*$|[^:/?#]*[/?#])`)
+	numPattern = lazyre.New(`^[0-9]{1,4}$`)
 )
 
 var (
@@ -61,20 +62,20 @@ func slotPolicy() *bluemonday.Policy {
 	policyOnce.Do(func() {
 		p := bluemonday.NewPolicy()
 		p.AllowElements(allowedElements...)
-		p.AllowAttrs("class").Matching(classPattern).Globally()
+		p.AllowAttrs("class").Matching(classPattern()).Globally()
 		p.AllowAttrs("title", "lang", "dir").Globally()
-		p.AllowAttrs("href").Matching(hrefPattern).OnElements("a")
-		p.AllowAttrs("src").Matching(srcPattern).OnElements("img")
+		p.AllowAttrs("href").Matching(hrefPattern()).OnElements("a")
+		p.AllowAttrs("src").Matching(srcPattern()).OnElements("img")
 		p.AllowAttrs("alt").OnElements("img")
-		p.AllowAttrs("width", "height").Matching(numPattern).OnElements("img")
-		p.AllowAttrs("colspan", "rowspan").Matching(numPattern).OnElements("td", "th")
+		p.AllowAttrs("width", "height").Matching(numPattern()).OnElements("img")
+		p.AllowAttrs("colspan", "rowspan").Matching(numPattern()).OnElements("td", "th")
 		p.AllowAttrs("scope").Matching(regexp.MustCompile(`^(row|col|rowgroup|colgroup)$`)).OnElements("th")
-		p.AllowAttrs("span").Matching(numPattern).OnElements("col")
-		p.AllowAttrs("start").Matching(numPattern).OnElements("ol")
+		p.AllowAttrs("span").Matching(numPattern()).OnElements("col")
+		p.AllowAttrs("start").Matching(numPattern()).OnElements("ol")
 		p.AllowAttrs("reversed").OnElements("ol")
 		p.AllowAttrs("datetime").OnElements("time")
 		p.AllowAttrs("open").OnElements("details")
-		p.AllowAttrs("cite").Matching(hrefPattern).OnElements("q")
+		p.AllowAttrs("cite").Matching(hrefPattern()).OnElements("q")
 		p.AllowURLSchemes("http", "https", "mailto", "data")
 		p.AllowRelativeURLs(true)
 		p.RequireParseableURLs(true)
@@ -138,11 +139,11 @@ func removals(in string) []string {
 					add(name + " event handler on <" + t.Data + ">")
 				case !ok:
 					add(name + " attribute on <" + t.Data + ">")
-				case name == "href" && !hrefPattern.MatchString(strings.TrimSpace(a.Val)):
+				case name == "href" && !hrefPattern().MatchString(strings.TrimSpace(a.Val)):
 					add("unsafe link " + shortURL(a.Val) + " on <a>")
-				case name == "src" && !srcPattern.MatchString(strings.TrimSpace(a.Val)):
+				case name == "src" && !srcPattern().MatchString(strings.TrimSpace(a.Val)):
 					add("remote or unsafe image " + shortURL(a.Val))
-				case name == "class" && !classPattern.MatchString(a.Val):
+				case name == "class" && !classPattern().MatchString(a.Val):
 					add("class " + fmt.Sprintf("%q", a.Val) + " on <" + t.Data + ">")
 				}
 			}

@@ -22,7 +22,7 @@ func programsCommand() *cli.Command {
 						return usageErrorf("programs list takes no arguments")
 					}
 					out := newOutput(c)
-					list := program.Default.List()
+					list := programs().List()
 					if len(list) == 0 {
 						out.printf("no programs are registered\n")
 					}
@@ -40,7 +40,7 @@ func programsCommand() *cli.Command {
 					if c.NArg() != 1 {
 						return usageErrorf("programs show needs one NAME (see prose programs list)")
 					}
-					p, err := program.Default.Get(c.Args().First())
+					p, err := programs().Get(c.Args().First())
 					if err != nil {
 						return usageErrorf("%v", err)
 					}

@@ -3,7 +3,7 @@ package offline
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
+	"github.com/prose-store/prose/internal/lazyre"
 	"sort"
 	"strings"
 	"sync"
@@ -296,7 +296,7 @@ func init() {
 	}
 }
 
-var wordRe = regexp.MustCompile(`\pL[\pL\pN]*`)
+var wordRe = lazyre.New(`\pL[\pL\pN]*`)
 
 // topic names the folder a source's pages go to: an existing top-level
 // folder its title names, else the title word the source uses most.
@@ -327,7 +327,7 @@ func (w *workspace) topic() string {
 func significant(s string) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, word := range wordRe.FindAllString(strings.ToLower(s), -1) {
+	for _, word := range wordRe().FindAllString(strings.ToLower(s), -1) {
 		if len(word) < 4 || stopwords[word] || seen[word] {
 			continue
 		}
@@ -337,12 +337,12 @@ func significant(s string) []string {
 	return out
 }
 
-var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
+var nonSlug = lazyre.New(`[^a-z0-9]+`)
 
 // slug makes a file name of a title: lower case ASCII letters and digits
 // joined by dashes, at most 60 characters.
 func slug(title string) string {
-	s := strings.Trim(nonSlug.ReplaceAllString(fold(strings.ToLower(title)), "-"), "-")
+	s := strings.Trim(nonSlug().ReplaceAllString(fold(strings.ToLower(title)), "-"), "-")
 	if len(s) > 60 {
 		s = strings.TrimRight(s[:60], "-")
 	}
@@ -358,23 +358,23 @@ func fold(s string) string {
 		"ó", "o", "ö", "o", "ô", "o", "ú", "u", "ü", "u", "í", "i", "ï", "i", "ç", "c", "ñ", "n", "ß", "ss").Replace(s)
 }
 
-var genericHeading = regexp.MustCompile(`(?i)^(steps?|procedure|instructions?|how to|usage|setup|set-up|process)$`)
+var genericHeading = lazyre.New(`(?i)^(steps?|procedure|instructions?|how to|usage|setup|set-up|process)$`)
 
 func procedureTitle(doc *source.Document, s *source.Section) string {
 	h := s.Heading
-	if h == "" || h == doc.Title || genericHeading.MatchString(h) {
+	if h == "" || h == doc.Title || genericHeading().MatchString(h) {
 		return "Steps: " + doc.Title
 	}
 	return h
 }
 
-var entityHeading = regexp.MustCompile(`(?i)\b(roles?|people|persons?|teams?|services?|systems?|components?|tools?|products?|organi[sz]ations?|who|severity|levels?)\b`)
-var acronym = regexp.MustCompile(`^[A-Z][A-Z0-9-]{1,9}$`)
+var entityHeading = lazyre.New(`(?i)\b(roles?|people|persons?|teams?|services?|systems?|components?|tools?|products?|organi[sz]ations?|who|severity|levels?)\b`)
+var acronym = lazyre.New(`^[A-Z][A-Z0-9-]{1,9}$`)
 
 // isEntity says whether a defined term names a thing (a role, a system, a
 // level) rather than an idea.
 func isEntity(heading, term string) bool {
-	return entityHeading.MatchString(heading) || acronym.MatchString(term)
+	return entityHeading().MatchString(heading) || acronym().MatchString(term)
 }
 
 func headingOr(s *source.Section, fallback string) string {

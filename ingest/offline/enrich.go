@@ -3,8 +3,8 @@ package offline
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/prose-store/prose/internal/lazyre"
 	"html"
-	"regexp"
 	"strings"
 
 	"github.com/prose-store/prose/ingest/plan"
@@ -65,10 +65,10 @@ func (e Engine) enrich(prompt string, results []model.ToolResult, turns int) (mo
 	return end("Enriched "+here+".", review), nil
 }
 
-var tagRe = regexp.MustCompile(`<[^>]*>`)
+var tagRe = lazyre.New(`<[^>]*>`)
 
 func plain(h string) string {
-	return strings.Join(strings.Fields(html.UnescapeString(tagRe.ReplaceAllString(h, " "))), " ")
+	return strings.Join(strings.Fields(html.UnescapeString(tagRe().ReplaceAllString(h, " "))), " ")
 }
 
 // enrichWrites are the slot writes that improve a page; none when the page

@@ -3,9 +3,9 @@ package offline
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/prose-store/prose/internal/lazyre"
 	"html"
 	"path"
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -334,10 +334,10 @@ func leadText(doc *source.Document) string {
 	return strings.Join(parts, " ")
 }
 
-var rolePrefix = regexp.MustCompile(`^(?:User|Assistant|System|Human|Model|Tool):\s*`)
+var rolePrefix = lazyre.New(`^(?:User|Assistant|System|Human|Model|Tool):\s*`)
 
 // stripRole drops the "User:" a quoted conversation turn starts with.
-func stripRole(s string) string { return rolePrefix.ReplaceAllString(s, "") }
+func stripRole(s string) string { return rolePrefix().ReplaceAllString(s, "") }
 
 // sectionLead is the first sentence of a section's first paragraph, or of
 // its first list.
@@ -345,7 +345,7 @@ func sectionLead(s *source.Section) string {
 	for _, b := range s.Blocks {
 		switch b.Kind {
 		case source.Paragraph, source.Quote:
-			if rolePrefix.MatchString(b.Text) && !strings.HasPrefix(b.Text, "Assistant") {
+			if rolePrefix().MatchString(b.Text) && !strings.HasPrefix(b.Text, "Assistant") {
 				continue // a question is the heading already
 			}
 			return source.LeadingSentences(stripRole(b.Text), 1)
@@ -364,7 +364,7 @@ func sectionLead(s *source.Section) string {
 
 func procedureSummary(doc *source.Document, s *source.Section) string {
 	for _, b := range s.Blocks {
-		if b.Kind == source.Paragraph && !rolePrefix.MatchString(b.Text) {
+		if b.Kind == source.Paragraph && !rolePrefix().MatchString(b.Text) {
 			return source.LeadingSentences(b.Text, 2)
 		}
 	}
@@ -372,13 +372,13 @@ func procedureSummary(doc *source.Document, s *source.Section) string {
 }
 
 var (
-	prereqHeading  = regexp.MustCompile(`(?i)\b(before|prereq\w*|requirements?|you need|setup|set-up|preparation)\b`)
-	pitfallHeading = regexp.MustCompile(`(?i)\b(wrong|pitfalls?|troubleshoot\w*|caveats?|warnings?|problems?|fail\w*|avoid)\b`)
+	prereqHeading  = lazyre.New(`(?i)\b(before|prereq\w*|requirements?|you need|setup|set-up|preparation)\b`)
+	pitfallHeading = lazyre.New(`(?i)\b(wrong|pitfalls?|troubleshoot\w*|caveats?|warnings?|problems?|fail\w*|avoid)\b`)
 )
 
 func (w *workspace) prerequisites(text func(string) string) string {
 	for _, s := range w.doc.Sections {
-		if !prereqHeading.MatchString(s.Heading) {
+		if !prereqHeading().MatchString(s.Heading) {
 			continue
 		}
 		var parts []string
@@ -405,7 +405,7 @@ func (w *workspace) pitfalls(text func(string) string) string {
 	}
 	var parts []string
 	for _, s := range w.doc.Sections {
-		if !pitfallHeading.MatchString(s.Heading) {
+		if !pitfallHeading().MatchString(s.Heading) {
 			continue
 		}
 		for _, b := range s.Blocks {
@@ -485,13 +485,13 @@ func (w *workspace) sentences() []string {
 	return w.sents
 }
 
-var sentenceEnd = regexp.MustCompile(`([.!?])\s+`)
+var sentenceEnd = lazyre.New(`([.!?])\s+`)
 
 func sentences(text string) []string {
 	var out []string
 	for _, para := range strings.Split(text, "\n\n") {
 		para = stripRole(strings.Join(strings.Fields(para), " "))
-		for _, s := range strings.SplitAfter(sentenceEnd.ReplaceAllString(para, "$1\n"), "\n") {
+		for _, s := range strings.SplitAfter(sentenceEnd().ReplaceAllString(para, "$1\n"), "\n") {
 			if s = strings.TrimSpace(s); len(s) > 20 {
 				out = append(out, s)
 			}

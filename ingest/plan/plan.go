@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
+	"github.com/prose-store/prose/internal/lazyre"
 	"strings"
 )
 
@@ -39,14 +39,14 @@ const (
 	Update = "update"
 )
 
-var jsonFence = regexp.MustCompile("(?s)```(?:json)?\\s*\\n(.*?)\\n\\s*```")
+var jsonFence = lazyre.New("(?s)```(?:json)?\\s*\\n(.*?)\\n\\s*```")
 
 // Parse reads a plan from a model's answer: the whole text as JSON, or the
 // first fenced JSON block in it, or the outermost {…} in it. Every page
 // needs a path, a template and an action of create or update.
 func Parse(text string) (*Plan, error) {
 	candidates := []string{strings.TrimSpace(text)}
-	if m := jsonFence.FindStringSubmatch(text); m != nil {
+	if m := jsonFence().FindStringSubmatch(text); m != nil {
 		candidates = append(candidates, m[1])
 	}
 	if i, j := strings.Index(text, "{"), strings.LastIndex(text, "}"); i >= 0 && j > i {

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"encoding/json"
+	"github.com/prose-store/prose/internal/lazyre"
 	"regexp"
 	"strings"
 )
@@ -75,14 +76,14 @@ type ReviewItem struct {
 	Detail string `json:"detail"`
 }
 
-var reviewBlock = regexp.MustCompile(`(?s)<<<REVIEW_QUEUE>>>(.*?)<<<END>>>`)
+var reviewBlock = lazyre.New(`(?s)<<<REVIEW_QUEUE>>>(.*?)<<<END>>>`)
 
 // ReviewQueue reads the items of every <<<REVIEW_QUEUE>>>[…]<<<END>>>
 // block in a model's text. Items may be objects or plain strings; a block
 // that is not a JSON array becomes one item holding its text.
 func ReviewQueue(text string) []ReviewItem {
 	var out []ReviewItem
-	for _, m := range reviewBlock.FindAllStringSubmatch(text, -1) {
+	for _, m := range reviewBlock().FindAllStringSubmatch(text, -1) {
 		body := strings.TrimSpace(m[1])
 		var raw []json.RawMessage
 		if json.Unmarshal([]byte(body), &raw) != nil {

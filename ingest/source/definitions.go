@@ -1,13 +1,13 @@
 package source
 
 import (
-	"regexp"
+	"github.com/prose-store/prose/internal/lazyre"
 	"strings"
 	"unicode"
 )
 
 // definitionLine is "term: meaning" or "term — meaning".
-var definitionLine = regexp.MustCompile(`^\s*([^:—–]{1,60}?)\s*(?::|\s[—–]\s|\s-\s)\s+(\S.*)$`)
+var definitionLine = lazyre.New(`^\s*([^:—–]{1,60}?)\s*(?::|\s[—–]\s|\s-\s)\s+(\S.*)$`)
 
 // notTerms are words that end in a colon without introducing a definition.
 var notTerms = map[string]bool{
@@ -23,7 +23,7 @@ var notTerms = map[string]bool{
 // words, starts with a letter, digit or backtick, and is no URL scheme or
 // time of day; the meaning has at least two words.
 func parseDefinition(line string) (Definition, bool) {
-	m := definitionLine.FindStringSubmatch(line)
+	m := definitionLine().FindStringSubmatch(line)
 	if m == nil {
 		return Definition{}, false
 	}

@@ -83,7 +83,7 @@ func writeBlock(sb *strings.Builder, b Block) {
 		}
 		sep := " "
 		if first, _, _ := strings.Cut(strings.TrimSpace(b.Text), "\n"); strings.HasPrefix(first, "- ") || strings.HasPrefix(first, "* ") ||
-			strings.HasPrefix(first, "#") || strings.HasPrefix(first, "```") || strings.HasPrefix(first, "|") || numbered.MatchString(first) {
+			strings.HasPrefix(first, "#") || strings.HasPrefix(first, "```") || strings.HasPrefix(first, "|") || numbered().MatchString(first) {
 			sep = "\n\n" // a list or a heading must start its own block
 		}
 		fmt.Fprintf(sb, "**%s:**%s%s\n", role, sep, b.Text)

@@ -1,15 +1,16 @@
 package source
 
 import (
+	"github.com/prose-store/prose/internal/lazyre"
 	"regexp"
 	"strings"
 	"unicode"
 )
 
 var (
-	numbered  = regexp.MustCompile(`^\s*(?:\d{1,3}|[a-z])[.)]\s+(\S.*)$`)
-	bulleted  = regexp.MustCompile(`^\s*[-*•+]\s+(\S.*)$`)
-	underline = regexp.MustCompile(`^\s*(=+|-+)\s*$`)
+	numbered  = lazyre.New(`^\s*(?:\d{1,3}|[a-z])[.)]\s+(\S.*)$`)
+	bulleted  = lazyre.New(`^\s*[-*•+]\s+(\S.*)$`)
+	underline = lazyre.New(`^\s*(=+|-+)\s*$`)
 )
 
 // readText fills d from plain text: blank lines separate blocks; a line
@@ -38,7 +39,7 @@ func readText(d *Document, src string) {
 		}
 		aloneAfter := i+1 >= len(lines) || strings.TrimSpace(next) == ""
 		switch {
-		case len(para) == 0 && underline.MatchString(next) && shortLine(line):
+		case len(para) == 0 && underline().MatchString(next) && shortLine(line):
 			level := 2
 			if strings.Contains(next, "=") {
 				level = 1
@@ -60,10 +61,10 @@ func readText(d *Document, src string) {
 // plainBlock reads a run of lines: steps, a list, or a paragraph (or
 // definitions).
 func plainBlock(lines []string) Block {
-	if items, ok := matchAll(lines, numbered); ok {
+	if items, ok := matchAll(lines, numbered()); ok {
 		return listBlock(items, true)
 	}
-	if items, ok := matchAll(lines, bulleted); ok {
+	if items, ok := matchAll(lines, bulleted()); ok {
 		return listBlock(items, false)
 	}
 	return textBlock(lines)
@@ -90,7 +91,7 @@ func matchAll(lines []string, re *regexp.Regexp) ([]string, bool) {
 func shortLine(s string) bool {
 	s = strings.TrimSpace(s)
 	return s != "" && len(strings.Fields(s)) <= 12 && !strings.HasSuffix(s, ".") && !strings.HasSuffix(s, ",") &&
-		!strings.HasSuffix(s, ";") && !bulleted.MatchString(s) && !numbered.MatchString(s)
+		!strings.HasSuffix(s, ";") && !bulleted().MatchString(s) && !numbered().MatchString(s)
 }
 
 func isCapitals(s string) bool {

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/prose-store/prose/internal/lazyre"
 	"net/http"
-	"regexp"
 	"strings"
 
 	"github.com/prose-store/prose/model"
@@ -14,14 +14,14 @@ import (
 
 // keyLike matches strings shaped like provider keys, so a provider message
 // that echoes part of a key (as 401 answers do) never carries it on.
-var keyLike = regexp.MustCompile(`\b(sk|key|pk)-[A-Za-z0-9_\-*.]{6,}`)
+var keyLike = lazyre.New(`\b(sk|key|pk)-[A-Za-z0-9_\-*.]{6,}`)
 
 // Redact removes the key, and anything shaped like a key, from s.
 func Redact(s, key string) string {
 	if key != "" {
 		s = strings.ReplaceAll(s, key, "[redacted]")
 	}
-	return keyLike.ReplaceAllString(s, "[redacted]")
+	return keyLike().ReplaceAllString(s, "[redacted]")
 }
 
 // ProviderMessage pulls the human message out of an error body: OpenAI
