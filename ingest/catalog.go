@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -36,22 +37,86 @@ type catalog struct {
 	Pages   map[string]*pageRecord   `json:"-"`
 	// shards are the page files as read, by vault path.
 	shards map[string][]byte
-	// sorted is the paths of Pages in order, kept up to date by note once
-	// built (nil: not built).
-	sorted []string
+	// ix indexes Pages for the analysis prompt; built on first use and
+	// kept up to date by note (nil: not built).
+	ix *pageIndex
+}
+
+// pageIndex is what index needs of the pages, kept up to date as pages
+// come and go, so that listing them for each source of an ingest costs
+// what that source is relevant to, not the size of the wiki: an ingest of
+// many sources into a large wiki was quadratic.
+type pageIndex struct {
+	sorted  []string            // every page path, in order
+	size    int                 // the prompt bytes of all of them (entrySize)
+	folders map[string]int      // folder → pages at any depth below it
+	byDir   map[string][]string // folder ("." for the root) → its own pages
+	byWord  map[string][]string // a title's first word → the pages so titled
+	// examined counts the pages index looked at: how its cost grows, for
+	// tests.
+	examined int
+}
+
+// entrySize is the size a page takes in the prompt's index, roughly: its
+// JSON entry.
+func entrySize(p string, r *pageRecord) int {
+	return len(p) + len(r.Title) + 48 + 72*len(r.Sources)
+}
+
+// pages returns the index of Pages, building it when missing or stale.
+func (c *catalog) pages() *pageIndex {
+	if c.ix != nil && len(c.ix.sorted) == len(c.Pages) {
+		return c.ix
+	}
+	ix := &pageIndex{folders: map[string]int{}, byDir: map[string][]string{}, byWord: map[string][]string{}}
+	ix.sorted = make([]string, 0, len(c.Pages))
+	for p, r := range c.Pages {
+		ix.sorted = append(ix.sorted, p)
+		ix.add(p, r)
+	}
+	sort.Strings(ix.sorted)
+	c.ix = ix
+	return ix
+}
+
+// add and remove keep everything but sorted in step with one page.
+func (ix *pageIndex) add(p string, r *pageRecord) {
+	ix.size += entrySize(p, r)
+	for d := path.Dir(p); d != "."; d = path.Dir(d) {
+		ix.folders[d]++
+	}
+	ix.byDir[path.Dir(p)] = append(ix.byDir[path.Dir(p)], p)
+	if ws := r.titleWords(); len(ws) > 0 {
+		ix.byWord[ws[0]] = append(ix.byWord[ws[0]], p)
+	}
+}
+
+func (ix *pageIndex) remove(p string, r *pageRecord) {
+	ix.size -= entrySize(p, r)
+	for d := path.Dir(p); d != "."; d = path.Dir(d) {
+		if ix.folders[d]--; ix.folders[d] == 0 {
+			delete(ix.folders, d)
+		}
+	}
+	drop := func(m map[string][]string, k string) {
+		l := m[k]
+		if i := slices.Index(l, p); i >= 0 {
+			l = slices.Delete(l, i, i+1)
+		}
+		if len(l) == 0 {
+			delete(m, k)
+		} else {
+			m[k] = l
+		}
+	}
+	drop(ix.byDir, path.Dir(p))
+	if ws := r.titleWords(); len(ws) > 0 {
+		drop(ix.byWord, ws[0])
+	}
 }
 
 // paths returns the page paths in order.
-func (c *catalog) paths() []string {
-	if c.sorted == nil || len(c.sorted) != len(c.Pages) {
-		c.sorted = make([]string, 0, len(c.Pages))
-		for p := range c.Pages {
-			c.sorted = append(c.sorted, p)
-		}
-		sort.Strings(c.sorted)
-	}
-	return c.sorted
-}
+func (c *catalog) paths() []string { return c.pages().sorted }
 
 type sourceRecord struct {
 	Name       string `json:"name"`
@@ -147,23 +212,38 @@ func loadCatalog(tx *wiki.Tx, read func(string) ([]byte, bool, error)) (*catalog
 
 // note records the current state of page rel.
 func (c *catalog) note(tx *wiki.Tx, rel string) {
-	_, had := c.Pages[rel]
-	p, ok, err := tx.Page(rel)
-	if err != nil || !ok {
+	var r *pageRecord
+	if p, ok, err := tx.Page(rel); err == nil && ok {
+		r = &pageRecord{Title: p.Meta.Title(), Template: p.Meta.Template(), Sources: p.Meta.Strings(metaSources)}
+	}
+	c.set(rel, r)
+}
+
+// set records page rel as r (nil: the page is gone), keeping the index in
+// step.
+func (c *catalog) set(rel string, r *pageRecord) {
+	old, had := c.Pages[rel]
+	if r == nil {
 		delete(c.Pages, rel)
-		if had && c.sorted != nil {
-			if i, found := sort.Find(len(c.sorted), func(i int) int { return strings.Compare(rel, c.sorted[i]) }); found {
-				c.sorted = append(c.sorted[:i], c.sorted[i+1:]...)
-			}
-		}
+	} else {
+		c.Pages[rel] = r
+	}
+	ix := c.ix
+	if ix == nil {
 		return
 	}
-	c.Pages[rel] = &pageRecord{Title: p.Meta.Title(), Template: p.Meta.Template(), Sources: p.Meta.Strings(metaSources)}
-	if !had && c.sorted != nil {
-		i, _ := sort.Find(len(c.sorted), func(i int) int { return strings.Compare(rel, c.sorted[i]) })
-		c.sorted = append(c.sorted, "")
-		copy(c.sorted[i+1:], c.sorted[i:])
-		c.sorted[i] = rel
+	if had {
+		ix.remove(rel, old)
+	}
+	if r != nil {
+		ix.add(rel, r)
+	}
+	i, found := slices.BinarySearch(ix.sorted, rel)
+	switch {
+	case had && r == nil && found:
+		ix.sorted = slices.Delete(ix.sorted, i, i+1)
+	case !had && r != nil && !found:
+		ix.sorted = slices.Insert(ix.sorted, i, rel)
 	}
 }
 
@@ -282,38 +362,50 @@ type indexEntry struct {
 // in — so a prompt stays the same size in a wiki of ten thousand pages.
 // narrowed reports whether pages were left out.
 func (c *catalog) index(doc *source.Document, maxBytes int) (entries []indexEntry, folders []string, narrowed bool) {
-	paths := c.paths()
+	ix := c.pages()
 	entry := func(p string) indexEntry {
 		r := c.Pages[p]
 		return indexEntry{Path: p, Title: r.Title, Template: r.Template, Sources: r.Sources}
 	}
-	size := 0
-	for _, p := range paths {
-		size += len(p) + len(c.Pages[p].Title) + 48 + 72*len(c.Pages[p].Sources)
-	}
-	allFolders := folderSet(paths)
-	if size <= maxBytes {
-		for _, p := range paths {
+	if ix.size <= maxBytes {
+		entries = make([]indexEntry, 0, len(ix.sorted))
+		for _, p := range ix.sorted {
 			entries = append(entries, entry(p))
 		}
-		return entries, allFolders, false
+		ix.examined += len(ix.sorted)
+		return entries, sortedKeys(ix.folders), false
 	}
+	// The pages whose title words all occur in the source: a title's
+	// first word must, so only the pages filed under the source's words
+	// are looked at.
 	words := wordSet(doc.Title + " " + doc.Prose())
 	var hits []string
+	hit := map[string]bool{}
 	near := map[string]bool{}
-	for _, p := range paths {
-		if titleIn(c.Pages[p].titleWords(), words) {
-			hits = append(hits, p)
-			near[path.Dir(p)] = true
+	for w := range words {
+		for _, p := range ix.byWord[w] {
+			ix.examined++
+			if titleIn(c.Pages[p].titleWords(), words) {
+				hits = append(hits, p)
+				hit[p] = true
+				near[path.Dir(p)] = true
+			}
 		}
 	}
-	for _, p := range paths {
-		if near[path.Dir(p)] && !titleIn(c.Pages[p].titleWords(), words) {
-			hits = append(hits, p)
+	sort.Strings(hits)
+	// Then the other pages of the folders they sit in.
+	var others []string
+	for d := range near {
+		for _, p := range ix.byDir[d] {
+			ix.examined++
+			if !hit[p] {
+				others = append(others, p)
+			}
 		}
 	}
-	size = 0
-	for _, p := range hits {
+	sort.Strings(others)
+	size := 0
+	for _, p := range append(hits, others...) {
 		e := entry(p)
 		size += len(e.Path) + len(e.Title) + 48 + 72*len(e.Sources)
 		if size > maxBytes {
@@ -323,7 +415,7 @@ func (c *catalog) index(doc *source.Document, maxBytes int) (entries []indexEntr
 	}
 	// Top-level folders always, and the folders of the pages shown.
 	fs := map[string]bool{}
-	for _, f := range allFolders {
+	for f := range ix.folders {
 		if !strings.Contains(f, "/") {
 			fs[f] = true
 		}
@@ -340,16 +432,11 @@ func (c *catalog) index(doc *source.Document, maxBytes int) (entries []indexEntr
 	return entries, folders, true
 }
 
-func folderSet(paths []string) []string {
-	fs := map[string]bool{}
-	for _, p := range paths {
-		for d := path.Dir(p); d != "."; d = path.Dir(d) {
-			fs[d] = true
-		}
-	}
-	out := make([]string, 0, len(fs))
-	for f := range fs {
-		out = append(out, f)
+// sortedKeys returns the keys of m in order.
+func sortedKeys(m map[string]int) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
 	}
 	sort.Strings(out)
 	return out
