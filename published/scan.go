@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -488,6 +489,9 @@ func (w *walker) informed(c *statCache, changed []string) ([]walkedFile, error) 
 		if err != nil {
 			return nil, fmt.Errorf("changed path: %w", err)
 		}
+		if err := w.checkRawChanged(p, n); err != nil {
+			return nil, err
+		}
 		r := n
 		for j := 0; j < len(n); j++ {
 			if n[j] != '/' {
@@ -589,6 +593,28 @@ func (w *walker) informed(c *statCache, changed []string) ([]walkedFile, error) 
 		out = append(out, f)
 	}
 	return append(out, fresh[fi:]...), nil
+}
+
+// checkRawChanged refuses a changed path p that normalization read
+// differently (n) when p itself names something in the directory: a
+// backslash is a separator in a changed path, but where the file system
+// takes it as part of a name, `bad\name` is that file, which a full scan
+// refuses. Without this check the informed scan would look at "bad/name"
+// and publish as though the file were not there.
+func (w *walker) checkRawChanged(p, n string) error {
+	if p == n || filepath.Separator == '\\' || !strings.Contains(p, `\`) {
+		return nil
+	}
+	raw := strings.Trim(p, "/")
+	if _, err := os.Lstat(filepath.Join(w.root, filepath.FromSlash(raw))); err != nil {
+		return nil // nothing of that name: the backslashes are separators
+	}
+	for seg := range strings.SplitSeq(raw, "/") {
+		if strings.Contains(seg, `\`) {
+			return &PathError{Path: p, Rule: ruleBackslash}
+		}
+	}
+	return nil
 }
 
 // namesRoot reports whether a changed path is the node directory itself

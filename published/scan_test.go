@@ -533,3 +533,32 @@ func TestScanLinkLoop(t *testing.T) {
 		t.Fatalf("Scan of a link loop: %v; want an error saying the links loop", err)
 	}
 }
+
+// A changed path holding a backslash names the file of that name when
+// there is one (a full scan refuses it), not the path the backslash would
+// separate; without such a file the backslash is a separator.
+func TestScanInformedBackslashName(t *testing.T) {
+	if filepath.Separator == '\\' {
+		t.Skip("a backslash separates paths here")
+	}
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"a.txt": "a", "d/b.txt": "b"})
+	cache := filepath.Join(t.TempDir(), "cache")
+	mustScan(t, dir, Options{CachePath: cache})
+	// As a separator: d\b.txt is d/b.txt.
+	writeFile(t, dir, "d/b.txt", "b2")
+	s := mustScan(t, dir, Options{CachePath: cache, Changed: []string{`d\b.txt`}})
+	if full := mustScan(t, dir, Options{}); s.Version != full.Version {
+		t.Fatalf("d\\b.txt as a separator: version %s, full scan %s", s.Version, full.Version)
+	}
+	writeFile(t, dir, `bad\name`, "x")
+	for _, changed := range []string{`bad\name`, `./bad\name`} {
+		_, err := Scan(dir, Options{CachePath: cache, Changed: []string{changed}})
+		if err == nil || !strings.Contains(err.Error(), "backslash") {
+			t.Fatalf("informed scan of %q: %v; want the backslash named, as a full scan does", changed, err)
+		}
+	}
+	if _, err := Scan(dir, Options{}); err == nil || !strings.Contains(err.Error(), "backslash") {
+		t.Fatalf("full scan: %v", err)
+	}
+}

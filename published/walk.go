@@ -352,6 +352,9 @@ func within(dir, p string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
+// ruleBackslash explains a name holding a backslash.
+const ruleBackslash = "the name holds a backslash, which world-model paths read as a separator"
+
 // checkName reports a name that is not a valid world-model path segment.
 // Plain printable ASCII names (the common case) are checked without
 // allocating.
@@ -374,7 +377,7 @@ func checkName(p, name string) error {
 		return err
 	}
 	if n != p {
-		return &PathError{Path: p, Rule: "the name holds a backslash, which world-model paths read as a separator"}
+		return &PathError{Path: p, Rule: ruleBackslash}
 	}
 	return nil
 }
