@@ -44,8 +44,9 @@ import (
 //
 // Racy entries. Timestamps have a granularity: a file modified again within
 // the same tick as the stat that recorded it keeps its old mtime. As in git,
-// an entry whose mtime is not older than the scan's start minus the
-// granularity is flagged racy, and a racy entry is read again by the next
+// an entry whose mtime — or ctime: a file copied with its old mtime (cp -p,
+// rsync -t) was still written now — is not older than the scan's start
+// minus the granularity is flagged racy, and a racy entry is read again by the next
 // full scan (an informed scan trusts the caller and carries the flag over).
 // The granularity is taken as 20 ms when the files show sub-second
 // timestamps (a coarse kernel clock tick, twice over), else 2 s (FAT and

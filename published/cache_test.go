@@ -128,6 +128,7 @@ func TestCacheRejects(t *testing.T) {
 func TestScanCorruptCache(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"a/x.json": `{"v": 1}`, "b/y.txt": "y", "z.md": "z"})
+	settle()
 	cache := filepath.Join(t.TempDir(), "scan")
 	opt := Options{CachePath: cache}
 	want := mustScan(t, dir, opt)
@@ -195,6 +196,7 @@ func TestScanCacheDeltas(t *testing.T) {
 		files[fmt.Sprintf("d%d/f%03d.txt", i%10, i)] = fmt.Sprint("file ", i)
 	}
 	writeFiles(t, dir, files)
+	settle()
 	cache := filepath.Join(t.TempDir(), "scan")
 	opt := Options{CachePath: cache}
 	mustScan(t, dir, opt)
@@ -209,6 +211,7 @@ func TestScanCacheDeltas(t *testing.T) {
 		if i%9 == 0 {
 			os.Remove(filepath.Join(dir, fmt.Sprintf("d%d/f%03d.txt", (i+3)%10, (i*13+3)%200)))
 		}
+		settle()
 		s := mustScan(t, dir, opt)
 		if s.Stats.Hashed != 1 {
 			t.Fatalf("edit %d: read %d files, want 1", i, s.Stats.Hashed)

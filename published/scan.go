@@ -339,7 +339,9 @@ func writeCache(file string, w *walker, cfg *fpConfig, cache *statCache, start t
 	racyFrom := start.UnixNano() - gran
 	var changed []int
 	for i := range walked {
-		if !walked[i].trusted && walked[i].st.mtime >= racyFrom {
+		// The later of mtime and ctime: a file written within the tick and
+		// given an old mtime (cp -p, rsync -t, touch -d) is just as racy.
+		if st := &walked[i].st; !walked[i].trusted && max(st.mtime, st.ctime) >= racyFrom {
 			flags[i] |= flagRacy
 		}
 		if from[i] < 0 {

@@ -43,6 +43,19 @@ func writeFile(t testing.TB, dir, p, content string) {
 	if err := os.Chtimes(full, past, past); err != nil {
 		t.Fatal(err)
 	}
+	lastWrite = time.Now()
+}
+
+// lastWrite is when a test last dated a file in the past: its ctime is
+// then, so the stat cache takes it as racy until the granularity has
+// passed (see cache.go). mustScan waits that out.
+var lastWrite time.Time
+
+// settle waits until files dated by writeFile are no longer racy.
+func settle() {
+	if d := time.Until(lastWrite.Add(time.Duration(racyFine) + 5*time.Millisecond)); d > 0 {
+		time.Sleep(d)
+	}
 }
 
 func symlink(t *testing.T, target, link string) {
@@ -227,6 +240,7 @@ func TestScanCache(t *testing.T) {
 		files[fmt.Sprintf("d%d/f%d.json", i%5, i)] = fmt.Sprintf(`{"i": %d}`, i)
 	}
 	writeFiles(t, dir, files)
+	settle()
 	cache := filepath.Join(t.TempDir(), "cache", "scan-node")
 	opt := Options{CachePath: cache}
 	s1 := mustScan(t, dir, opt)
@@ -243,6 +257,7 @@ func TestScanCache(t *testing.T) {
 
 	// Same size, new content: the mtime tells.
 	writeFile(t, dir, "d1/f1.json", `{"i": 9}`)
+	settle()
 	s3 := mustScan(t, dir, opt)
 	if s3.Stats.Hashed != 1 || s3.Stats.CacheHits != 49 {
 		t.Fatalf("after one edit stats = %+v, want one file read", s3.Stats)
@@ -268,14 +283,20 @@ func TestScanCache(t *testing.T) {
 func TestScanRacyEntries(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"old.txt": "old"})
+	settle()
 	// A file written just now: its mtime is within the granularity of the
 	// scan's start, so the cache must not trust it next time.
 	if err := os.WriteFile(filepath.Join(dir, "new.txt"), []byte("new"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	opt := Options{CachePath: filepath.Join(t.TempDir(), "cache")}
-	mustScan(t, dir, opt)
-	s := mustScan(t, dir, opt)
+	if _, err := Scan(dir, opt); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Scan(dir, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if s.Stats.Hashed != 1 || s.Stats.CacheHits != 1 {
 		t.Fatalf("stats = %+v, want the racy file read again and the old one trusted", s.Stats)
 	}
@@ -283,6 +304,8 @@ func TestScanRacyEntries(t *testing.T) {
 	if err := os.Chtimes(filepath.Join(dir, "new.txt"), past, past); err != nil {
 		t.Fatal(err)
 	}
+	lastWrite = time.Now()
+	settle()
 	mustScan(t, dir, opt)
 	if s := mustScan(t, dir, opt); s.Stats.Hashed != 0 {
 		t.Fatalf("stats = %+v, want nothing read", s.Stats)
@@ -560,5 +583,32 @@ func TestScanInformedBackslashName(t *testing.T) {
 	}
 	if _, err := Scan(dir, Options{}); err == nil || !strings.Contains(err.Error(), "backslash") {
 		t.Fatalf("full scan: %v", err)
+	}
+}
+
+// A file written just now but dated in the past (cp -p, rsync -t, touch -d)
+// is as racy as one with a fresh mtime: its change time is now, and a
+// rewrite within the same tick could keep every stat field. The cache reads
+// it again until the granularity has passed.
+func TestScanRacyByChangeTime(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"old.txt": "old"})
+	settle()
+	writeFile(t, dir, "copied.txt", "copied") // mtime an hour ago, ctime now
+	opt := Options{CachePath: filepath.Join(t.TempDir(), "cache")}
+	if _, err := Scan(dir, opt); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Scan(dir, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Stats.Hashed != 1 || s.Stats.CacheHits != 1 {
+		t.Fatalf("stats = %+v, want the file with a fresh change time read again", s.Stats)
+	}
+	settle()
+	mustScan(t, dir, opt)
+	if s := mustScan(t, dir, opt); s.Stats.Hashed != 0 {
+		t.Fatalf("stats = %+v, want nothing read once the change time is old", s.Stats)
 	}
 }
