@@ -598,8 +598,12 @@ func appendCacheFile(file string, c *statCache, block []byte) error {
 	if err != nil {
 		return err
 	}
+	// Only onto exactly what was loaded: a delta appended by another scan
+	// since then could name directories this one computed from the older
+	// state, and the later delta wins. The caller then rewrites the file
+	// whole from what it verified.
 	fi, err := f.Stat()
-	if err == nil && (!os.SameFile(fi, c.file) || fi.Size() < c.file.Size()) {
+	if err == nil && (!os.SameFile(fi, c.file) || fi.Size() != c.file.Size()) {
 		err = errStaleCache
 	}
 	if err == nil {

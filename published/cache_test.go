@@ -3,6 +3,7 @@ package published
 import (
 	"bytes"
 	"encoding/hex"
+	"errors"
 	"flag"
 	"fmt"
 	"maps"
@@ -259,4 +260,34 @@ func mustAbs(t *testing.T, dir string) string {
 		t.Fatal(err)
 	}
 	return abs
+}
+
+// A delta goes only onto the file as it was loaded: when another scan has
+// appended since, the append is refused (and the scan rewrites the file
+// whole from what it verified).
+func TestCacheAppendsOnlyOntoWhatItLoaded(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"a.txt": "a", "d/b.txt": "b"})
+	settle()
+	cache := filepath.Join(t.TempDir(), "scan")
+	opt := Options{CachePath: cache}
+	mustScan(t, dir, opt)
+	root, _ := filepath.Abs(dir)
+	id := cacheID("", nil, nil)
+	c := loadCache(cache, root, id)
+	if c == nil {
+		t.Fatal("the cache did not load")
+	}
+	delta := newBlock(nil, blockDelta).finish([]string{"a.txt"}, nil)
+	// Another scan appends first.
+	if err := appendCacheFile(cache, loadCache(cache, root, id), delta); err != nil {
+		t.Fatal(err)
+	}
+	if err := appendCacheFile(cache, c, delta); !errors.Is(err, errStaleCache) {
+		t.Fatalf("append onto a cache another scan appended to: %v, want errStaleCache", err)
+	}
+	// Reloaded, it appends.
+	if err := appendCacheFile(cache, loadCache(cache, root, id), delta); err != nil {
+		t.Fatal(err)
+	}
 }
