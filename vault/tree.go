@@ -220,6 +220,10 @@ func (v *Vault) tree(h plumbing.Hash) (*object.Tree, error) {
 	if h.IsZero() {
 		return &object.Tree{}, nil
 	}
+	if t, ok := v.trees.get(h); ok {
+		return t, nil
+	}
+	v.storeTreeReads.Add(1)
 	var t *object.Tree
 	err := v.read(func() (err error) {
 		t, err = object.GetTree(v.storage, h)
@@ -228,12 +232,13 @@ func (v *Vault) tree(h plumbing.Hash) (*object.Tree, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read tree %s: %w", h, err)
 	}
+	v.trees.put(h, t)
 	return t, nil
 }
 
 // commit reads a commit object.
 func (v *Vault) commit(h plumbing.Hash) (*object.Commit, error) {
-	if c := v.commits.get(h); c != nil {
+	if c, ok := v.commits.get(h); ok {
 		return c, nil
 	}
 	v.storeCommitReads.Add(1)
@@ -249,33 +254,40 @@ func (v *Vault) commit(h plumbing.Hash) (*object.Commit, error) {
 	return c, nil
 }
 
-// commitCache keeps the last few commits a Vault decoded. A commit never
-// changes under its id, and the tip is asked for again and again (every
-// ReadFile, every NodeHead): an ingest's commit carries its receipt, which
-// lists every page it wrote, and was decoded once per file read. Callers
-// never modify a commit they get.
-type commitCache struct {
+// idCache keeps the last few objects of one kind a Vault decoded, by id.
+// An object never changes under its id, and the same few are asked for
+// again and again: the tip commit by every ReadFile and NodeHead (an
+// ingest's commit carries its receipt, which lists every page it wrote,
+// and was decoded once per file read), the trees on the way from the root
+// to a node by every lookup. Callers never modify what they get.
+type idCache[T any] struct {
 	mu   sync.Mutex
-	keys [8]plumbing.Hash
-	vals [8]*object.Commit
+	keys []plumbing.Hash // a ring: the oldest id is replaced first
+	vals map[plumbing.Hash]T
 	next int
 }
 
-func (c *commitCache) get(h plumbing.Hash) *object.Commit {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for i, k := range c.keys {
-		if k == h && c.vals[i] != nil {
-			return c.vals[i]
-		}
-	}
-	return nil
+func newIDCache[T any](n int) *idCache[T] {
+	return &idCache[T]{keys: make([]plumbing.Hash, n), vals: make(map[plumbing.Hash]T, n)}
 }
 
-func (c *commitCache) put(h plumbing.Hash, co *object.Commit) {
+func (c *idCache[T]) get(h plumbing.Hash) (T, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.keys[c.next], c.vals[c.next] = h, co
+	v, ok := c.vals[h]
+	return v, ok
+}
+
+func (c *idCache[T]) put(h plumbing.Hash, v T) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.vals[h]; ok {
+		return
+	}
+	if old := c.keys[c.next]; !old.IsZero() {
+		delete(c.vals, old)
+	}
+	c.keys[c.next], c.vals[h] = h, v
 	c.next = (c.next + 1) % len(c.keys)
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/prose-store/prose/canon"
@@ -66,10 +67,12 @@ type Vault struct {
 	// inflating it from a pack.
 	recentMu sync.Mutex
 	recent   map[plumbing.Hash][]byte
-	// storeBlobReads and storeCommitReads count the blobs and commits
-	// read from the object store (tests).
-	storeBlobReads, storeCommitReads atomic.Int64
-	commits                          commitCache
+	// storeBlobReads, storeCommitReads and storeTreeReads count the
+	// objects read from the object store (tests); commits and trees keep
+	// the last ones decoded.
+	storeBlobReads, storeCommitReads, storeTreeReads atomic.Int64
+	commits                                          *idCache[*object.Commit]
+	trees                                            *idCache[*object.Tree]
 }
 
 // keepRecent replaces the blobs held for reading back (see Vault.recent).
@@ -168,7 +171,8 @@ func open(root string, cfg *Config, opt Options) (*Vault, error) {
 	if err := os.MkdirAll(filepath.Join(root, StateDir), 0o755); err != nil {
 		return nil, fmt.Errorf("open vault: %w", err)
 	}
-	return &Vault{root: root, gitDir: gitDir, cfg: cfg, opt: opt, fsync: !opt.NoFsync, storage: st}, nil
+	return &Vault{root: root, gitDir: gitDir, cfg: cfg, opt: opt, fsync: !opt.NoFsync, storage: st,
+		commits: newIDCache[*object.Commit](8), trees: newIDCache[*object.Tree](64)}, nil
 }
 
 // Close releases resources held by the vault.

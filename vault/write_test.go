@@ -230,3 +230,49 @@ func TestTipCommitDecodedOnce(t *testing.T) {
 		t.Fatalf("9 file reads decoded the tip commit %d times; want once", n)
 	}
 }
+
+// The trees on the way from the root to a file are decoded once, however
+// many files are read through them: an ingest reads its catalog, shards
+// and pages one path at a time.
+func TestTreesDecodedOnce(t *testing.T) {
+	v := newVault(t)
+	files := map[string][]byte{"a.txt": []byte("a"), "b.txt": []byte("b"), "c/d.txt": []byte("d"), "c/e/f.txt": []byte("f")}
+	if _, err := v.WriteNode(context.Background(), "pages", files, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	other, err := Open(v.Root(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		for p, want := range files {
+			got, ok, err := other.ReadFile("published/pages/" + p)
+			if err != nil || !ok || !bytes.Equal(got, want) {
+				t.Fatalf("ReadFile %s = %q, %v, %v", p, got, ok, err)
+			}
+		}
+	}
+	// root, published, published/pages, …/c, …/c/e
+	if n := other.storeTreeReads.Load(); n != 5 {
+		t.Fatalf("12 file reads decoded %d trees; want the 5 on their paths, once each", n)
+	}
+}
+
+// idCache holds at most its capacity, dropping the oldest id first.
+func TestIDCacheEvictsTheOldest(t *testing.T) {
+	c := newIDCache[int](3)
+	id := func(i int) plumbing.Hash { return objectHash(plumbing.BlobObject, []byte{byte(i)}) }
+	for i := 0; i < 5; i++ {
+		c.put(id(i), i)
+		c.put(id(i), 100+i) // a second put of a held id changes nothing
+	}
+	for i := 0; i < 5; i++ {
+		v, ok := c.get(id(i))
+		if want := i >= 2; ok != want || ok && v != i {
+			t.Fatalf("get(%d) = %d, %v; want held=%v", i, v, ok, want)
+		}
+	}
+	if len(c.vals) != 3 {
+		t.Fatalf("%d held, capacity 3", len(c.vals))
+	}
+}
