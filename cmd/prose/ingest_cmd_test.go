@@ -414,13 +414,7 @@ func modelUsage(input, cached, output int64) model.Usage {
 // branch, the git index and the working tree are as before, and the next
 // commands find a sound vault.
 func TestIngestKilledLeavesBranch(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	bin := filepath.Join(t.TempDir(), "prose")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildProse(t)
 	dir := newIngestVault(t)
 	// A wiki already there, so there is something to lose.
 	mustProse(t, "--vault", dir, "ingest", "../../fixtures/sources/deploy-guide.md")

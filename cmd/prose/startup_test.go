@@ -18,13 +18,7 @@ import (
 // It runs the real binary: this test binary's main package also holds the
 // tests' own setup.
 func TestPackageInitsStayCheap(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	bin := filepath.Join(t.TempDir(), "prose")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildProse(t)
 	cmd := exec.Command(bin, "--version")
 	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
 	out, err := cmd.CombinedOutput()
@@ -55,4 +49,19 @@ func TestPackageInitsStayCheap(t *testing.T) {
 		t.Fatalf("prose's package initializers allocate %d bytes at start, more than %d; make what they build lazy (internal/lazyre, sync.OnceValue):\n%s",
 			total, bound, strings.Join(report, "\n"))
 	}
+}
+
+// buildProse builds the prose binary into a temporary directory, for tests
+// that need the real program rather than this test binary; -short skips
+// them.
+func buildProse(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "prose")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
 }
