@@ -48,8 +48,13 @@ type workspace struct {
 	byPath   map[string]IndexEntry
 	folders  map[string]int // pages per folder, existing and planned
 	sents    []string       // the document's sentences, once split
+	lowSents []string       // the same in lower case, once
 	// pitfallText are the sentences that warn, once found.
 	pitfallText []string
+	// pitfallSecs are the indexes of the sections whose heading names
+	// pitfalls, once found: a source's pages are all written in one call,
+	// and each procedure page asks again.
+	pitfallSecs []int
 }
 
 func (e Engine) analyse(prompt string) (model.Response, error) {

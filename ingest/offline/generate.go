@@ -264,7 +264,7 @@ func (w *workspace) slots(c candidate) map[string]string {
 		body := fmt.Sprintf("<p>%s</p>\n<p>%s defines %s under %s.</p>", text(summary), w.sourceLink(c),
 			html.EscapeString(c.def.Term), html.EscapeString(quote(headingOr(c.sec, doc.Title))))
 		var uses []string
-		for _, s := range mentionsOf(w.sentences(), c.def.Term, c.def.Meaning) {
+		for _, s := range w.mentionsOf(c.def.Term, c.def.Meaning) {
 			uses = append(uses, text(s))
 		}
 		if c.page.Template == "entity" {
@@ -403,12 +403,17 @@ func (w *workspace) pitfalls(text func(string) string) string {
 	if w.pitfallText == nil {
 		w.pitfallText = w.pitfallSentences()
 	}
-	var parts []string
-	for _, s := range w.doc.Sections {
-		if !pitfallHeading().MatchString(s.Heading) {
-			continue
+	if w.pitfallSecs == nil {
+		w.pitfallSecs = []int{}
+		for i, s := range w.doc.Sections {
+			if pitfallHeading().MatchString(s.Heading) {
+				w.pitfallSecs = append(w.pitfallSecs, i)
+			}
 		}
-		for _, b := range s.Blocks {
+	}
+	var parts []string
+	for _, i := range w.pitfallSecs {
+		for _, b := range w.doc.Sections[i].Blocks {
 			switch b.Kind {
 			case source.Paragraph:
 				parts = append(parts, `<div class="alert alert-warning"><p>`+text(b.Text)+`</p></div>`)
@@ -463,14 +468,26 @@ func (w *workspace) pitfallSentences() []string {
 }
 
 // mentionsOf lists up to three sentences of doc that use term, other than
-// its definition.
-func mentionsOf(sents []string, term, meaning string) []string {
+// its definition (mentions, with the sentences lower-cased once per
+// source rather than once per term).
+func (w *workspace) mentionsOf(term, meaning string) []string {
+	sents := w.sentences()
+	if w.lowSents == nil {
+		w.lowSents = make([]string, len(sents))
+		for i, s := range sents {
+			w.lowSents[i] = strings.ToLower(s)
+		}
+	}
+	if len(term) < 4 {
+		return nil
+	}
+	lowTerm := strings.ToLower(term)
 	var out []string
-	for _, s := range sents {
+	for i, s := range sents {
 		if len(out) == 3 {
 			break
 		}
-		if mentions(s, term) && !strings.Contains(s, meaning) && !strings.HasPrefix(s, term+":") {
+		if containsPhrase(w.lowSents[i], lowTerm) && !strings.Contains(s, meaning) && !strings.HasPrefix(s, term+":") {
 			out = append(out, s)
 		}
 	}
@@ -485,19 +502,36 @@ func (w *workspace) sentences() []string {
 	return w.sents
 }
 
-var sentenceEnd = lazyre.New(`([.!?])\s+`)
-
+// sentences splits text into its sentences longer than 20 bytes: a
+// sentence ends at '.', '!' or '?' followed by white space, within a
+// paragraph (texts split at blank lines), with white space runs made one
+// space and a leading "User:"-style role dropped. It scans bytes rather
+// than running a regular expression: it splits every source's prose once
+// per model call, and the expression took a third of a generation.
 func sentences(text string) []string {
 	var out []string
-	for _, para := range strings.Split(text, "\n\n") {
-		para = stripRole(strings.Join(strings.Fields(para), " "))
-		for _, s := range strings.SplitAfter(sentenceEnd().ReplaceAllString(para, "$1\n"), "\n") {
-			if s = strings.TrimSpace(s); len(s) > 20 {
-				out = append(out, s)
-			}
+	emit := func(s string) {
+		if s = strings.TrimSpace(s); len(s) > 20 {
+			out = append(out, s)
 		}
 	}
+	for _, para := range strings.Split(text, "\n\n") {
+		para = stripRole(strings.Join(strings.Fields(para), " "))
+		start := 0
+		for i := 0; i+1 < len(para); i++ {
+			if c := para[i]; (c == '.' || c == '!' || c == '?') && asciiSpace(para[i+1]) {
+				emit(para[start : i+1])
+				start = i + 1
+			}
+		}
+		emit(para[start:])
+	}
 	return out
+}
+
+// asciiSpace reports the white space of regular expressions' \s.
+func asciiSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
 }
 
 // sentence makes a meaning a sentence: a capital first and a full stop.

@@ -1,6 +1,9 @@
 package offline
 
 import (
+	"regexp"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/prose-store/prose/ingest/plan"
@@ -52,4 +55,37 @@ func TestSlug(t *testing.T) {
 			t.Errorf("slug(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// sentencesByExpression is sentences as first written, with a regular
+// expression: the byte scan must split exactly as it did.
+func sentencesByExpression(text string) []string {
+	end := regexp.MustCompile(`([.!?])\s+`)
+	var out []string
+	for _, para := range strings.Split(text, "\n\n") {
+		para = stripRole(strings.Join(strings.Fields(para), " "))
+		for _, s := range strings.SplitAfter(end.ReplaceAllString(para, "$1\n"), "\n") {
+			if s = strings.TrimSpace(s); len(s) > 20 {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+func FuzzSentences(f *testing.F) {
+	for _, s := range []string{
+		"User: How do I roll back? First stop the deploy. Then run the rollback!  Done.\n\nA second paragraph, long enough to count. Short.",
+		"Ellipses... and?! odd\tspacing.\nnew line. Ünïcödé sentence ends here. «Quoted.» Next one follows here.",
+		"no end at all but long enough to be a sentence",
+		"", ".", "a. b. c.", "Assistant: fine. Go on then, further and further.",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		got, want := sentences(text), sentencesByExpression(text)
+		if !slices.Equal(got, want) {
+			t.Fatalf("sentences(%q)\n = %q\nwant %q", text, got, want)
+		}
+	})
 }
