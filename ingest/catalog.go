@@ -3,6 +3,7 @@ package ingest
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"sort"
@@ -373,7 +374,7 @@ func (c *catalog) index(doc *source.Document, maxBytes int) (entries []indexEntr
 			entries = append(entries, entry(p))
 		}
 		ix.examined += len(ix.sorted)
-		return entries, sortedKeys(ix.folders), false
+		return entries, slices.Sorted(maps.Keys(ix.folders)), false
 	}
 	// The pages whose title words all occur in the source: a title's
 	// first word must, so only the pages filed under the source's words
@@ -406,12 +407,10 @@ func (c *catalog) index(doc *source.Document, maxBytes int) (entries []indexEntr
 	sort.Strings(others)
 	size := 0
 	for _, p := range append(hits, others...) {
-		e := entry(p)
-		size += len(e.Path) + len(e.Title) + 48 + 72*len(e.Sources)
-		if size > maxBytes {
+		if size += entrySize(p, c.Pages[p]); size > maxBytes {
 			break
 		}
-		entries = append(entries, e)
+		entries = append(entries, entry(p))
 	}
 	// Top-level folders always, and the folders of the pages shown.
 	fs := map[string]bool{}
@@ -430,16 +429,6 @@ func (c *catalog) index(doc *source.Document, maxBytes int) (entries []indexEntr
 	}
 	sort.Strings(folders)
 	return entries, folders, true
-}
-
-// sortedKeys returns the keys of m in order.
-func sortedKeys(m map[string]int) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // wordSet is the lower-case words of s.
