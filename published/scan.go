@@ -3,7 +3,6 @@ package published
 import (
 	"context"
 	"crypto/sha1"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -14,7 +13,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/prose-store/prose/canon"
@@ -63,8 +61,18 @@ type Snapshot struct {
 	// directories below one taken whole are absent. A directory's version
 	// names its content exactly, so callers may key caches of their own
 	// per-directory work by it.
-	Dirs  map[string][32]byte
-	Stats ScanStats
+	Dirs map[string][32]byte
+	// DirTruths holds, for the same directories, the digest of each one's
+	// reduced truth and whether anything in it is kept (what it
+	// contributes to its parent's digest).
+	DirTruths map[string]DirTruth
+	Stats     ScanStats
+}
+
+// DirTruth is what a directory contributes to its parent's digest.
+type DirTruth struct {
+	Digest canon.Digest
+	Kept   bool
 }
 
 // ScanStats counts the work a Scan did.
@@ -74,6 +82,7 @@ type ScanStats struct {
 	CacheHits int   // files taken from the cache without reading them
 	BytesRead int64 // bytes read from files
 	Statted   int   // stat calls on files (0 for untouched files of an informed scan)
+	Links     int   // files reached through a symlink
 }
 
 // Scan collects the world-model in dir and computes its entries, version
@@ -151,6 +160,7 @@ func ScanContext(ctx context.Context, dir string, opt Options) (*Snapshot, error
 		e.Path, e.Mode, e.Size = f.path, f.perm(), f.st.size
 		if f.link {
 			flags[i] |= flagLink
+			snap.Stats.Links++
 		}
 		from[i] = -1
 		for ci < cache.len() && cache.recs[ci].path < f.path {
@@ -198,12 +208,13 @@ func ScanContext(ctx context.Context, dir string, opt Options) (*Snapshot, error
 	}
 	res := t.comp.result()
 	snap.Fingerprints, snap.Facets = res.fingerprints, res.facets
-	snap.Dirs = make(map[string][32]byte, len(t.dirs)+len(t.skippedTrees))
-	for _, d := range t.dirs {
-		snap.Dirs[d.path] = d.tree
-	}
-	for i, p := range t.skipped {
-		snap.Dirs[p] = t.skippedTrees[i]
+	snap.Dirs = make(map[string][32]byte, len(t.dirs)+len(t.skipped))
+	snap.DirTruths = make(map[string]DirTruth, len(t.dirs)+len(t.skipped))
+	for _, recs := range [][]dirRecord{t.dirs, t.skipped} {
+		for _, d := range recs {
+			snap.Dirs[d.path] = d.tree
+			snap.DirTruths[d.path] = DirTruth{Digest: d.digest, Kept: d.kept}
+		}
 	}
 	snap.Version = t.ver.address()
 	snap.Stats.Files = len(walked)
@@ -239,9 +250,7 @@ type scanTree struct {
 	dirty   map[string]bool
 	open    []string    // paths of the open directories
 	dirs    []dirRecord // the directories computed, in the order they closed
-	skipped []string    // the directories taken from the cache
-	// skippedTrees are the version hashes of the skipped directories.
-	skippedTrees [][32]byte
+	skipped []dirRecord // the directories taken from the cache
 }
 
 func (t *scanTree) enter(path, name string) (bool, error) {
@@ -249,8 +258,7 @@ func (t *scanTree) enter(path, name string) (bool, error) {
 		if r, ok := t.cache.dir(path); ok {
 			t.comp.addDir(name, path, r.kept, r.digest)
 			t.ver.addDir(name, r.tree)
-			t.skipped = append(t.skipped, path)
-			t.skippedTrees = append(t.skippedTrees, r.tree)
+			t.skipped = append(t.skipped, r)
 			return true, nil
 		}
 	}
@@ -329,14 +337,7 @@ func readMisses(ctx context.Context, w *walker, cfg *fpConfig, walked []walkedFi
 // reads more, nothing else.
 func writeCache(file string, w *walker, cfg *fpConfig, cache *statCache, start time.Time,
 	walked []walkedFile, entries []Entry, fps []fileFP, flags []uint8, from []int32, removed []string, t *scanTree) {
-	gran := int64(racyCoarse)
-	for i := range walked {
-		if !walked[i].trusted && walked[i].st.mtime%1e9 != 0 {
-			gran = racyFine
-			break
-		}
-	}
-	racyFrom := start.UnixNano() - gran
+	racyFrom := start.UnixNano() - racyGranularity(walked)
 	var changed []int
 	for i := range walked {
 		// The later of mtime and ctime: a file written within the tick and
@@ -393,8 +394,8 @@ func writeCache(file string, w *walker, cfg *fpConfig, cache *statCache, start t
 	// A rewrite keeps the records of the directories taken from the cache
 	// and of everything below them.
 	dirs := t.dirs
-	for _, sk := range t.skipped {
-		r, _ := cache.dir(sk)
+	for _, r := range t.skipped {
+		sk := r.path
 		dirs = append(dirs, r)
 		// Byte order puts "a-b" between "a" and "a/x": look for "a/".
 		lo, _ := slices.BinarySearchFunc(cache.dirs, sk+"/", func(r cacheRec, p string) int { return strings.Compare(r.path, p) })
@@ -457,81 +458,10 @@ func gitBlobID(data []byte) [20]byte {
 // stands for that ancestor. Links in the cache are re-checked, since their
 // targets may have changed unannounced.
 func (w *walker) informed(c *statCache, changed []string) ([]walkedFile, error) {
-	root, err := openRoot(w.root)
+	roots, fresh, err := w.changedRoots(changed)
 	if err != nil {
-		return nil, fmt.Errorf("scan %s: %w", w.root, err)
+		return nil, err
 	}
-	defer root.close()
-	type looked struct {
-		kind nameKind // kindUnknown: absent
-		st   fileStat
-	}
-	memo := map[string]looked{}
-	look := func(p string) (looked, error) {
-		if l, ok := memo[p]; ok {
-			return l, nil
-		}
-		w.statted.Add(1)
-		st, err := root.lstat(p)
-		var l looked
-		switch {
-		case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
-		case err != nil:
-			return l, fmt.Errorf("scan %s: %w", w.abs(p), err)
-		default:
-			l = looked{kind: kindOfMode(st.mode), st: st}
-		}
-		memo[p] = l
-		return l, nil
-	}
-
-	roots := make([]string, 0, len(changed))
-	for _, p := range changed {
-		n, err := NormalizePath(p)
-		if err != nil {
-			return nil, fmt.Errorf("changed path: %w", err)
-		}
-		if err := w.checkRawChanged(p, n); err != nil {
-			return nil, err
-		}
-		r := n
-		for j := 0; j < len(n); j++ {
-			if n[j] != '/' {
-				continue
-			}
-			l, err := look(n[:j])
-			if err != nil {
-				return nil, err
-			}
-			if l.kind != kindDir {
-				r = n[:j]
-				break
-			}
-		}
-		roots = append(roots, r)
-	}
-	slices.Sort(roots)
-	roots = slices.Compact(roots)
-	kept := roots[:0]
-	for _, r := range roots {
-		// Sorted order puts "a" before "a/b" but may put "a-b" between
-		// them, so compare with every kept root above r.
-		covered := false
-		for j := 0; j < len(r); j++ {
-			if r[j] == '/' {
-				if _, ok := slices.BinarySearch(kept, r[:j]); ok {
-					covered = true
-					break
-				}
-			}
-		}
-		if !covered {
-			kept = append(kept, r)
-		}
-	}
-	roots = kept
-
-	var fresh []walkedFile
 	skip := make([]bool, c.len())
 	mark := func(p string) {
 		if i, ok := slices.BinarySearchFunc(c.recs, p, func(r cacheRec, p string) int { return strings.Compare(r.path, p) }); ok {
@@ -551,27 +481,7 @@ func (w *walker) informed(c *statCache, changed []string) ([]walkedFile, error) 
 				mark(r[:j])
 			}
 		}
-		l, err := look(r)
-		if err != nil {
-			return nil, err
-		}
-		switch l.kind {
-		case kindUnknown:
-		case kindDir:
-			sub, err := w.walkSub(r)
-			if err != nil {
-				return nil, err
-			}
-			fresh = append(fresh, sub...)
-		default:
-			f, err := w.fileOf(r, l.st)
-			if err != nil {
-				return nil, err
-			}
-			fresh = append(fresh, f)
-		}
 	}
-	slices.SortFunc(fresh, func(a, b walkedFile) int { return strings.Compare(a.path, b.path) })
 
 	out := make([]walkedFile, 0, c.len()+len(fresh))
 	fi := 0

@@ -3,6 +3,7 @@ package published
 import (
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/zeebo/blake3"
 
@@ -94,4 +95,27 @@ func DirVersion(entries []VersionEntry) [32]byte {
 	var out [32]byte
 	h.Sum(out[:0])
 	return out
+}
+
+// CheckDirNames reports what a scan refuses in one directory (slash path
+// dir, "" for the root): two entries whose names differ only in case or
+// Unicode normalization, or two files that give the same key in the truth
+// ("a.json" and "a.yaml"). Entries are given by name, with isDir telling
+// a directory from a file. A writer that builds a node from its committed
+// tree (not by scanning it) checks each directory it changes with it.
+func CheckDirNames(dir string, names []string, isDir []bool) error {
+	prefix := ""
+	if dir != "" {
+		prefix = strings.TrimSuffix(dir, "/") + "/"
+	}
+	d := &dirFrame{path: strings.TrimSuffix(dir, "/")}
+	for i, name := range names {
+		if isDir[i] {
+			d.add(name, name, prefix+name+"/", false, canon.Digest{})
+			continue
+		}
+		key, _ := fileKey(name)
+		d.add(name, key, prefix+name, false, canon.Digest{})
+	}
+	return d.check()
 }

@@ -11,3 +11,6 @@ func openFile(path string, flag int, perm os.FileMode) (*os.File, error) {
 
 // renameFile is os.Rename.
 func renameFile(old, new string) error { return os.Rename(old, new) }
+
+// readFlags open a file to read.
+const readFlags = os.O_RDONLY

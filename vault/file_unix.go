@@ -39,3 +39,7 @@ func renameFile(old, new string) error {
 		return nil
 	}
 }
+
+// readFlags open a file to read without following a final symlink and
+// without waiting on a special file (a named pipe).
+const readFlags = os.O_RDONLY | syscall.O_NOFOLLOW | syscall.O_NONBLOCK

@@ -148,10 +148,24 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 	if err := v.checkSourceDir(absDir); err != nil {
 		return nil, fmt.Errorf("publish %s: %w", node, err)
 	}
+	var oldNode plumbing.Hash
+	if e, ok, err := v.lookup(tipCommit.TreeHash, "published/"+esc); err != nil {
+		return nil, err
+	} else if ok && e.Mode == filemode.Dir {
+		oldNode = e.Hash
+	}
+	h := &publishHead{node: node, esc: esc, absDir: absDir, opt: opt, clock: clock, now: now,
+		tip: tip, tipCommit: tipCommit, ledgerTip: ledgerTip, prev: prev, oldNode: oldNode}
+	if opt.Changed != nil && spec == nil {
+		if res, done, err := v.publishChanged(ctx, h); done || err != nil {
+			return res, err
+		}
+	}
+	cachePath := v.scanCachePath(absDir)
 	snap, err := published.ScanContext(ctx, absDir, published.Options{
 		Algorithm: v.Algorithm(),
 		Spec:      spec,
-		CachePath: v.StatePath("cache", "scan-"+cacheKey(absDir)),
+		CachePath: cachePath,
 		Changed:   opt.Changed,
 		View:      viewOf(node),
 	})
@@ -160,7 +174,7 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 	}
 	clock.mark("scan")
 	if len(snap.Entries) == 0 && !opt.AllowEmpty {
-		return nil, fmt.Errorf("publish %s: %s: %w; publishing it would remove every file of published/%s (a render that failed before writing leaves an empty directory): check the render, or pass --allow-empty if the world-model really is empty", node, dir, ErrEmptySource, esc)
+		return nil, emptySourceError(node, dir)
 	}
 	status, moved := published.Decide(prevFingerprints(prev), prev != nil, snap)
 	if storeSpec && status == "skipped" {
@@ -201,116 +215,165 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 			repaired = append(repaired, fmt.Sprintf("published/%s had been changed by a commit outside prose (%s); restored it to the published truth", esc, why))
 		}
 	}
-	cfp := opt.ContractFingerprint
-	if cfp == "" {
-		cfp = v.contractFingerprint(tipCommit.TreeHash, node)
-	}
-	r := newReceipt(v.Algorithm(), node, cfp, status, snap.Fingerprints, prev)
-	if status == "rendered" {
-		r.SemanticDiff = map[string]any{
-			"moved":   stringsToAny(moved),
-			"version": snap.Version,
-			"files":   float64(len(snap.Entries)),
-		}
-		if restored {
-			r.SemanticDiff["restored"] = true
-		}
-	}
-	if err := r.Seal(); err != nil {
-		return nil, err
-	}
-	res := &PublishResult{Receipt: r, Moved: moved, Version: snap.Version, Stats: snap.Stats, Repaired: repaired}
-
 	b := v.newBatch()
 	b.ctx = ctx
-	// Until land takes the batch, an early return (a refusal, an error,
-	// Ctrl-C) removes the objects written so far.
+	plan := &publishPlan{
+		status: status, moved: moved, fps: snap.Fingerprints, version: snap.Version, files: len(snap.Entries),
+		restored: restored, repaired: repaired, stats: snap.Stats,
+		build: func() (plumbing.Hash, error) { return b.buildTree(th, files, absDir, oldNode) },
+	}
+	if storeSpec {
+		plan.spec, plan.specPath = spec, specPath
+	}
+	res, nodeTree, err := v.landPublish(ctx, h, b, plan)
+	if res != nil && (err == nil || errors.As(err, new(*LandedError))) {
+		th.remember() // the objects are durable
+		if !nodeTree.IsZero() && len(snap.Fingerprints) > 0 {
+			v.fingerprintMemo(node, spec, viewOf(node)).store(nodeTree, snap.Fingerprints)
+		}
+		v.recordBase(h, spec, snap, th, files, plan.status, nodeTree)
+	}
+	return res, err
+}
+
+// publishHead is what a publish reads before it looks at the source
+// directory.
+type publishHead struct {
+	node, esc, absDir string
+	opt               PublishOptions
+	clock             *phaseClock
+	now               func() time.Time
+	tip               plumbing.Hash
+	tipCommit         *object.Commit
+	ledgerTip         plumbing.Hash
+	prev              *receipt.Receipt
+	oldNode           plumbing.Hash // the node's committed tree; zero when it has none
+}
+
+// publishPlan is a publish decided: its status and fingerprints, and how
+// its node tree is built.
+type publishPlan struct {
+	status   string
+	moved    []string
+	fps      map[string]string
+	version  string
+	files    int
+	restored bool
+	repaired []string
+	stats    published.ScanStats
+	// build writes the node tree into the batch (a rendered publish).
+	build func() (plumbing.Hash, error)
+	// spec, when set, is stored at specPath with the rendered commit.
+	spec     *canon.Spec
+	specPath string
+}
+
+// landPublish writes the receipt of a decided publish, and for a rendered
+// one the node tree and the branch commit, then lands them. It returns the
+// node tree it committed (zero for a skipped publish). The batch is
+// aborted on any return before land takes it.
+func (v *Vault) landPublish(ctx context.Context, h *publishHead, b *objectBatch, p *publishPlan) (*PublishResult, plumbing.Hash, error) {
+	node, esc, clock := h.node, h.esc, h.clock
 	handedOver := false
 	defer func() {
 		if !handedOver {
 			b.abort()
 		}
 	}()
-	var branchCommit plumbing.Hash
+	cfp := h.opt.ContractFingerprint
+	if cfp == "" {
+		cfp = v.contractFingerprint(h.tipCommit.TreeHash, node)
+	}
+	r := newReceipt(v.Algorithm(), node, cfp, p.status, p.fps, h.prev)
+	if p.status == "rendered" {
+		r.SemanticDiff = map[string]any{
+			"moved":   stringsToAny(p.moved),
+			"version": p.version,
+			"files":   float64(p.files),
+		}
+		if p.restored {
+			r.SemanticDiff["restored"] = true
+		}
+	}
+	if err := r.Seal(); err != nil {
+		return nil, plumbing.ZeroHash, err
+	}
+	res := &PublishResult{Receipt: r, Moved: p.moved, Version: p.version, Stats: p.stats, Repaired: p.repaired}
+
+	var branchCommit, nodeTree plumbing.Hash
 	var changes []change
 	var idx *gitIndex
-	var nodeTree plumbing.Hash
-	when := now()
-	if status == "rendered" {
-		var oldNode plumbing.Hash
-		if e, ok, err := v.lookup(tipCommit.TreeHash, "published/"+esc); err != nil {
-			return nil, err
-		} else if ok && e.Mode == filemode.Dir {
-			oldNode = e.Hash
-		}
+	when := h.now()
+	if p.status == "rendered" {
 		clock.mark("prep")
-		nodeTree, err = b.buildTree(th, files, absDir, oldNode)
+		var err error
+		nodeTree, err = p.build()
 		clock.mark("buildTree")
 		if err != nil {
-			return nil, fmt.Errorf("publish %s: %w", node, err)
+			return nil, plumbing.ZeroHash, fmt.Errorf("publish %s: %w", node, err)
 		}
-		root, err := b.setPath(tipCommit.TreeHash, "published/"+esc, object.TreeEntry{Mode: filemode.Dir, Hash: nodeTree})
+		root, err := b.setPath(h.tipCommit.TreeHash, "published/"+esc, object.TreeEntry{Mode: filemode.Dir, Hash: nodeTree})
 		if err != nil {
-			return nil, err
+			return nil, plumbing.ZeroHash, err
 		}
-		if storeSpec {
+		if spec := p.spec; spec != nil {
 			if spec.Node == "" {
 				spec.Node = node
 			}
 			sj, err := specJSON(spec)
 			if err != nil {
-				return nil, err
+				return nil, plumbing.ZeroHash, err
 			}
 			sh, err := b.put(plumbing.BlobObject, append(sj, '\n'))
 			if err != nil {
-				return nil, err
+				return nil, plumbing.ZeroHash, err
 			}
-			if root, err = b.setPath(root, specPath, object.TreeEntry{Mode: filemode.Regular, Hash: sh}); err != nil {
-				return nil, err
+			if root, err = b.setPath(root, p.specPath, object.TreeEntry{Mode: filemode.Regular, Hash: sh}); err != nil {
+				return nil, plumbing.ZeroHash, err
 			}
 		}
-		msg, err := receiptMessage(r, moved)
+		msg, err := receiptMessage(r, p.moved)
 		if err != nil {
-			return nil, err
+			return nil, plumbing.ZeroHash, err
 		}
 		sig := v.signature(when)
-		branchCommit, err = b.putCommit(&object.Commit{Author: sig, Committer: sig, Message: string(msg), TreeHash: root, ParentHashes: []plumbing.Hash{tip}})
+		branchCommit, err = b.putCommit(&object.Commit{Author: sig, Committer: sig, Message: string(msg), TreeHash: root, ParentHashes: []plumbing.Hash{h.tip}})
 		if err != nil {
-			return nil, err
+			return nil, plumbing.ZeroHash, err
 		}
 		clock.mark("root+commit")
 		// Refuse before anything moves if the new state would overwrite a
 		// hand edit in the working tree.
-		if err := diffTrees(b.tree, tipCommit.TreeHash, root, "", &changes); err != nil {
-			return nil, err
+		if err := diffTrees(b.tree, h.tipCommit.TreeHash, root, "", &changes); err != nil {
+			return nil, plumbing.ZeroHash, err
 		}
 		clock.mark("diff")
-		if idx, err = v.readIndexRepaired(tip); err != nil {
-			return nil, err
+		if idx, err = v.readIndexRepaired(h.tip); err != nil {
+			return nil, plumbing.ZeroHash, err
 		}
 		defer idx.release() // land writes it; any earlier return gives it up
 		clock.mark("readIndex")
 		edits, err := v.checkClean(changes, idx)
 		if err != nil {
-			return nil, err
+			return nil, plumbing.ZeroHash, err
 		}
 		if len(edits) > 0 {
-			return nil, handEditError(edits)
+			return nil, plumbing.ZeroHash, handEditError(edits)
 		}
 	}
 	clock.mark("trees+check")
-	ledgerCommit, err := b.appendLedger(ledgerTip, r, moved, branchCommit, when)
+	ledgerCommit, err := b.appendLedger(h.ledgerTip, r, p.moved, branchCommit, when)
 	if err != nil {
-		return nil, err
+		return nil, plumbing.ZeroHash, err
 	}
 	// The last safe point: nothing references the new objects yet.
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("publish %s: %w", node, err)
+		return nil, plumbing.ZeroHash, fmt.Errorf("publish %s: %w", node, err)
 	}
 	l := &landing{
 		batch:   b,
-		branch:  refMove{tip, branchCommit},
-		ledger:  refMove{ledgerTip, ledgerCommit},
+		branch:  refMove{h.tip, branchCommit},
+		ledger:  refMove{h.ledgerTip, ledgerCommit},
 		receipt: r.ContentHash,
 		changes: changes,
 		idx:     idx,
@@ -321,20 +384,21 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 	done, err := v.land(l)
 	if done != nil {
 		res.HandEdits = done.HandEdits
-		th.remember() // the objects are durable
-		if !nodeTree.IsZero() && len(snap.Fingerprints) > 0 {
-			v.fingerprintMemo(node, spec, viewOf(node)).store(nodeTree, snap.Fingerprints)
-		}
 	}
 	res.Phases = clock.phases
 	if err != nil {
 		var le *LandedError
 		if errors.As(err, &le) {
-			return res, fmt.Errorf("publish %s: %w", node, err)
+			return res, nodeTree, fmt.Errorf("publish %s: %w", node, err)
 		}
-		return nil, fmt.Errorf("publish %s: %w", node, err)
+		return nil, plumbing.ZeroHash, fmt.Errorf("publish %s: %w", node, err)
 	}
-	return res, nil
+	return res, nodeTree, nil
+}
+
+// emptySourceError refuses the publish of a source directory with no files.
+func emptySourceError(node, dir string) error {
+	return fmt.Errorf("publish %s: %s: %w; publishing it would remove every file of published/%s (a render that failed before writing leaves an empty directory): check the render, or pass --allow-empty if the world-model really is empty", node, dir, ErrEmptySource, published.EscapeNode(node))
 }
 
 func handEditError(edits []HandEdit) error {
@@ -379,6 +443,11 @@ func stringsToAny(ss []string) []any {
 		out[i] = s
 	}
 	return out
+}
+
+// scanCachePath is the stat cache of the source directory dir (absolute).
+func (v *Vault) scanCachePath(dir string) string {
+	return v.StatePath("cache", "scan-"+cacheKey(dir))
 }
 
 func cacheKey(dir string) string {

@@ -156,6 +156,15 @@ func (th *treeHasher) encodeDir(files []FileEntry, plen int, name string) *dirNo
 	return n
 }
 
+// oidOf returns the tree id of the directory whose version is ver, when
+// this publish computed it or the tree cache knows it.
+func (th *treeHasher) oidOf(ver [32]byte) (plumbing.Hash, bool) {
+	if h, ok := th.learned[ver]; ok {
+		return h, true
+	}
+	return th.cache.get(ver)
+}
+
 // remember records what this publish learned, once its objects are durable.
 func (th *treeHasher) remember() {
 	if th == nil || th.cache == nil {

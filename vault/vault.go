@@ -71,8 +71,11 @@ type Vault struct {
 	// objects read from the object store (tests); commits and trees keep
 	// the last ones decoded.
 	storeBlobReads, storeCommitReads, storeTreeReads atomic.Int64
-	commits                                          *idCache[*object.Commit]
-	trees                                            *idCache[*object.Tree]
+	// informedFast counts informed publishes decided without a scan
+	// (landed or refused).
+	informedFast atomic.Int64
+	commits      *idCache[*object.Commit]
+	trees        *idCache[*object.Tree]
 }
 
 // keepRecent replaces the blobs held for reading back (see Vault.recent).

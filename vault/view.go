@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -95,6 +96,16 @@ func (v *Vault) loadSumCache(node string, view published.View) *sumCache {
 	return c
 }
 
+// put records the sum of tree h, learned elsewhere (a scan).
+func (c *sumCache) put(h plumbing.Hash, s dirSum) {
+	if old, ok := c.known[h]; ok && old == s {
+		return
+	}
+	c.known[h] = s
+	c.added[h] = s
+	c.used[h] = true
+}
+
 // save appends the entries computed since load; a cache that cannot be
 // written is not an error (the next write computes more).
 func (c *sumCache) save() {
@@ -145,7 +156,45 @@ type nodeSummer struct {
 	view  published.View
 	cache *sumCache
 	fresh map[plumbing.Hash][]byte
-	read  int // blobs read, for tests of how cost grows
+	// files holds what files read from a source directory contribute, by
+	// node path: taken for a tree entry naming the same blob.
+	files map[string]published.ChangedFile
+	// source, when set, is a directory holding the node tree's files
+	// (a publish's source outside its changes): a small file is read
+	// there rather than from the repository, when its content is the
+	// blob's.
+	source string
+	read   int // blobs read, for tests of how cost grows
+}
+
+// maxSourceRead bounds a file the summer reads from the source directory;
+// a larger one is read from the repository.
+const maxSourceRead = 1 << 20
+
+// sourceBlob returns the content of blob h from the file at node path p of
+// the source directory, when that file is a regular file holding exactly
+// that blob.
+func (s *nodeSummer) sourceBlob(p string, h plumbing.Hash) ([]byte, bool) {
+	if s.source == "" {
+		return nil, false
+	}
+	f, err := openFile(filepath.Join(s.source, filepath.FromSlash(p)), readFlags, 0)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxSourceRead {
+		return nil, false
+	}
+	data := make([]byte, fi.Size())
+	if n, err := io.ReadFull(f, data); err != nil || n != len(data) {
+		return nil, false
+	}
+	if objectHash(plumbing.BlobObject, data) != h {
+		return nil, false
+	}
+	return data, true
 }
 
 func (s *nodeSummer) blob(h plumbing.Hash) ([]byte, error) {
@@ -174,6 +223,15 @@ func (s *nodeSummer) sum(h plumbing.Hash, dir string) (dirSum, error) {
 	var out dirSum
 	vents := make([]published.VersionEntry, 0, len(t.Entries))
 	var kept []canon.Child
+	names := make([]string, len(t.Entries))
+	isDir := make([]bool, len(t.Entries))
+	for i, e := range t.Entries {
+		names[i], isDir[i] = e.Name, e.Mode == filemode.Dir
+	}
+	// A directory a write changed is checked as a scan checks it.
+	if err := published.CheckDirNames(dir, names, isDir); err != nil {
+		return dirSum{}, err
+	}
 	for _, e := range t.Entries {
 		ve := published.VersionEntry{Name: e.Name}
 		switch e.Mode {
@@ -188,12 +246,23 @@ func (s *nodeSummer) sum(h plumbing.Hash, dir string) (dirSum, error) {
 				kept = append(kept, canon.Child{Key: e.Name, Digest: sub.digest})
 			}
 		case filemode.Regular, filemode.Executable:
-			data, err := s.blob(e.Hash)
-			if err != nil {
-				return dirSum{}, err
-			}
-			ve.Exec, ve.Sum = e.Mode == filemode.Executable, blake3.Sum256(data)
+			ve.Exec = e.Mode == filemode.Executable
 			out.files++
+			if f, ok := s.files[dir+e.Name]; ok && plumbing.Hash(f.GitOID) == e.Hash {
+				ve.Sum = f.Sum
+				if f.Kept {
+					kept = append(kept, canon.Child{Key: published.FileKey(e.Name), Digest: f.Digest})
+				}
+				break
+			}
+			data, ok := s.sourceBlob(dir+e.Name, e.Hash)
+			if !ok {
+				var err error
+				if data, err = s.blob(e.Hash); err != nil {
+					return dirSum{}, err
+				}
+			}
+			ve.Sum = blake3.Sum256(data)
 			d, ok, err := published.FileDigest(s.alg, s.view, dir+e.Name, data)
 			if err != nil {
 				return dirSum{}, err

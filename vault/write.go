@@ -716,7 +716,7 @@ func (b *objectBatch) setPaths(root plumbing.Hash, changes map[string]object.Tre
 			if old.Mode == filemode.Dir {
 				return plumbing.ZeroHash, fmt.Errorf("%s%s is a folder; a file cannot replace it", prefix, old.Name)
 			}
-			if e.Hash != old.Hash {
+			if e.Hash != old.Hash || (!e.Hash.IsZero() && e.Mode != old.Mode) {
 				*changed = append(*changed, prefix+old.Name)
 				dirty = true
 			}

@@ -1,0 +1,316 @@
+package vault
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/prose-store/prose/canon"
+	"github.com/prose-store/prose/published"
+)
+
+// An informed publish (PublishOptions.Changed) is told which paths of the
+// source directory may have changed since the last publish from it. When
+// the node's committed tree is exactly what that publish found in the
+// directory, the publish needs nothing else: it reads the changed paths,
+// applies them to the committed tree (setPaths: the directories above
+// them are rewritten), and recomputes fingerprints through the per-tree
+// sums of the node's other directories (nodeSummer). Its cost follows the
+// changes and the directories above them, not the size of the node: no
+// stat cache is loaded, no directory listed, no tree built from every file.
+//
+// The base record (.prose/cache/base-<dir key>) says which tree the
+// directory held: a publish from the directory that rendered writes it,
+// with the node's tree; any other outcome removes it. The fast path runs
+// only when the record names the node's committed tree — so a publish
+// from another directory, a WriteNode, a commit by hand, or a crash
+// between a commit and its record all send the next publish to the scan —
+// and when the node has no spec (its facets are its top-level
+// directories), no file reached through a symlink (a link's target may
+// change unannounced), and the tree sums of the committed tree are known
+// (a scan publish records them). Anything else it cannot do the same way —
+// a file replacing a directory, or the reverse — falls back to the scan,
+// which gives the same receipt, tree and tokens, only slower.
+
+const baseMagic = "prose publish base 1\n"
+
+func (v *Vault) basePath(absDir string) string {
+	return v.StatePath("cache", "base-"+cacheKey(absDir))
+}
+
+// readBase returns the node tree the base record of absDir names for node.
+func (v *Vault) readBase(absDir, node string) (plumbing.Hash, bool) {
+	data, err := os.ReadFile(v.basePath(absDir))
+	if err != nil {
+		return plumbing.ZeroHash, false
+	}
+	rest, ok := strings.CutPrefix(string(data), baseMagic+node+"\n")
+	if !ok || len(rest) != 41 || rest[40] != '\n' {
+		return plumbing.ZeroHash, false
+	}
+	var h plumbing.Hash
+	if n, err := hex.Decode(h[:], []byte(rest[:40])); err != nil || n != 20 {
+		return plumbing.ZeroHash, false
+	}
+	return h, true
+}
+
+// writeBase records that absDir held node tree t. The record is a cache:
+// it is checked against the committed tree before use, so a lost or stale
+// one only costs a scan.
+func (v *Vault) writeBase(absDir, node string, t plumbing.Hash) {
+	// Written in place: a torn record does not parse, and one that is not
+	// written at all names an older tree than the committed one.
+	p := v.basePath(absDir)
+	_ = os.MkdirAll(filepath.Dir(p), 0o755)
+	if os.WriteFile(p, []byte(baseMagic+node+"\n"+t.String()+"\n"), 0o644) != nil {
+		_ = os.Remove(p)
+	}
+}
+
+func (v *Vault) dropBase(absDir string) { _ = os.Remove(v.basePath(absDir)) }
+
+// recordBase keeps the base record and the tree sums after a scan publish:
+// for a rendered publish of a node without spec or links, the directory
+// held the committed tree, and the sums of its directories (known from the
+// scan) let the next informed publish skip the scan.
+func (v *Vault) recordBase(h *publishHead, spec *canon.Spec, snap *published.Snapshot, th *treeHasher, files []FileEntry, status string, nodeTree plumbing.Hash) {
+	if spec != nil || snap.Stats.Links > 0 || status != "rendered" || nodeTree.IsZero() {
+		v.dropBase(h.absDir)
+		return
+	}
+	view := viewOf(h.node)
+	sums := v.loadSumCache(h.node, view)
+	for p, ver := range snap.Dirs {
+		oid, ok := th.oidOf(ver)
+		truth, ok2 := snap.DirTruths[p]
+		if !ok || !ok2 {
+			continue
+		}
+		lo, _ := slices.BinarySearchFunc(files, p+"/", func(f FileEntry, p string) int { return strings.Compare(f.Path, p) })
+		hi, _ := slices.BinarySearchFunc(files[lo:], p+"0", func(f FileEntry, p string) int { return strings.Compare(f.Path, p) }) // '0' follows '/'
+		sums.put(oid, dirSum{version: ver, digest: truth.Digest, kept: truth.Kept, files: uint32(hi)})
+	}
+	if root, ok := tokenDigest(snap.Fingerprints[canon.Atomic]); ok {
+		var ver [32]byte
+		if n, err := hex.Decode(ver[:], []byte(strings.TrimPrefix(snap.Version, "blake3:"))); err == nil && n == 32 {
+			sums.put(nodeTree, dirSum{version: ver, digest: root, kept: true, files: uint32(len(files))})
+		}
+	}
+	sums.save()
+	v.writeBase(h.absDir, h.node, nodeTree)
+}
+
+// tokenDigest returns the digest a fingerprint token carries.
+func tokenDigest(tok string) (canon.Digest, bool) {
+	var d canon.Digest
+	_, hx, ok := strings.Cut(tok, ":")
+	if !ok {
+		return d, false
+	}
+	n, err := hex.Decode(d[:], []byte(hx))
+	return d, err == nil && n == len(d)
+}
+
+// errNotInformed makes the informed publish fall back to a scan.
+var errNotInformed = errors.New("informed publish falls back to a scan")
+
+// publishChanged is the informed publish without a scan (see the top of
+// this file). done is false when it cannot run; the caller then scans.
+func (v *Vault) publishChanged(ctx context.Context, h *publishHead) (res *PublishResult, done bool, err error) {
+	defer func() {
+		if done {
+			v.informedFast.Add(1)
+		}
+	}()
+	if h.oldNode.IsZero() {
+		return nil, false, nil
+	}
+	if base, ok := v.readBase(h.absDir, h.node); !ok || base != h.oldNode {
+		return nil, false, nil
+	}
+	view := viewOf(h.node)
+	sums := v.loadSumCache(h.node, view)
+	if _, ok := sums.known[h.oldNode]; !ok {
+		return nil, false, nil
+	}
+	cs, err := published.ReadChanged(ctx, h.absDir, published.Options{Algorithm: v.Algorithm(), View: view}, h.opt.Changed)
+	if err != nil {
+		return nil, true, fmt.Errorf("publish %s: %w", h.node, err)
+	}
+	h.clock.mark("scan")
+	if cs.Links {
+		return nil, false, nil
+	}
+	b := v.newBatch()
+	b.ctx = ctx
+	entries, goneFiles, goneDirs, err := v.changedEntries(b, h.oldNode, cs)
+	if err != nil {
+		b.abort()
+		if errors.Is(err, errNotInformed) {
+			return nil, false, nil
+		}
+		return nil, true, err
+	}
+	var changed []string
+	newNode, err := b.setPaths(h.oldNode, entries, "", &changed)
+	if err != nil {
+		b.abort()
+		return nil, true, fmt.Errorf("publish %s: %w", h.node, err)
+	}
+	known := make(map[string]published.ChangedFile, len(cs.Files))
+	for _, f := range cs.Files {
+		known[f.Path] = f
+	}
+	s := &nodeSummer{v: v, b: b, alg: v.Algorithm(), view: view, cache: sums, files: known, source: h.absDir}
+	fps, version, files, err := s.fingerprints(newNode)
+	if err != nil {
+		b.abort()
+		return nil, true, fmt.Errorf("publish %s: %w", h.node, err)
+	}
+	if files == 0 && !h.opt.AllowEmpty {
+		b.abort()
+		return nil, true, emptySourceError(h.node, h.absDir)
+	}
+	facets := []string{canon.Atomic}
+	for f := range fps {
+		if f != canon.Atomic {
+			facets = append(facets, f)
+		}
+	}
+	slices.Sort(facets[1:])
+	status, moved := published.Decide(prevFingerprints(h.prev), h.prev != nil, &published.Snapshot{Fingerprints: fps, Facets: facets})
+	plan := &publishPlan{status: status, moved: moved, fps: fps, version: version, files: files,
+		stats: published.ScanStats{Files: files, Hashed: len(cs.Files), Statted: cs.Statted},
+		build: func() (plumbing.Hash, error) { return newNode, nil }}
+	for _, f := range cs.Files {
+		plan.stats.BytesRead += f.Size
+	}
+	res, nodeTree, err := v.landPublish(ctx, h, b, plan)
+	if res == nil {
+		return nil, true, err
+	}
+	// What the publish read goes into the stat cache, so a later scan of
+	// the directory does not trust what it recorded before.
+	cs.RecordInCache(v.scanCachePath(h.absDir), goneFiles, goneDirs)
+	s.cache.save()
+	if len(fps) > 0 && !nodeTree.IsZero() {
+		v.fingerprintMemo(h.node, nil, view).store(nodeTree, fps)
+	}
+	switch {
+	case status == "rendered":
+		v.writeBase(h.absDir, h.node, newNode)
+	case newNode != h.oldNode:
+		// Skipped: the directory now differs from the committed tree in
+		// what the fingerprints do not see.
+		v.dropBase(h.absDir)
+	}
+	return res, true, err
+}
+
+// changedEntries turns a change set into the tree changes of the node
+// tree old: each file read, and the removal of every committed file at or
+// below a root that the directory no longer holds. It also lists what the
+// stat cache must forget: those files, and the directories at, above and
+// below each root. A root whose kind changed (a file where the tree has a
+// directory, or the reverse, here or above it) is errNotInformed.
+func (v *Vault) changedEntries(b *objectBatch, old plumbing.Hash, cs *published.ChangeSet) (map[string]object.TreeEntry, []string, []string, error) {
+	entries := map[string]object.TreeEntry{}
+	var goneFiles, goneDirs []string
+	fi := 0
+	for _, r := range cs.Roots {
+		// Every directory above the root must be one in the tree too.
+		for j := 0; j < len(r); j++ {
+			if r[j] != '/' {
+				continue
+			}
+			goneDirs = append(goneDirs, r[:j])
+			e, ok, err := b.lookup(old, r[:j])
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			if !ok {
+				break
+			}
+			if e.Mode != filemode.Dir {
+				return nil, nil, nil, errNotInformed
+			}
+		}
+		// The files read at or below r.
+		var fresh []published.ChangedFile
+		for fi < len(cs.Files) && (cs.Files[fi].Path == r || strings.HasPrefix(cs.Files[fi].Path, r+"/")) {
+			fresh = append(fresh, cs.Files[fi])
+			fi++
+		}
+		freshDir := len(fresh) > 0 && fresh[0].Path != r
+		e, ok, err := b.lookup(old, r)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		switch {
+		case !ok:
+		case e.Mode == filemode.Dir:
+			if len(fresh) > 0 && !freshDir {
+				return nil, nil, nil, errNotInformed
+			}
+			goneDirs = append(goneDirs, r)
+			err := v.walkTrees(e.Hash, r+"/", func(p string, e object.TreeEntry) {
+				if e.Mode == filemode.Dir {
+					goneDirs = append(goneDirs, p)
+					return
+				}
+				goneFiles = append(goneFiles, p)
+				entries[p] = object.TreeEntry{Mode: filemode.Regular}
+			})
+			if err != nil {
+				return nil, nil, nil, err
+			}
+		default:
+			if freshDir {
+				return nil, nil, nil, errNotInformed
+			}
+			goneFiles = append(goneFiles, r)
+			entries[r] = object.TreeEntry{Mode: filemode.Regular}
+		}
+		for _, f := range fresh {
+			mode := filemode.Regular
+			if f.Mode&0o111 != 0 {
+				mode = filemode.Executable
+			}
+			oid := plumbing.Hash(f.GitOID)
+			if err := b.putFile(filepath.Join(cs.Dir(), filepath.FromSlash(f.Path)), f.Size, oid); err != nil {
+				return nil, nil, nil, err
+			}
+			entries[f.Path] = object.TreeEntry{Mode: mode, Hash: oid}
+		}
+	}
+	return entries, goneFiles, goneDirs, nil
+}
+
+// walkTrees calls fn for every entry below tree h (directories before what
+// they hold), as slash paths with prefix.
+func (v *Vault) walkTrees(h plumbing.Hash, prefix string, fn func(path string, e object.TreeEntry)) error {
+	t, err := v.tree(h)
+	if err != nil {
+		return err
+	}
+	for _, e := range t.Entries {
+		p := prefix + e.Name
+		fn(p, e)
+		if e.Mode == filemode.Dir {
+			if err := v.walkTrees(e.Hash, p+"/", fn); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
