@@ -105,3 +105,37 @@ func BenchmarkFirstPublish(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPublishFlatInformed names the one changed file of a flat tree:
+// 100 directories of 100 JSON files, so the directory above the change
+// holds 100 files.
+func BenchmarkPublishFlatInformed(b *testing.B) {
+	v, err := Init(filepath.Join(b.TempDir(), "vault"), InitOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := filepath.Join(b.TempDir(), "render")
+	for d := 0; d < 100; d++ {
+		os.MkdirAll(filepath.Join(dir, fmt.Sprintf("d%02d", d)), 0o755)
+		for i := 0; i < 100; i++ {
+			os.WriteFile(filepath.Join(dir, fmt.Sprintf("d%02d", d), fmt.Sprintf("item%02d.json", i)),
+				[]byte(fmt.Sprintf(`{"d":%d,"i":%d,"body":%q}`, d, i, strings.Repeat("y", 900))), 0o644)
+		}
+	}
+	ctx := context.Background()
+	if _, err := v.Publish(ctx, "wm", dir, PublishOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	rel := "d42/item23.json"
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		os.WriteFile(filepath.Join(dir, rel), []byte(fmt.Sprintf(`{"edit":%d}`, i)), 0o644)
+		res, err := v.Publish(ctx, "wm", dir, PublishOptions{Changed: []string{rel}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if i == b.N-1 {
+			b.Logf("phases: %v", res.Phases)
+		}
+	}
+}

@@ -171,7 +171,7 @@ func (v *Vault) publishChanged(ctx context.Context, h *publishHead) (res *Publis
 	for _, f := range cs.Files {
 		known[f.Path] = f
 	}
-	s := &nodeSummer{v: v, b: b, alg: v.Algorithm(), view: view, cache: sums, files: known, source: h.absDir}
+	s := &nodeSummer{v: v, node: h.node, b: b, alg: v.Algorithm(), view: view, cache: sums, files: known, source: h.absDir}
 	fps, version, files, err := s.fingerprints(newNode)
 	if err != nil {
 		b.abort()
@@ -202,7 +202,7 @@ func (v *Vault) publishChanged(ctx context.Context, h *publishHead) (res *Publis
 	// What the publish read goes into the stat cache, so a later scan of
 	// the directory does not trust what it recorded before.
 	cs.RecordInCache(v.scanCachePath(h.absDir), goneFiles, goneDirs)
-	s.cache.save()
+	s.save()
 	if len(fps) > 0 && !nodeTree.IsZero() {
 		v.fingerprintMemo(h.node, nil, view).store(nodeTree, fps)
 	}

@@ -275,7 +275,9 @@ func TestInformedPublishRefusesLikeTheScan(t *testing.T) {
 // tree sums in place, an informed publish of one file reads that file and
 // nothing else of the directory — it works with the stat cache removed,
 // which would make a scan read every file — and decodes the same number of
-// trees in a node of 200 files as in one of 2,000.
+// trees in a node of 200 files as in one of 2,000. The other files of the
+// changed directory are summed once, by the first publish there; the next
+// ones take them from the file-sum cache.
 func TestInformedPublishCostFollowsTheChange(t *testing.T) {
 	var decoded []int64
 	for _, n := range []int{200, 2000} {
@@ -295,9 +297,14 @@ func TestInformedPublishCostFollowsTheChange(t *testing.T) {
 			i := 3 + 70*k
 			p := fmt.Sprintf("f%d/g%d/p%d.json", i%10, i%7, i)
 			os.WriteFile(filepath.Join(dir, filepath.FromSlash(p)), []byte(fmt.Sprintf(`{"edit":%d}`, k)), 0o644)
+			summed := v.filesSummed.Load()
 			res := publish(t, v, "wm", dir, PublishOptions{Changed: []string{p}})
 			if res.Receipt.Status != "rendered" || res.Stats.Files != n || res.Stats.Hashed != 1 || res.Stats.Statted > 3 {
 				t.Fatalf("%d files, edit %d: %s, stats %+v", n, k, res.Receipt.Status, res.Stats)
+			}
+			// Every edit is in f3/g3, which holds n/70 files.
+			if got := v.filesSummed.Load() - summed; (k == 0 && got > int64(n/70+1)) || (k > 0 && got != 0) {
+				t.Fatalf("%d files, edit %d: %d files summed from their content", n, k, got)
 			}
 		}
 		if got := v.informedFast.Load(); got != 3 {

@@ -74,6 +74,9 @@ type Vault struct {
 	// informedFast counts informed publishes decided without a scan
 	// (landed or refused).
 	informedFast atomic.Int64
+	// filesSummed counts files whose contribution to a node's sums was
+	// computed from their content (not taken from a cache).
+	filesSummed atomic.Int64
 	commits      *idCache[*object.Commit]
 	trees        *idCache[*object.Tree]
 }

@@ -49,91 +49,84 @@ type dirSum struct {
 	files   uint32
 }
 
-// sumCache keeps dirSums by git tree id, so a node write recomputes only the
-// directories above its changes: a tree id names a directory's content
-// exactly, so an entry never goes stale. It lives in .prose/cache/ and is a
-// cache only: a missing or damaged file is rebuilt from the trees.
-type sumCache struct {
+// recCache is a cache file of fixed-size records, each a fact that never
+// goes stale (content named by its hash → what it contributes), loaded
+// whole and appended. It lives in .prose/cache/ and is a cache only: a
+// missing or damaged file is rebuilt from the trees. Past its size limit
+// the file is rewritten with only the entries the current write used: the
+// state around the change, so the next writes miss little.
+type recCache[K comparable, V comparable] struct {
 	file  string
-	id    string // algorithm and view; entries under another are useless
-	known map[plumbing.Hash]dirSum
-	added map[plumbing.Hash]dirSum
-	used  map[plumbing.Hash]bool // entries read or added by this process
-	size  int                    // bytes of the file when loaded
+	id    string // what the entries depend on (algorithm, view); another id's are useless
+	limit *int
+	codec recCodec[K, V]
+	known map[K]V
+	added map[K]V
+	used  map[K]bool // entries read or added by this process
+	size  int        // bytes of the file when loaded
 }
 
-// sumCacheLimit is the size past which the append-only cache file is
-// rewritten with only the entries the current write used: the trees of the
-// current state around the change, so the next writes miss little.
-var sumCacheLimit = 8 << 20
+// recCodec lays out one record of a recCache.
+type recCodec[K comparable, V comparable] struct {
+	size int
+	dec  func(b []byte) (K, V)
+	enc  func(b []byte, k K, v V) []byte
+}
 
-const sumRecLen = 20 + 32 + 32 + 1 + 4
-
-func (v *Vault) loadSumCache(node string, view published.View) *sumCache {
-	id := "dirsum-v1 " + string(v.Algorithm())
-	if view != nil {
-		id += " " + view.ViewName()
-	}
-	c := &sumCache{file: v.StatePath("cache", "dirsum-"+published.EscapeNode(node)), id: id + "\n",
-		known: map[plumbing.Hash]dirSum{}, added: map[plumbing.Hash]dirSum{}, used: map[plumbing.Hash]bool{}}
+func loadRecCache[K comparable, V comparable](file, id string, limit *int, codec recCodec[K, V]) *recCache[K, V] {
+	c := &recCache[K, V]{file: file, id: id + "\n", limit: limit, codec: codec,
+		known: map[K]V{}, added: map[K]V{}, used: map[K]bool{}}
 	data, err := os.ReadFile(c.file)
 	c.size = len(data)
 	if err != nil || !bytes.HasPrefix(data, []byte(c.id)) {
 		return c
 	}
-	data = data[len(c.id):]
-	for len(data) >= sumRecLen {
-		var h plumbing.Hash
-		var s dirSum
-		copy(h[:], data)
-		copy(s.version[:], data[20:])
-		copy(s.digest[:], data[52:])
-		s.kept = data[84] == 1
-		s.files = binary.LittleEndian.Uint32(data[85:])
-		c.known[h] = s
-		data = data[sumRecLen:]
+	for data = data[len(c.id):]; len(data) >= codec.size; data = data[codec.size:] {
+		k, v := codec.dec(data[:codec.size])
+		c.known[k] = v
 	}
 	return c
 }
 
-// put records the sum of tree h, learned elsewhere (a scan).
-func (c *sumCache) put(h plumbing.Hash, s dirSum) {
-	if old, ok := c.known[h]; ok && old == s {
-		return
+// get returns the entry for k, noting it as used.
+func (c *recCache[K, V]) get(k K) (V, bool) {
+	v, ok := c.known[k]
+	if ok {
+		c.used[k] = true
 	}
-	c.known[h] = s
-	c.added[h] = s
-	c.used[h] = true
+	return v, ok
 }
 
-// save appends the entries computed since load; a cache that cannot be
-// written is not an error (the next write computes more).
-func (c *sumCache) save() {
+// put records the entry for k.
+func (c *recCache[K, V]) put(k K, v V) {
+	c.used[k] = true
+	if old, ok := c.known[k]; ok && old == v {
+		return
+	}
+	c.known[k] = v
+	c.added[k] = v
+}
+
+// save appends the entries added since load (or rewrites the file past
+// its limit); a cache that cannot be written is not an error.
+func (c *recCache[K, V]) save() {
 	if len(c.added) == 0 {
 		return
 	}
 	var buf []byte
 	_ = os.MkdirAll(filepath.Dir(c.file), 0o755)
 	recs := c.added
-	if _, err := os.Stat(c.file); err != nil || c.size > sumCacheLimit {
+	if _, err := os.Stat(c.file); err != nil || c.size > *c.limit {
 		buf = append(buf, c.id...)
-		if c.size > sumCacheLimit {
-			recs = map[plumbing.Hash]dirSum{}
-			for h := range c.used {
-				recs[h] = c.known[h]
+		if c.size > *c.limit {
+			recs = map[K]V{}
+			for k := range c.used {
+				recs[k] = c.known[k]
 			}
 		}
 	}
-	for h, s := range recs {
-		buf = append(buf, h[:]...)
-		buf = append(buf, s.version[:]...)
-		buf = append(buf, s.digest[:]...)
-		k := byte(0)
-		if s.kept {
-			k = 1
-		}
-		buf = append(buf, k)
-		buf = binary.LittleEndian.AppendUint32(buf, s.files)
+	for k, v := range recs {
+		buf = c.codec.enc(buf, k, v)
 	}
 	if len(buf) > len(c.id) && bytes.HasPrefix(buf, []byte(c.id)) {
 		_ = durable.WriteFile(c.file, buf, 0o644)
@@ -147,10 +140,111 @@ func (c *sumCache) save() {
 	_ = f.Close()
 }
 
+// sumCache keeps dirSums by git tree id, so a node write recomputes only
+// the directories above its changes: a tree id names a directory's content
+// exactly, so an entry never goes stale.
+type sumCache = recCache[plumbing.Hash, dirSum]
+
+// sumCacheLimit is the size past which the dirsum file is rewritten.
+var sumCacheLimit = 8 << 20
+
+const sumRecLen = 20 + 32 + 32 + 1 + 4
+
+var sumCodec = recCodec[plumbing.Hash, dirSum]{
+	size: sumRecLen,
+	dec: func(b []byte) (h plumbing.Hash, s dirSum) {
+		copy(h[:], b)
+		copy(s.version[:], b[20:])
+		copy(s.digest[:], b[52:])
+		s.kept = b[84] == 1
+		s.files = binary.LittleEndian.Uint32(b[85:])
+		return h, s
+	},
+	enc: func(b []byte, h plumbing.Hash, s dirSum) []byte {
+		b = append(b, h[:]...)
+		b = append(b, s.version[:]...)
+		b = append(b, s.digest[:]...)
+		b = append(b, boolByte(s.kept))
+		return binary.LittleEndian.AppendUint32(b, s.files)
+	},
+}
+
+func boolByte(b bool) byte {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// cacheID names what a node's sums depend on: the hash algorithm and the
+// node's view.
+func (v *Vault) sumCacheID(kind string, view published.View) string {
+	id := kind + " " + string(v.Algorithm())
+	if view != nil {
+		id += " " + view.ViewName()
+	}
+	return id
+}
+
+func (v *Vault) loadSumCache(node string, view published.View) *sumCache {
+	return loadRecCache(v.StatePath("cache", "dirsum-"+published.EscapeNode(node)), v.sumCacheID("dirsum-v1", view), &sumCacheLimit, sumCodec)
+}
+
+// fileSum is what a file contributes to its directory's sums.
+type fileSum struct {
+	sum    [32]byte // BLAKE3 of the content
+	digest canon.Digest
+	kept   bool
+}
+
+// fileSumKey names a file's content at one path: its blob id and a hash of
+// its path (a view may read the same bytes differently at another path).
+type fileSumKey struct {
+	blob plumbing.Hash
+	path [8]byte
+}
+
+func newFileSumKey(p string, blob plumbing.Hash) fileSumKey {
+	k := fileSumKey{blob: blob}
+	sum := blake3.Sum256([]byte(p))
+	copy(k.path[:], sum[:8])
+	return k
+}
+
+// fileSumCache keeps fileSums, so a write that changes one file of a large
+// directory does not read the others again to sum the directory.
+type fileSumCache = recCache[fileSumKey, fileSum]
+
+var fileSumCacheLimit = 4 << 20
+
+var fileSumCodec = recCodec[fileSumKey, fileSum]{
+	size: 20 + 8 + 32 + 32 + 1,
+	dec: func(b []byte) (k fileSumKey, s fileSum) {
+		copy(k.blob[:], b)
+		copy(k.path[:], b[20:])
+		copy(s.sum[:], b[28:])
+		copy(s.digest[:], b[60:])
+		s.kept = b[92] == 1
+		return k, s
+	},
+	enc: func(b []byte, k fileSumKey, s fileSum) []byte {
+		b = append(b, k.blob[:]...)
+		b = append(b, k.path[:]...)
+		b = append(b, s.sum[:]...)
+		b = append(b, s.digest[:]...)
+		return append(b, boolByte(s.kept))
+	},
+}
+
+func (v *Vault) loadFileSumCache(node string, view published.View) *fileSumCache {
+	return loadRecCache(v.StatePath("cache", "filesum-"+published.EscapeNode(node)), v.sumCacheID("filesum-v1", view), &fileSumCacheLimit, fileSumCodec)
+}
+
 // nodeSummer computes dirSums of trees, reading blobs from the repository
 // or from the contents a write is about to commit.
 type nodeSummer struct {
 	v     *Vault
+	node  string
 	b     *objectBatch
 	alg   canon.Algorithm
 	view  published.View
@@ -164,7 +258,55 @@ type nodeSummer struct {
 	// there rather than from the repository, when its content is the
 	// blob's.
 	source string
-	read   int // blobs read, for tests of how cost grows
+	// fileSums is loaded on the first file a sum must read.
+	fileSums *fileSumCache
+	read     int // blobs read, for tests of how cost grows
+}
+
+// fileSum returns what the file at node path p with blob h contributes:
+// from the files the write read, the file-sum cache, the source directory
+// or the repository, in that order.
+func (s *nodeSummer) fileSum(p string, h plumbing.Hash) (fileSum, error) {
+	if f, ok := s.files[p]; ok && plumbing.Hash(f.GitOID) == h {
+		fs := fileSum{sum: f.Sum, digest: f.Digest, kept: f.Kept}
+		s.fileCache().put(newFileSumKey(p, h), fs)
+		return fs, nil
+	}
+	key := newFileSumKey(p, h)
+	if fs, ok := s.fileCache().get(key); ok {
+		return fs, nil
+	}
+	s.v.filesSummed.Add(1)
+	data, ok := s.sourceBlob(p, h)
+	if !ok {
+		var err error
+		if data, err = s.blob(h); err != nil {
+			return fileSum{}, err
+		}
+	}
+	d, kept, err := published.FileDigest(s.alg, s.view, p, data)
+	if err != nil {
+		return fileSum{}, err
+	}
+	fs := fileSum{sum: blake3.Sum256(data), digest: d, kept: kept}
+	s.fileSums.put(key, fs)
+	return fs, nil
+}
+
+func (s *nodeSummer) fileCache() *fileSumCache {
+	if s.fileSums == nil {
+		s.fileSums = s.v.loadFileSumCache(s.node, s.view)
+	}
+	return s.fileSums
+}
+
+// save writes what the summer learned; call it once the objects it names
+// are durable.
+func (s *nodeSummer) save() {
+	s.cache.save()
+	if s.fileSums != nil {
+		s.fileSums.save()
+	}
 }
 
 // maxSourceRead bounds a file the summer reads from the source directory;
@@ -212,8 +354,7 @@ func (s *nodeSummer) sum(h plumbing.Hash, dir string) (dirSum, error) {
 		d, _ := published.DirDigest(s.alg, nil)
 		return dirSum{version: published.DirVersion(nil), digest: d}, nil
 	}
-	if c, ok := s.cache.known[h]; ok {
-		s.cache.used[h] = true
+	if c, ok := s.cache.get(h); ok {
 		return c, nil
 	}
 	t, err := s.b.tree(h)
@@ -246,29 +387,14 @@ func (s *nodeSummer) sum(h plumbing.Hash, dir string) (dirSum, error) {
 				kept = append(kept, canon.Child{Key: e.Name, Digest: sub.digest})
 			}
 		case filemode.Regular, filemode.Executable:
-			ve.Exec = e.Mode == filemode.Executable
-			out.files++
-			if f, ok := s.files[dir+e.Name]; ok && plumbing.Hash(f.GitOID) == e.Hash {
-				ve.Sum = f.Sum
-				if f.Kept {
-					kept = append(kept, canon.Child{Key: published.FileKey(e.Name), Digest: f.Digest})
-				}
-				break
-			}
-			data, ok := s.sourceBlob(dir+e.Name, e.Hash)
-			if !ok {
-				var err error
-				if data, err = s.blob(e.Hash); err != nil {
-					return dirSum{}, err
-				}
-			}
-			ve.Sum = blake3.Sum256(data)
-			d, ok, err := published.FileDigest(s.alg, s.view, dir+e.Name, data)
+			fs, err := s.fileSum(dir+e.Name, e.Hash)
 			if err != nil {
 				return dirSum{}, err
 			}
-			if ok {
-				kept = append(kept, canon.Child{Key: published.FileKey(e.Name), Digest: d})
+			ve.Exec, ve.Sum = e.Mode == filemode.Executable, fs.sum
+			out.files++
+			if fs.kept {
+				kept = append(kept, canon.Child{Key: published.FileKey(e.Name), Digest: fs.digest})
 			}
 		default:
 			return dirSum{}, fmt.Errorf("%s%s: a %v entry has no place in a world-model", dir, e.Name, e.Mode)
@@ -277,9 +403,7 @@ func (s *nodeSummer) sum(h plumbing.Hash, dir string) (dirSum, error) {
 	}
 	out.version = published.DirVersion(vents)
 	out.digest, out.kept = published.DirDigest(s.alg, kept)
-	s.cache.known[h] = out
-	s.cache.added[h] = out
-	s.cache.used[h] = true
+	s.cache.put(h, out)
 	return out, nil
 }
 

@@ -133,9 +133,9 @@ func (v *Vault) Blob(h plumbing.Hash) ([]byte, error) { return v.blob(h) }
 // tree as WriteNode computes them (through the node's view).
 func (v *Vault) NodeFingerprints(node string, tree plumbing.Hash) (map[string]string, string, error) {
 	view := viewOf(node)
-	s := &nodeSummer{v: v, b: v.newBatch(), alg: v.Algorithm(), view: view, cache: v.loadSumCache(node, view)}
+	s := &nodeSummer{v: v, node: node, b: v.newBatch(), alg: v.Algorithm(), view: view, cache: v.loadSumCache(node, view)}
 	fps, version, _, err := s.fingerprints(tree)
-	s.cache.save()
+	s.save()
 	return fps, version, err
 }
 
@@ -277,7 +277,7 @@ func (v *Vault) WriteNode(ctx context.Context, node string, changes map[string][
 	}
 
 	view := viewOf(node)
-	s := &nodeSummer{v: v, b: b, alg: v.Algorithm(), view: view, cache: v.loadSumCache(node, view), fresh: fresh}
+	s := &nodeSummer{v: v, node: node, b: b, alg: v.Algorithm(), view: view, cache: v.loadSumCache(node, view), fresh: fresh}
 	fps, version, files, err := s.fingerprints(newNode)
 	if err != nil {
 		return nil, fmt.Errorf("write %s: %w", node, err)
@@ -292,7 +292,7 @@ func (v *Vault) WriteNode(ctx context.Context, node string, changes map[string][
 	slices.Sort(facets[1:])
 	_, moved := published.Decide(prevFingerprints(prev), prev != nil, &published.Snapshot{Fingerprints: fps, Facets: facets})
 	if len(moved) == 0 && !opt.Rebuild {
-		s.cache.save()
+		s.save()
 		if len(opt.TakeIn) > 0 && newNode == oldNode {
 			// Hand edits that change nothing material: the working tree
 			// goes back to the branch, so it is clean again.
@@ -399,7 +399,7 @@ func (v *Vault) WriteNode(ctx context.Context, node string, changes map[string][
 			return nil, fmt.Errorf("write %s: %w", node, err)
 		}
 	}
-	s.cache.save() // the objects it names are durable
+	s.save() // the objects it names are durable
 	v.touchHandStamp(node)
 	res.Receipt, res.Moved, res.Commit, res.Ledger = r, moved, commit, ledgerCommit
 	if v.cfg.Format < FormatVersion {
