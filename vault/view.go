@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
@@ -51,7 +52,8 @@ type dirSum struct {
 
 // recCache is a cache file of fixed-size records, each a fact that never
 // goes stale (content named by its hash → what it contributes), loaded
-// whole and appended. It lives in .prose/cache/ and is a cache only: a
+// whole and appended. Each record ends with the CRC-32C of the rest; a
+// record that fails it (a torn append, a damaged block) is not used. It lives in .prose/cache/ and is a cache only: a
 // missing or damaged file is rebuilt from the trees. Past its size limit
 // the file is rewritten with only the entries the current write used: the
 // state around the change, so the next writes miss little.
@@ -81,7 +83,11 @@ func loadRecCache[K comparable, V comparable](file, id string, limit *int, codec
 	if err != nil || !bytes.HasPrefix(data, []byte(c.id)) {
 		return c
 	}
-	for data = data[len(c.id):]; len(data) >= codec.size; data = data[codec.size:] {
+	n := codec.size + 4
+	for data = data[len(c.id):]; len(data) >= n; data = data[n:] {
+		if crc32.Checksum(data[:codec.size], castagnoli) != binary.LittleEndian.Uint32(data[codec.size:n]) {
+			continue
+		}
 		k, v := codec.dec(data[:codec.size])
 		c.known[k] = v
 	}
@@ -126,7 +132,9 @@ func (c *recCache[K, V]) save() {
 		}
 	}
 	for k, v := range recs {
+		start := len(buf)
 		buf = c.codec.enc(buf, k, v)
+		buf = binary.LittleEndian.AppendUint32(buf, crc32.Checksum(buf[start:], castagnoli))
 	}
 	if len(buf) > len(c.id) && bytes.HasPrefix(buf, []byte(c.id)) {
 		_ = durable.WriteFile(c.file, buf, 0o644)
@@ -169,6 +177,8 @@ var sumCodec = recCodec[plumbing.Hash, dirSum]{
 	},
 }
 
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
 func boolByte(b bool) byte {
 	if b {
 		return 1
@@ -187,7 +197,7 @@ func (v *Vault) sumCacheID(kind string, view published.View) string {
 }
 
 func (v *Vault) loadSumCache(node string, view published.View) *sumCache {
-	return loadRecCache(v.StatePath("cache", "dirsum-"+published.EscapeNode(node)), v.sumCacheID("dirsum-v1", view), &sumCacheLimit, sumCodec)
+	return loadRecCache(v.StatePath("cache", "dirsum-"+published.EscapeNode(node)), v.sumCacheID("dirsum-v2", view), &sumCacheLimit, sumCodec)
 }
 
 // fileSum is what a file contributes to its directory's sums.

@@ -109,9 +109,9 @@ func TestSumCacheIsCompacted(t *testing.T) {
 		sizes = append(sizes, fi.Size())
 	}
 	// Appending alone would pass 1,000 bytes within these writes (two or
-	// three records of 89 bytes each); compacted, it stays near the limit.
+	// three records of 93 bytes each); compacted, it stays near the limit.
 	for _, n := range sizes {
-		if n > 200+5*sumRecLen {
+		if n > 200+5*(sumRecLen+4) {
 			t.Fatalf("the cache outgrew its limit: %v", sizes)
 		}
 	}
@@ -254,5 +254,40 @@ func TestIDCacheEvictsTheOldest(t *testing.T) {
 	}
 	if len(c.vals) != 3 {
 		t.Fatalf("%d held, capacity 3", len(c.vals))
+	}
+}
+
+// TestSumCacheDropsDamagedRecords: a record whose checksum fails (a flipped
+// byte, a torn append) is not used; the records around it are.
+func TestSumCacheDropsDamagedRecords(t *testing.T) {
+	v := newVault(t)
+	c := v.loadSumCache("n", nil)
+	var hs []plumbing.Hash
+	for i := range 3 {
+		h := plumbing.Hash{byte(i + 1)}
+		hs = append(hs, h)
+		c.put(h, dirSum{files: uint32(i + 10), kept: true})
+	}
+	c.save()
+	data, err := os.ReadFile(c.file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The records are in map order: find the second one by its hash.
+	rec := sumRecLen + 4
+	body := data[len(c.id):]
+	var damaged plumbing.Hash
+	copy(damaged[:], body[rec:rec+20])
+	body[rec+30] ^= 0x40
+	data = append(data, body[:rec/2]...) // and a torn append
+	if err := os.WriteFile(c.file, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c = v.loadSumCache("n", nil)
+	for _, h := range hs {
+		_, ok := c.get(h)
+		if ok == (h == damaged) {
+			t.Fatalf("record %v: loaded %v (damaged %v)", h, ok, damaged)
+		}
 	}
 }
