@@ -65,6 +65,13 @@ func (v *Vault) handCommitted(ctx context.Context, th *treeHasher, files []FileE
 	if e.Mode != filemode.Dir {
 		return "published/" + esc + " is a file, not a directory", nil
 	}
+	if spec == nil {
+		// Without a spec the node's tree sums give its fingerprints,
+		// reading only the directories they do not know.
+		if fps, _, err := v.NodeFingerprints(node, e.Hash); err == nil {
+			return fingerprintDrift(fps, prev), nil
+		}
+	}
 	view := viewOf(node)
 	memo := v.fingerprintMemo(node, spec, view)
 	fps, ok := memo.recall(e.Hash)

@@ -14,25 +14,29 @@ import (
 
 // TestImmaterialRewriteReadsNoCommittedFile: a render that rewrites a file
 // with an immaterial difference gives a tree the branch does not hold, so
-// the hand-commit check must know the committed tree's fingerprints. The
-// memo written by the publish answers it without reading the committed
-// world-model; a damaged memo is ignored and rebuilt; a real hand commit is
-// still found.
+// the hand-commit check must know the committed tree's fingerprints. For a
+// node with a spec, the memo written by the publish answers it without
+// reading the committed world-model; a damaged memo is ignored and
+// rebuilt. A node without a spec is answered by its tree sums, memo or not.
 func TestImmaterialRewriteReadsNoCommittedFile(t *testing.T) {
+	spec, err := canon.ParseSpec([]byte(`{"facets": [{"facet": "x", "paths": ["a"]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
 	v := newVault(t)
 	src := filepath.Join(t.TempDir(), "render")
 	writeTree(t, src, map[string]string{"a.json": `{"x": 1}`, "b.md": "b"})
-	first := publish(t, v, "n", src, PublishOptions{})
+	first := publish(t, v, "n", src, PublishOptions{Spec: spec})
 	tree, ok, err := v.lookup(mustTip(t, v), "published/n")
 	if err != nil || !ok {
 		t.Fatalf("published/n on the branch: %v %v", ok, err)
 	}
-	memo := v.fingerprintMemo("n", nil, nil)
+	memo := v.fingerprintMemo("n", spec, nil)
 	got, ok := memo.recall(tree.Hash)
 	if !ok {
 		t.Fatal("the publish left no fingerprint memo for the tree it committed")
 	}
-	want, err := v.committedFingerprints(context.Background(), tree.Hash, nil, nil)
+	want, err := v.committedFingerprints(context.Background(), tree.Hash, spec, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,13 +70,24 @@ func TestImmaterialRewriteReadsNoCommittedFile(t *testing.T) {
 		t.Fatal("the memo was not written again after the read")
 	}
 
-	// A memo for another setup (a spec) is not used.
-	spec, err := canon.ParseSpec([]byte(`{"facets": [{"facet": "x", "paths": ["x"]}]}`))
-	if err != nil {
-		t.Fatal(err)
+	// A memo for another setup (no spec) is not used.
+	if _, ok := v.fingerprintMemo("n", nil, nil).recall(tree.Hash); ok {
+		t.Fatal("a memo recorded under a spec answered for no spec")
 	}
-	if _, ok := v.fingerprintMemo("n", spec, nil).recall(tree.Hash); ok {
-		t.Fatal("a memo recorded under no spec answered for a spec")
+
+	// Without a spec: the tree sums answer, with the memo gone.
+	v2 := newVault(t)
+	src2 := filepath.Join(t.TempDir(), "render")
+	writeTree(t, src2, map[string]string{"a.json": `{"x": 1}`, "d/b.md": "b"})
+	publish(t, v2, "n", src2, PublishOptions{})
+	os.Remove(v2.fingerprintMemo("n", nil, nil).path)
+	os.WriteFile(filepath.Join(src2, "a.json"), []byte(`{"x":1}`), 0o644)
+	before = committedReads.Load()
+	if res := publish(t, v2, "n", src2, PublishOptions{}); res.Receipt.Status != "skipped" {
+		t.Fatalf("no spec, immaterial rewrite: %s, want skipped", res.Receipt.Status)
+	}
+	if n := committedReads.Load() - before; n != 0 {
+		t.Fatalf("no spec: the committed world-model was read %d times; the tree sums should answer", n)
 	}
 }
 

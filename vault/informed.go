@@ -195,17 +195,14 @@ func (v *Vault) publishChanged(ctx context.Context, h *publishHead) (res *Publis
 	for _, f := range cs.Files {
 		plan.stats.BytesRead += f.Size
 	}
-	res, nodeTree, err := v.landPublish(ctx, h, b, plan)
+	res, _, err = v.landPublish(ctx, h, b, plan)
 	if res == nil {
 		return nil, true, err
 	}
 	// What the publish read goes into the stat cache, so a later scan of
 	// the directory does not trust what it recorded before.
 	cs.RecordInCache(v.scanCachePath(h.absDir), goneFiles, goneDirs)
-	s.save()
-	if len(fps) > 0 && !nodeTree.IsZero() {
-		v.fingerprintMemo(h.node, nil, view).store(nodeTree, fps)
-	}
+	s.save() // the tree sums also answer a later check for hand commits
 	switch {
 	case status == "rendered":
 		v.writeBase(h.absDir, h.node, newNode)
