@@ -65,7 +65,7 @@ type recCache[K comparable, V comparable] struct {
 	known map[K]V
 	added map[K]V
 	used  map[K]bool // entries read or added by this process
-	size  int        // bytes of the file when loaded
+	size  int        // bytes of the file when loaded; -1: missing, or of another id
 }
 
 // recCodec lays out one record of a recCache.
@@ -81,6 +81,7 @@ func loadRecCache[K comparable, V comparable](file, id string, limit *int, codec
 	data, err := os.ReadFile(c.file)
 	c.size = len(data)
 	if err != nil || !bytes.HasPrefix(data, []byte(c.id)) {
+		c.size = -1 // nothing to append to: the next save writes the file anew
 		return c
 	}
 	n := codec.size + 4
@@ -122,9 +123,9 @@ func (c *recCache[K, V]) save() {
 	var buf []byte
 	_ = os.MkdirAll(filepath.Dir(c.file), 0o755)
 	recs := c.added
-	if _, err := os.Stat(c.file); err != nil || c.size > *c.limit {
+	if c.size < 0 || c.size > *c.limit {
 		buf = append(buf, c.id...)
-		if c.size > *c.limit {
+		if c.size < 0 || c.size > *c.limit {
 			recs = map[K]V{}
 			for k := range c.used {
 				recs[k] = c.known[k]

@@ -291,3 +291,25 @@ func TestSumCacheDropsDamagedRecords(t *testing.T) {
 		}
 	}
 }
+
+// TestSumCacheOfAnotherIDIsReplaced: a cache file written under another id
+// (an older layout, another view) is replaced by the first save, never
+// appended to: appended records would sit under the foreign id and be
+// ignored by every load.
+func TestSumCacheOfAnotherIDIsReplaced(t *testing.T) {
+	v := newVault(t)
+	c := v.loadSumCache("n", nil)
+	if err := os.MkdirAll(filepath.Dir(c.file), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(c.file, []byte("dirsum-v0 blake3\n"+strings.Repeat("x", 200)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c = v.loadSumCache("n", nil)
+	h := plumbing.Hash{7}
+	c.put(h, dirSum{files: 3})
+	c.save()
+	if got, ok := v.loadSumCache("n", nil).get(h); !ok || got.files != 3 {
+		t.Fatalf("the record saved over a foreign file was not loaded: %v %v", got, ok)
+	}
+}
