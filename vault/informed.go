@@ -195,14 +195,14 @@ func (v *Vault) publishChanged(ctx context.Context, h *publishHead) (res *Publis
 	for _, f := range cs.Files {
 		plan.stats.BytesRead += f.Size
 	}
-	res, _, err = v.landPublish(ctx, h, b, plan)
-	if res == nil {
-		return nil, true, err
-	}
-	// What the publish read goes into the stat cache, so a later scan of
-	// the directory does not trust what it recorded before.
+	// What the publish read goes into the stat cache before anything
+	// lands, as a scan records it, so no later scan of the directory
+	// trusts what the cache said before, whatever happens next.
 	cs.RecordInCache(v.scanCachePath(h.absDir), goneFiles, goneDirs)
-	s.save() // the tree sums also answer a later check for hand commits
+	// The base record names what the directory now holds. It is checked
+	// against the committed tree before use, so writing it before the
+	// commit lands leaves no window: if the commit never lands, it names
+	// a tree the branch does not hold.
 	switch {
 	case status == "rendered":
 		v.writeBase(h.absDir, h.node, newNode)
@@ -211,6 +211,11 @@ func (v *Vault) publishChanged(ctx context.Context, h *publishHead) (res *Publis
 		// what the fingerprints do not see.
 		v.dropBase(h.absDir)
 	}
+	res, _, err = v.landPublish(ctx, h, b, plan)
+	if res == nil {
+		return nil, true, err
+	}
+	s.save() // the tree sums also answer a later check for hand commits
 	return res, true, err
 }
 

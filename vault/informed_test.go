@@ -2,6 +2,7 @@ package vault
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand"
 	"os"
@@ -315,4 +316,40 @@ func TestInformedPublishCostFollowsTheChange(t *testing.T) {
 	if decoded[0] != decoded[1] {
 		t.Fatalf("trees decoded for 3 one-file publishes: %d in 200 files, %d in 2,000", decoded[0], decoded[1])
 	}
+}
+
+// TestInformedPublishAfterARefusal: a fast informed publish refused before
+// it lands (a hand edit in the working tree) leaves the vault as it was,
+// and the same publish run again gives what a full scan gives.
+func TestInformedPublishAfterARefusal(t *testing.T) {
+	requireGit(t)
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "render")
+	writeTree(t, dir, map[string]string{"a/x.json": `{"n":1}`, "a/y.json": `{"n":2}`, "b/z.md": "z"})
+	v, twin := newVault(t), newVault(t)
+	publish(t, v, "wm", dir, PublishOptions{})
+	publish(t, twin, "wm", dir, PublishOptions{})
+	head, _, _ := v.NodeHead("wm")
+
+	os.WriteFile(filepath.Join(dir, "a", "x.json"), []byte(`{"n":10}`), 0o644)
+	hand := filepath.Join(v.Root(), "published", "wm", "a", "x.json")
+	os.WriteFile(hand, []byte(`{"by":"hand"}`), 0o644)
+	before := v.informedFast.Load()
+	if _, err := v.Publish(ctx, "wm", dir, PublishOptions{Changed: []string{"a/x.json"}}); !errors.Is(err, ErrHandEdits) {
+		t.Fatalf("publish over a hand edit: %v", err)
+	}
+	if v.informedFast.Load() != before+1 {
+		t.Fatal("the refusal did not come from the fast path")
+	}
+	if now, _, _ := v.NodeHead("wm"); now != head {
+		t.Fatal("a refused publish moved the branch")
+	}
+	git(t, v.Root(), "checkout", "--", "published/wm/a/x.json")
+
+	res := publish(t, v, "wm", dir, PublishOptions{Changed: []string{"a/x.json"}})
+	want := publish(t, twin, "wm", dir, PublishOptions{})
+	if res.Receipt.ContentHash != want.Receipt.ContentHash || res.Version != want.Version {
+		t.Fatalf("after the refusal: %s %s; the full scan: %s %s", res.Receipt.ContentHash, res.Version, want.Receipt.ContentHash, want.Version)
+	}
+	checkGitClean(t, v)
 }
