@@ -370,3 +370,36 @@ func FuzzCheckCollisions(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCheckDirNames compares CheckDirNames on two entries of one directory
+// with the rule stated directly: they collide when their names are equal
+// under strings.EqualFold after NFC, or when both are files giving the same
+// key in the truth ("a.json", "a.yaml").
+func FuzzCheckDirNames(f *testing.F) {
+	f.Add("a.json", "a.yaml", false, false)
+	f.Add("Page.json", "page.json", false, false)
+	f.Add("a", "a.json", true, false)
+	f.Add("caf\u00e9", "cafe\u0301", true, true)
+	f.Add("x.yml", "x", false, false)
+	f.Fuzz(func(t *testing.T, a, b string, aDir, bDir bool) {
+		for _, n := range []string{a, b} {
+			if p, err := NormalizePath(n); err != nil || p != n || strings.Contains(n, "/") {
+				return // not a name a scan would list
+			}
+		}
+		if a == b {
+			return // one directory cannot list a name twice
+		}
+		key := func(n string, dir bool) string {
+			if dir {
+				return n
+			}
+			k, _ := fileKey(n)
+			return k
+		}
+		want := strings.EqualFold(norm.NFC.String(a), norm.NFC.String(b)) || key(a, aDir) == key(b, bDir)
+		if got := CheckDirNames("d/", []string{a, b}, []bool{aDir, bDir}) != nil; got != want {
+			t.Fatalf("CheckDirNames(%q dir=%v, %q dir=%v) collides = %v; want %v", a, aDir, b, bDir, got, want)
+		}
+	})
+}

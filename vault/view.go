@@ -66,6 +66,7 @@ type recCache[K comparable, V comparable] struct {
 	added map[K]V
 	used  map[K]bool // entries read or added by this process
 	size  int        // bytes of the file when loaded; -1: missing, or of another id
+	torn  bool       // the file ends in part of a record
 }
 
 // recCodec lays out one record of a recCache.
@@ -85,7 +86,13 @@ func loadRecCache[K comparable, V comparable](file, id string, limit *int, codec
 		return c
 	}
 	n := codec.size + 4
-	for data = data[len(c.id):]; len(data) >= n; data = data[n:] {
+	data = data[len(c.id):]
+	if len(data)%n != 0 {
+		// A torn append: a record appended after it would be misaligned,
+		// so the next save writes the file anew.
+		c.torn = true
+	}
+	for ; len(data) >= n; data = data[n:] {
 		if crc32.Checksum(data[:codec.size], castagnoli) != binary.LittleEndian.Uint32(data[codec.size:n]) {
 			continue
 		}
@@ -123,14 +130,16 @@ func (c *recCache[K, V]) save() {
 	var buf []byte
 	_ = os.MkdirAll(filepath.Dir(c.file), 0o755)
 	recs := c.added
-	if c.size < 0 || c.size > *c.limit {
+	switch {
+	case c.size > *c.limit:
 		buf = append(buf, c.id...)
-		if c.size < 0 || c.size > *c.limit {
-			recs = map[K]V{}
-			for k := range c.used {
-				recs[k] = c.known[k]
-			}
+		recs = map[K]V{}
+		for k := range c.used {
+			recs[k] = c.known[k]
 		}
+	case c.size < 0 || c.torn:
+		buf = append(buf, c.id...)
+		recs = c.known
 	}
 	for k, v := range recs {
 		start := len(buf)
