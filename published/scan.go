@@ -42,7 +42,9 @@ type Options struct {
 	// removed) may have changed since the scan that wrote the cache: every
 	// other entry is taken from the cache without a stat. A symlink whose
 	// target changed counts as changed; links in the cache are re-checked
-	// anyway. Without a usable cache the scan is a full one.
+	// anyway. Without a usable cache — none, another setup's, or one whose
+	// last delta was torn (it may not list the last scan's changes) — the
+	// scan is a full one.
 	Changed []string
 	// View, when not nil, is the node's own view of its files (see View).
 	View View
@@ -131,7 +133,10 @@ func ScanContext(ctx context.Context, dir string, opt Options) (*Snapshot, error
 		cache = loadCache(opt.CachePath, w.root, cfg.id)
 	}
 	var walked []walkedFile
-	if opt.Changed != nil && cache != nil && !namesRoot(opt.Changed) {
+	// A torn cache lost its last delta: what it says of the paths that
+	// delta recorded is older than the directory, so it lists nothing an
+	// informed scan may trust without looking.
+	if opt.Changed != nil && cache != nil && !cache.torn && !namesRoot(opt.Changed) {
 		walked, err = w.informed(cache, opt.Changed)
 	} else {
 		walked, err = w.walk()

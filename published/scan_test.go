@@ -614,3 +614,34 @@ func TestScanRacyByChangeTime(t *testing.T) {
 		t.Fatalf("stats = %+v, want nothing read once the change time is old", s.Stats)
 	}
 }
+
+// TestInformedScanDistrustsATornCache: a cache whose last delta was torn
+// (a crash while it was appended) does not list what that delta recorded,
+// so an informed scan must not take the rest of the directory from it: it
+// scans in full.
+func TestInformedScanDistrustsATornCache(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"a.txt": "a", "b.txt": "b", "c.txt": "c"})
+	cache := filepath.Join(t.TempDir(), "cache")
+	mustScan(t, dir, Options{CachePath: cache})
+	size := func() int64 {
+		fi, err := os.Stat(cache)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Size()
+	}
+	base := size()
+	writeFile(t, dir, "b.txt", "b2")
+	mustScan(t, dir, Options{CachePath: cache, Changed: []string{"b.txt"}})
+	if size() <= base {
+		t.Fatal("the informed scan appended no delta")
+	}
+	if err := os.Truncate(cache, size()-3); err != nil { // the delta torn
+		t.Fatal(err)
+	}
+	s := mustScan(t, dir, Options{CachePath: cache, Changed: []string{}})
+	if full := mustScan(t, dir, Options{}); s.Version != full.Version {
+		t.Fatalf("informed scan over a torn cache: version %s, the directory's %s (b.txt taken from before the torn delta)", s.Version, full.Version)
+	}
+}
