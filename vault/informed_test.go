@@ -35,6 +35,9 @@ func (w *informedWorld) files() (files, dirs []string) {
 		}
 		rel, _ := filepath.Rel(w.dir, p)
 		rel = filepath.ToSlash(rel)
+		if rel == "anchor" || strings.HasPrefix(rel, "anchor/") {
+			return nil // the links' target: never edited
+		}
 		if d.IsDir() {
 			dirs = append(dirs, rel)
 		} else {
@@ -91,7 +94,24 @@ func (w *informedWorld) newName() string {
 func (w *informedWorld) edit() []string {
 	files, dirs := w.files()
 	pick := func(ss []string) string { return ss[w.rnd.Intn(len(ss))] }
-	switch op := w.rnd.Intn(12); {
+	switch op := w.rnd.Intn(15); {
+	case op == 12 && w.rnd.Intn(3) == 0: // a symlink to a file inside
+		target := "anchor/target.json"
+		p := w.newName()
+		if err := os.MkdirAll(filepath.Dir(w.abs(p)), 0o755); err != nil {
+			w.t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(filepath.Dir(w.abs(p)), w.abs(target))
+		if err := os.Symlink(rel, w.abs(p)); err != nil {
+			w.t.Fatal(err)
+		}
+		return []string{p}
+	case op == 13 && len(files) > 0: // a change named by its directory
+		p := pick(files)
+		w.write(p, w.content(p), false)
+		return []string{filepath.ToSlash(filepath.Dir(p))}
+	case op == 14: // a path that never existed
+		return []string{fmt.Sprintf("nowhere%d/x.json", w.rnd.Intn(10))}
 	case op < 4 && len(files) > 0: // rewrite a file
 		p := pick(files)
 		w.write(p, w.content(p), false)
@@ -160,6 +180,7 @@ func TestInformedPublishMatchesTheScan(t *testing.T) {
 			}
 			w.write(p, w.content(p), false)
 		}
+		w.write("anchor/target.json", `{"anchor":true}`, false)
 		fast, slow, full := newVault(t), newVault(t), newVault(t)
 		vaults := []*Vault{fast, slow, full}
 		for _, v := range vaults {
