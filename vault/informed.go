@@ -177,9 +177,15 @@ func (v *Vault) publishChanged(ctx context.Context, h *publishHead) (res *Publis
 		b.abort()
 		return nil, true, fmt.Errorf("publish %s: %w", h.node, err)
 	}
-	if files == 0 && !h.opt.AllowEmpty {
+	if files == 0 {
 		b.abort()
-		return nil, true, emptySourceError(h.node, h.absDir)
+		if !h.opt.AllowEmpty {
+			return nil, true, emptySourceError(h.node, h.dir)
+		}
+		// An allowed empty node is committed as an empty tree, which the
+		// tree changes above cannot express (they remove emptied
+		// directories): the scan publishes it.
+		return nil, false, nil
 	}
 	facets := []string{canon.Atomic}
 	for f := range fps {

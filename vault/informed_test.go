@@ -374,3 +374,35 @@ func TestInformedPublishAfterARefusal(t *testing.T) {
 	}
 	checkGitClean(t, v)
 }
+
+// TestInformedPublishOfAnEmptiedDirectory: removing every file is refused
+// as a scan refuses it (ErrEmptySource), and with AllowEmpty gives what a
+// full scan gives.
+func TestInformedPublishOfAnEmptiedDirectory(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "render")
+	writeTree(t, dir, map[string]string{"a/x.json": `{"n":1}`})
+	v, twin := newVault(t), newVault(t)
+	publish(t, v, "wm", dir, PublishOptions{})
+	publish(t, twin, "wm", dir, PublishOptions{})
+	os.RemoveAll(filepath.Join(dir, "a"))
+	before := v.informedFast.Load()
+	_, err := v.Publish(ctx, "wm", dir, PublishOptions{Changed: []string{"a"}})
+	if !errors.Is(err, ErrEmptySource) || !strings.Contains(err.Error(), dir) {
+		t.Fatalf("emptied directory: %v", err)
+	}
+	if v.informedFast.Load() != before+1 {
+		t.Fatal("the refusal did not come from the fast path")
+	}
+	res := publish(t, v, "wm", dir, PublishOptions{Changed: []string{"a"}, AllowEmpty: true})
+	want := publish(t, twin, "wm", dir, PublishOptions{AllowEmpty: true})
+	if res.Receipt.ContentHash != want.Receipt.ContentHash || res.Version != want.Version {
+		t.Fatalf("allowed empty: %s %s; the full scan: %s %s", res.Receipt.ContentHash, res.Version, want.Receipt.ContentHash, want.Version)
+	}
+	_, a, _ := v.NodeHead("wm")
+	_, b, _ := twin.NodeHead("wm")
+	if a != b {
+		t.Fatalf("node trees %s and %s", a, b)
+	}
+	checkGitClean(t, v)
+}

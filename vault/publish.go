@@ -154,7 +154,7 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 	} else if ok && e.Mode == filemode.Dir {
 		oldNode = e.Hash
 	}
-	h := &publishHead{node: node, esc: esc, absDir: absDir, opt: opt, clock: clock, now: now,
+	h := &publishHead{node: node, esc: esc, dir: dir, absDir: absDir, opt: opt, clock: clock, now: now,
 		tip: tip, tipCommit: tipCommit, ledgerTip: ledgerTip, prev: prev, oldNode: oldNode}
 	if opt.Changed != nil && spec == nil {
 		if res, done, err := v.publishChanged(ctx, h); done || err != nil {
@@ -240,6 +240,7 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 // directory.
 type publishHead struct {
 	node, esc, absDir string
+	dir               string // as the caller gave it, for messages
 	opt               PublishOptions
 	clock             *phaseClock
 	now               func() time.Time
