@@ -234,7 +234,6 @@ func (v *Vault) publishChanged(ctx context.Context, h *publishHead) (res *Publis
 func (v *Vault) changedEntries(b *objectBatch, old plumbing.Hash, cs *published.ChangeSet) (map[string]object.TreeEntry, []string, []string, error) {
 	entries := map[string]object.TreeEntry{}
 	var goneFiles, goneDirs []string
-	fi := 0
 	for _, r := range cs.Roots {
 		// Every directory above the root must be one in the tree too.
 		for j := 0; j < len(r); j++ {
@@ -253,13 +252,20 @@ func (v *Vault) changedEntries(b *objectBatch, old plumbing.Hash, cs *published.
 				return nil, nil, nil, errNotInformed
 			}
 		}
-		// The files read at or below r.
+		// The files read at or below r: r itself, then the run of paths
+		// under r/ (byte order may put "r-x" between them, so each is
+		// found by search).
 		var fresh []published.ChangedFile
-		for fi < len(cs.Files) && (cs.Files[fi].Path == r || strings.HasPrefix(cs.Files[fi].Path, r+"/")) {
-			fresh = append(fresh, cs.Files[fi])
-			fi++
+		byPath := func(f published.ChangedFile, p string) int { return strings.Compare(f.Path, p) }
+		if i, ok := slices.BinarySearchFunc(cs.Files, r, byPath); ok {
+			fresh = append(fresh, cs.Files[i])
 		}
-		freshDir := len(fresh) > 0 && fresh[0].Path != r
+		freshDir := false
+		lo, _ := slices.BinarySearchFunc(cs.Files, r+"/", byPath)
+		for i := lo; i < len(cs.Files) && strings.HasPrefix(cs.Files[i].Path, r+"/"); i++ {
+			fresh = append(fresh, cs.Files[i])
+			freshDir = true
+		}
 		e, ok, err := b.lookup(old, r)
 		if err != nil {
 			return nil, nil, nil, err

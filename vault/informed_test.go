@@ -78,10 +78,14 @@ func (w *informedWorld) write(p, data string, exec bool) {
 func (w *informedWorld) newName() string {
 	_, dirs := w.files()
 	exts := []string{".json", ".yaml", ".txt", ".md"}
-	name := fmt.Sprintf("n%d%s", w.rnd.Intn(1000), exts[w.rnd.Intn(len(exts))])
+	// Names whose byte order interleaves a directory's files with its
+	// siblings ("t-x" sorts between "t" and "t/…").
+	stems := []string{"n", "n-", "n.", "m"}
+	name := fmt.Sprintf("%s%d%s", stems[w.rnd.Intn(len(stems))], w.rnd.Intn(1000), exts[w.rnd.Intn(len(exts))])
+	tops := []string{"t", "t-x", "t.x", "t0"}
 	switch k := w.rnd.Intn(4); {
 	case k == 0 || len(dirs) == 0:
-		return fmt.Sprintf("top%d/%s", w.rnd.Intn(4), name)
+		return tops[w.rnd.Intn(len(tops))] + "/" + name
 	case k == 1:
 		return fmt.Sprintf("%s/new%d/%s", dirs[w.rnd.Intn(len(dirs))], w.rnd.Intn(3), name)
 	default:
@@ -153,6 +157,16 @@ func (w *informedWorld) edit() []string {
 		w.write(a, w.content(a), false)
 		w.write(b, w.content(b), false)
 		return []string{a, b, pick(files)}
+	case op == 11: // files in sibling directories, named by their directories
+		var named []string
+		for _, d := range []string{"t", "t-x", "t.x"} {
+			if w.rnd.Intn(2) == 0 {
+				p := d + "/s" + fmt.Sprint(w.rnd.Intn(3)) + ".json"
+				w.write(p, w.content(p), false)
+				named = append(named, d)
+			}
+		}
+		return named
 	default: // add a file
 		p := w.newName()
 		w.write(p, w.content(p), false)
