@@ -534,8 +534,11 @@ func (w *walker) checkRawChanged(p, n string) error {
 	return nil
 }
 
-// namesRoot reports whether a changed path is the node directory itself
-// ("", ".", "./"): then everything may have changed.
+// NamesRoot reports whether a changed path names the node directory itself
+// ("", ".", "./"): then everything may have changed, and an informed
+// publish is a full one.
+func NamesRoot(changed []string) bool { return namesRoot(changed) }
+
 func namesRoot(changed []string) bool {
 	for _, p := range changed {
 		if strings.Trim(strings.ReplaceAll(p, "\\", "/"), "./") == "" {

@@ -98,12 +98,12 @@ func (v *Vault) recordBase(h *publishHead, spec *canon.Spec, snap *published.Sna
 		}
 		lo, _ := slices.BinarySearchFunc(files, p+"/", func(f FileEntry, p string) int { return strings.Compare(f.Path, p) })
 		hi, _ := slices.BinarySearchFunc(files[lo:], p+"0", func(f FileEntry, p string) int { return strings.Compare(f.Path, p) }) // '0' follows '/'
-		sums.put(oid, dirSum{version: ver, digest: truth.Digest, kept: truth.Kept, files: uint32(hi)})
+		sums.put(newSumKey(p+"/", oid), dirSum{version: ver, digest: truth.Digest, kept: truth.Kept, files: uint32(hi)})
 	}
 	if root, ok := tokenDigest(snap.Fingerprints[canon.Atomic]); ok {
 		var ver [32]byte
 		if n, err := hex.Decode(ver[:], []byte(strings.TrimPrefix(snap.Version, "blake3:"))); err == nil && n == 32 {
-			sums.put(nodeTree, dirSum{version: ver, digest: root, kept: true, files: uint32(len(files))})
+			sums.put(newSumKey("", nodeTree), dirSum{version: ver, digest: root, kept: true, files: uint32(len(files))})
 		}
 	}
 	sums.save()
@@ -140,7 +140,7 @@ func (v *Vault) publishChanged(ctx context.Context, h *publishHead) (res *Publis
 	}
 	view := viewOf(h.node)
 	sums := v.loadSumCache(h.node, view)
-	if _, ok := sums.known[h.oldNode]; !ok {
+	if _, ok := sums.known[newSumKey("", h.oldNode)]; !ok {
 		return nil, false, nil
 	}
 	cs, err := published.ReadChanged(ctx, h.absDir, published.Options{Algorithm: v.Algorithm(), View: view}, h.opt.Changed)
@@ -205,6 +205,7 @@ func (v *Vault) publishChanged(ctx context.Context, h *publishHead) (res *Publis
 	// lands, as a scan records it, so no later scan of the directory
 	// trusts what the cache said before, whatever happens next.
 	cs.RecordInCache(v.scanCachePath(h.absDir), goneFiles, goneDirs)
+	b.syncWith(v.scanCachePath(h.absDir))
 	// The base record names what the directory now holds. It is checked
 	// against the committed tree before use, so writing it before the
 	// commit lands leaves no window: if the commit never lands, it names
@@ -236,19 +237,20 @@ func (v *Vault) changedEntries(b *objectBatch, old plumbing.Hash, cs *published.
 	var goneFiles, goneDirs []string
 	for _, r := range cs.Roots {
 		// Every directory above the root must be one in the tree too.
+		inTree := true
 		for j := 0; j < len(r); j++ {
 			if r[j] != '/' {
 				continue
 			}
 			goneDirs = append(goneDirs, r[:j])
+			if !inTree {
+				continue
+			}
 			e, ok, err := b.lookup(old, r[:j])
 			if err != nil {
 				return nil, nil, nil, err
 			}
-			if !ok {
-				break
-			}
-			if e.Mode != filemode.Dir {
+			if inTree = ok; ok && e.Mode != filemode.Dir {
 				return nil, nil, nil, errNotInformed
 			}
 		}
@@ -272,6 +274,10 @@ func (v *Vault) changedEntries(b *objectBatch, old plumbing.Hash, cs *published.
 		}
 		switch {
 		case !ok:
+			// Nothing of it in the tree; the cache should hold nothing
+			// there either, but forgets it to be sure.
+			goneFiles = append(goneFiles, r)
+			goneDirs = append(goneDirs, r)
 		case e.Mode == filemode.Dir:
 			if len(fresh) > 0 && !freshDir {
 				return nil, nil, nil, errNotInformed

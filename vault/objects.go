@@ -62,6 +62,16 @@ type objectBatch struct {
 
 type syncedFile struct{ path, step string }
 
+// syncWith makes the file at path (if it exists) durable with the batch's
+// objects: a cache the next publish trusts (a source directory's stat
+// cache) must not be older than the commit it describes after a crash.
+// Where one syncfs makes everything durable this costs nothing more.
+func (b *objectBatch) syncWith(path string) {
+	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
+		b.alsoSync = append(b.alsoSync, syncedFile{path, path})
+	}
+}
+
 // packThreshold is how many objects a batch writes loose before it starts a
 // pack: git keeps fetched objects loose below 100 (transfer.unpackLimit),
 // for the same reason — a few loose objects are cheaper than a pack, and

@@ -156,11 +156,16 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 	}
 	h := &publishHead{node: node, esc: esc, dir: dir, absDir: absDir, opt: opt, clock: clock, now: now,
 		tip: tip, tipCommit: tipCommit, ledgerTip: ledgerTip, prev: prev, oldNode: oldNode}
-	if opt.Changed != nil && spec == nil {
+	if opt.Changed != nil && spec == nil && !published.NamesRoot(opt.Changed) {
 		if res, done, err := v.publishChanged(ctx, h); done || err != nil {
 			return res, err
 		}
 	}
+	// The scan rewrites the directory's stat cache, and the base record
+	// must not outlive it: a scan publish that stops before it lands would
+	// leave a record vouching for a directory the cache no longer
+	// describes. A rendered publish writes the record again (recordBase).
+	v.dropBase(absDir)
 	cachePath := v.scanCachePath(absDir)
 	snap, err := published.ScanContext(ctx, absDir, published.Options{
 		Algorithm: v.Algorithm(),
@@ -217,6 +222,7 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 	}
 	b := v.newBatch()
 	b.ctx = ctx
+	b.syncWith(cachePath)
 	plan := &publishPlan{
 		status: status, moved: moved, fps: snap.Fingerprints, version: snap.Version, files: len(snap.Entries),
 		restored: restored, repaired: repaired, stats: snap.Stats,

@@ -158,28 +158,28 @@ func (c *recCache[K, V]) save() {
 	_ = f.Close()
 }
 
-// sumCache keeps dirSums by git tree id, so a node write recomputes only
-// the directories above its changes: a tree id names a directory's content
-// exactly, so an entry never goes stale.
-type sumCache = recCache[plumbing.Hash, dirSum]
+// sumCache keeps dirSums by git tree id and path, so a node write
+// recomputes only the directories above its changes: a tree id names a
+// directory's content exactly, so an entry never goes stale.
+type sumCache = recCache[sumKey, dirSum]
 
 // sumCacheLimit is the size past which the dirsum file is rewritten.
 var sumCacheLimit = 8 << 20
 
-const sumRecLen = 20 + 32 + 32 + 1 + 4
+const sumRecLen = 28 + 32 + 32 + 1 + 4
 
-var sumCodec = recCodec[plumbing.Hash, dirSum]{
+var sumCodec = recCodec[sumKey, dirSum]{
 	size: sumRecLen,
-	dec: func(b []byte) (h plumbing.Hash, s dirSum) {
-		copy(h[:], b)
-		copy(s.version[:], b[20:])
-		copy(s.digest[:], b[52:])
-		s.kept = b[84] == 1
-		s.files = binary.LittleEndian.Uint32(b[85:])
-		return h, s
+	dec: func(b []byte) (k sumKey, s dirSum) {
+		k = decodeSumKey(b)
+		copy(s.version[:], b[28:])
+		copy(s.digest[:], b[60:])
+		s.kept = b[92] == 1
+		s.files = binary.LittleEndian.Uint32(b[93:])
+		return k, s
 	},
-	enc: func(b []byte, h plumbing.Hash, s dirSum) []byte {
-		b = append(b, h[:]...)
+	enc: func(b []byte, k sumKey, s dirSum) []byte {
+		b = appendSumKey(b, k)
 		b = append(b, s.version[:]...)
 		b = append(b, s.digest[:]...)
 		b = append(b, boolByte(s.kept))
@@ -207,7 +207,7 @@ func (v *Vault) sumCacheID(kind string, view published.View) string {
 }
 
 func (v *Vault) loadSumCache(node string, view published.View) *sumCache {
-	return loadRecCache(v.StatePath("cache", "dirsum-"+published.EscapeNode(node)), v.sumCacheID("dirsum-v2", view), &sumCacheLimit, sumCodec)
+	return loadRecCache(v.StatePath("cache", "dirsum-"+published.EscapeNode(node)), v.sumCacheID("dirsum-v3", view), &sumCacheLimit, sumCodec)
 }
 
 // fileSum is what a file contributes to its directory's sums.
@@ -217,39 +217,50 @@ type fileSum struct {
 	kept   bool
 }
 
-// fileSumKey names a file's content at one path: its blob id and a hash of
-// its path (a view may read the same bytes differently at another path).
-type fileSumKey struct {
-	blob plumbing.Hash
+// sumKey names content at one path of a node: its git id (a tree or a
+// blob) and a hash of its path. A view may read the same bytes differently
+// at another path (View.Value is a function of both), so the path is part
+// of what a sum is a fact about.
+type sumKey struct {
+	id   plumbing.Hash
 	path [8]byte
 }
 
-func newFileSumKey(p string, blob plumbing.Hash) fileSumKey {
-	k := fileSumKey{blob: blob}
+func newSumKey(p string, id plumbing.Hash) sumKey {
+	k := sumKey{id: id}
 	sum := blake3.Sum256([]byte(p))
 	copy(k.path[:], sum[:8])
 	return k
 }
 
+func decodeSumKey(b []byte) (k sumKey) {
+	copy(k.id[:], b)
+	copy(k.path[:], b[20:28])
+	return k
+}
+
+func appendSumKey(b []byte, k sumKey) []byte {
+	b = append(b, k.id[:]...)
+	return append(b, k.path[:]...)
+}
+
 // fileSumCache keeps fileSums, so a write that changes one file of a large
 // directory does not read the others again to sum the directory.
-type fileSumCache = recCache[fileSumKey, fileSum]
+type fileSumCache = recCache[sumKey, fileSum]
 
 var fileSumCacheLimit = 4 << 20
 
-var fileSumCodec = recCodec[fileSumKey, fileSum]{
-	size: 20 + 8 + 32 + 32 + 1,
-	dec: func(b []byte) (k fileSumKey, s fileSum) {
-		copy(k.blob[:], b)
-		copy(k.path[:], b[20:])
+var fileSumCodec = recCodec[sumKey, fileSum]{
+	size: 28 + 32 + 32 + 1,
+	dec: func(b []byte) (k sumKey, s fileSum) {
+		k = decodeSumKey(b)
 		copy(s.sum[:], b[28:])
 		copy(s.digest[:], b[60:])
 		s.kept = b[92] == 1
 		return k, s
 	},
-	enc: func(b []byte, k fileSumKey, s fileSum) []byte {
-		b = append(b, k.blob[:]...)
-		b = append(b, k.path[:]...)
+	enc: func(b []byte, k sumKey, s fileSum) []byte {
+		b = appendSumKey(b, k)
 		b = append(b, s.sum[:]...)
 		b = append(b, s.digest[:]...)
 		return append(b, boolByte(s.kept))
@@ -257,7 +268,7 @@ var fileSumCodec = recCodec[fileSumKey, fileSum]{
 }
 
 func (v *Vault) loadFileSumCache(node string, view published.View) *fileSumCache {
-	return loadRecCache(v.StatePath("cache", "filesum-"+published.EscapeNode(node)), v.sumCacheID("filesum-v1", view), &fileSumCacheLimit, fileSumCodec)
+	return loadRecCache(v.StatePath("cache", "filesum-"+published.EscapeNode(node)), v.sumCacheID("filesum-v2", view), &fileSumCacheLimit, fileSumCodec)
 }
 
 // nodeSummer computes dirSums of trees, reading blobs from the repository
@@ -289,10 +300,10 @@ type nodeSummer struct {
 func (s *nodeSummer) fileSum(p string, h plumbing.Hash) (fileSum, error) {
 	if f, ok := s.files[p]; ok && plumbing.Hash(f.GitOID) == h {
 		fs := fileSum{sum: f.Sum, digest: f.Digest, kept: f.Kept}
-		s.fileCache().put(newFileSumKey(p, h), fs)
+		s.fileCache().put(newSumKey(p, h), fs)
 		return fs, nil
 	}
-	key := newFileSumKey(p, h)
+	key := newSumKey(p, h)
 	if fs, ok := s.fileCache().get(key); ok {
 		return fs, nil
 	}
@@ -374,7 +385,8 @@ func (s *nodeSummer) sum(h plumbing.Hash, dir string) (dirSum, error) {
 		d, _ := published.DirDigest(s.alg, nil)
 		return dirSum{version: published.DirVersion(nil), digest: d}, nil
 	}
-	if c, ok := s.cache.get(h); ok {
+	key := newSumKey(dir, h)
+	if c, ok := s.cache.get(key); ok {
 		return c, nil
 	}
 	t, err := s.b.tree(h)
@@ -423,7 +435,7 @@ func (s *nodeSummer) sum(h plumbing.Hash, dir string) (dirSum, error) {
 	}
 	out.version = published.DirVersion(vents)
 	out.digest, out.kept = published.DirDigest(s.alg, kept)
-	s.cache.put(h, out)
+	s.cache.put(key, out)
 	return out, nil
 }
 

@@ -109,7 +109,7 @@ func TestSumCacheIsCompacted(t *testing.T) {
 		sizes = append(sizes, fi.Size())
 	}
 	// Appending alone would pass 1,000 bytes within these writes (two or
-	// three records of 93 bytes each); compacted, it stays near the limit.
+	// three records of 101 bytes each); compacted, it stays near the limit.
 	for _, n := range sizes {
 		if n > 200+5*(sumRecLen+4) {
 			t.Fatalf("the cache outgrew its limit: %v", sizes)
@@ -262,9 +262,9 @@ func TestIDCacheEvictsTheOldest(t *testing.T) {
 func TestSumCacheDropsDamagedRecords(t *testing.T) {
 	v := newVault(t)
 	c := v.loadSumCache("n", nil)
-	var hs []plumbing.Hash
+	var hs []sumKey
 	for i := range 3 {
-		h := plumbing.Hash{byte(i + 1)}
+		h := newSumKey("", plumbing.Hash{byte(i + 1)})
 		hs = append(hs, h)
 		c.put(h, dirSum{files: uint32(i + 10), kept: true})
 	}
@@ -276,8 +276,7 @@ func TestSumCacheDropsDamagedRecords(t *testing.T) {
 	// The records are in map order: find the second one by its hash.
 	rec := sumRecLen + 4
 	body := data[len(c.id):]
-	var damaged plumbing.Hash
-	copy(damaged[:], body[rec:rec+20])
+	damaged := decodeSumKey(body[rec:])
 	body[rec+30] ^= 0x40
 	data = append(data, body[:rec/2]...) // and a torn append
 	if err := os.WriteFile(c.file, data, 0o644); err != nil {
@@ -306,7 +305,7 @@ func TestSumCacheOfAnotherIDIsReplaced(t *testing.T) {
 		t.Fatal(err)
 	}
 	c = v.loadSumCache("n", nil)
-	h := plumbing.Hash{7}
+	h := newSumKey("", plumbing.Hash{7})
 	c.put(h, dirSum{files: 3})
 	c.save()
 	if got, ok := v.loadSumCache("n", nil).get(h); !ok || got.files != 3 {
