@@ -133,6 +133,19 @@ func ScanContext(ctx context.Context, dir string, opt Options) (*Snapshot, error
 		cache = loadCache(opt.CachePath, w.root, cfg.id)
 	}
 	var walked []walkedFile
+	// A changed path is checked whichever way the scan goes, so a bad one
+	// is refused alike with or without a usable cache.
+	if opt.Changed != nil && !namesRoot(opt.Changed) {
+		for _, p := range opt.Changed {
+			n, err := NormalizePath(p)
+			if err != nil {
+				return nil, fmt.Errorf("changed path: %w", err)
+			}
+			if err := w.checkRawChanged(p, n); err != nil {
+				return nil, err
+			}
+		}
+	}
 	// A torn cache lost its last delta: what it says of the paths that
 	// delta recorded is older than the directory, so it lists nothing an
 	// informed scan may trust without looking.

@@ -645,3 +645,18 @@ func TestInformedScanDistrustsATornCache(t *testing.T) {
 		t.Fatalf("informed scan over a torn cache: version %s, the directory's %s (b.txt taken from before the torn delta)", s.Version, full.Version)
 	}
 }
+
+// TestChangedPathsCheckedWithoutACache: a bad changed path is refused
+// whether the informed scan has a cache to work from or scans in full.
+func TestChangedPathsCheckedWithoutACache(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"a/x.txt": "x"})
+	for _, cache := range []string{"", filepath.Join(t.TempDir(), "cache")} {
+		if cache != "" {
+			mustScan(t, dir, Options{CachePath: cache})
+		}
+		if _, err := Scan(dir, Options{CachePath: cache, Changed: []string{"a/../x.txt"}}); err == nil || !strings.Contains(err.Error(), "changed path") {
+			t.Fatalf("cache %q: a/../x.txt: %v", cache, err)
+		}
+	}
+}
