@@ -22,6 +22,46 @@ func same(t *testing.T, what string, v, twin *Vault, res, want *PublishResult) {
 	}
 }
 
+// twinVaults publishes a one-file directory into two new vaults.
+func twinVaults(t *testing.T) (v, twin *Vault, dir string) {
+	t.Helper()
+	requireGit(t)
+	dir = filepath.Join(t.TempDir(), "render")
+	writeTree(t, dir, map[string]string{"a/x.json": `{"n":1}`})
+	v, twin = newVault(t), newVault(t)
+	publish(t, v, "wm", dir, PublishOptions{})
+	publish(t, twin, "wm", dir, PublishOptions{})
+	return v, twin, dir
+}
+
+// refuseScanPublish has a full publish of dir into v refused by a hand
+// edit of published/wm/a/x.json — after its scan saw dir and rewrote the
+// stat cache — then puts the file back.
+func refuseScanPublish(t *testing.T, v *Vault, dir string) {
+	t.Helper()
+	hand := filepath.Join(v.Root(), "published", "wm", "a", "x.json")
+	os.WriteFile(hand, []byte(`{"by":"hand"}`), 0o644)
+	if _, err := v.Publish(context.Background(), "wm", dir, PublishOptions{}); !errors.Is(err, ErrHandEdits) {
+		t.Fatalf("want hand edits, got %v", err)
+	}
+	git(t, v.Root(), "checkout", "--", "published/wm/a/x.json")
+}
+
+// publishAfterRefusal publishes dir into v informed of changed — which
+// must go through the scan, since a refused scan publish came before — and
+// into twin with a full scan, and checks that the two agree.
+func publishAfterRefusal(t *testing.T, v, twin *Vault, dir string, changed ...string) (res, want *PublishResult) {
+	t.Helper()
+	before := v.informedFast.Load()
+	res = publish(t, v, "wm", dir, PublishOptions{Changed: changed})
+	if v.informedFast.Load() != before {
+		t.Fatal("the fast road ran after a refused scan publish: its base record should be gone")
+	}
+	want = publish(t, twin, "wm", dir, PublishOptions{})
+	same(t, "after the refused publish", v, twin, res, want)
+	return res, want
+}
+
 // A scan publish refused after it wrote the stat cache (a hand edit) must
 // not leave the base record naming the committed tree: the cache is ahead
 // of it, and the fast road's delta would leave stale records behind (a
@@ -29,42 +69,40 @@ func same(t *testing.T, what string, v, twin *Vault, res, want *PublishResult) {
 // publish goes through the scan, and every later publish agrees with a
 // twin vault that only ever scans.
 func TestInformedAfterARefusedScanStaleDirRecord(t *testing.T) {
-	requireGit(t)
 	ctx := context.Background()
-	dir := filepath.Join(t.TempDir(), "render")
-	writeTree(t, dir, map[string]string{"a/x.json": `{"n":1}`})
-	v, twin := newVault(t), newVault(t)
-	publish(t, v, "wm", dir, PublishOptions{})
-	publish(t, twin, "wm", dir, PublishOptions{})
+	v, twin, dir := twinVaults(t)
 
 	// P2: a full publish refused by a hand edit, after its scan.
 	os.WriteFile(filepath.Join(dir, "a", "x.json"), []byte(`{"n":2}`), 0o644)
 	os.MkdirAll(filepath.Join(dir, "b"), 0o755)
 	os.WriteFile(filepath.Join(dir, "b", "y.json"), []byte(`{"n":1}`), 0o644)
-	hand := filepath.Join(v.Root(), "published", "wm", "a", "x.json")
-	os.WriteFile(hand, []byte(`{"by":"hand"}`), 0o644)
-	if _, err := v.Publish(ctx, "wm", dir, PublishOptions{}); !errors.Is(err, ErrHandEdits) {
-		t.Fatalf("want hand edits, got %v", err)
-	}
-	git(t, v.Root(), "checkout", "--", "published/wm/a/x.json")
+	refuseScanPublish(t, v, dir)
 
 	// P3: b/y.json changes again; the informed publish names what changed
 	// since the last publish that landed.
 	os.WriteFile(filepath.Join(dir, "b", "y.json"), []byte(`{"n":22}`), 0o644)
 	time.Sleep(100 * time.Millisecond) // not racy when P3 records it
-	before := v.informedFast.Load()
-	res := publish(t, v, "wm", dir, PublishOptions{Changed: []string{"a/x.json", "b"}})
-	if v.informedFast.Load() != before {
-		t.Fatal("the fast road ran after a refused scan publish: its base record should be gone")
-	}
-	want := publish(t, twin, "wm", dir, PublishOptions{})
-	same(t, "P3", v, twin, res, want)
+	res, want := publishAfterRefusal(t, v, twin, dir, "a/x.json", "b")
 
 	// P4: a full scan publish after one more change elsewhere.
 	os.WriteFile(filepath.Join(dir, "a", "x.json"), []byte(`{"n":3}`), 0o644)
 	res = publish(t, v, "wm", dir, PublishOptions{})
 	want = publish(t, twin, "wm", dir, PublishOptions{})
 	same(t, "P4 full scan", v, twin, res, want)
+
+	// A full scan that had taken the stale record would also have taught
+	// the tree cache a wrong version → tree pair, which a publish with no
+	// stat cache at all would then commit: b/y.json back to {"n":1}, no
+	// stat cache, no base record, a plain full scan.
+	os.WriteFile(filepath.Join(dir, "b", "y.json"), []byte(`{"n":1}`), 0o644)
+	os.Remove(v.scanCachePath(dir))
+	v.dropBase(dir)
+	res = publish(t, v, "wm", dir, PublishOptions{})
+	want = publish(t, twin, "wm", dir, PublishOptions{})
+	same(t, "full scan without stat cache", v, twin, res, want)
+	if rep, err := v.Fsck(ctx); err != nil || !rep.OK() {
+		t.Fatalf("fsck: %+v %v", rep, err)
+	}
 }
 
 // Same, with a file the refused scan saw and that went away before the
@@ -76,33 +114,17 @@ func TestInformedAfterARefusedScanForgetsAGoneFile(t *testing.T) {
 }
 
 func resurrect(t *testing.T, zContent string) {
-	requireGit(t)
 	ctx := context.Background()
-	dir := filepath.Join(t.TempDir(), "render")
-	writeTree(t, dir, map[string]string{"a/x.json": `{"n":1}`})
-	v, twin := newVault(t), newVault(t)
-	publish(t, v, "wm", dir, PublishOptions{})
-	publish(t, twin, "wm", dir, PublishOptions{})
+	v, twin, dir := twinVaults(t)
 
 	os.WriteFile(filepath.Join(dir, "a", "x.json"), []byte(`{"n":2}`), 0o644)
 	os.WriteFile(filepath.Join(dir, "a", "z.json"), []byte(zContent), 0o644)
-	hand := filepath.Join(v.Root(), "published", "wm", "a", "x.json")
-	os.WriteFile(hand, []byte(`{"by":"hand"}`), 0o644)
-	if _, err := v.Publish(ctx, "wm", dir, PublishOptions{}); !errors.Is(err, ErrHandEdits) {
-		t.Fatalf("want hand edits, got %v", err)
-	}
-	git(t, v.Root(), "checkout", "--", "published/wm/a/x.json")
+	refuseScanPublish(t, v, dir)
 
 	// z.json goes away again; since the last landed publish only a/x.json
 	// changed (z came and went), and the caller names both anyway.
 	os.Remove(filepath.Join(dir, "a", "z.json"))
-	before := v.informedFast.Load()
-	res := publish(t, v, "wm", dir, PublishOptions{Changed: []string{"a/x.json", "a/z.json"}})
-	if v.informedFast.Load() != before {
-		t.Fatal("the fast road ran after a refused scan publish: its base record should be gone")
-	}
-	want := publish(t, twin, "wm", dir, PublishOptions{})
-	same(t, "P3", v, twin, res, want)
+	publishAfterRefusal(t, v, twin, dir, "a/x.json", "a/z.json")
 
 	// P4: an informed publish through the stat-cache scan.
 	os.WriteFile(filepath.Join(dir, "a", "x.json"), []byte(`{"n":3}`), 0o644)
@@ -111,55 +133,8 @@ func resurrect(t *testing.T, zContent string) {
 	if err != nil {
 		t.Fatalf("P4 informed scan: %v", err)
 	}
-	want = publish(t, twin, "wm", dir, PublishOptions{})
-	same(t, "P4 informed scan", v, twin, res, want)
-}
-
-// Continues the stale-directory-record case to the tree cache: a full scan
-// that took a stale record would teach it a wrong version → tree pair,
-// which a publish with no stat cache at all would then commit.
-func TestInformedAfterARefusedScanTreeCache(t *testing.T) {
-	requireGit(t)
-	ctx := context.Background()
-	dir := filepath.Join(t.TempDir(), "render")
-	writeTree(t, dir, map[string]string{"a/x.json": `{"n":1}`})
-	v, twin := newVault(t), newVault(t)
-	publish(t, v, "wm", dir, PublishOptions{})
-	publish(t, twin, "wm", dir, PublishOptions{})
-
-	os.WriteFile(filepath.Join(dir, "a", "x.json"), []byte(`{"n":2}`), 0o644)
-	os.MkdirAll(filepath.Join(dir, "b"), 0o755)
-	os.WriteFile(filepath.Join(dir, "b", "y.json"), []byte(`{"n":1}`), 0o644)
-	hand := filepath.Join(v.Root(), "published", "wm", "a", "x.json")
-	os.WriteFile(hand, []byte(`{"by":"hand"}`), 0o644)
-	if _, err := v.Publish(ctx, "wm", dir, PublishOptions{}); !errors.Is(err, ErrHandEdits) {
-		t.Fatalf("want hand edits, got %v", err)
-	}
-	git(t, v.Root(), "checkout", "--", "published/wm/a/x.json")
-	os.WriteFile(filepath.Join(dir, "b", "y.json"), []byte(`{"n":22}`), 0o644)
-	time.Sleep(100 * time.Millisecond)
-	publish(t, v, "wm", dir, PublishOptions{Changed: []string{"a/x.json", "b"}})
-	publish(t, twin, "wm", dir, PublishOptions{})
-	os.WriteFile(filepath.Join(dir, "a", "x.json"), []byte(`{"n":3}`), 0o644)
-	publish(t, v, "wm", dir, PublishOptions{}) // the wrong one (see above)
-	if rep, err := v.Fsck(ctx); err != nil || !rep.OK() {
-		t.Logf("fsck after the wrong publish: %+v %v", rep, err)
-	} else {
-		t.Logf("fsck after the wrong publish: OK")
-	}
-	publish(t, twin, "wm", dir, PublishOptions{})
-
-	// Now b/y.json really holds {"n":1}; no stat cache, no base: a plain
-	// full scan.
-	os.WriteFile(filepath.Join(dir, "b", "y.json"), []byte(`{"n":1}`), 0o644)
-	os.Remove(v.scanCachePath(dir))
-	v.dropBase(dir)
-	res := publish(t, v, "wm", dir, PublishOptions{})
 	want := publish(t, twin, "wm", dir, PublishOptions{})
-	same(t, "full scan without stat cache", v, twin, res, want)
-	if rep, err := v.Fsck(ctx); err != nil || !rep.OK() {
-		t.Fatalf("fsck: %+v %v", rep, err)
-	}
+	same(t, "P4 informed scan", v, twin, res, want)
 }
 
 // A changed path naming the directory itself is a full publish, whichever
@@ -229,22 +204,10 @@ func TestInformedPathDependentView(t *testing.T) {
 // since that refused publish: the publish after it agrees with the stat-
 // cache scan of a twin vault.
 func TestInformedAfterARefusedScanAgreesAtOnce(t *testing.T) {
-	requireGit(t)
-	ctx := context.Background()
-	dir := filepath.Join(t.TempDir(), "render")
-	writeTree(t, dir, map[string]string{"a/x.json": `{"n":1}`})
-	fast, slow := newVault(t), newVault(t)
-	for _, v := range []*Vault{fast, slow} {
-		publish(t, v, "wm", dir, PublishOptions{})
-	}
+	fast, slow, dir := twinVaults(t)
 	os.WriteFile(filepath.Join(dir, "a", "x.json"), []byte(`{"n":2}`), 0o644)
 	for _, v := range []*Vault{fast, slow} {
-		hand := filepath.Join(v.Root(), "published", "wm", "a", "x.json")
-		os.WriteFile(hand, []byte(`{"by":"hand"}`), 0o644)
-		if _, err := v.Publish(ctx, "wm", dir, PublishOptions{}); !errors.Is(err, ErrHandEdits) {
-			t.Fatalf("want hand edits, got %v", err)
-		}
-		git(t, v.Root(), "checkout", "--", "published/wm/a/x.json")
+		refuseScanPublish(t, v, dir)
 	}
 	os.WriteFile(filepath.Join(dir, "b.json"), []byte(`{"b":1}`), 0o644)
 	res := publish(t, fast, "wm", dir, PublishOptions{Changed: []string{"b.json"}})
