@@ -420,3 +420,28 @@ func TestInformedPublishOfAnEmptiedDirectory(t *testing.T) {
 	}
 	checkGitClean(t, v)
 }
+
+// TestPublishRebuildsADeletedIndex: a git index deleted by hand reads as
+// empty (every file staged for removal); a publish, informed or not,
+// rebuilds it from the branch first, so git status and fsck are clean after.
+func TestPublishRebuildsADeletedIndex(t *testing.T) {
+	for _, informed := range []bool{false, true} {
+		dir := filepath.Join(t.TempDir(), "render")
+		writeTree(t, dir, map[string]string{"a/x.json": `{"n":1}`, "b/y.json": `{"n":1}`})
+		v := newVault(t)
+		publish(t, v, "wm", dir, PublishOptions{})
+		if err := os.Remove(filepath.Join(v.Root(), ".git", "index")); err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, "a", "x.json"), []byte(`{"n":2}`), 0o644)
+		opt := PublishOptions{}
+		if informed {
+			opt.Changed = []string{"a/x.json"}
+		}
+		publish(t, v, "wm", dir, opt)
+		checkGitClean(t, v)
+		if rep, err := v.Fsck(context.Background()); err != nil || !rep.OK() {
+			t.Fatalf("informed %v: fsck %+v %v", informed, rep, err)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -61,6 +62,14 @@ func (v *Vault) repair() error {
 // The index comes back held (openIndex): the caller writes it or releases
 // it.
 func (v *Vault) readIndexRepaired(tip plumbing.Hash) (*gitIndex, error) {
+	if _, err := os.Lstat(v.indexPath()); errors.Is(err, fs.ErrNotExist) && !tip.IsZero() {
+		// No index while the branch holds files: it was deleted, and
+		// reads as empty (every file staged for removal). Rebuild it from
+		// the branch, as `git reset` would; it held no staged change.
+		if _, err := v.syncWorktree(plumbing.ZeroHash, tip); err != nil {
+			return nil, err
+		}
+	}
 	idx, err := v.openIndex()
 	if errors.Is(err, errIndexDamaged) {
 		if _, err = v.syncWorktree(plumbing.ZeroHash, tip); err == nil {
