@@ -289,9 +289,13 @@ func TestCheckoutLooksAtEachDirectoryOnce(t *testing.T) {
 		}
 	}
 	for q, n := range dirs {
-		// Each checkout worker may look once before the first one records
-		// the directory.
-		if n > checkoutWorkers+4 {
+		// Until the first worker has made and recorded the directory,
+		// each checkout worker may look at it on its own: once checking
+		// the directories on the way to its first file, and again inside
+		// MkdirAll (seen up to 18 times with 8 workers on a loaded
+		// machine). The bound is about workers, far from one look per
+		// file (600).
+		if n > 3*checkoutWorkers {
 			t.Errorf("%s was looked at %d times during a 600-file first publish; want a few, not one per file below it", q, n)
 		}
 	}
