@@ -201,6 +201,14 @@ func (v *Vault) publishChanged(ctx context.Context, h *publishHead) (res *Publis
 	for _, f := range cs.Files {
 		plan.stats.BytesRead += f.Size
 	}
+	if status != "rendered" {
+		// A skipped publish commits no node tree: drop the blobs and trees
+		// written for it, so it stores only its ledger entry, as a scan
+		// publish does.
+		b.abort()
+		b = v.newBatch()
+		b.ctx = ctx
+	}
 	// What the publish read goes into the stat cache before anything
 	// lands, as a scan records it, so no later scan of the directory
 	// trusts what the cache said before, whatever happens next.

@@ -445,3 +445,48 @@ func TestPublishRebuildsADeletedIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestSkippedInformedPublishStoresOnlyItsLedgerEntry: an informed publish
+// of an immaterial change stores the same number of objects through the
+// fast road as through the scan — its ledger entry — and no tree or blob
+// of a node state it does not commit.
+func TestSkippedInformedPublishStoresOnlyItsLedgerEntry(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "render")
+	writeTree(t, dir, map[string]string{"a/b/x.json": `{"n":1}`, "c.json": `{"c":1}`})
+	fast, slow := newVault(t), newVault(t)
+	publish(t, fast, "wm", dir, PublishOptions{})
+	publish(t, slow, "wm", dir, PublishOptions{})
+	os.WriteFile(filepath.Join(dir, "a", "b", "x.json"), []byte(`{ "n": 1 }`), 0o644)
+	var added []int
+	for _, v := range []*Vault{fast, slow} {
+		if v == slow {
+			v.dropBase(dir)
+		}
+		before := countObjects(t, v)
+		res, err := v.Publish(ctx, "wm", dir, PublishOptions{Changed: []string{"a/b/x.json"}})
+		if err != nil || res.Receipt.Status != "skipped" {
+			t.Fatalf("immaterial change: %v %v", res, err)
+		}
+		added = append(added, countObjects(t, v)-before)
+	}
+	if fast.informedFast.Load() != 1 || slow.informedFast.Load() != 0 {
+		t.Fatalf("roads: fast %d, slow %d", fast.informedFast.Load(), slow.informedFast.Load())
+	}
+	if added[0] != added[1] {
+		t.Fatalf("objects stored by a skipped publish: %d through the fast road, %d through the scan", added[0], added[1])
+	}
+}
+
+// countObjects counts the loose objects and pack files of v.
+func countObjects(t *testing.T, v *Vault) int {
+	t.Helper()
+	n := 0
+	filepath.WalkDir(filepath.Join(v.Root(), ".git", "objects"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			n++
+		}
+		return nil
+	})
+	return n
+}
