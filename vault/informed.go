@@ -29,17 +29,20 @@ import (
 // stat cache is loaded, no directory listed, no tree built from every file.
 //
 // The base record (.prose/cache/base-<dir key>) says which tree the
-// directory held: a publish from the directory that rendered writes it,
-// with the node's tree; any other outcome removes it. The fast path runs
-// only when the record names the node's committed tree — so a publish
-// from another directory, a WriteNode, a commit by hand, or a crash
-// between a commit and its record all send the next publish to the scan —
+// directory held. Every scan publish removes it before its scan rewrites
+// the stat cache, and writes it again, with the node's tree, once it has
+// rendered; a fast publish writes it (or, when skipped with other bytes,
+// removes it) before it lands, together with its stat-cache delta. The
+// fast path runs only when the record names the node's committed tree — so
+// a publish from another directory, a WriteNode, a commit by hand, a
+// refused or interrupted publish all send the next publish to the scan —
 // and when the node has no spec (its facets are its top-level
 // directories), no file reached through a symlink (a link's target may
-// change unannounced), and the tree sums of the committed tree are known
-// (a scan publish records them). Anything else it cannot do the same way —
-// a file replacing a directory, or the reverse — falls back to the scan,
-// which gives the same receipt, tree and tokens, only slower.
+// change unannounced), no changed path names the directory itself, and
+// the tree sums of the committed tree are known (a scan publish records
+// them). What it cannot do the same way — a file replacing a directory or
+// the reverse, a node emptied — falls back to the scan, which gives the
+// same receipt, tree and tokens, only slower.
 
 const baseMagic = "prose publish base 1\n"
 
