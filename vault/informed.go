@@ -103,25 +103,12 @@ func (v *Vault) recordBase(h *publishHead, spec *canon.Spec, snap *published.Sna
 		hi, _ := slices.BinarySearchFunc(files[lo:], p+"0", func(f FileEntry, p string) int { return strings.Compare(f.Path, p) }) // '0' follows '/'
 		sums.put(newSumKey(p+"/", oid), dirSum{version: ver, digest: truth.Digest, kept: truth.Kept, files: uint32(hi)})
 	}
-	if root, ok := tokenDigest(snap.Fingerprints[canon.Atomic]); ok {
-		var ver [32]byte
-		if n, err := hex.Decode(ver[:], []byte(strings.TrimPrefix(snap.Version, "blake3:"))); err == nil && n == 32 {
-			sums.put(newSumKey("", nodeTree), dirSum{version: ver, digest: root, kept: true, files: uint32(len(files))})
-		}
+	_, root, err := canon.ParseToken(snap.Fingerprints[canon.Atomic])
+	if ver, ok := th.versions[""]; ok && err == nil && len(root) == len(canon.Digest{}) {
+		sums.put(newSumKey("", nodeTree), dirSum{version: ver, digest: canon.Digest(root), kept: true, files: uint32(len(files))})
 	}
 	sums.save()
 	v.writeBase(h.absDir, h.node, nodeTree)
-}
-
-// tokenDigest returns the digest a fingerprint token carries.
-func tokenDigest(tok string) (canon.Digest, bool) {
-	var d canon.Digest
-	_, hx, ok := strings.Cut(tok, ":")
-	if !ok {
-		return d, false
-	}
-	n, err := hex.Decode(d[:], []byte(hx))
-	return d, err == nil && n == len(d)
 }
 
 // errNotInformed makes the informed publish fall back to a scan.
