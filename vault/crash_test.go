@@ -31,6 +31,9 @@ func TestMain(m *testing.M) {
 	if spec := os.Getenv("PROSE_GITLIVE_CHILD"); spec != "" {
 		os.Exit(gitLiveChild(spec))
 	}
+	if spec := os.Getenv("PROSE_STAGE_CRASH_CHILD"); spec != "" {
+		os.Exit(stageCrashChild(spec))
+	}
 	if spec := os.Getenv("PROSE_STRACE_CHILD"); spec != "" {
 		os.Exit(straceChild(spec))
 	}

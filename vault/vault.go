@@ -77,8 +77,12 @@ type Vault struct {
 	// filesSummed counts files whose contribution to a node's sums was
 	// computed from their content (not taken from a cache).
 	filesSummed atomic.Int64
-	commits     *idCache[*object.Commit]
-	trees       *idCache[*object.Tree]
+	// stagedDirs and filesOneByOne count working-tree updates: directories
+	// staged whole (see stage.go) and files written by temp file and
+	// rename one at a time.
+	stagedDirs, filesOneByOne atomic.Int64
+	commits                   *idCache[*object.Commit]
+	trees                     *idCache[*object.Tree]
 }
 
 // keepRecent replaces the blobs held for reading back (see Vault.recent).

@@ -431,6 +431,12 @@ func (v *Vault) applyChangesFrom(changes []change, idx *gitIndex, src blobSource
 	// The removals are done (they may remove directories): from here on a
 	// directory seen to be real stays so.
 	seen := newRealDirs(false)
+	groups, writes := v.planStaging(writes)
+	for _, g := range groups {
+		if !v.stage(g, idx, src) {
+			writes = append(writes, g.writes...)
+		}
+	}
 	// Files are written by several workers: each path is independent once
 	// the removals are done, and a large checkout waits on the file system
 	// far more than on the processor.
@@ -572,6 +578,7 @@ func (v *Vault) checkout(rel string, e *object.TreeEntry, src blobSources, seen 
 			}
 		}
 	}
+	v.filesOneByOne.Add(1)
 	tmpDir := v.StatePath("tmp")
 	tmpName := filepath.Join(tmpDir, "co-"+randomName())
 	f, err := openFile(tmpName, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
@@ -584,12 +591,7 @@ func (v *Vault) checkout(rel string, e *object.TreeEntry, src blobSources, seen 
 		return fmt.Errorf("update working tree: %w", err)
 	}
 	tmp := f.Name()
-	// The blob is streamed: a large file never sits whole in memory.
-	if data, ok := src.data[e.Hash]; ok {
-		_, err = f.Write(data)
-	} else {
-		err = v.writeBlob(f, e.Hash, src.paths[e.Hash])
-	}
+	err = v.fillBlob(f, e.Hash, src)
 	if err == nil {
 		err = f.Chmod(perm)
 	}
@@ -698,6 +700,17 @@ func (v *Vault) syncWorktree(from, to plumbing.Hash) ([]HandEdit, error) {
 		return edits, err
 	}
 	return edits, nil
+}
+
+// fillBlob writes blob h to f from the bytes or the file src holds for it,
+// else from the object store. The blob is streamed: a large file never sits
+// whole in memory.
+func (v *Vault) fillBlob(f *os.File, h plumbing.Hash, src blobSources) error {
+	if data, ok := src.data[h]; ok {
+		_, err := f.Write(data)
+		return err
+	}
+	return v.writeBlob(f, h, src.paths[h])
 }
 
 // writeBlob writes blob h to f, streamed from the file at path when that

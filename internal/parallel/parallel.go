@@ -12,8 +12,12 @@ import (
 // For calls fn(0) … fn(n-1), spread over GOMAXPROCS goroutines, and returns
 // when every call has returned. fn must be safe to call concurrently for
 // different i.
-func For(n int, fn func(i int)) {
-	workers := min(runtime.GOMAXPROCS(0), n)
+func For(n int, fn func(i int)) { Workers(n, runtime.GOMAXPROCS(0), fn) }
+
+// Workers is For with the number of goroutines given: for loops that wait
+// on the file system far more than on the processor.
+func Workers(n, workers int, fn func(i int)) {
+	workers = min(workers, n)
 	if workers <= 1 {
 		for i := range n {
 			fn(i)

@@ -16,3 +16,29 @@ func TestForCallsEachIndexOnce(t *testing.T) {
 		}
 	}
 }
+
+func TestWorkersRunsAtMostThatMany(t *testing.T) {
+	for _, workers := range []int{1, 3, 8} {
+		var running, peak atomic.Int32
+		calls := make([]atomic.Int32, 200)
+		Workers(len(calls), workers, func(i int) {
+			n := running.Add(1)
+			for {
+				p := peak.Load()
+				if n <= p || peak.CompareAndSwap(p, n) {
+					break
+				}
+			}
+			calls[i].Add(1)
+			running.Add(-1)
+		})
+		if p := peak.Load(); p > int32(workers) {
+			t.Fatalf("workers=%d: %d ran at once", workers, p)
+		}
+		for i := range calls {
+			if c := calls[i].Load(); c != 1 {
+				t.Fatalf("workers=%d: index %d called %d times", workers, i, c)
+			}
+		}
+	}
+}
