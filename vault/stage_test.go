@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/prose-store/prose/receipt"
@@ -58,8 +57,7 @@ func checkNoTemps(t *testing.T, v *Vault) {
 func TestCheckoutStagesNewDirectories(t *testing.T) {
 	requireGit(t)
 	// Under a umask that takes read bits away, files still get 0644/0755.
-	old := syscall.Umask(0o077)
-	defer syscall.Umask(old)
+	withUmask(t, 0o077)
 	v := newVault(t)
 	src := filepath.Join(t.TempDir(), "src")
 	files := stagedFiles(300, "one")
@@ -166,7 +164,7 @@ func TestStagedCheckoutCrash(t *testing.T) {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "PROSE_STAGE_CRASH_CHILD="+v.Root()+"\n"+src)
 	out, err := cmd.CombinedOutput()
-	if ee, ok := err.(*exec.ExitError); !ok || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+	if ee, ok := err.(*exec.ExitError); !ok || !killed(ee) {
 		t.Fatalf("the child was not killed at the rename: %v\n%s", err, out)
 	}
 	staged, _ := filepath.Glob(filepath.Join(v.Root(), ".prose", "tmp", "st-*"))
@@ -200,7 +198,11 @@ func stageCrashChild(spec string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 3
 	}
-	beforeStageRename = func(string) { syscall.Kill(os.Getpid(), syscall.SIGKILL) }
+	beforeStageRename = func(string) {
+		if p, err := os.FindProcess(os.Getpid()); err == nil {
+			p.Kill()
+		}
+	}
 	if _, err := v.Publish(context.Background(), "wm", src, PublishOptions{}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 3
