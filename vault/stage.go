@@ -131,8 +131,11 @@ func (v *Vault) stage(g *stageGroup, idx *gitIndex, src blobSources) bool {
 	}
 	entries := make([]indexEntry, len(g.writes))
 	errs := make([]error, len(g.writes))
-	parallel.Workers(len(g.writes), checkoutWorkers, func(i int) {
-		entries[i], errs[i] = v.writeNew(filepath.Join(dir, filepath.FromSlash(rels[i])), g.writes[i], src)
+	work := spreadByDir(rels)
+	parallel.Workers(len(work), checkoutWorkers, func(k int) {
+		for _, i := range work[k] {
+			entries[i], errs[i] = v.writeNew(filepath.Join(dir, filepath.FromSlash(rels[i])), g.writes[i], src)
+		}
 	})
 	if errors.Join(errs...) != nil {
 		return false
@@ -149,6 +152,40 @@ func (v *Vault) stage(g *stageGroup, idx *gitIndex, src blobSources) bool {
 		idx.put(e)
 	}
 	return true
+}
+
+// spreadChunk is the most files of one directory a worker creates in a row.
+const spreadChunk = 32
+
+// spreadByDir orders the creation of files at the slash paths rels as runs
+// of at most spreadChunk files of one directory (indexes into rels), the
+// first run of every directory before the second of any: workers taking
+// runs in turn work in different directories. Creating a file locks its
+// directory, and workers creating side by side in one directory spend
+// their time waiting for each other (in the kernel, spinning).
+func spreadByDir(rels []string) [][]int {
+	byDir := map[string][]int{}
+	var dirs []string
+	for i, r := range rels {
+		d := path.Dir(r)
+		if _, ok := byDir[d]; !ok {
+			dirs = append(dirs, d)
+		}
+		byDir[d] = append(byDir[d], i)
+	}
+	var work [][]int
+	for lo := 0; ; lo += spreadChunk {
+		added := false
+		for _, d := range dirs {
+			if ix := byDir[d]; lo < len(ix) {
+				work = append(work, ix[lo:min(lo+spreadChunk, len(ix))])
+				added = true
+			}
+		}
+		if !added {
+			return work
+		}
+	}
 }
 
 // beforeStageRename, when set by a test, runs when a group's files are

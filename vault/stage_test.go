@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -208,4 +209,36 @@ func stageCrashChild(spec string) int {
 		return 3
 	}
 	return 0
+}
+
+func TestSpreadByDir(t *testing.T) {
+	var rels []string
+	for i := 0; i < 70; i++ {
+		rels = append(rels, fmt.Sprintf("a/f%02d", i))
+	}
+	for i := 0; i < 5; i++ {
+		rels = append(rels, fmt.Sprintf("b/g%d", i), fmt.Sprintf("f%d", i))
+	}
+	work := spreadByDir(rels)
+	seen := map[int]bool{}
+	var firsts []string
+	for _, run := range work {
+		if len(run) == 0 || len(run) > spreadChunk {
+			t.Fatalf("run of %d files", len(run))
+		}
+		d := path.Dir(rels[run[0]])
+		for _, i := range run {
+			if seen[i] || path.Dir(rels[i]) != d {
+				t.Fatalf("run %v: index repeated or directories mixed", run)
+			}
+			seen[i] = true
+		}
+		firsts = append(firsts, d)
+	}
+	if len(seen) != len(rels) {
+		t.Fatalf("%d of %d files in the runs", len(seen), len(rels))
+	}
+	if got := strings.Join(firsts, " "); got != "a b . a a" {
+		t.Fatalf("runs by directory: %s; want every directory's first run before any second", got)
+	}
 }
