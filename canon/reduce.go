@@ -358,7 +358,23 @@ func collapseSpace(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	pending := false
-	for _, r := range s {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf { // ASCII, byte by byte
+			i++
+			if c == ' ' || c >= '\t' && c <= '\r' {
+				pending = b.Len() > 0
+				continue
+			}
+			if pending {
+				b.WriteByte(' ')
+				pending = false
+			}
+			b.WriteByte(c)
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
 		if isSpace(r) {
 			pending = b.Len() > 0
 			continue
