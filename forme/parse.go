@@ -168,9 +168,7 @@ func (p *parser) yaml(data []byte) {
 		msg := err.Error()
 		if m := yamlLineRe().FindStringSubmatch(msg); m != nil {
 			if n, e := strconv.Atoi(m[1]); e == nil {
-				// YAML also breaks lines at a lone \r, the file only at
-				// \n: keep the line within the frontmatter.
-				line = min(n+1, 2+bytes.Count(data, []byte("\n")))
+				line, _ = fmPos(data, n, 1)
 			}
 			msg = yamlLineRe().ReplaceAllString(msg, "frontmatter line $1")
 		}
@@ -185,14 +183,16 @@ func (p *parser) yaml(data []byte) {
 	m := doc.Content[0]
 	if m.Kind != yaml.MappingNode {
 		p.fmBroken = true
-		p.diag(CodeFrontmatterInvalid, Pos{m.Line + 1, m.Column},
+		line, col := fmPos(data, m.Line, m.Column)
+		p.diag(CodeFrontmatterInvalid, Pos{line, col},
 			"the frontmatter must be a YAML mapping of `key: value` lines (name, kind, …)")
 		return
 	}
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], m.Content[i+1]
 		key := k.Value
-		pos := Pos{k.Line + 1, k.Column}
+		line, col := fmPos(data, k.Line, k.Column)
+		pos := Pos{line, col}
 		if _, dup := p.f.fmKeys[key]; dup {
 			p.diag(CodeFrontmatterInvalid, pos, "frontmatter key %q appears twice: keep one", key)
 			continue
@@ -207,6 +207,31 @@ func (p *parser) yaml(data []byte) {
 			p.diag(CodeFrontmatterInvalid, pos, "frontmatter %s must be a plain value on one line, like `%s: example`", key, key)
 		}
 	}
+}
+
+// fmPos turns a position the YAML decoder gives in the frontmatter data
+// (1-based line and column) into the file's: the frontmatter starts on the
+// file's second line, and YAML also breaks lines at a lone \r where the
+// file (and every other position prose reports) breaks only at \n.
+func fmPos(data []byte, yamlLine, yamlCol int) (line, col int) {
+	off := 0 // where YAML's line yamlLine starts
+	for l := 1; l < yamlLine && off < len(data); l++ {
+		i := bytes.IndexAny(data[off:], "\r\n")
+		if i < 0 {
+			off = len(data)
+			break
+		}
+		off += i + 1
+		if data[off-1] == '\r' && off < len(data) && data[off] == '\n' {
+			off++
+		}
+	}
+	for c := 1; c < yamlCol && off < len(data); c++ { // YAML counts characters
+		_, size := utf8.DecodeRune(data[off:])
+		off += size
+	}
+	start := bytes.LastIndexByte(data[:off], '\n') + 1
+	return 2 + bytes.Count(data[:off], []byte("\n")), 1 + utf8.RuneCount(data[start:off])
 }
 
 // simpleYAML reads frontmatter made only of `key: plain-value` lines (the
