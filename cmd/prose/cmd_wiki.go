@@ -549,7 +549,7 @@ func wikiSearchCommand() *cli.Command {
 				return err
 			}
 			for _, h := range hits {
-				out.printf("%-40s %6.3f  %s\n", h.Path, h.Score, h.Title)
+				out.printf("%-40s %6s  %s\n", h.Path, scoreText(h.Score), h.Title)
 				if h.Snippet != "" {
 					s := strings.NewReplacer("<mark>", "[", "</mark>", "]").Replace(h.Snippet)
 					out.printf("    %s\n", s)
@@ -558,6 +558,16 @@ func wikiSearchCommand() *cli.Command {
 			return out.emit(map[string]any{"query": q, "hits": hits})
 		}),
 	}
+}
+
+// scoreText prints a BM25 score with three decimals. A word found on
+// nearly every page scores near zero (it tells pages apart hardly at all):
+// such a match prints as "<0.001", not as a score of nothing.
+func scoreText(score float64) string {
+	if score > 0 && score < 0.0005 {
+		return "<0.001"
+	}
+	return fmt.Sprintf("%.3f", score)
 }
 
 func wikiLintCommand() *cli.Command {

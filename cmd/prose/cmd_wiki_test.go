@@ -169,3 +169,11 @@ func TestWikiDiffMarkdownGolden(t *testing.T) {
 		t.Fatal("the diff shows immaterial churn")
 	}
 }
+
+func TestScoreText(t *testing.T) {
+	for score, want := range map[float64]string{0.282: "0.282", 1.1e-05: "<0.001", 0.0004999: "<0.001", 0.0005: "0.001", 0: "0.000", 12.3456: "12.346"} {
+		if got := scoreText(score); got != want {
+			t.Errorf("scoreText(%g) = %q, want %q", score, got, want)
+		}
+	}
+}
