@@ -48,20 +48,34 @@ type stageGroup struct {
 // directory above it is a real directory.
 func (v *Vault) planStaging(writes []change) (groups []*stageGroup, rest []change) {
 	const unstageable = "\x00"
-	memo := map[string]string{".": ""} // directory → its group's root; "" exists
+	memo := map[string]string{} // directory → its group's root; "" exists
+	setgid := map[string]bool{} // existing directories with the setgid bit
 	var rootOf func(dir string) string
 	rootOf = func(dir string) string {
 		if r, ok := memo[dir]; ok {
 			return r
 		}
-		r := rootOf(path.Dir(dir))
+		r := ""
+		if dir != "." {
+			r = rootOf(path.Dir(dir))
+		}
 		if r == "" {
-			fi, err := os.Lstat(filepath.Join(v.root, filepath.FromSlash(dir)))
+			stat := os.Lstat
+			if dir == "." {
+				stat = os.Stat // the vault's root may be reached through a link
+			}
+			fi, err := stat(filepath.Join(v.root, filepath.FromSlash(dir)))
 			switch {
-			case errors.Is(err, fs.ErrNotExist):
+			case errors.Is(err, fs.ErrNotExist) && !setgid[path.Dir(dir)]:
 				r = dir
 			case err == nil && fi.IsDir():
-			default: // a link, a file or an error: the one-at-a-time road reports it
+				setgid[dir] = fi.Mode()&os.ModeSetgid != 0
+			default:
+				// A link, a file or an error: the one-at-a-time road
+				// reports it. Below a setgid directory (a group-shared
+				// working tree) a directory made in place takes the
+				// parent's group and bit, which one made under
+				// .prose/tmp would not: that road makes them.
 				r = unstageable
 			}
 		}
@@ -142,6 +156,12 @@ func (v *Vault) stage(g *stageGroup, idx *gitIndex, src blobSources) bool {
 	}
 	if beforeStageRename != nil {
 		beforeStageRename(g.root)
+	}
+	// The directories above the root were looked at when the group was
+	// planned, before its files were written: one replaced by a symlink
+	// since must not be renamed through (the one-at-a-time road reports it).
+	if link, _ := (*realDirs)(nil).ancestors(v.root, g.root); link != "" {
+		return false
 	}
 	if renameFile(dir, filepath.Join(v.root, filepath.FromSlash(g.root))) != nil {
 		return false
