@@ -67,8 +67,6 @@ func checkNoTemps(t *testing.T, v *Vault) {
 // go one by one.
 func TestCheckoutStagesNewDirectories(t *testing.T) {
 	requireGit(t)
-	// Under a umask that takes read bits away, files still get 0644/0755.
-	withUmask(t, 0o077)
 	v := newVault(t)
 	src := filepath.Join(t.TempDir(), "src")
 	files := stagedFiles(300, "one")
@@ -251,4 +249,25 @@ func TestSpreadByDir(t *testing.T) {
 	if got := strings.Join(firsts, " "); got != "a b . a a" {
 		t.Fatalf("runs by directory: %s; want every directory's first run before any second", got)
 	}
+}
+
+// Under a umask that takes bits away, staged files still get 0644/0755,
+// and the index holds their stat data after the chmod.
+func TestStagedModesUnderAUmask(t *testing.T) {
+	requireGit(t)
+	withUmask(t, 0o077)
+	v := newVault(t)
+	src := filepath.Join(t.TempDir(), "src")
+	files := stagedFiles(40, "umask")
+	files["run.sh"] = "#!/bin/sh\n"
+	writeTree(t, src, files)
+	if err := os.Chmod(filepath.Join(src, "run.sh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	publish(t, v, "wm", src, PublishOptions{})
+	if s := v.stagedDirs.Load(); s != 1 {
+		t.Fatalf("%d directories staged, want 1", s)
+	}
+	checkWorktreeHolds(t, v, "wm", files, "run.sh")
+	checkIndexStat(t, v)
 }
