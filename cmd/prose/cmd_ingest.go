@@ -100,7 +100,7 @@ func openPipeline(c *cli.Context) (*vault.Vault, *wiki.Wiki, ingest.Options, err
 		v.Close()
 		return nil, nil, ingest.Options{}, err
 	}
-	spec := c.String("model")
+	spec := flagValue(c, "model")
 	if spec == "" {
 		spec = os.Getenv("PROSE_MODEL")
 	}
@@ -116,7 +116,7 @@ func openPipeline(c *cli.Context) (*vault.Vault, *wiki.Wiki, ingest.Options, err
 		return nil, nil, ingest.Options{}, usageErrorf("%v", err)
 	}
 	w.Now = func() time.Time { return now }
-	m, err := model.Open(spec, model.Config{Record: c.String("record")})
+	m, err := model.Open(spec, model.Config{Record: flagValue(c, "record")})
 	if err != nil {
 		v.Close()
 		return nil, nil, ingest.Options{}, usageErrorf("--model %s: %v", spec, err)

@@ -20,10 +20,23 @@ type modelChoice struct {
 	Source string `json:"source"` // --model, $PROSE_MODEL, prose.yaml or default
 }
 
+// flagValue is a flag's value from the innermost level of the command line
+// that set it: a command's own --model, else the global one (`prose
+// --model X ingest`), which a command defining the flag too would shadow
+// with its empty default.
+func flagValue(c *cli.Context, name string) string {
+	for _, x := range c.Lineage() {
+		if x.IsSet(name) {
+			return x.String(name)
+		}
+	}
+	return ""
+}
+
 // chooseModel resolves --model, else $PROSE_MODEL, else the vault's
 // prose.yaml model, else the built-in offline engine.
 func chooseModel(c *cli.Context) (modelChoice, error) {
-	if s := c.String("model"); s != "" {
+	if s := flagValue(c, "model"); s != "" {
 		return modelChoice{s, "--model"}, nil
 	}
 	if s := os.Getenv("PROSE_MODEL"); s != "" {
@@ -47,7 +60,7 @@ func chooseModel(c *cli.Context) (modelChoice, error) {
 // modelConfig is the model configuration of a command line: keys and
 // endpoints from the environment, --record.
 func modelConfig(c *cli.Context) model.Config {
-	return model.Config{Getenv: os.Getenv, Record: c.String("record")}
+	return model.Config{Getenv: os.Getenv, Record: flagValue(c, "record")}
 }
 
 // openModel opens the model the command line chooses.

@@ -152,3 +152,30 @@ func TestProgramsCommands(t *testing.T) {
 		t.Fatalf("unknown program: %d %s", code, errs)
 	}
 }
+
+// The global --model and --record reach ingest and enrich, which define
+// the same flags: a command's unset flag does not shadow the global one.
+func TestGlobalModelFlagsReachThePipeline(t *testing.T) {
+	t.Setenv("PROSE_MODEL", "")
+	dir := vaultWithModel(t, "")
+	src := filepath.Join(t.TempDir(), "f.md")
+	if err := os.WriteFile(src, []byte("# Fresh\n\nBody.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"--vault", dir, "--model", "bogus", "ingest", "--dry-run", src},
+		{"--model", "bogus", "--vault", dir, "enrich", "--all"},
+	} {
+		_, errs, code := prose(t, args...)
+		if code != 2 || !strings.Contains(errs, "bogus") {
+			t.Errorf("%v: exit %d, %q; want the global --model refused (exit 2)", args, code, errs)
+		}
+	}
+	rec := filepath.Join(t.TempDir(), "rec.json")
+	if _, errs, code := prose(t, "--vault", dir, "--record", rec, "ingest", "--dry-run", src); code != 0 {
+		t.Fatalf("ingest --dry-run: exit %d: %s", code, errs)
+	}
+	if _, err := os.Stat(rec); err != nil {
+		t.Fatalf("the global --record wrote nothing: %v", err)
+	}
+}
