@@ -172,6 +172,28 @@ func Collect(args []string, stdin io.Reader, stdinName string) (inputs []Input, 
 	return inputs, skipped, nil
 }
 
+// vaultManaged are the directories of a vault's root that prose writes:
+// walking a vault (`prose ingest .`) must not read its own pages back.
+var vaultManaged = map[string]bool{"published": true, "sources": true, "dist": true}
+
+// managedByVault reports whether the directory p, named name, is one a
+// vault manages: its parent holds prose.yaml and .git. roots caches the
+// answer per parent.
+func managedByVault(p, name string, roots map[string]bool) bool {
+	if !vaultManaged[name] {
+		return false
+	}
+	parent := filepath.Dir(p)
+	is, ok := roots[parent]
+	if !ok {
+		_, err1 := os.Stat(filepath.Join(parent, "prose.yaml"))
+		_, err2 := os.Stat(filepath.Join(parent, ".git"))
+		is = err1 == nil && err2 == nil
+		roots[parent] = is
+	}
+	return is
+}
+
 func unwrapPathError(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
@@ -190,6 +212,7 @@ func walk(dir string) ([]Input, []Skipped) {
 			base = filepath.Base(abs)
 		}
 	}
+	vaultRoots := map[string]bool{}
 	_ = filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
 		rel, _ := filepath.Rel(dir, p)
 		shown := filepath.ToSlash(filepath.Join(base, rel))
@@ -207,6 +230,10 @@ func walk(dir string) ([]Input, []Skipped) {
 			return nil
 		}
 		if e.IsDir() {
+			if managedByVault(p, e.Name(), vaultRoots) {
+				skipped = append(skipped, Skipped{shown, "the vault's own " + e.Name() + "/ (its world-models, stored sources or manifests), never a source; name a file there to ingest it anyway"})
+				return fs.SkipDir
+			}
 			return nil
 		}
 		if !e.Type().IsRegular() {

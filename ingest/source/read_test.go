@@ -263,3 +263,47 @@ func count(d *Document, k BlockKind) int {
 	}
 	return n
 }
+
+// Walking a vault (`prose ingest .` at its root) leaves out what the vault
+// writes: its published pages, stored sources and manifests. A directory of
+// the same name elsewhere, or outside a vault, is walked.
+func TestCollectSkipsTheVaultsOwnDirectories(t *testing.T) {
+	root := t.TempDir()
+	for p, c := range map[string]string{
+		"prose.yaml":                 "hash: blake3\n",
+		".git/HEAD":                  "ref: refs/heads/main\n",
+		"published/wiki/a/page.html": "<html></html>",
+		"sources/abc.md":             "# stored\n",
+		"dist/manifest.active.json":  "{}",
+		"notes/mine.md":              "# mine\n",
+		"notes/published/x.md":       "# not the vault's\n",
+	} {
+		full := filepath.Join(root, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	inputs, skipped, err := Collect([]string{root}, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, in := range inputs {
+		names = append(names, in.Name[strings.IndexByte(in.Name, '/')+1:])
+	}
+	if got := strings.Join(names, " "); got != "notes/mine.md notes/published/x.md" {
+		t.Fatalf("sources found: %s", got)
+	}
+	managed := 0
+	for _, s := range skipped {
+		if strings.Contains(s.Reason, "the vault's own") {
+			managed++
+		}
+	}
+	if managed != 3 {
+		t.Fatalf("skipped %v; want published/, sources/ and dist/ named as the vault's own", skipped)
+	}
+}
