@@ -163,6 +163,23 @@ func ReadValueView(ctx context.Context, p string, r io.Reader, size int64, view 
 	return l.value, err
 }
 
+// CheckSize returns a *SizeError when data, the content of the world-model
+// file at slash path p, is larger than a scan reads for its kind (JSON
+// beyond MaxJSONFile, YAML beyond MaxYAMLFile, text beyond MaxTextFile;
+// binary content has no limit): what a write commits must scan again.
+func CheckSize(p string, data []byte) error {
+	size := int64(len(data))
+	switch _, kind := fileKey(path.Base(p)); {
+	case kind == kindJSON && size > MaxJSONFile:
+		return &SizeError{Path: p, Kind: "JSON", Size: size, Limit: MaxJSONFile}
+	case kind == kindYAML && size > MaxYAMLFile:
+		return &SizeError{Path: p, Kind: "YAML", Size: size, Limit: MaxYAMLFile}
+	case kind == kindText && size > MaxTextFile && utf8.Valid(data):
+		return &SizeError{Path: p, Kind: "text", Size: size, Limit: MaxTextFile}
+	}
+	return nil
+}
+
 // readValue reads the content of the file at slash path p (named name in
 // messages) from r, which must hold size bytes, through the node's view
 // when there is one (nil: the default rule).

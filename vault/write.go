@@ -171,6 +171,11 @@ func (v *Vault) WriteNode(ctx context.Context, node string, changes map[string][
 		if n != p {
 			return nil, fmt.Errorf("write %s: path %q is not in normal form (%q)", node, p, n)
 		}
+		if data := changes[p]; data != nil {
+			if err := published.CheckSize(p, data); err != nil {
+				return nil, fmt.Errorf("write %s: %w", node, err)
+			}
+		}
 		paths = append(paths, p)
 	}
 	if err := published.CheckCollisions(paths); err != nil {

@@ -3,6 +3,7 @@ package vault
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -310,5 +311,38 @@ func TestSumCacheOfAnotherIDIsReplaced(t *testing.T) {
 	c.save()
 	if got, ok := v.loadSumCache("n", nil).get(h); !ok || got.files != 3 {
 		t.Fatalf("the record saved over a foreign file was not loaded: %v %v", got, ok)
+	}
+}
+
+// A write never commits a file a scan would refuse for its size (fsck and
+// diff would then fail on every later commit): it is refused before
+// anything is stored, naming the file and the limit. Binary content has
+// no limit.
+func TestWriteNodeRefusesFilesPastTheScanLimits(t *testing.T) {
+	v := newVault(t)
+	head := func() string { h, _ := v.readRef(v.Branch()); return h.String() }
+	before := head()
+	big := []byte(strings.Repeat("x", published.MaxTextFile+1))
+	for name, data := range map[string][]byte{
+		"page.html": big,
+		"t.json":    []byte(`"` + strings.Repeat("y", published.MaxJSONFile) + `"`),
+		"t.yaml":    []byte("k: " + strings.Repeat("z", published.MaxYAMLFile)),
+	} {
+		_, err := v.WriteNode(context.Background(), "pages", map[string][]byte{"ok.md": []byte("fine"), name: data}, WriteOptions{})
+		var se *published.SizeError
+		if !errors.As(err, &se) || !strings.Contains(err.Error(), name) {
+			t.Fatalf("%s: %v; want a size error naming it", name, err)
+		}
+	}
+	if head() != before {
+		t.Fatal("a refused write moved the branch")
+	}
+	bin := append([]byte{0xff, 0xfe}, big...)
+	if _, err := v.WriteNode(context.Background(), "pages", map[string][]byte{"blob.bin": bin}, WriteOptions{}); err != nil {
+		t.Fatalf("binary content past the text limit: %v", err)
+	}
+	rep, err := v.Fsck(context.Background())
+	if err != nil || !rep.OK() {
+		t.Fatalf("fsck: %v %+v", err, rep)
 	}
 }

@@ -18,8 +18,11 @@ import (
 	"github.com/prose-store/prose/receipt"
 )
 
-// MaxSize is the largest source read, in bytes.
-const MaxSize = 32 << 20
+// MaxSize is the largest source read, in bytes. A source becomes pages
+// about twice its size, which must stay within the text limit a scan of the
+// vault reads (4 MiB); and the analysis of one long paragraph holds many
+// times its size in memory (a 1 MiB paragraph: about 360 MB at peak).
+const MaxSize = 1 << 20
 
 // kinds maps file extensions to the kind they are read as.
 var kinds = map[string]Kind{
@@ -65,7 +68,7 @@ func Sniff(data []byte) Kind {
 // is refused as binary.
 func Read(name string, data []byte, kind Kind) (*Document, error) {
 	if len(data) > MaxSize {
-		return nil, fmt.Errorf("%s: %d bytes is larger than the %d MiB a source may have", name, len(data), MaxSize>>20)
+		return nil, fmt.Errorf("%s: %d bytes is larger than the %d MiB a source may have: split it into smaller files (by chapter or section) and ingest those", name, len(data), MaxSize>>20)
 	}
 	if bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data) {
 		return nil, fmt.Errorf("%s: not text (binary or not UTF-8)", name)

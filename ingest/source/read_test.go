@@ -1,6 +1,7 @@
 package source
 
 import (
+	"bytes"
 	"encoding/json"
 	"flag"
 	"os"
@@ -305,5 +306,18 @@ func TestCollectSkipsTheVaultsOwnDirectories(t *testing.T) {
 	}
 	if managed != 3 {
 		t.Fatalf("skipped %v; want published/, sources/ and dist/ named as the vault's own", skipped)
+	}
+}
+
+// A source past MaxSize is refused with the fix; one at the limit reads.
+func TestReadRefusesASourcePastTheLimit(t *testing.T) {
+	at := append([]byte("# Long\n\n"), bytes.Repeat([]byte("word "), (MaxSize-8)/5)...)
+	if _, err := Read("at.md", at, ""); err != nil {
+		t.Fatalf("a source of %d bytes: %v", len(at), err)
+	}
+	past := append(at, bytes.Repeat([]byte("x"), MaxSize+1-len(at))...)
+	_, err := Read("past.md", past, "")
+	if err == nil || !strings.Contains(err.Error(), "past.md") || !strings.Contains(err.Error(), "split it") {
+		t.Fatalf("a source of %d bytes: %v; want it refused, naming it and the fix", len(past), err)
 	}
 }
