@@ -20,8 +20,9 @@ var notTerms = map[string]bool{
 }
 
 // parseDefinition reads one "term: meaning" line. A term is at most five
-// words, starts with a letter, digit or backtick, and is no URL scheme or
-// time of day; the meaning has at least two words.
+// words, starts with a letter, digit, backtick or brace (an API's `{id}`;
+// literal braces are kept), and is no URL scheme or time of day; the
+// meaning has at least two words.
 func parseDefinition(line string) (Definition, bool) {
 	m := definitionLine().FindStringSubmatch(line)
 	if m == nil {
@@ -32,13 +33,13 @@ func parseDefinition(line string) (Definition, bool) {
 		return Definition{}, false
 	}
 	first := []rune(term)[0]
-	if !unicode.IsLetter(first) && !unicode.IsDigit(first) {
+	if !unicode.IsLetter(first) && !unicode.IsDigit(first) && first != '{' {
 		return Definition{}, false
 	}
 	lower := strings.ToLower(term)
 	if notTerms[lower] || strings.HasPrefix(lower, "step ") || strings.Contains(term, "//") ||
 		strings.HasSuffix(lower, "http") || strings.HasSuffix(lower, "https") || isNumber(term) ||
-		strings.ContainsAny(term, ".?!(){}[]<>=") {
+		strings.ContainsAny(term, ".?!()[]<>=") {
 		return Definition{}, false
 	}
 	return Definition{Term: term, Meaning: meaning}, true

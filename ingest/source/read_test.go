@@ -321,3 +321,25 @@ func TestReadRefusesASourcePastTheLimit(t *testing.T) {
 		t.Fatalf("a source of %d bytes: %v; want it refused, naming it and the fix", len(past), err)
 	}
 }
+
+// A term may hold literal braces (an API's `{id}`, a template's `{name}`):
+// the list stays a definition list, every term and the braces kept.
+func TestDefinitionTermsKeepBraces(t *testing.T) {
+	d, err := Read("b.md", []byte("# API\n\n- **{id}**: the record's identifier.\n- **Brace {term}**: means x here.\n- **Gizmo**: a device.\n"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var terms []string
+	for _, s := range d.Sections {
+		for _, b := range s.Blocks {
+			if b.Kind == Definitions {
+				for _, df := range b.Defs {
+					terms = append(terms, df.Term)
+				}
+			}
+		}
+	}
+	if got := strings.Join(terms, " | "); got != "{id} | Brace {term} | Gizmo" {
+		t.Fatalf("definition terms: %q", got)
+	}
+}
