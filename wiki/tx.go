@@ -417,7 +417,8 @@ func titleFromStem(s string) string {
 	if s == "" {
 		return s
 	}
-	return strings.ToUpper(s[:1]) + s[1:]
+	r, size := utf8.DecodeRuneInString(s)
+	return string(unicode.ToTitle(r)) + s[size:]
 }
 
 func undeclared(rel string, t *Template, id string) error {
