@@ -439,8 +439,12 @@ func (w *Wiki) Index(dir string) (*FolderListing, string, error) {
 		rel = d + "/" + IndexName
 	}
 	desc := ""
-	if p, ok, err := tx.page(rel); err == nil && ok {
+	p, ok, err := tx.page(rel)
+	if err == nil && ok {
 		desc, _ = p.Slot("description")
+	}
+	if d != "." && !ok && len(l.Folders) == 0 && len(l.Pages) == 0 {
+		return nil, "", fmt.Errorf("no folder %s in the wiki; `prose wiki index` lists the top level", d)
 	}
 	if l.Folders == nil {
 		l.Folders = []FolderEntry{}

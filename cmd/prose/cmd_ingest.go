@@ -91,6 +91,9 @@ func ingestCommand() *cli.Command {
 
 // openPipeline opens the vault, its wiki and the model the flags name.
 func openPipeline(c *cli.Context) (*vault.Vault, *wiki.Wiki, ingest.Options, error) {
+	if c.Int("budget") < 0 {
+		return nil, nil, ingest.Options{}, usageErrorf("--budget %d: a prompt budget is a number of tokens, 0 or more (0: the model's default)", c.Int("budget"))
+	}
 	v, err := openVault(c)
 	if err != nil {
 		return nil, nil, ingest.Options{}, err

@@ -18,7 +18,7 @@ func initCommand() *cli.Command {
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 1 {
-				return usageErrorf("init takes at most one directory, got %d arguments", c.NArg())
+				return usageErrorf("init takes at most one directory, got %s", nounCount(c.NArg(), "argument"))
 			}
 			dir := "."
 			if c.NArg() == 1 {

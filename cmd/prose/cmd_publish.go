@@ -34,7 +34,7 @@ func publishCommand() *cli.Command {
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 2 {
-				return usageErrorf("publish needs NODE and DIR, got %d arguments (see prose publish --help)", c.NArg())
+				return usageErrorf("publish needs NODE and DIR, got %s (see prose publish --help)", nounCount(c.NArg(), "argument"))
 			}
 			node, dir := c.Args().Get(0), c.Args().Get(1)
 			var spec *canon.Spec

@@ -101,7 +101,7 @@ func wikiErr(err error) error {
 
 func needArgs(c *cli.Context, n int, what string) error {
 	if c.NArg() != n {
-		return usageErrorf("wiki %s needs %s, got %d arguments (see prose wiki %s --help)", c.Command.Name, what, c.NArg(), c.Command.Name)
+		return usageErrorf("wiki %s needs %s, got %s (see prose wiki %s --help)", c.Command.Name, what, nounCount(c.NArg(), "argument"), c.Command.Name)
 	}
 	return nil
 }
@@ -708,7 +708,7 @@ func wikiCommitCommand() *cli.Command {
 				return wikiErr(err)
 			}
 			return report(out, &res.Result, wrote{
-				what:   fmt.Sprintf("commit (%d pages)", len(res.Pages)),
+				what:   "commit (" + nounCount(len(res.Pages), "page") + ")",
 				fields: map[string]any{"pages": res.Pages, "removed": res.Removed},
 				more: func(out *output) {
 					for _, p := range res.Pages {

@@ -177,3 +177,30 @@ func TestScoreText(t *testing.T) {
 		}
 	}
 }
+
+// Messages a new user met: a folder that does not exist, a negative
+// budget, argument counts in the singular.
+func TestWikiAndIngestUsageMessages(t *testing.T) {
+	vdir := filepath.Join(t.TempDir(), "v")
+	mustProse(t, "init", vdir)
+	src := filepath.Join(t.TempDir(), "a.md")
+	os.WriteFile(src, []byte("# A\n\nSome text here.\n"), 0o644)
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--vault", vdir, "wiki", "index", "nope"}, 1, "no folder nope in the wiki"},
+		{[]string{"--vault", vdir, "ingest", "--budget", "-5", src}, 2, "--budget -5: a prompt budget is a number of tokens, 0 or more"},
+		{[]string{"--vault", vdir, "enrich", "--all", "--budget", "-1"}, 2, "--budget -1"},
+		{[]string{"--vault", vdir, "publish", "x"}, 2, "got 1 argument ("},
+	} {
+		_, errs, code := prose(t, c.args...)
+		if code != c.code || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, %q; want exit %d and %q", c.args, code, errs, c.code, c.want)
+		}
+	}
+	if _, errs, code := prose(t, "--vault", vdir, "wiki", "index"); code != 0 {
+		t.Fatalf("wiki index of the top level: exit %d %s", code, errs)
+	}
+}
