@@ -29,13 +29,7 @@ type Selection struct {
 // and records a skipped receipt.
 func Enrich(ctx context.Context, w *wiki.Wiki, sel Selection, opt Options) (*Result, error) {
 	opt.defaults()
-	res := &Result{Created: []string{}, Updated: []string{}, Moved: []Move{}, Folders: []string{}, Review: []ReviewEntry{}}
-	r := &run{w: w, opt: opt, res: res, files: map[string][]byte{}, touched: map[string]bool{}}
-	out, err := r.enrich(ctx, sel)
-	if err != nil {
-		return nil, r.failed(err, []string{})
-	}
-	return out, nil
+	return runQueued(ctx, w, opt, []string{}, func(r *run) (*Result, error) { return r.enrich(ctx, sel) })
 }
 
 func (r *run) enrich(ctx context.Context, sel Selection) (*Result, error) {

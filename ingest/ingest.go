@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"path"
 	"sort"
 	"strings"
@@ -169,14 +170,46 @@ func MemoKey(id string, opt Options, promptVersion string) string {
 // a *StepError naming the step.
 func Ingest(ctx context.Context, w *wiki.Wiki, docs []*source.Document, opt Options) (*Result, error) {
 	opt.defaults()
-	res := &Result{Created: []string{}, Updated: []string{}, Moved: []Move{}, Folders: []string{}, Review: []ReviewEntry{}}
-	r := &run{w: w, opt: opt, res: res, files: map[string][]byte{}, touched: map[string]bool{}}
 	refs := refsOf(w, docs)
-	out, err := r.ingest(ctx, docs)
-	if err != nil {
-		return nil, r.failed(err, refs)
+	return runQueued(ctx, w, opt, refs, func(r *run) (*Result, error) { return r.ingest(ctx, docs) })
+}
+
+// baseMovedRetries is how many more times a pipeline runs when another
+// command committed while it was preparing (vault.ErrBaseMoved): each run
+// reads the wiki afresh, so the writers of a busy vault queue up instead of
+// failing. The model is asked again each time; the receipt counts the
+// tokens of every run.
+const baseMovedRetries = 8
+
+// runQueued runs one ingest or enrich (attempt), again after a random
+// pause while the vault moved under it, and records a failed receipt when
+// the last run fails.
+func runQueued(ctx context.Context, w *wiki.Wiki, opt Options, refs []string, attempt func(*run) (*Result, error)) (*Result, error) {
+	var usage model.Usage
+	for i := 0; ; i++ {
+		res := &Result{Created: []string{}, Updated: []string{}, Moved: []Move{}, Folders: []string{}, Review: []ReviewEntry{}}
+		r := &run{w: w, opt: opt, res: res, files: map[string][]byte{}, touched: map[string]bool{}, usage: usage}
+		out, err := attempt(r)
+		if err == nil {
+			return out, nil
+		}
+		if !errors.Is(err, vault.ErrBaseMoved) || i == baseMovedRetries || opt.DryRun {
+			return nil, r.failed(err, refs)
+		}
+		if r.tx != nil {
+			r.tx.Discard()
+		}
+		usage = r.usage
+		if opt.Progress != nil {
+			fmt.Fprintf(opt.Progress, "prose: another command committed meanwhile; preparing again (%d of %d)\n", i+2, baseMovedRetries+1)
+		}
+		pause := time.Duration(20+rand.IntN(80*(i+1))) * time.Millisecond
+		select {
+		case <-ctx.Done():
+			return nil, r.failed(ctx.Err(), refs)
+		case <-time.After(pause):
+		}
 	}
-	return out, nil
 }
 
 // failed records a failed receipt for err (the run's writes were

@@ -579,3 +579,63 @@ func TestEnrichSelection(t *testing.T) {
 		t.Error("a refused enrich committed")
 	}
 }
+
+// An ingest whose commit finds that another command committed meanwhile
+// prepares again from the new state and lands: concurrent writers queue
+// rather than fail, and no failed receipt is recorded for the lost race.
+func TestIngestPreparesAgainWhenTheVaultMoved(t *testing.T) {
+	v, w := newWiki(t)
+	docs := fixtureDocs(t)
+	if _, err := ingest.Ingest(context.Background(), w, docs[:1], opts(offline.Engine{})); err != nil {
+		t.Fatal(err)
+	}
+	commits := 0
+	o := opts(offline.Engine{})
+	o.Fail = func(step string) error {
+		if step != "commit" {
+			return nil
+		}
+		commits++
+		if commits == 1 { // another writer lands between preparing and committing
+			other, err := wiki.Open(v)
+			if err != nil {
+				return err
+			}
+			tx, err := other.Begin(context.Background())
+			if err != nil {
+				return err
+			}
+			if _, _, err := tx.New("elsewhere/meanwhile", wiki.NewOptions{Template: "note"}); err != nil {
+				return err
+			}
+			if _, err := tx.Commit(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var progress strings.Builder
+	o.Progress = &progress
+	res, err := ingest.Ingest(context.Background(), w, docs[1:], o)
+	if err != nil {
+		t.Fatalf("ingest after a concurrent commit: %v", err)
+	}
+	if commits != 2 || !strings.Contains(progress.String(), "preparing again") {
+		t.Fatalf("%d commit attempts, progress %q; want a second run that says so", commits, progress.String())
+	}
+	if res.Receipt == nil || res.Receipt.Status != receipt.Rendered {
+		t.Fatalf("result %+v", res)
+	}
+	recs, err := v.AllReceipts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		if r.Receipt.Status == receipt.Failed {
+			t.Fatalf("a failed receipt was recorded for the lost race: %+v", r.Receipt.SemanticDiff)
+		}
+	}
+	if _, ok, err := v.ReadFile("published/wiki/elsewhere/meanwhile.html"); err != nil || !ok {
+		t.Fatalf("the other writer's page is gone: %v %v", ok, err)
+	}
+}

@@ -138,8 +138,8 @@ func pipelineError(c *cli.Context, cmd string, err error) error {
 	}
 	hint := "; fix the cause and run the command again"
 	var me *model.Error
-	if errors.As(err, &me) && me.Hint != "" {
-		hint = "" // the model's error carries its own hint
+	if errors.As(err, &me) && me.Hint != "" || errors.Is(err, vault.ErrBaseMoved) {
+		hint = "" // the error carries its own hint
 	}
 	return &exitError{code: 1, err: fmt.Errorf("%s failed at %v; nothing was written (the ledger records a failed receipt)%s", cmd, err, hint)}
 }
