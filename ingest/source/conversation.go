@@ -31,9 +31,21 @@ func parseConversation(src []byte) (title string, msgs []message, err error) {
 			Title    string    `json:"title"`
 			Messages []message `json:"messages"`
 		}
-		if e := json.Unmarshal(trimmed, &obj); e == nil && obj.Messages != nil {
+		e := json.Unmarshal(trimmed, &obj)
+		if e == nil && obj.Messages != nil {
 			title, msgs = obj.Title, obj.Messages
 			break
+		}
+		if json.Valid(trimmed) {
+			// One JSON object, however laid out: a single message (JSON
+			// Lines of one line), else no transcript — never JSON Lines
+			// read line by line.
+			var m message
+			if json.Unmarshal(trimmed, &m) == nil && m.Role != "" {
+				msgs = []message{m}
+				break
+			}
+			return "", nil, errNotConversation
 		}
 		msgs, err = jsonLines(trimmed)
 	default:

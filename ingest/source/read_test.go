@@ -343,3 +343,19 @@ func TestDefinitionTermsKeepBraces(t *testing.T) {
 		t.Fatalf("definition terms: %q", got)
 	}
 }
+
+// A JSON object laid out over several lines that is no transcript is named
+// as such (it was read as JSON Lines: "invalid JSON at byte 1"); a single
+// message on one or several lines is a transcript of one message.
+func TestConversationOfOneObject(t *testing.T) {
+	_, err := Read("x.json", []byte("{\n \"foo\": 1\n}\n"), "")
+	if err == nil || !strings.Contains(err.Error(), "not a conversation transcript") {
+		t.Fatalf("pretty-printed non-transcript: %v", err)
+	}
+	for _, src := range []string{`{"role": "user", "content": "hello there"}`, "{\n  \"role\": \"user\",\n  \"content\": \"hello there\"\n}\n"} {
+		d, err := Read("one.jsonl", []byte(src), "")
+		if err != nil || !strings.Contains(d.Prose(), "hello there") {
+			t.Fatalf("%q: %v", src, err)
+		}
+	}
+}
