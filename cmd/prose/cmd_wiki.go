@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"html"
 	"io"
 	"os"
 	"sort"
@@ -548,11 +549,16 @@ func wikiSearchCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			if len(hits) == 0 {
+				out.printf("no page matches %q\n", q)
+			}
 			for _, h := range hits {
 				out.printf("%-40s %6s  %s\n", h.Path, scoreText(h.Score), h.Title)
 				if h.Snippet != "" {
+					// The snippet is HTML: marks become brackets, entities
+					// the characters they stand for.
 					s := strings.NewReplacer("<mark>", "[", "</mark>", "]").Replace(h.Snippet)
-					out.printf("    %s\n", s)
+					out.printf("    %s\n", html.UnescapeString(s))
 				}
 			}
 			return out.emit(map[string]any{"query": q, "hits": hits})

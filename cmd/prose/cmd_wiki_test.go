@@ -203,4 +203,14 @@ func TestWikiAndIngestUsageMessages(t *testing.T) {
 	if _, errs, code := prose(t, "--vault", vdir, "wiki", "index"); code != 0 {
 		t.Fatalf("wiki index of the top level: exit %d %s", code, errs)
 	}
+	// Search in text mode: a snippet's entities printed as characters;
+	// no match said so.
+	os.WriteFile(src, []byte("# Canary Notes\n\nThe canary's \"currency_code\" field matters.\n"), 0o644)
+	mustProse(t, "--vault", vdir, "ingest", src)
+	if out := mustProse(t, "--vault", vdir, "wiki", "search", "canary"); !strings.Contains(out, `canary's] "currency_code"`) || strings.Contains(out, "&#") {
+		t.Errorf("search snippet:\n%s", out)
+	}
+	if out := mustProse(t, "--vault", vdir, "wiki", "search", "zzzqqq"); !strings.Contains(out, `no page matches "zzzqqq"`) {
+		t.Errorf("search without a match printed %q", out)
+	}
 }
