@@ -55,12 +55,14 @@ func ingestCommand() *cli.Command {
 				fmt.Fprintf(c.App.ErrWriter, "prose: skipped %s: %s\n", s.Path, s.Reason)
 			}
 			var docs []*source.Document
+			reported := len(skipped)
 			for _, in := range inputs {
 				d, err := source.Read(in.Name, in.Data, in.Kind)
 				if err != nil && in.Found {
 					// A file found in a directory that does not read is
 					// skipped, as one that cannot be opened is.
 					fmt.Fprintf(c.App.ErrWriter, "prose: skipped %v\n", err)
+					reported++
 					continue
 				}
 				if err != nil {
@@ -70,6 +72,9 @@ func ingestCommand() *cli.Command {
 					d.Title = c.String("name")
 				}
 				docs = append(docs, d)
+			}
+			if len(docs) == 0 && reported == 0 {
+				return &exitError{code: 1, err: errors.New("no source to ingest: the directories named hold no files (dot-files and dot-directories are left out)")}
 			}
 			if len(docs) == 0 {
 				return &exitError{code: 1, err: errors.New("no source to ingest: every file was skipped (see above)")}

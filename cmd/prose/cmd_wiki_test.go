@@ -194,6 +194,7 @@ func TestWikiAndIngestUsageMessages(t *testing.T) {
 		{[]string{"--vault", vdir, "ingest", "--budget", "-5", src}, 2, "--budget -5: a prompt budget is a number of tokens, 0 or more"},
 		{[]string{"--vault", vdir, "enrich", "--all", "--budget", "-1"}, 2, "--budget -1"},
 		{[]string{"--vault", vdir, "publish", "x"}, 2, "got 1 argument ("},
+		{[]string{"--vault", vdir, "ingest", t.TempDir()}, 1, "the directories named hold no files"},
 	} {
 		_, errs, code := prose(t, c.args...)
 		if code != c.code || !strings.Contains(errs, c.want) {
