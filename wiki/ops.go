@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/prose-store/prose/vault"
 )
 
@@ -172,13 +174,13 @@ func (w *Wiki) Find(pattern string) ([]PageInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	q := strings.ToLower(pattern)
+	q := strings.ToLower(norm.NFC.String(pattern))
 	var out []PageInfo
 	for _, p := range all {
 		stem := strings.TrimSuffix(p.Path, ".html")
 		glob, _ := path.Match(pattern, stem)
 		glob2, _ := path.Match(pattern, p.Path)
-		if q == "" || glob || glob2 || strings.Contains(strings.ToLower(p.Path), q) || strings.Contains(strings.ToLower(p.Title), q) {
+		if q == "" || glob || glob2 || strings.Contains(strings.ToLower(norm.NFC.String(p.Path)), q) || strings.Contains(strings.ToLower(norm.NFC.String(p.Title)), q) {
 			out = append(out, p)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/blevesearch/bleve/v2/search/query"
 	bindex "github.com/blevesearch/bleve_index_api"
 	"github.com/go-git/go-git/v5/plumbing"
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/prose-store/prose/internal/durable"
 )
@@ -23,7 +24,7 @@ import (
 // diffing that tree against the branch, so deleted and moved pages leave
 // it; a missing, stale or damaged index is brought up to date, or rebuilt,
 // on the next search.
-const searchVersion = "wiki-search-v1"
+const searchVersion = "wiki-search-v2" // v2: text and queries in NFC
 
 // Hit is one search result.
 type Hit struct {
@@ -136,7 +137,7 @@ func (w *Wiki) openIndex(ctx context.Context) (bleve.Index, error) {
 			text.WriteString(plainText(s.HTML))
 			text.WriteString("\n")
 		}
-		if err := b.Index(c.Path, searchDoc{Title: p.Meta.Title(), Tags: strings.Join(p.Meta.Tags(), " "), Text: text.String()}); err != nil {
+		if err := b.Index(c.Path, searchDoc{Title: norm.NFC.String(p.Meta.Title()), Tags: norm.NFC.String(strings.Join(p.Meta.Tags(), " ")), Text: norm.NFC.String(text.String())}); err != nil {
 			idx.Close()
 			return nil, err
 		}
@@ -184,7 +185,7 @@ func (w *Wiki) Search(ctx context.Context, text string, limit int) ([]Hit, error
 	}{{"title", 3}, {"tags", 2}, {"text", 1}}
 	var qs []query.Query
 	for _, f := range fields {
-		m := bleve.NewMatchQuery(text)
+		m := bleve.NewMatchQuery(norm.NFC.String(text))
 		m.SetField(f.name)
 		m.SetBoost(f.boost)
 		qs = append(qs, m)

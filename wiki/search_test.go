@@ -130,3 +130,29 @@ func TestSearchIndexStaleOrCorruptIsRebuilt(t *testing.T) {
 		t.Errorf("missing index: top hit %q", got)
 	}
 }
+
+// A title or text written decomposed (NFD, as some systems write é) is
+// found by a query typed composed (NFC), and the reverse, by search and
+// by find.
+func TestSearchAndFindNormalizeUnicode(t *testing.T) {
+	w := newWiki(t)
+	nfd, nfc := "Cafe\u0301 Cre\u0300me", "Café Crème"
+	mustUpdate(t, w, func(tx *Tx) error {
+		if _, _, err := tx.New("food/coffee", NewOptions{Title: nfd, Slots: map[string]string{"body": "<p>The cafe\u0301 serves a cre\u0300me.</p>"}}); err != nil {
+			return err
+		}
+		_, _, err := tx.New("food/tea", NewOptions{Title: "Tea", Slots: map[string]string{"body": "<p>A crème brûlée.</p>"}})
+		return err
+	})
+	for q, want := range map[string]string{nfc: "food/coffee.html", "brûlée": "food/tea.html", "bru\u0302le\u0301e": "food/tea.html"} {
+		if got := topHit(t, w, q); got != want {
+			t.Errorf("search %q: top hit %q, want %q", q, got, want)
+		}
+	}
+	for _, q := range []string{"café", "cafe\u0301"} {
+		found, err := w.Find(q)
+		if err != nil || len(found) != 1 || found[0].Path != "food/coffee.html" {
+			t.Errorf("find %q: %+v %v", q, found, err)
+		}
+	}
+}
