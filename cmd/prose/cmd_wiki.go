@@ -694,7 +694,7 @@ func wikiRmCommand() *cli.Command {
 							if unlink {
 								out.printf("  links unlinked in %s\n", p)
 							} else {
-								fmt.Fprintf(c.App.ErrWriter, "prose: warning: %s links to %s, which is gone (rewrite with prose wiki rm --unlink, or fix by hand)\n", p, rel)
+								fmt.Fprintf(c.App.ErrWriter, "prose: warning: %s links to %s, which is gone: edit the link by hand and take the page in with prose wiki commit (prose wiki lint lists broken links; rm --unlink turns such links into plain text as it removes a page)\n", p, rel)
 							}
 						}
 					},
