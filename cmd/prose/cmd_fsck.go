@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -78,11 +79,33 @@ func (p fsckProblem) text() string {
 	case "receipt":
 		return "receipt: " + p.Where + ": " + p.Reason
 	case "hand_edit":
-		return fmt.Sprintf("hand edit: %s: %s (restore with `git checkout -- %s`, or publish it)", p.Where, p.Reason, p.Where)
+		if fix := handEditFix(p.Where, p.Reason); fix != "" {
+			return fmt.Sprintf("hand edit: %s: %s (%s)", p.Where, p.Reason, fix)
+		}
+		return "hand edit: " + p.Where + ": " + p.Reason
 	case "cas":
 		return "cas object " + p.Where + ": " + p.Reason
 	}
 	return "problem: " + p.Where + ": " + p.Reason
+}
+
+// handEditFix says how to settle a hand edit: keep it the way its node
+// takes changes in (a wiki page with prose wiki commit, a world-model by
+// publishing it), or undo it the way git can for that kind of edit.
+func handEditFix(where, reason string) string {
+	keep := "keep it by publishing the node again"
+	if strings.HasPrefix(where, "published/wiki/") {
+		keep = "keep it with `prose wiki commit`"
+	}
+	switch {
+	case strings.Contains(reason, "symlink"):
+		return "" // the reason says how to restore it
+	case strings.HasPrefix(reason, "added by hand"):
+		return keep + ", or remove the file"
+	case strings.Contains(reason, "staged by hand"), strings.Contains(reason, "git rm --cached"):
+		return keep + ", or undo it with `git restore --staged -- " + where + "`"
+	}
+	return keep + ", or restore it with `git checkout -- " + where + "`"
 }
 
 // fsckProblems gathers every finding of fsck in one list, in a stable order:
