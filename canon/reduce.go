@@ -359,23 +359,13 @@ func collapseSpace(s string) string {
 	b.Grow(len(s))
 	pending := false
 	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf { // ASCII, byte by byte
-			i++
-			if c == ' ' || c >= '\t' && c <= '\r' {
-				pending = b.Len() > 0
-				continue
-			}
-			if pending {
-				b.WriteByte(' ')
-				pending = false
-			}
-			b.WriteByte(c)
-			continue
+		// ASCII byte by byte; a rune decoded only past it.
+		c, r, size := s[i], rune(s[i]), 1
+		if c >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(s[i:])
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
 		i += size
-		if isSpace(r) {
+		if c < utf8.RuneSelf && (c == ' ' || c >= '\t' && c <= '\r') || c >= utf8.RuneSelf && isSpace(r) {
 			pending = b.Len() > 0
 			continue
 		}
@@ -383,7 +373,11 @@ func collapseSpace(s string) string {
 			b.WriteByte(' ')
 			pending = false
 		}
-		b.WriteRune(r)
+		if c < utf8.RuneSelf {
+			b.WriteByte(c)
+		} else {
+			b.WriteRune(r)
+		}
 	}
 	return b.String()
 }
