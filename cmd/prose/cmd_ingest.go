@@ -108,23 +108,15 @@ func openPipeline(c *cli.Context) (*vault.Vault, *wiki.Wiki, ingest.Options, err
 		v.Close()
 		return nil, nil, ingest.Options{}, err
 	}
-	spec := flagValue(c, "model")
-	if spec == "" {
-		spec = os.Getenv("PROSE_MODEL")
-	}
-	if spec == "" {
-		spec = v.Config().Model
-	}
-	if spec == "" {
-		spec = model.Offline
-	}
+	choice, _ := resolveModel(c, func() (string, error) { return v.Config().Model, nil })
+	spec := choice.Spec
 	now, err := model.Now(os.Getenv)
 	if err != nil {
 		v.Close()
 		return nil, nil, ingest.Options{}, usageErrorf("%v", err)
 	}
 	w.Now = func() time.Time { return now }
-	m, err := model.Open(spec, model.Config{Record: flagValue(c, "record")})
+	m, err := model.Open(spec, modelConfig(c))
 	if err != nil {
 		v.Close()
 		return nil, nil, ingest.Options{}, usageErrorf("--model %s: %v", spec, err)

@@ -36,23 +36,34 @@ func flagValue(c *cli.Context, name string) string {
 // chooseModel resolves --model, else $PROSE_MODEL, else the vault's
 // prose.yaml model, else the built-in offline engine.
 func chooseModel(c *cli.Context) (modelChoice, error) {
+	return resolveModel(c, func() (string, error) {
+		v, err := openVault(c)
+		switch {
+		case err == nil:
+			defer v.Close()
+			return v.Config().Model, nil
+		case errors.Is(err, vault.ErrNotVault) && c.String("vault") == "":
+			return "", nil // outside a vault: no prose.yaml to read
+		}
+		return "", err
+	})
+}
+
+// resolveModel is chooseModel given how to read the vault's configured
+// model, asked only when neither --model nor $PROSE_MODEL names one.
+func resolveModel(c *cli.Context, configured func() (string, error)) (modelChoice, error) {
 	if s := flagValue(c, "model"); s != "" {
 		return modelChoice{s, "--model"}, nil
 	}
 	if s := os.Getenv("PROSE_MODEL"); s != "" {
 		return modelChoice{s, "$PROSE_MODEL"}, nil
 	}
-	v, err := openVault(c)
-	switch {
-	case err == nil:
-		defer v.Close()
-		if s := v.Config().Model; s != "" {
-			return modelChoice{s, "prose.yaml"}, nil
-		}
-	case errors.Is(err, vault.ErrNotVault) && c.String("vault") == "":
-		// Outside a vault: no prose.yaml to read.
-	default:
+	s, err := configured()
+	if err != nil {
 		return modelChoice{}, err
+	}
+	if s != "" {
+		return modelChoice{s, "prose.yaml"}, nil
 	}
 	return modelChoice{model.Offline, "default"}, nil
 }
