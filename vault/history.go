@@ -178,6 +178,7 @@ type ledgerCommit struct {
 	hashErr   error
 	shapeErr  error // CheckShape's verdict (walks asked for hashes)
 	parents   []plumbing.Hash
+	committer []byte // the committer line
 	when      time.Time
 	msg       []byte // shares the commit body
 	rec       *receipt.Receipt
@@ -208,7 +209,7 @@ func parseCommitBody(id plumbing.Hash, body []byte) (ledgerCommit, error) {
 			}
 			lc.parents = append(lc.parents, h)
 		case bytes.HasPrefix(line, []byte("committer ")):
-			lc.when = signatureTime(line)
+			lc.committer = line // its time is read with the receipt
 		}
 	}
 	lc.msg = rest
@@ -275,26 +276,30 @@ func (v *Vault) walkLedger(tip plumbing.Hash, fn func(Record) error) error {
 func (v *Vault) walkLedgerWith(cache *historyCache, tip plumbing.Hash, hashes bool, fn func(Record) error) error {
 	h := tip
 	read, chunk := 0, firstHistoryChunk
-	for !h.IsZero() {
+	// walk reads the next batch of commits from h down first parents (none
+	// when it fails: the records before the failure are delivered first).
+	// Each commit names the next, so this part runs on one core; it
+	// overlaps with the parsing of the batch before it, on every core.
+	walk := func() ([]ledgerCommit, error) {
 		if read >= cacheAfter && !cache.loaded {
 			cache.load()
 		}
 		batch := make([]ledgerCommit, 0, chunk)
 		for len(batch) < chunk && !h.IsZero() {
 			// A cached body is trusted for the walk now and checked
-			// against its id below, on every core: a body that fails
-			// the check ends the batch there, and the walk reads that
-			// commit again from git.
+			// against its id when the batch is parsed: a body that
+			// fails the check ends the batch there, and the walk reads
+			// that commit again from git.
 			body, cached := cache.recs[h]
 			if !cached {
 				var err error
 				if body, err = v.gitCommit(cache, h); err != nil {
-					return err
+					return nil, err
 				}
 			}
 			lc, err := parseCommitBody(h, body)
 			if err != nil && !cached {
-				return err
+				return nil, err
 			}
 			lc.body, lc.cached, lc.headerErr = body, cached, err
 			batch = append(batch, lc)
@@ -308,23 +313,45 @@ func (v *Vault) walkLedgerWith(cache *historyCache, tip plumbing.Hash, hashes bo
 			}
 		}
 		chunk = min(2*chunk, maxHistoryChunk)
-		bad := make([]bool, len(batch))
-		parallel.For(len(batch), func(i int) {
-			lc := &batch[i]
-			if lc.cached && commitHash(lc.body) != lc.id {
-				bad[i] = true
-				return
-			}
-			lc.rec, lc.ok, lc.err = parseReceiptBytes(lc.msg)
-			if hashes && lc.rec != nil {
-				lc.hash, lc.hashErr = lc.rec.ComputeContentHash()
-				lc.shapeErr = lc.rec.CheckShape()
-			}
-		})
+		return batch, nil
+	}
+	// parse checks and parses a batch on every core, in the background.
+	parse := func(batch []ledgerCommit) (bad []bool, done chan struct{}) {
+		bad, done = make([]bool, len(batch)), make(chan struct{})
+		go func() {
+			defer close(done)
+			parallel.For(len(batch), func(i int) {
+				lc := &batch[i]
+				if lc.cached && commitHash(lc.body) != lc.id {
+					bad[i] = true
+					return
+				}
+				lc.when = signatureTime(lc.committer)
+				lc.rec, lc.ok, lc.err = parseReceiptBytes(lc.msg)
+				if hashes && lc.rec != nil {
+					lc.hash, lc.hashErr = lc.rec.ComputeContentHash()
+					lc.shapeErr = lc.rec.CheckShape()
+				}
+			})
+		}()
+		return bad, done
+	}
+	batch, walkErr := walk()
+	for len(batch) > 0 {
+		bad, done := parse(batch)
+		var next []ledgerCommit
+		var nextErr error
+		if walkErr == nil {
+			next, nextErr = walk()
+		}
+		<-done
 		if i := slices.Index(bad, true); i >= 0 {
+			// The walk went on from a damaged cache record: drop what
+			// it read after it and read that commit from git.
 			delete(cache.recs, batch[i].id)
 			h = batch[i].id
 			batch = batch[:i]
+			next, nextErr = nil, nil
 		}
 		for _, lc := range batch {
 			if lc.headerErr != nil {
@@ -347,6 +374,10 @@ func (v *Vault) walkLedgerWith(cache *historyCache, tip plumbing.Hash, hashes bo
 				return err
 			}
 		}
+		if next == nil && nextErr == nil && !h.IsZero() {
+			next, nextErr = walk() // after a damaged record
+		}
+		batch, walkErr = next, nextErr
 	}
-	return nil
+	return walkErr
 }

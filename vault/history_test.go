@@ -2,6 +2,7 @@ package vault
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -271,6 +272,83 @@ func TestVerifyFindsAnAlteredReceipt(t *testing.T) {
 		}
 		if !found {
 			t.Fatalf("%s: verify of an altered receipt: %+v", round, rep.Problems)
+		}
+	}
+}
+
+// TestDamagedCacheRecordDeepInTheWalk: a forged cache record far down the
+// ledger, whose parent skips thirty receipts, is found when its batch is
+// parsed — after the walk has read on from it — and what the walk read on
+// from it is dropped: the history read is git's, receipt for receipt.
+func TestDamagedCacheRecordDeepInTheWalk(t *testing.T) {
+	defer func(n int) { cacheAfter = n }(cacheAfter)
+	cacheAfter = 0
+	v := chainVault(t, 90)
+	cold := hashes(t, v)
+	if len(cold) != 90 {
+		t.Fatalf("%d receipts", len(cold))
+	}
+	ledger := func(i int) plumbing.Hash { return plumbing.NewHash(strings.Fields(cold[i])[1]) }
+	for _, at := range []int{20, 40, 70} {
+		parent := "" // the last one claims to be the ledger's root
+		if at+30 < len(cold) {
+			parent = "parent " + ledger(at+30).String() + "\n"
+		}
+		forged := []byte("tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\n" + parent + "committer x <x> 1 +0000\n\nforged\n")
+		id := ledger(at)
+		rec := append([]byte{}, id[:]...)
+		rec = binary.BigEndian.AppendUint32(rec, uint32(len(forged)))
+		rec = append(rec, forged...)
+		cache := v.StatePath(filepath.FromSlash(historyCacheFile))
+		data, err := os.ReadFile(cache)
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(cache, append(data, rec...), 0o644) // the later record wins
+		if got := hashes(t, v); strings.Join(got, "\n") != strings.Join(cold, "\n") {
+			t.Fatalf("forged record at receipt %d: read %d receipts, want git's %d", at, len(got), len(cold))
+		}
+		rep, err := v.VerifyReceipts()
+		if err != nil || len(rep.Problems) != 0 || rep.Receipts != 90 {
+			t.Fatalf("verify with a forged record at %d: %v %+v", at, err, rep)
+		}
+	}
+}
+
+// TestVerifyFindsABranchCommitCarryingAnotherReceipt: a ledger commit
+// pointing at the branch commit of another receipt is reported at that
+// receipt, whether the branch commits are read from git or from the cache.
+func TestVerifyFindsABranchCommitCarryingAnotherReceipt(t *testing.T) {
+	requireGit(t)
+	defer func(n int) { cacheAfter = n }(cacheAfter)
+	cacheAfter = 0
+	v := chainVault(t, 6)
+	root := v.Root()
+	tip := strings.TrimSpace(git(t, root, "rev-parse", "refs/prose/ledger"))
+	parents := strings.Fields(git(t, root, "log", "-1", "--format=%P", tip))
+	var other string
+	for _, c := range strings.Fields(git(t, root, "rev-list", "--first-parent", tip+"~1")) {
+		if ps := strings.Fields(git(t, root, "log", "-1", "--format=%P", c)); len(ps) == 2 && ps[1] != parents[1] {
+			other = ps[1]
+			break
+		}
+	}
+	if len(parents) != 2 || other == "" {
+		t.Fatalf("tip parents %v, other branch commit %q", parents, other)
+	}
+	msg := git(t, root, "log", "-1", "--format=%B", tip)
+	tree := strings.TrimSpace(git(t, root, "rev-parse", tip+"^{tree}"))
+	forged := strings.TrimSpace(git(t, root, "commit-tree", tree, "-m", strings.TrimSuffix(msg, "\n"), "-p", parents[0], "-p", other))
+	git(t, root, "update-ref", "refs/prose/ledger", forged, tip)
+	os.Remove(v.StatePath(filepath.FromSlash(historyCacheFile)))
+	for _, round := range []string{"from git", "from the cache"} {
+		rep, err := v.VerifyReceipts()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Problems) != 1 || !strings.HasPrefix(rep.Problems[0].Where, "receipt 5 ") ||
+			rep.Problems[0].Reason != "branch commit "+other+" does not carry this receipt" {
+			t.Fatalf("%s: %+v", round, rep.Problems)
 		}
 	}
 }

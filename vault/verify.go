@@ -2,10 +2,12 @@ package vault
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/prose-store/prose/internal/parallel"
 	"github.com/prose-store/prose/receipt"
 )
 
@@ -83,22 +85,17 @@ func (v *Vault) VerifyReceipts() (*ReceiptReport, error) {
 	if !cache.loaded {
 		cache.load()
 	}
+	carried := v.branchesCarry(cache, recs)
 	last := map[string]*receipt.Receipt{}
 	for i, rec := range recs {
 		r := rec.Receipt
 		last[r.Node] = r
-		where := fmt.Sprintf("receipt %d (%s, %s)", i, r.Node, r.ContentHash)
+		where := func() string { return fmt.Sprintf("receipt %d (%s, %s)", i, r.Node, r.ContentHash) }
 		if err := rec.shapeErr; err != nil {
-			rep.Problems = append(rep.Problems, Problem{where, err.Error()})
+			rep.Problems = append(rep.Problems, Problem{where(), err.Error()})
 		}
-		if r.Status == receipt.Rendered {
-			if rec.Commit.IsZero() {
-				rep.Problems = append(rep.Problems, Problem{where, "rendered receipt has no branch commit"})
-				continue
-			}
-			if err := v.branchCarries(cache, rec); err != nil {
-				rep.Problems = append(rep.Problems, Problem{where, err.Error()})
-			}
+		if err := carried[i]; err != nil {
+			rep.Problems = append(rep.Problems, Problem{where(), err.Error()})
 		}
 	}
 	rep.Nodes = len(last)
@@ -115,14 +112,46 @@ func (v *Vault) VerifyReceipts() (*ReceiptReport, error) {
 // and checking the ledger table: where a concurrent publish lands.
 var afterHistoryRead func()
 
-// branchCarries checks that a rendered receipt's branch commit carries the
-// same receipt. The two commits are written with one message, so equal
-// messages settle it without parsing.
-func (v *Vault) branchCarries(cache *historyCache, rec Record) error {
-	body, err := v.rawCommit(cache, rec.Commit)
-	if err != nil {
-		return err
+// branchesCarry checks that each rendered receipt's branch commit carries
+// the same receipt, returning each receipt's problem (nil for one without
+// any). Commits the history cache holds are checked on every core; the
+// others are read from git, one by one.
+func (v *Vault) branchesCarry(cache *historyCache, recs []Record) []error {
+	errs := make([]error, len(recs))
+	fromGit := make([]bool, len(recs))
+	parallel.For(len(recs), func(i int) {
+		rec := recs[i]
+		if rec.Receipt.Status != receipt.Rendered {
+			return
+		}
+		if rec.Commit.IsZero() {
+			errs[i] = errors.New("rendered receipt has no branch commit")
+			return
+		}
+		// Only reads of the cache here: what git gives is added below.
+		body, ok := cache.recs[rec.Commit]
+		if !ok || commitHash(body) != rec.Commit {
+			fromGit[i] = true
+			return
+		}
+		errs[i] = carries(rec, body)
+	})
+	for i, rec := range recs {
+		if fromGit[i] {
+			body, err := v.gitCommit(cache, rec.Commit)
+			if err == nil {
+				err = carries(rec, body)
+			}
+			errs[i] = err
+		}
 	}
+	return errs
+}
+
+// carries checks that a rendered receipt's branch commit, whose raw body
+// is given, carries the same receipt. The two commits are written with one
+// message, so equal messages settle it without parsing.
+func carries(rec Record, body []byte) error {
 	bc, err := parseCommitBody(rec.Commit, body)
 	if err != nil {
 		return err
