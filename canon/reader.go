@@ -60,25 +60,35 @@ func (r *Reader) Value() (any, error) {
 	return v, err
 }
 
+// open reads the bracket opening an object or array (what names it in an
+// error), and the closing one when it follows at once: empty.
+func (r *Reader) open(open, close byte, what string) (empty bool, err error) {
+	if r.Next() != open {
+		return false, r.d.errorf("unexpected %s, expected %s", r.d.describe(), what)
+	}
+	if r.depth > maxDepth {
+		return false, r.d.errorf("value is nested more than %d levels deep", maxDepth)
+	}
+	d := &r.d
+	d.pos++
+	d.skipSpace()
+	if d.pos < len(d.data) && d.data[d.pos] == close {
+		d.pos++
+		d.skipSpace()
+		return true, nil
+	}
+	return false, nil
+}
+
 // Object reads an object, calling field with each key; field must read the
 // key's value with the Reader. A duplicate key is an error, as in Decode.
 func (r *Reader) Object(field func(key string) error) error {
-	if r.Next() != '{' {
-		return r.d.errorf("unexpected %s, expected an object", r.d.describe())
-	}
-	if r.depth > maxDepth {
-		return r.d.errorf("value is nested more than %d levels deep", maxDepth)
+	if empty, err := r.open('{', '}', "an object"); empty || err != nil {
+		return err
 	}
 	r.depth++
 	defer func() { r.depth-- }()
 	d := &r.d
-	d.pos++
-	d.skipSpace()
-	if d.pos < len(d.data) && d.data[d.pos] == '}' {
-		d.pos++
-		d.skipSpace()
-		return nil
-	}
 	var seen []string
 	var seenMap map[string]bool
 	for {
@@ -137,22 +147,12 @@ func (r *Reader) Object(field func(key string) error) error {
 // Array reads an array, calling elem once per element; elem must read the
 // element with the Reader.
 func (r *Reader) Array(elem func() error) error {
-	if r.Next() != '[' {
-		return r.d.errorf("unexpected %s, expected an array", r.d.describe())
-	}
-	if r.depth > maxDepth {
-		return r.d.errorf("value is nested more than %d levels deep", maxDepth)
+	if empty, err := r.open('[', ']', "an array"); empty || err != nil {
+		return err
 	}
 	r.depth++
 	defer func() { r.depth-- }()
 	d := &r.d
-	d.pos++
-	d.skipSpace()
-	if d.pos < len(d.data) && d.data[d.pos] == ']' {
-		d.pos++
-		d.skipSpace()
-		return nil
-	}
 	for {
 		if err := elem(); err != nil {
 			return err

@@ -78,6 +78,25 @@ func parseReceiptBytes(msg []byte) (*receipt.Receipt, bool, error) {
 	return r, true, nil
 }
 
+// nodeHeads reads the commit at the branch tip, the ledger's tip and the
+// node's last receipt there (nil when it has none): where a write to the
+// node starts from. The ledger must exist.
+func (v *Vault) nodeHeads(tip plumbing.Hash, node string) (tc *object.Commit, ledgerTip plumbing.Hash, prev *receipt.Receipt, err error) {
+	if tc, err = v.commit(tip); err != nil {
+		return nil, ledgerTip, nil, err
+	}
+	if ledgerTip, err = v.readRef(LedgerRef); err != nil {
+		return nil, ledgerTip, nil, err
+	}
+	if ledgerTip.IsZero() {
+		return nil, ledgerTip, nil, errNoLedger
+	}
+	if prev, err = v.lastReceiptAt(ledgerTip, node); err != nil {
+		return nil, ledgerTip, nil, err
+	}
+	return tc, ledgerTip, prev, nil
+}
+
 // lastReceipt returns the last receipt of node from the ledger at tip, or
 // nil when the node has none. It reads one tree path, never history.
 func (v *Vault) lastReceiptAt(tip plumbing.Hash, node string) (*receipt.Receipt, error) {

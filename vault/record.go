@@ -54,18 +54,7 @@ func (v *Vault) RecordReceipt(ctx context.Context, node string, status receipt.S
 	if err != nil {
 		return nil, err
 	}
-	tc, err := v.commit(tip)
-	if err != nil {
-		return nil, err
-	}
-	ledgerTip, err := v.readRef(LedgerRef)
-	if err != nil {
-		return nil, err
-	}
-	if ledgerTip.IsZero() {
-		return nil, errNoLedger
-	}
-	prev, err := v.lastReceiptAt(ledgerTip, node)
+	tc, ledgerTip, prev, err := v.nodeHeads(tip, node)
 	if err != nil {
 		return nil, err
 	}

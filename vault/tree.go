@@ -371,10 +371,19 @@ func (v *Vault) copyBlob(w io.Writer, h plumbing.Hash) error {
 
 // lookup finds the entry at slash path p under tree root.
 func (v *Vault) lookup(root plumbing.Hash, p string) (object.TreeEntry, bool, error) {
+	return lookupIn(v.tree, root, p)
+}
+
+// lookupIn finds the entry at slash path p under tree root, reading trees
+// with treeOf. A zero root is an empty tree.
+func lookupIn(treeOf func(plumbing.Hash) (*object.Tree, error), root plumbing.Hash, p string) (object.TreeEntry, bool, error) {
 	cur := root
 	parts := strings.Split(p, "/")
 	for i, name := range parts {
-		t, err := v.tree(cur)
+		if cur.IsZero() {
+			return object.TreeEntry{}, false, nil
+		}
+		t, err := treeOf(cur)
 		if err != nil {
 			return object.TreeEntry{}, false, err
 		}

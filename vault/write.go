@@ -198,18 +198,7 @@ func (v *Vault) WriteNode(ctx context.Context, node string, changes map[string][
 	if !opt.Base.IsZero() && opt.Base != tip {
 		return nil, ErrBaseMoved
 	}
-	tc, err := v.commit(tip)
-	if err != nil {
-		return nil, err
-	}
-	ledgerTip, err := v.readRef(LedgerRef)
-	if err != nil {
-		return nil, err
-	}
-	if ledgerTip.IsZero() {
-		return nil, errNoLedger
-	}
-	prev, err := v.lastReceiptAt(ledgerTip, node)
+	tc, ledgerTip, prev, err := v.nodeHeads(tip, node)
 	if err != nil {
 		return nil, err
 	}
@@ -592,35 +581,7 @@ func (v *Vault) NodeDir(tree plumbing.Hash, dir string) ([]DirEntry, error) {
 // lookup finds the entry at slash path p under tree root, reading trees
 // this batch wrote but has not flushed.
 func (b *objectBatch) lookup(root plumbing.Hash, p string) (object.TreeEntry, bool, error) {
-	cur := root
-	parts := strings.Split(p, "/")
-	for i, name := range parts {
-		if cur.IsZero() {
-			return object.TreeEntry{}, false, nil
-		}
-		t, err := b.tree(cur)
-		if err != nil {
-			return object.TreeEntry{}, false, err
-		}
-		var found *object.TreeEntry
-		for k := range t.Entries {
-			if t.Entries[k].Name == name {
-				found = &t.Entries[k]
-				break
-			}
-		}
-		if found == nil {
-			return object.TreeEntry{}, false, nil
-		}
-		if i == len(parts)-1 {
-			return *found, true, nil
-		}
-		if found.Mode != filemode.Dir {
-			return object.TreeEntry{}, false, nil
-		}
-		cur = found.Hash
-	}
-	return object.TreeEntry{}, false, nil
+	return lookupIn(b.tree, root, p)
 }
 
 // restoreTakenIn brings taken-in working-tree files back to the branch's
