@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/prose-store/prose/internal/lazyre"
+	"hash/fnv"
 	"html"
 	"path"
 	"strings"
@@ -123,10 +124,26 @@ func (w *workspace) writes(p *plan.Plan, existing map[string]PageView) []model.T
 		case !mine:
 			slot := mainSlot(pg.Template)
 			said := c.def.Meaning
-			add := fmt.Sprintf("<p>%s: %s</p>", w.sourceLink(c), linkify(c.def.Meaning, pg.Path, pg.Links))
+			open := fmt.Sprintf(`<p class="%s">`, w.mark)
+			add := fmt.Sprintf("%s%s: %s</p>", open, w.sourceLink(c), linkify(c.def.Meaning, pg.Path, pg.Links))
 			if c.kind != "definition" {
 				said = w.doc.Title
-				add = fmt.Sprintf("<p>See also %s.</p>", w.sourceLink(c))
+				add = fmt.Sprintf("%sSee also %s.</p>", open, w.sourceLink(c))
+			}
+			cur := v.Slots[slot]
+			if i := strings.Index(cur, open); i >= 0 {
+				// What an earlier version of this source added: replaced,
+				// never added a second time.
+				end := strings.Index(cur[i:], "</p>")
+				if end < 0 {
+					end = len(cur) - i
+				} else {
+					end += len("</p>")
+				}
+				if next := cur[:i] + add + cur[i+end:]; next != cur {
+					cs = append(cs, call(plan.ToolWriteSlot, plan.SlotArgs{Path: pg.Path, Slot: slot, HTML: next}))
+				}
+				continue
 			}
 			if !strings.Contains(plain(strings.Join(slotValues(v.Slots), " ")), plain(html.EscapeString(said))) {
 				cs = append(cs, call(plan.ToolAppendSlot, plan.SlotArgs{Path: pg.Path, Slot: slot, HTML: add}))
@@ -146,6 +163,15 @@ func (w *workspace) writes(p *plan.Plan, existing map[string]PageView) []model.T
 		cs = append(cs, call(plan.ToolSetMeta, plan.SetMetaArgs{Path: pg.Path, Updates: meta}))
 	}
 	return cs
+}
+
+// sourceMark is the class marking what the source named name adds to a
+// page other sources wrote: "from-" and eight hex digits of the name's
+// FNV-1a hash (a class the sanitizer keeps).
+func sourceMark(name string) string {
+	h := fnv.New32a()
+	h.Write([]byte(name))
+	return fmt.Sprintf("from-%08x", h.Sum32())
 }
 
 func slotValues(m map[string]string) []string {
