@@ -300,5 +300,12 @@ func TestChangedSourceReplacesItsPartOfAMergedPage(t *testing.T) {
 	if !strings.Contains(body, "production traffic") {
 		t.Fatalf("the other source's part was lost:\n%s", body)
 	}
+	// The source that wrote the page changes: its own text is updated in
+	// place, the other source's paragraph stays, once.
+	ingestDocs(t, w, readDoc(t, "deploy.md", strings.Replace(deployV1, "production traffic", "live traffic", 1)), readDoc(t, "release.md", strings.Replace(release, "first hosts", "first servers", 1)))
+	body = slotOf(t, w, page, "body")
+	if strings.Contains(body, "production traffic") || strings.Count(body, "live traffic") != 1 || strings.Count(body, "the first servers") != 1 {
+		t.Fatalf("after the first source changed:\n%s", body)
+	}
 	lintClean(t, w)
 }

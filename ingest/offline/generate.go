@@ -116,7 +116,7 @@ func (w *workspace) writes(p *plan.Plan, existing map[string]PageView) []model.T
 		v, had := existing[pg.Path]
 		if had && pg.Action == plan.Update {
 			srcs := metaStrings(v.Meta, "sources")
-			mine = len(srcs) == 0 || len(srcs) == 1 && srcs[0] == w.sourceID
+			mine = len(srcs) == 0 || len(srcs) == 1 && srcs[0] == w.sourceID || metaString(v.Meta, metaMark) == w.mark
 		}
 		switch {
 		case pg.Action == plan.Create:
@@ -150,6 +150,17 @@ func (w *workspace) writes(p *plan.Plan, existing map[string]PageView) []model.T
 			}
 			continue
 		}
+		if had {
+			// What other sources added to the page stays after this
+			// source's own text.
+			main := mainSlot(pg.Template)
+			if others := othersAdded(v.Slots[main], w.mark); others != "" {
+				if slots[main] != "" {
+					slots[main] += "\n"
+				}
+				slots[main] += others
+			}
+		}
 		for _, id := range slotOrder(pg.Template) {
 			if h, ok := slots[id]; ok && h != "" {
 				cs = append(cs, call(plan.ToolWriteSlot, plan.SlotArgs{Path: pg.Path, Slot: id, HTML: h}))
@@ -160,9 +171,43 @@ func (w *workspace) writes(p *plan.Plan, existing map[string]PageView) []model.T
 			meta["source_section"] = c.sec.Heading
 		}
 		meta["source_kind"] = string(w.doc.Kind)
+		meta[metaMark] = w.mark
 		cs = append(cs, call(plan.ToolSetMeta, plan.SetMetaArgs{Path: pg.Path, Updates: meta}))
 	}
 	return cs
+}
+
+// metaMark is the meta key naming, by its mark, the source that wrote a
+// page (the others add marked paragraphs to it).
+const metaMark = "source_mark"
+
+func metaString(m map[string]any, key string) string {
+	s, _ := m[key].(string)
+	return s
+}
+
+// othersAdded are the paragraphs other sources added to a slot (marked
+// with a class other than mark), in order.
+func othersAdded(h, mark string) string {
+	const open = `<p class="from-`
+	var out []string
+	for rest := h; ; {
+		i := strings.Index(rest, open)
+		if i < 0 {
+			break
+		}
+		rest = rest[i:]
+		end := strings.Index(rest, "</p>")
+		if end < 0 {
+			break
+		}
+		end += len("</p>")
+		if !strings.HasPrefix(rest, `<p class="`+mark+`">`) {
+			out = append(out, rest[:end])
+		}
+		rest = rest[end:]
+	}
+	return strings.Join(out, "\n")
 }
 
 // sourceMark is the class marking what the source named name adds to a
