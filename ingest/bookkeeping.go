@@ -21,10 +21,14 @@ type vaultReceiptOptions = vault.ReceiptOptions
 
 // ReviewEntry is one item of the review queue kept in ReviewFile.
 type ReviewEntry struct {
-	ID       string `json:"id"`
-	Page     string `json:"page,omitempty"`
-	Kind     string `json:"kind,omitempty"`
-	Detail   string `json:"detail"`
+	ID     string `json:"id"`
+	Page   string `json:"page,omitempty"`
+	Kind   string `json:"kind,omitempty"`
+	Slot   string `json:"slot,omitempty"`
+	Detail string `json:"detail"`
+	// Proposed is, for a kept-edit item, the HTML the run would have
+	// written into Slot.
+	Proposed string `json:"proposed,omitempty"`
 	Source   string `json:"source,omitempty"`
 	Added    string `json:"added"`
 	Resolved string `json:"resolved,omitempty"`
@@ -97,7 +101,10 @@ func (r *run) bookkeeping(ctx context.Context) error {
 			return &StepError{"bookkeeping", fmt.Errorf("folder %s: %w", d, err)}
 		}
 	}
-	if len(r.review) > 0 {
+	if err := r.settle(); err != nil {
+		return &StepError{"bookkeeping", err}
+	}
+	if len(r.review) > 0 || len(r.kept) > 0 {
 		if err := r.fileReview(); err != nil {
 			return &StepError{"bookkeeping", err}
 		}
@@ -120,8 +127,12 @@ func (r *run) fileReview() error {
 		seen[it.ID] = true
 	}
 	today := r.opt.Now().UTC().Format("2006-01-02")
+	entries := make([]ReviewEntry, 0, len(r.review)+len(r.kept))
 	for _, it := range r.review {
-		e := ReviewEntry{ID: reviewID(it), Page: it.Page, Kind: it.Kind, Detail: receipt.RedactSecrets(it.Detail), Added: today}
+		entries = append(entries, ReviewEntry{ID: reviewID(it), Page: it.Page, Kind: it.Kind, Detail: receipt.RedactSecrets(it.Detail), Added: today})
+	}
+	entries = append(entries, r.kept...)
+	for _, e := range entries {
 		if seen[e.ID] {
 			continue
 		}
@@ -233,6 +244,9 @@ func (r *run) commit(ctx context.Context, docs []*source.Document) (*Result, err
 	r.res.Tokens = cost.Tokens
 	if res.Receipt == nil {
 		// The pages came out as they were: nothing material moved.
+		if err := r.commitReview(ctx, "prose ingest"); err != nil {
+			return nil, err
+		}
 		rc, err := r.w.Vault().RecordReceipt(context.Background(), wiki.Node, receipt.Skipped,
 			vault.ReceiptOptions{Who: "prose ingest", Refs: refsOf(r.w, docs), Provider: provider, Model: name, Tokens: receipt.Tokens{Reused: cost.Tokens.Reused}})
 		if err != nil {
@@ -243,6 +257,24 @@ func (r *run) commit(ctx context.Context, docs []*source.Document) (*Result, err
 	}
 	r.res.Status, r.res.Receipt, r.res.Commit = "rendered", res.Receipt, res.Commit
 	return r.res, nil
+}
+
+// commitReview commits the review queue on its own when the run's pages
+// came out as they were but the run queued items (a slot it kept: the
+// proposal must not be lost). Like resolving an item, it is a plain commit.
+func (r *run) commitReview(ctx context.Context, who string) error {
+	q, ok := r.files[ReviewFile]
+	if !ok || len(r.res.Review) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("%s: %d review items\n", who, len(r.res.Review))
+	for _, it := range r.res.Review {
+		msg += "\n  " + it.ID + " " + it.Page + ": " + it.Detail
+	}
+	if _, err := r.w.Vault().CommitFiles(ctx, who, msg+"\n", map[string][]byte{ReviewFile: q}); err != nil {
+		return &StepError{"commit the review queue", err}
+	}
+	return nil
 }
 
 func (r *run) redactions() int {

@@ -59,7 +59,10 @@ func (r *run) enrich(ctx context.Context, sel Selection) (*Result, error) {
 	if err := r.fail("bookkeeping"); err != nil {
 		return nil, err
 	}
-	if len(r.review) > 0 {
+	if err := r.settle(); err != nil {
+		return nil, &StepError{"bookkeeping", err}
+	}
+	if len(r.review) > 0 || len(r.kept) > 0 {
 		if err := r.fileReview(); err != nil {
 			return nil, &StepError{"bookkeeping", err}
 		}
@@ -86,6 +89,9 @@ func (r *run) enrich(ctx context.Context, sel Selection) (*Result, error) {
 		return nil, &StepError{"commit", err}
 	}
 	if cr.Receipt == nil {
+		if err := r.commitReview(ctx, "prose enrich"); err != nil {
+			return nil, err
+		}
 		rc, err := r.w.Vault().RecordReceipt(context.Background(), wiki.Node, receipt.Skipped,
 			vault.ReceiptOptions{Who: "prose enrich", Refs: []string{}, Provider: provider, Model: name, Tokens: receipt.Tokens{Reused: cost.Tokens.Reused}})
 		if err != nil {

@@ -123,6 +123,10 @@ type run struct {
 	files   map[string][]byte
 	review  []plan.ReviewItem
 	touched map[string]bool
+	// guard keeps the run from writing over slots a person changed; kept
+	// are the review items for those slots (settle).
+	guard   *guard
+	kept    []ReviewEntry
 	prompts *prompts
 	bar     *progress.Bar
 }
@@ -188,7 +192,7 @@ func runQueued(ctx context.Context, w *wiki.Wiki, opt Options, refs []string, at
 	var usage model.Usage
 	for i := 0; ; i++ {
 		res := &Result{Created: []string{}, Updated: []string{}, Moved: []Move{}, Folders: []string{}, Review: []ReviewEntry{}}
-		r := &run{w: w, opt: opt, res: res, files: map[string][]byte{}, touched: map[string]bool{}, usage: usage}
+		r := &run{w: w, opt: opt, res: res, files: map[string][]byte{}, touched: map[string]bool{}, usage: usage, guard: newGuard()}
 		out, err := attempt(r)
 		if err == nil {
 			return out, nil
@@ -419,6 +423,20 @@ func (r *run) source(ctx context.Context, d *source.Document) error {
 	return nil
 }
 
+// settle records what the run wrote into each slot and turns the slots
+// it kept into review items.
+func (r *run) settle() error {
+	kept, err := r.guard.settle(r.tx, r.opt.Now().UTC().Format("2006-01-02"))
+	if err != nil {
+		return err
+	}
+	r.kept = kept
+	for _, e := range kept {
+		r.cat.note(r.tx, e.Page)
+	}
+	return nil
+}
+
 // supersede hands the pages of an earlier version of d (same name,
 // other bytes) over to d: their meta names d's id instead, so the model
 // sees them as d's own and updates them.
@@ -563,6 +581,7 @@ func (r *run) generate(ctx context.Context, d *source.Document, p *plan.Plan) (*
 		return nil, err
 	}
 	tb := r.toolbox()
+	tb.source = d.Name
 	return tb, r.loop(ctx, tb, text)
 }
 
@@ -570,6 +589,7 @@ func (r *run) toolbox() *toolbox {
 	tb := newToolbox(r.tx, r.w)
 	tb.fail = r.opt.Fail
 	tb.find = r.search
+	tb.guard = r.guard
 	tb.onPage = func(rel string) { r.bar.Describe(rel) }
 	return tb
 }

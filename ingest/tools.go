@@ -50,6 +50,10 @@ type toolbox struct {
 	calls   int
 	// onPage, when set, hears of each page written (progress).
 	onPage func(rel string)
+	// guard keeps slots a person changed; source names the source being
+	// ingested (empty in enrich).
+	guard  *guard
+	source string
 	// find searches the wiki.
 	find func(ctx context.Context, query string, limit int) ([]searchHit, error)
 }
@@ -179,6 +183,17 @@ func (tb *toolbox) slot(args json.RawMessage, appendTo bool) (string, error) {
 	if err := tb.step(name); err != nil {
 		return "", err
 	}
+	if tb.guard != nil {
+		if rel, err := tb.tx.Resolve(a.Path); err == nil && tb.guard.decide(tb.tx, rel, a.Slot) {
+			// A person changed this slot since prose last wrote it: it
+			// stays as they left it, and the text goes to review.
+			if err := tb.guard.propose(tb.tx, rel, a.Slot, a.HTML, appendTo, tb.source); err != nil {
+				return "", err
+			}
+			tb.mark(rel, false)
+			return result(map[string]any{"page": rel, "slot": a.Slot, "kept": "a person changed this slot since prose last wrote it; it is kept, and this text goes to the review queue"}), nil
+		}
+	}
 	var r wiki.SlotResult
 	var err error
 	if appendTo {
@@ -212,7 +227,7 @@ func (tb *toolbox) setMeta(_ context.Context, args json.RawMessage) (string, err
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		if k == metaSources {
+		if k == metaSources || k == metaGenerated {
 			// prose records the sources a page came from itself.
 			ignored = append(ignored, k)
 			continue
@@ -251,6 +266,9 @@ func (tb *toolbox) movePage(_ context.Context, args json.RawMessage) (string, er
 		return "", err
 	}
 	tb.moved = append(tb.moved, [2]string{from, to})
+	if tb.guard != nil {
+		tb.guard.moved(from, to)
+	}
 	if tb.touched[from] {
 		delete(tb.touched, from)
 		tb.touched[to] = true

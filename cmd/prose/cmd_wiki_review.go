@@ -1,17 +1,19 @@
 package main
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/prose-store/prose/ingest"
+	"github.com/prose-store/prose/wiki"
 )
 
 func wikiReviewCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "review",
-		Usage: "work the review queue: items a model asked a person to check (list, resolve ID)",
+		Usage: "work the review queue: items a model asked a person to check (list, show ID, take ID, resolve ID)",
 		Subcommands: []*cli.Command{
 			{
 				Name:  "list",
@@ -40,6 +42,57 @@ func wikiReviewCommand() *cli.Command {
 						out.printf("no open review items\n")
 					}
 					return out.emit(map[string]any{"items": items})
+				},
+			},
+			{
+				Name:      "show",
+				Usage:     "print review item ID, with the slot text it proposes",
+				ArgsUsage: "ID",
+				Action: func(c *cli.Context) error {
+					if c.NArg() != 1 {
+						return usageErrorf("review show needs one ID (see prose wiki review list)")
+					}
+					v, err := openVault(c)
+					if err != nil {
+						return err
+					}
+					defer v.Close()
+					q, err := ingest.ReadReview(v)
+					if err != nil {
+						return err
+					}
+					for _, it := range q.Items {
+						if it.ID != c.Args().First() {
+							continue
+						}
+						out := newOutput(c)
+						out.printf("%s  %s  %s\n%s\n", it.ID, it.Kind, it.Page, it.Detail)
+						if it.Proposed != "" {
+							out.printf("\nproposed for slot %s:\n%s\n", it.Slot, it.Proposed)
+						}
+						return out.emit(it)
+					}
+					return &exitError{code: 1, err: fmt.Errorf("no review item %q; `prose wiki review list` lists them", c.Args().First())}
+				},
+			},
+			{
+				Name:      "take",
+				Usage:     "write the slot text review item ID proposes into its page, and resolve it (one receipt)",
+				ArgsUsage: "ID",
+				Action: func(c *cli.Context) error {
+					if c.NArg() != 1 {
+						return usageErrorf("review take needs one ID (see prose wiki review list)")
+					}
+					return withWiki(c, func(w *wiki.Wiki, out *output) error {
+						it, res, err := ingest.Take(c.Context, w, c.Args().First(), time.Now().UTC().Format("2006-01-02"))
+						if err != nil {
+							return &exitError{code: 1, err: err}
+						}
+						return report(out, res, wrote{
+							what:   "review take " + it.ID + " " + it.Page + " " + it.Slot,
+							fields: map[string]any{"item": it},
+						})
+					})
 				},
 			},
 			{

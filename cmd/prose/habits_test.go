@@ -309,3 +309,20 @@ func TestLogReportsARewrittenBranch(t *testing.T) {
 		t.Fatalf("fsck after an amend: exit %d\n%s%s", fcode, fout, ferrs)
 	}
 }
+
+// TestPositionalNamedLikeAShortFlag: a page whose name starts with the
+// letter of a one-letter flag (canary and -c, file-map and -f) is an
+// argument, not that flag with its value attached.
+func TestPositionalNamedLikeAShortFlag(t *testing.T) {
+	vdir := filepath.Join(t.TempDir(), "v")
+	mustProse(t, "init", vdir)
+	mustProse(t, "--vault", vdir, "wiki", "new", "ops/canary", "--template", "note")
+	mustProse(t, "--vault", vdir, "wiki", "new", "ops/fleet", "--template", "note")
+	mustProse(t, "--vault", vdir, "wiki", "write-slot", "canary", "body", "--content", "<p>Canary.</p>")
+	mustProse(t, "--vault", vdir, "wiki", "write-slot", "-c", "<p>Fleet.</p>", "fleet", "body")
+	for page, want := range map[string]string{"canary": "<p>Canary.</p>", "fleet": "<p>Fleet.</p>"} {
+		if got := mustProse(t, "--vault", vdir, "wiki", "slot", page, "body"); got != want {
+			t.Errorf("slot %s body = %q, want %q", page, got, want)
+		}
+	}
+}

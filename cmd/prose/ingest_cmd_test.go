@@ -509,3 +509,70 @@ func TestIngestStdin(t *testing.T) {
 		t.Errorf("a missing source: exit %d %s", code, errs)
 	}
 }
+
+// TestIngestKeepsWhatAPersonWrote: through the CLI, a slot rewritten with
+// wiki write-slot and another edited in the page file and taken in with
+// wiki commit both survive an ingest of the changed source; the review
+// queue names each page and slot with the text prose would have written,
+// and review take writes it. A source that changes on a page two sources
+// share replaces its paragraph there, once.
+func TestIngestKeepsWhatAPersonWrote(t *testing.T) {
+	dir := newIngestVault(t)
+	src := filepath.Join(t.TempDir(), "src")
+	deploy := "# Deploying the service\n\nWe deploy every Tuesday.\n\n## Glossary\n\nCanary: a small slice of production traffic that sees a release first.\nRollback: returning production to the previous release.\n"
+	release := "# Release handbook\n\nReleases go out weekly.\n\n## Glossary\n\nCanary: the first hosts that take a new build.\n"
+	writeFiles(t, src, map[string]string{"deploy.md": deploy, "release.md": release})
+	mustProse(t, "--vault", dir, "ingest", src)
+	mustProse(t, "--vault", dir, "wiki", "write-slot", "canary", "summary", "--content", "<p>Ours.</p>")
+	file := filepath.Join(dir, "published", "wiki", "deploying", "rollback.html")
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := "<p>Returning production to the previous release.</p><!-- /prose:slot id=\"summary\" -->"
+	if !strings.Contains(string(data), old) {
+		t.Fatalf("rollback page:\n%s", data)
+	}
+	os.WriteFile(file, []byte(strings.Replace(string(data), old, "<p>Edited in the file.</p><!-- /prose:slot id=\"summary\" -->", 1)), 0o644)
+	mustProse(t, "--vault", dir, "wiki", "commit")
+
+	writeFiles(t, src, map[string]string{
+		"deploy.md":  strings.NewReplacer("production traffic", "live traffic", "returning production", "returning users").Replace(deploy),
+		"release.md": strings.Replace(release, "first hosts", "first servers", 1),
+	})
+	mustProse(t, "--vault", dir, "ingest", src)
+	if got := mustProse(t, "--vault", dir, "wiki", "slot", "canary", "summary"); got != "<p>Ours.</p>" {
+		t.Fatalf("canary summary written over: %q", got)
+	}
+	if got := mustProse(t, "--vault", dir, "wiki", "slot", "rollback", "summary"); got != "<p>Edited in the file.</p>" {
+		t.Fatalf("rollback summary written over: %q", got)
+	}
+	body := mustProse(t, "--vault", dir, "wiki", "slot", "canary", "body")
+	if !strings.Contains(body, "live traffic") || strings.Count(body, "Release handbook") != 1 || !strings.Contains(body, "first servers") || strings.Contains(body, "first hosts") {
+		t.Fatalf("canary body:\n%s", body)
+	}
+	var q struct {
+		Items []ingest.ReviewEntry `json:"items"`
+	}
+	if err := json.Unmarshal([]byte(mustProse(t, "--vault", dir, "--json", "wiki", "review", "list")), &q); err != nil {
+		t.Fatal(err)
+	}
+	kept := map[string]ingest.ReviewEntry{}
+	for _, it := range q.Items {
+		if it.Kind == ingest.ReviewKept {
+			kept[it.Page+" "+it.Slot] = it
+		}
+	}
+	it, ok := kept["deploying/rollback.html summary"]
+	if len(kept) != 2 || !ok || !strings.Contains(it.Proposed, "Returning users") || !strings.Contains(kept["deploying/canary.html summary"].Proposed, "live traffic") {
+		t.Fatalf("kept-edit items: %+v", q.Items)
+	}
+	mustProse(t, "--vault", dir, "wiki", "review", "take", it.ID)
+	if got := mustProse(t, "--vault", dir, "wiki", "slot", "rollback", "summary"); got != it.Proposed {
+		t.Fatalf("after review take: %q, want %q", got, it.Proposed)
+	}
+	if _, errs, code := prose(t, "--vault", dir, "wiki", "review", "take", it.ID); code != 1 || !strings.Contains(errs, "resolved") {
+		t.Fatalf("take of a resolved item: exit %d %q", code, errs)
+	}
+	cleanAndFsck(t, dir)
+}

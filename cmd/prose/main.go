@@ -369,7 +369,7 @@ func interspersed(app *cli.App, args []string) []string {
 		name := strings.TrimLeft(a, "-")
 		name, _, hasValue := strings.Cut(name, "=")
 		v, known := takesValue[name]
-		if !known && !strings.HasPrefix(a, "--") && len(name) > 1 && takesValue[name[:1]] {
+		if !known && strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && len(name) > 1 && takesValue[name[:1]] {
 			// A one-letter flag with its value attached: -n1 is -n 1.
 			flags = append(flags, "-"+name[:1], name[1:])
 			continue

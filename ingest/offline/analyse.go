@@ -43,6 +43,10 @@ type candidate struct {
 type workspace struct {
 	doc      *source.Document
 	sourceID string
+	// mark is the class of what this source adds to a page other sources
+	// wrote: the same for every version of the source (it is made from the
+	// source's name), so a changed source finds and replaces what it added.
+	mark     string
 	index    []IndexEntry
 	byTitle  map[string]IndexEntry
 	byPath   map[string]IndexEntry
@@ -82,7 +86,7 @@ func readWorkspace(prompt string) (*workspace, error) {
 	shared := *doc
 	doc = &shared
 	doc.Kind = source.Kind(attrs["kind"])
-	w := &workspace{doc: doc, sourceID: attrs["id"], byTitle: map[string]IndexEntry{}, byPath: map[string]IndexEntry{}, folders: map[string]int{}}
+	w := &workspace{doc: doc, sourceID: attrs["id"], mark: sourceMark(attrs["name"]), byTitle: map[string]IndexEntry{}, byPath: map[string]IndexEntry{}, folders: map[string]int{}}
 	if idx, _, ok := plan.Extract(prompt, "index"); ok && strings.TrimSpace(idx) != "" {
 		if err := json.Unmarshal([]byte(idx), &w.index); err != nil {
 			return nil, fmt.Errorf("the offline engine cannot read the prompt's index: %w", err)

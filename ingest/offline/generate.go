@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/prose-store/prose/internal/lazyre"
+	"hash/fnv"
 	"html"
 	"path"
 	"strings"
@@ -115,7 +116,7 @@ func (w *workspace) writes(p *plan.Plan, existing map[string]PageView) []model.T
 		v, had := existing[pg.Path]
 		if had && pg.Action == plan.Update {
 			srcs := metaStrings(v.Meta, "sources")
-			mine = len(srcs) == 0 || len(srcs) == 1 && srcs[0] == w.sourceID
+			mine = len(srcs) == 0 || len(srcs) == 1 && srcs[0] == w.sourceID || metaString(v.Meta, metaMark) == w.mark
 		}
 		switch {
 		case pg.Action == plan.Create:
@@ -123,15 +124,42 @@ func (w *workspace) writes(p *plan.Plan, existing map[string]PageView) []model.T
 		case !mine:
 			slot := mainSlot(pg.Template)
 			said := c.def.Meaning
-			add := fmt.Sprintf("<p>%s: %s</p>", w.sourceLink(c), linkify(c.def.Meaning, pg.Path, pg.Links))
+			open := fmt.Sprintf(`<p class="%s">`, w.mark)
+			add := fmt.Sprintf("%s%s: %s</p>", open, w.sourceLink(c), linkify(c.def.Meaning, pg.Path, pg.Links))
 			if c.kind != "definition" {
 				said = w.doc.Title
-				add = fmt.Sprintf("<p>See also %s.</p>", w.sourceLink(c))
+				add = fmt.Sprintf("%sSee also %s.</p>", open, w.sourceLink(c))
+			}
+			cur := v.Slots[slot]
+			if i := strings.Index(cur, open); i >= 0 {
+				// What an earlier version of this source added: replaced,
+				// never added a second time.
+				end := strings.Index(cur[i:], "</p>")
+				if end < 0 {
+					end = len(cur) - i
+				} else {
+					end += len("</p>")
+				}
+				if next := cur[:i] + add + cur[i+end:]; next != cur {
+					cs = append(cs, call(plan.ToolWriteSlot, plan.SlotArgs{Path: pg.Path, Slot: slot, HTML: next}))
+				}
+				continue
 			}
 			if !strings.Contains(plain(strings.Join(slotValues(v.Slots), " ")), plain(html.EscapeString(said))) {
 				cs = append(cs, call(plan.ToolAppendSlot, plan.SlotArgs{Path: pg.Path, Slot: slot, HTML: add}))
 			}
 			continue
+		}
+		if had {
+			// What other sources added to the page stays after this
+			// source's own text.
+			main := mainSlot(pg.Template)
+			if others := othersAdded(v.Slots[main], w.mark); others != "" {
+				if slots[main] != "" {
+					slots[main] += "\n"
+				}
+				slots[main] += others
+			}
 		}
 		for _, id := range slotOrder(pg.Template) {
 			if h, ok := slots[id]; ok && h != "" {
@@ -143,9 +171,52 @@ func (w *workspace) writes(p *plan.Plan, existing map[string]PageView) []model.T
 			meta["source_section"] = c.sec.Heading
 		}
 		meta["source_kind"] = string(w.doc.Kind)
+		meta[metaMark] = w.mark
 		cs = append(cs, call(plan.ToolSetMeta, plan.SetMetaArgs{Path: pg.Path, Updates: meta}))
 	}
 	return cs
+}
+
+// metaMark is the meta key naming, by its mark, the source that wrote a
+// page (the others add marked paragraphs to it).
+const metaMark = "source_mark"
+
+func metaString(m map[string]any, key string) string {
+	s, _ := m[key].(string)
+	return s
+}
+
+// othersAdded are the paragraphs other sources added to a slot (marked
+// with a class other than mark), in order.
+func othersAdded(h, mark string) string {
+	const open = `<p class="from-`
+	var out []string
+	for rest := h; ; {
+		i := strings.Index(rest, open)
+		if i < 0 {
+			break
+		}
+		rest = rest[i:]
+		end := strings.Index(rest, "</p>")
+		if end < 0 {
+			break
+		}
+		end += len("</p>")
+		if !strings.HasPrefix(rest, `<p class="`+mark+`">`) {
+			out = append(out, rest[:end])
+		}
+		rest = rest[end:]
+	}
+	return strings.Join(out, "\n")
+}
+
+// sourceMark is the class marking what the source named name adds to a
+// page other sources wrote: "from-" and eight hex digits of the name's
+// FNV-1a hash (a class the sanitizer keeps).
+func sourceMark(name string) string {
+	h := fnv.New32a()
+	h.Write([]byte(name))
+	return fmt.Sprintf("from-%08x", h.Sum32())
 }
 
 func slotValues(m map[string]string) []string {
