@@ -462,8 +462,9 @@ func wikiTemplatesCommand() *cli.Command {
 
 func wikiTreeCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "tree",
-		Usage: "print the wiki's folders and pages",
+		Name:    "tree",
+		Aliases: []string{"ls"},
+		Usage:   "print the wiki's folders and pages",
 		Action: wikiAction(nil, func(c *cli.Context, w *wiki.Wiki, out *output) error {
 			t, err := w.Tree()
 			if err != nil {
@@ -526,6 +527,9 @@ func wikiFindCommand() *cli.Command {
 			}
 			for _, p := range ps {
 				out.printf("%-40s %-11s %s\n", p.Path, p.Template, p.Title)
+			}
+			if len(ps) == 0 {
+				out.printf("no page's path or title matches %q (prose wiki search looks in the text)\n", c.Args().First())
 			}
 			return out.emit(map[string]any{"pages": nonNil(ps)})
 		}),

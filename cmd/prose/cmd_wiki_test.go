@@ -211,6 +211,9 @@ func TestWikiAndIngestUsageMessages(t *testing.T) {
 	if out := mustProse(t, "--vault", vdir, "wiki", "search", "canary"); !strings.Contains(out, `canary's] "currency_code"`) || strings.Contains(out, "&#") {
 		t.Errorf("search snippet:\n%s", out)
 	}
+	if out := mustProse(t, "--vault", vdir, "wiki", "find", "zzzqqq"); !strings.Contains(out, `no page's path or title matches "zzzqqq"`) {
+		t.Errorf("wiki find without a match: %q", out)
+	}
 	if out := mustProse(t, "--vault", vdir, "wiki", "search", "zzzqqq"); !strings.Contains(out, `no page matches "zzzqqq"`) {
 		t.Errorf("search without a match printed %q", out)
 	}
