@@ -128,7 +128,7 @@ func (w *workspace) writes(p *plan.Plan, existing map[string]PageView) []model.T
 				said = w.doc.Title
 				add = fmt.Sprintf("<p>See also %s.</p>", w.sourceLink(c))
 			}
-			if !strings.Contains(plain(strings.Join(slotValues(v.Slots), " ")), plain(html.EscapeString(said))) {
+			if !strings.Contains(plain(strings.Join(slotValues(v.Slots), " ")), plain(source.InlineHTML(said))) {
 				cs = append(cs, call(plan.ToolAppendSlot, plan.SlotArgs{Path: pg.Path, Slot: slot, HTML: add}))
 			}
 			continue
@@ -245,7 +245,7 @@ func (w *workspace) slots(c candidate) map[string]string {
 		for _, s := range doc.Sections {
 			for _, b := range s.Blocks {
 				if (b.Kind == source.Quote || b.Kind == source.Paragraph) && len(quotes) < 2 && len(b.Text) > 60 {
-					quotes = append(quotes, "<blockquote><p>"+html.EscapeString(source.LeadingSentences(b.Text, 2))+"</p></blockquote>")
+					quotes = append(quotes, "<blockquote><p>"+source.InlineHTML(source.LeadingSentences(b.Text, 2))+"</p></blockquote>")
 				}
 			}
 		}
@@ -580,7 +580,7 @@ func table(b source.Block, text func(string) string) string {
 	if len(b.Header) > 0 {
 		sb.WriteString("<thead><tr>")
 		for _, h := range b.Header {
-			sb.WriteString("<th>" + html.EscapeString(h) + "</th>")
+			sb.WriteString("<th>" + source.InlineHTML(h) + "</th>")
 		}
 		sb.WriteString("</tr></thead>")
 	}
@@ -607,17 +607,30 @@ func related(here string, links []plan.Link) string {
 	return list("ul", its, 12)
 }
 
-// linkify escapes text and links the first mention of each linked page's
-// title.
+// linkify renders text (inline Markdown, see source.InlineHTML) and links
+// the first mention of each linked page's title outside tags, code and
+// links.
 func linkify(text, here string, links []plan.Link) string {
-	out := html.EscapeString(text)
+	out := source.InlineHTML(text)
 	for _, l := range links {
 		if l.Path == here || len([]rune(l.Title)) < 4 {
 			continue
 		}
-		title := html.EscapeString(l.Title)
-		i := indexPhrase(asciiLower(out), asciiLower(title))
-		if i < 0 || inTag(out, i) {
+		title := asciiLower(html.EscapeString(l.Title))
+		lower := asciiLower(out)
+		i := -1
+		for off := 0; off < len(out); {
+			j := indexPhrase(lower[off:], title)
+			if j < 0 {
+				break
+			}
+			if !inTag(out, off+j) {
+				i = off + j
+				break
+			}
+			off += j + 1
+		}
+		if i < 0 {
 			continue
 		}
 		end := i + len(title)
@@ -627,10 +640,13 @@ func linkify(text, here string, links []plan.Link) string {
 	return out
 }
 
-// inTag reports whether offset i of s lies inside a tag or a link's text.
+// inTag reports whether offset i of s lies inside a tag, a link's text or
+// code.
 func inTag(s string, i int) bool {
 	open := strings.LastIndex(s[:i], "<a ")
-	return strings.LastIndex(s[:i], "<") > strings.LastIndex(s[:i], ">") || open > strings.LastIndex(s[:i], "</a>")
+	code := strings.LastIndex(s[:i], "<code>")
+	return strings.LastIndex(s[:i], "<") > strings.LastIndex(s[:i], ">") || open > strings.LastIndex(s[:i], "</a>") ||
+		code > strings.LastIndex(s[:i], "</code>")
 }
 
 // rel is the relative link from the page at from to the page at to, both
