@@ -89,3 +89,14 @@ func TestTextThatLooksLikeMarkupReachesPagesAsText(t *testing.T) {
 		}
 	}
 }
+
+// A source without steps or definitions keeps its lists on its note, as
+// lists.
+func TestNoteKeepsTheSourcesLists(t *testing.T) {
+	w := ingestMarkup(t)
+	_, h := pageHTML(t, w, "hostile/notes-on-hostile-page")
+	want := "<ul><li>alpha &lt;one&gt;</li><li>beta <code>&lt;br&gt;</code></li></ul>"
+	if !strings.Contains(h, want) {
+		t.Errorf("the note lacks the source's list %s:\n%s", want, h)
+	}
+}

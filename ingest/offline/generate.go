@@ -281,11 +281,11 @@ func (w *workspace) slots(c candidate) map[string]string {
 	case "note":
 		var paras []string
 		for _, s := range doc.Sections {
-			if lead := sectionLead(&s); lead != "" {
+			if parts := noteParts(&s, text); len(parts) > 0 {
 				if s.Heading != "" && s.Heading != doc.Title {
 					paras = append(paras, "<h3>"+html.EscapeString(s.Heading)+"</h3>")
 				}
-				paras = append(paras, "<p>"+text(lead)+"</p>")
+				paras = append(paras, parts...)
 			}
 		}
 		if len(paras) == 0 {
@@ -360,6 +360,38 @@ func sectionLead(s *source.Section) string {
 		}
 	}
 	return ""
+}
+
+// noteParts is what a note keeps of a section: the first sentence of its
+// first paragraph, and its lists as lists.
+func noteParts(s *source.Section, text func(string) string) []string {
+	var parts []string
+	lead := false
+	for _, b := range s.Blocks {
+		switch b.Kind {
+		case source.Paragraph, source.Quote:
+			if lead || rolePrefix().MatchString(b.Text) && !strings.HasPrefix(b.Text, "Assistant") {
+				continue // a question is the heading already
+			}
+			if l := source.LeadingSentences(stripRole(b.Text), 1); l != "" {
+				lead = true
+				parts = append(parts, "<p>"+text(l)+"</p>")
+			}
+		case source.List, source.Steps:
+			tag := "ul"
+			if b.Kind == source.Steps {
+				tag = "ol"
+			}
+			var its []string
+			for _, it := range b.Items {
+				its = append(its, text(it))
+			}
+			if l := list(tag, its, 20); l != "" {
+				parts = append(parts, l)
+			}
+		}
+	}
+	return parts
 }
 
 func procedureSummary(doc *source.Document, s *source.Section) string {
