@@ -146,6 +146,31 @@ type span struct {
 // other character is literal; a backtick run or bracket that opens
 // nothing is literal too.
 func parseInline(s string, inLink bool) []span {
+	return (&inlineParser{noClose: map[int]bool{}}).parse(s, inLink)
+}
+
+// inlineParser remembers what a scan found missing from the rest of the
+// text, so that text of many unclosed backtick runs or brackets is read in
+// linear time.
+type inlineParser struct {
+	noClose    map[int]bool // no run of that many backticks follows
+	noAngleEnd bool         // no '>' ends a <destination>
+	noParenEnd bool         // no ')' ends a destination
+}
+
+// closing is closingTicks, remembering a run length that never closes.
+func (p *inlineParser) closing(s string, from, n int) int {
+	if p.noClose[n] {
+		return -1
+	}
+	end := closingTicks(s, from, n)
+	if end < 0 {
+		p.noClose[n] = true
+	}
+	return end
+}
+
+func (p *inlineParser) parse(s string, inLink bool) []span {
 	var out []span
 	var lit strings.Builder
 	flush := func() {
@@ -163,7 +188,7 @@ func parseInline(s string, inLink bool) []span {
 			continue
 		case c == '`':
 			n := backticks(s[i:])
-			if end := closingTicks(s, i+n, n); end >= 0 {
+			if end := p.closing(s, i+n, n); end >= 0 {
 				flush()
 				code := s[i+n : end]
 				if len(code) >= 2 && code[0] == ' ' && code[len(code)-1] == ' ' && strings.Trim(code, " ") != "" {
@@ -177,9 +202,9 @@ func parseInline(s string, inLink bool) []span {
 			i += n
 			continue
 		case c == '[' && !inLink:
-			if text, u, n, ok := linkAt(s[i:]); ok {
+			if text, u, n, ok := p.linkAt(s[i:]); ok {
 				flush()
-				out = append(out, span{link: true, url: u, kids: parseInline(text, true)})
+				out = append(out, span{link: true, url: u, kids: (&inlineParser{noClose: map[int]bool{}}).parse(text, true)})
 				i += n
 				continue
 			}
@@ -218,7 +243,7 @@ func closingTicks(s string, from, n int) int {
 
 // linkAt reads a [text](<url>) or [text](url) link at the start of s: its
 // text, its URL with escapes resolved, and its length.
-func linkAt(s string) (text, u string, n int, ok bool) {
+func (p *inlineParser) linkAt(s string) (text, u string, n int, ok bool) {
 	i := 1
 	for i < len(s) && s[i] != ']' {
 		switch s[i] {
@@ -227,7 +252,7 @@ func linkAt(s string) (text, u string, n int, ok bool) {
 			continue
 		case '`':
 			m := backticks(s[i:])
-			if end := closingTicks(s, i+m, m); end >= 0 {
+			if end := p.closing(s, i+m, m); end >= 0 {
 				i = end + m
 				continue
 			}
@@ -245,6 +270,9 @@ func linkAt(s string) (text, u string, n int, ok bool) {
 	j := i + 2
 	var dest strings.Builder
 	if j < len(s) && s[j] == '<' {
+		if p.noAngleEnd {
+			return "", "", 0, false
+		}
 		for j++; j < len(s) && s[j] != '>'; j++ {
 			if s[j] == '\\' && j+1 < len(s) && isASCIIPunct(s[j+1]) {
 				j++
@@ -254,16 +282,23 @@ func linkAt(s string) (text, u string, n int, ok bool) {
 			dest.WriteByte(s[j])
 		}
 		if j >= len(s) {
+			p.noAngleEnd = true
 			return "", "", 0, false
 		}
 		j++
 	} else {
+		if p.noParenEnd {
+			return "", "", 0, false
+		}
 		for ; j < len(s) && s[j] != ')' && s[j] != ' '; j++ {
 			if s[j] == '\\' && j+1 < len(s) && isASCIIPunct(s[j+1]) {
 				j++
 			}
 			dest.WriteByte(s[j])
 		}
+	}
+	if j >= len(s) {
+		p.noParenEnd = true
 	}
 	if j >= len(s) || s[j] != ')' {
 		return "", "", 0, false

@@ -174,3 +174,15 @@ func FuzzInline(f *testing.F) {
 		}
 	})
 }
+
+// Text of many unclosed backtick runs, brackets or destinations is read in
+// linear time (a quadratic scan of a 1 MiB source would not finish).
+func TestInlineOfUnclosedMarkupIsLinear(t *testing.T) {
+	for _, unit := range []string{"` ``` ", "[`a` ", "[a](<b ", "[a](b", "x\\`y``z "} {
+		s := strings.Repeat(unit, (1<<20)/len(unit))
+		if got := Plain(s); len(got) == 0 {
+			t.Fatalf("Plain of %q…: empty", unit)
+		}
+		_ = InlineHTML(s)
+	}
+}
