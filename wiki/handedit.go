@@ -141,7 +141,7 @@ func (tx *Tx) takeIn(rel string, data []byte, out *HandEditResult) error {
 		}
 		p.Slots[i].HTML = clean
 		if len(removed) > 0 {
-			out.Removed[rel] = append(out.Removed[rel], removed...)
+			out.Removed[rel] = appendRemoved(out.Removed[rel], removed...)
 		}
 	}
 	tx.put(rel, p, "commit "+rel)

@@ -151,6 +151,17 @@ func removals(in string) []string {
 	}
 }
 
+// appendRemoved adds to a list of removals (one page's, over its slots)
+// those it does not hold yet: each removal is named once.
+func appendRemoved(list []string, more ...string) []string {
+	for _, m := range more {
+		if !slices.Contains(list, m) {
+			list = append(list, m)
+		}
+	}
+	return list
+}
+
 func shortURL(u string) string {
 	if len(u) > 40 {
 		u = u[:40] + "…"

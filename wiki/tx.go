@@ -386,7 +386,7 @@ func (tx *Tx) New(name string, o NewOptions) (string, []string, error) {
 		if err != nil {
 			return "", nil, err
 		}
-		removed = append(removed, rm...)
+		removed = appendRemoved(removed, rm...)
 		p.SetSlot(id, clean)
 	}
 	tx.put(rel, p, "new "+rel)

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -610,4 +611,33 @@ func TestConcurrentWritersQueue(t *testing.T) {
 	}
 	gitStatusClean(t, w)
 	fsckOK(t, w)
+}
+
+// What the sanitizer removed from a page is named once, however many of
+// its slots held it.
+func TestRemovalsAreNamedOncePerPage(t *testing.T) {
+	w := newWiki(t)
+	var removed []string
+	mustUpdate(t, w, func(tx *Tx) error {
+		var err error
+		_, removed, err = tx.New("a/new", NewOptions{Template: "concept", Slots: map[string]string{
+			"summary": "<p>s</p><script>x()</script>", "body": "<p onclick=\"y()\">b</p><script>y()</script>"}})
+		return err
+	})
+	if want := []string{"onclick event handler on <p>", "<script> element"}; !slices.Equal(removed, want) {
+		t.Errorf("New removed %q, want %q", removed, want)
+	}
+	newPage(t, w, "a/page", "concept", map[string]string{"summary": "<p>s</p>", "body": "<p>b</p>"})
+	file := filepath.Join(w.Root(), "a", "page.html")
+	data, _ := os.ReadFile(file)
+	edited := strings.Replace(string(data), "<p>s</p>", "<p>s</p><script>x()</script>", 1)
+	edited = strings.Replace(edited, "<p>b</p>", "<p>b</p><script>y()</script>", 1)
+	os.WriteFile(file, []byte(edited), 0o644)
+	res, err := w.CommitHandEdits(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Removed["a/page.html"]; !slices.Equal(got, []string{"<script> element"}) {
+		t.Errorf("hand edit removed %q, want one <script> element", got)
+	}
 }

@@ -145,7 +145,7 @@ func (w *workspace) writes(p *plan.Plan, existing map[string]PageView) []model.T
 				}
 				continue
 			}
-			if !strings.Contains(plain(strings.Join(slotValues(v.Slots), " ")), plain(html.EscapeString(said))) {
+			if !strings.Contains(plain(strings.Join(slotValues(v.Slots), " ")), plain(source.InlineHTML(said))) {
 				cs = append(cs, call(plan.ToolAppendSlot, plan.SlotArgs{Path: pg.Path, Slot: slot, HTML: add}))
 			}
 			continue
@@ -316,7 +316,7 @@ func (w *workspace) slots(c candidate) map[string]string {
 		for _, s := range doc.Sections {
 			for _, b := range s.Blocks {
 				if (b.Kind == source.Quote || b.Kind == source.Paragraph) && len(quotes) < 2 && len(b.Text) > 60 {
-					quotes = append(quotes, "<blockquote><p>"+html.EscapeString(source.LeadingSentences(b.Text, 2))+"</p></blockquote>")
+					quotes = append(quotes, "<blockquote><p>"+source.InlineHTML(source.LeadingSentences(b.Text, 2))+"</p></blockquote>")
 				}
 			}
 		}
@@ -352,11 +352,11 @@ func (w *workspace) slots(c candidate) map[string]string {
 	case "note":
 		var paras []string
 		for _, s := range doc.Sections {
-			if lead := sectionLead(&s); lead != "" {
+			if parts := noteParts(&s, text); len(parts) > 0 {
 				if s.Heading != "" && s.Heading != doc.Title {
 					paras = append(paras, "<h3>"+html.EscapeString(s.Heading)+"</h3>")
 				}
-				paras = append(paras, "<p>"+text(lead)+"</p>")
+				paras = append(paras, parts...)
 			}
 		}
 		if len(paras) == 0 {
@@ -431,6 +431,38 @@ func sectionLead(s *source.Section) string {
 		}
 	}
 	return ""
+}
+
+// noteParts is what a note keeps of a section: the first sentence of its
+// first paragraph, and its lists as lists.
+func noteParts(s *source.Section, text func(string) string) []string {
+	var parts []string
+	lead := false
+	for _, b := range s.Blocks {
+		switch b.Kind {
+		case source.Paragraph, source.Quote:
+			if lead || rolePrefix().MatchString(b.Text) && !strings.HasPrefix(b.Text, "Assistant") {
+				continue // a question is the heading already
+			}
+			if l := source.LeadingSentences(stripRole(b.Text), 1); l != "" {
+				lead = true
+				parts = append(parts, "<p>"+text(l)+"</p>")
+			}
+		case source.List, source.Steps:
+			tag := "ul"
+			if b.Kind == source.Steps {
+				tag = "ol"
+			}
+			var its []string
+			for _, it := range b.Items {
+				its = append(its, text(it))
+			}
+			if l := list(tag, its, 20); l != "" {
+				parts = append(parts, l)
+			}
+		}
+	}
+	return parts
 }
 
 func procedureSummary(doc *source.Document, s *source.Section) string {
@@ -651,7 +683,7 @@ func table(b source.Block, text func(string) string) string {
 	if len(b.Header) > 0 {
 		sb.WriteString("<thead><tr>")
 		for _, h := range b.Header {
-			sb.WriteString("<th>" + html.EscapeString(h) + "</th>")
+			sb.WriteString("<th>" + source.InlineHTML(h) + "</th>")
 		}
 		sb.WriteString("</tr></thead>")
 	}
@@ -678,17 +710,30 @@ func related(here string, links []plan.Link) string {
 	return list("ul", its, 12)
 }
 
-// linkify escapes text and links the first mention of each linked page's
-// title.
+// linkify renders text (inline Markdown, see source.InlineHTML) and links
+// the first mention of each linked page's title outside tags, code and
+// links.
 func linkify(text, here string, links []plan.Link) string {
-	out := html.EscapeString(text)
+	out := source.InlineHTML(text)
 	for _, l := range links {
 		if l.Path == here || len([]rune(l.Title)) < 4 {
 			continue
 		}
-		title := html.EscapeString(l.Title)
-		i := indexPhrase(asciiLower(out), asciiLower(title))
-		if i < 0 || inTag(out, i) {
+		title := asciiLower(html.EscapeString(l.Title))
+		lower := asciiLower(out)
+		i := -1
+		for off := 0; off < len(out); {
+			j := indexPhrase(lower[off:], title)
+			if j < 0 {
+				break
+			}
+			if !inTag(out, off+j) {
+				i = off + j
+				break
+			}
+			off += j + 1
+		}
+		if i < 0 {
 			continue
 		}
 		end := i + len(title)
@@ -698,10 +743,13 @@ func linkify(text, here string, links []plan.Link) string {
 	return out
 }
 
-// inTag reports whether offset i of s lies inside a tag or a link's text.
+// inTag reports whether offset i of s lies inside a tag, a link's text or
+// code.
 func inTag(s string, i int) bool {
 	open := strings.LastIndex(s[:i], "<a ")
-	return strings.LastIndex(s[:i], "<") > strings.LastIndex(s[:i], ">") || open > strings.LastIndex(s[:i], "</a>")
+	code := strings.LastIndex(s[:i], "<code>")
+	return strings.LastIndex(s[:i], "<") > strings.LastIndex(s[:i], ">") || open > strings.LastIndex(s[:i], "</a>") ||
+		code > strings.LastIndex(s[:i], "</code>")
 }
 
 // rel is the relative link from the page at from to the page at to, both

@@ -89,3 +89,13 @@ func FuzzSentences(f *testing.F) {
 		}
 	})
 }
+
+// A page title is linked in text, never inside code or a source's link.
+func TestLinkifySkipsCodeAndLinks(t *testing.T) {
+	links := []plan.Link{{Path: "ops/canary.html", Title: "Canary"}}
+	got := linkify("Run `canary <x>` or [canary docs](<https://example.com/c>), then the canary.", "ops/x.html", links)
+	want := `Run <code>canary &lt;x&gt;</code> or <a href="https://example.com/c">canary docs</a>, then the <a href="canary.html">canary</a>.`
+	if got != want {
+		t.Errorf("linkify = %s\nwant     %s", got, want)
+	}
+}

@@ -28,7 +28,7 @@ func parseDefinition(line string) (Definition, bool) {
 	if m == nil {
 		return Definition{}, false
 	}
-	term, meaning := strings.Trim(clean(m[1]), "*_`\""), clean(m[2])
+	term, meaning := strings.Trim(clean(Plain(m[1])), "*_`\""), clean(m[2])
 	if term == "" || len(strings.Fields(term)) > 5 || len(strings.Fields(meaning)) < 2 {
 		return Definition{}, false
 	}
@@ -78,15 +78,15 @@ func glossaryTable(header []string, rows [][]string) ([]Definition, bool) {
 	if len(header) < 2 {
 		return nil, false
 	}
-	h0, h1 := strings.ToLower(clean(header[0])), strings.ToLower(clean(header[1]))
+	h0, h1 := strings.ToLower(clean(Plain(header[0]))), strings.ToLower(clean(Plain(header[1])))
 	if !oneOf(h0, "term", "terms", "word", "name", "concept", "glossary") ||
 		!oneOf(h1, "definition", "meaning", "description", "what it means", "explanation") {
 		return nil, false
 	}
 	var defs []Definition
 	for _, r := range rows {
-		if len(r) >= 2 && clean(r[0]) != "" && clean(r[1]) != "" {
-			defs = append(defs, Definition{Term: clean(r[0]), Meaning: clean(r[1])})
+		if len(r) >= 2 && clean(Plain(r[0])) != "" && clean(r[1]) != "" {
+			defs = append(defs, Definition{Term: clean(Plain(r[0])), Meaning: clean(r[1])})
 		}
 	}
 	return defs, len(defs) > 0

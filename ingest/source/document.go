@@ -61,6 +61,9 @@ const (
 )
 
 // Block is one piece of a section. Which fields are set depends on Kind.
+// Text, Items, a definition's Meaning, Header and Rows hold inline
+// Markdown in the canonical form EscapeText describes (a Turn's Text is the
+// message's own Markdown); Code blocks hold their code as it is.
 type Block struct {
 	Kind   BlockKind
 	Text   string       `json:",omitempty"`
@@ -94,7 +97,8 @@ func (d *Document) Definitions() []Definition {
 }
 
 // Prose returns the document's running text — paragraphs, quotes, turns
-// and list items — joined by blank lines, for summaries and search.
+// and list items, as inline Markdown (see EscapeText; Plain gives the
+// text) — joined by blank lines, for summaries and search.
 func (d *Document) Prose() string {
 	var sb strings.Builder
 	for _, s := range d.Sections {

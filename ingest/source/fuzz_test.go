@@ -16,6 +16,9 @@ func fuzzKind(f *testing.F, name string, seeds ...string) {
 		}
 		_ = d.Prose()
 		_ = d.Definitions()
+		for _, b := range blockTexts(d) {
+			checkInlineHTML(t, b, InlineHTML(b))
+		}
 	})
 }
 

@@ -116,7 +116,7 @@ func (r *htmlReader) children(n *html.Node) {
 
 func (r *htmlReader) node(n *html.Node) {
 	if n.Type == html.TextNode {
-		r.loose.WriteString(n.Data)
+		r.loose.WriteString(EscapeText(n.Data))
 		return
 	}
 	if n.Type != html.ElementNode || isChrome(n) {
@@ -125,7 +125,7 @@ func (r *htmlReader) node(n *html.Node) {
 	switch n.DataAtom {
 	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
 		r.flush()
-		r.d.addSection(int(n.Data[1]-'0'), r.inline(n))
+		r.d.addSection(int(n.Data[1]-'0'), Plain(r.inline(n)))
 	case atom.P:
 		r.flush()
 		var lines []string
@@ -157,7 +157,7 @@ func (r *htmlReader) node(n *html.Node) {
 			for c := n.FirstChild; c != nil; c = c.NextSibling {
 				switch c.DataAtom {
 				case atom.Dt:
-					term = r.inline(c)
+					term = clean(Plain(r.inline(c)))
 				case atom.Dd:
 					if term != "" {
 						defs = append(defs, Definition{Term: term, Meaning: r.inline(c)})
@@ -188,6 +188,8 @@ func (r *htmlReader) node(n *html.Node) {
 		r.loose.WriteString(" ")
 	case atom.A:
 		r.loose.WriteString(" " + r.anchor(n) + " ")
+	case atom.Code, atom.Kbd, atom.Samp, atom.Tt:
+		r.loose.WriteString(codeSpan(textOf(n)))
 	case atom.Div, atom.Section, atom.Article, atom.Main, atom.Body, atom.Html, atom.Figure, atom.Details:
 		r.flush()
 		r.children(n)
@@ -229,16 +231,20 @@ func (r *htmlReader) table(n *html.Node) {
 	}
 }
 
-// anchor is the text of a link, which it records.
+// anchor is a link as inline Markdown (its text alone for an in-page
+// link), which it records.
 func (r *htmlReader) anchor(a *html.Node) string {
-	text := r.inlineBreaks(a)
-	if href := attr(a, "href"); href != "" && !strings.HasPrefix(href, "#") {
-		r.d.Links = append(r.d.Links, Link{Text: clean(text), URL: href})
+	text := strings.ReplaceAll(r.inlineBreaks(a), "\n", " ")
+	href := strings.TrimSpace(attr(a, "href"))
+	if href == "" || strings.HasPrefix(href, "#") {
+		return text
 	}
-	return text
+	r.d.Links = append(r.d.Links, Link{Text: clean(Plain(text)), URL: href})
+	return linkText(text, href)
 }
 
-// inline is the plain text of n with links recorded.
+// inline is the content of n as inline Markdown (see EscapeText), with
+// links recorded.
 func (r *htmlReader) inline(n *html.Node) string {
 	return clean(r.inlineBreaks(n))
 }
@@ -251,12 +257,14 @@ func (r *htmlReader) inlineBreaks(n *html.Node) string {
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
 			switch {
 			case c.Type == html.TextNode:
-				sb.WriteString(strings.ReplaceAll(c.Data, "\n", " "))
+				sb.WriteString(EscapeText(strings.ReplaceAll(c.Data, "\n", " ")))
 			case isChrome(c):
 			case c.DataAtom == atom.Br:
 				sb.WriteString("\n")
 			case c.DataAtom == atom.A:
 				sb.WriteString(r.anchor(c))
+			case c.DataAtom == atom.Code || c.DataAtom == atom.Kbd || c.DataAtom == atom.Samp || c.DataAtom == atom.Tt:
+				sb.WriteString(codeSpan(textOf(c)))
 			case c.Type == html.ElementNode:
 				walk(c)
 				if c.DataAtom == atom.Li || c.DataAtom == atom.P || c.DataAtom == atom.Div {

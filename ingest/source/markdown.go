@@ -73,7 +73,7 @@ type mdReader struct {
 func (r *mdReader) block(n ast.Node) {
 	switch n := n.(type) {
 	case *ast.Heading:
-		r.d.addSection(n.Level, r.inline(n, " "))
+		r.d.addSection(n.Level, Plain(r.inline(n, " ")))
 	case *ast.Paragraph, *ast.TextBlock:
 		r.d.addBlock(textBlock(strings.Split(r.inline(n, "\n"), "\n")))
 	case *ast.List:
@@ -113,7 +113,7 @@ func (r *mdReader) block(n ast.Node) {
 		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
 			switch c.(type) {
 			case *east.DefinitionTerm:
-				term = clean(r.inline(c, " "))
+				term = clean(Plain(r.inline(c, " ")))
 			case *east.DefinitionDescription:
 				if term != "" {
 					defs = append(defs, Definition{Term: term, Meaning: clean(r.item(c))})
@@ -155,35 +155,53 @@ func (r *mdReader) lines(n ast.Node) string {
 	return strings.TrimRight(sb.String(), "\n")
 }
 
-// inline is the plain text of n's inline content; soft line breaks become
-// brk. Links are recorded.
+// inline is n's inline content as canonical inline Markdown (see
+// EscapeText); soft line breaks become brk. Links are recorded.
 func (r *mdReader) inline(n ast.Node, brk string) string {
-	var sb strings.Builder
+	sb := &strings.Builder{}
 	var walk func(n ast.Node)
 	walk = func(n ast.Node) {
 		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
 			switch c := c.(type) {
 			case *ast.Text:
-				sb.Write(c.Segment.Value(r.src))
+				sb.WriteString(EscapeText(unescapeMarkdown(string(c.Segment.Value(r.src)))))
 				if c.SoftLineBreak() || c.HardLineBreak() {
 					sb.WriteString(brk)
 				}
 			case *ast.String:
-				sb.Write(c.Value)
+				v := string(c.Value)
+				if !c.IsRaw() && !c.IsCode() {
+					v = unescapeMarkdown(v)
+				}
+				sb.WriteString(EscapeText(v))
 			case *ast.CodeSpan:
+				var code strings.Builder
 				for g := c.FirstChild(); g != nil; g = g.NextSibling() {
-					if t, ok := g.(*ast.Text); ok {
-						sb.Write(t.Segment.Value(r.src))
+					switch t := g.(type) {
+					case *ast.Text:
+						code.Write(t.Segment.Value(r.src))
+					case *ast.String:
+						code.Write(t.Value)
 					}
 				}
+				sb.WriteString(codeSpan(code.String()))
 			case *ast.Link:
-				start := sb.Len()
+				outer := sb
+				sb = &strings.Builder{}
 				walk(c)
-				r.d.Links = append(r.d.Links, Link{Text: clean(sb.String()[start:]), URL: string(c.Destination)})
+				text := strings.TrimSpace(sb.String())
+				sb = outer
+				u := unescapeMarkdown(string(c.Destination))
+				r.d.Links = append(r.d.Links, Link{Text: clean(Plain(text)), URL: u})
+				sb.WriteString(linkText(text, u))
 			case *ast.AutoLink:
+				label := string(c.Label(r.src))
 				u := string(c.URL(r.src))
-				sb.WriteString(u)
-				r.d.Links = append(r.d.Links, Link{Text: u, URL: u})
+				if c.AutoLinkType == ast.AutoLinkEmail && !strings.HasPrefix(strings.ToLower(u), "mailto:") {
+					u = "mailto:" + u
+				}
+				sb.WriteString(linkText(EscapeText(label), u))
+				r.d.Links = append(r.d.Links, Link{Text: label, URL: u})
 			case *ast.Image, *ast.RawHTML:
 			default:
 				walk(c)

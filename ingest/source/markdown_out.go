@@ -12,10 +12,10 @@ import (
 // turn's own Markdown.
 func (d *Document) Markdown() string {
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "# %s\n", oneLine(d.Title))
+	fmt.Fprintf(&sb, "# %s\n", plainLine(d.Title))
 	for i, s := range d.Sections {
 		if s.Heading != "" && !(i == 0 && s.Level == 1 && s.Heading == d.Title) {
-			fmt.Fprintf(&sb, "\n%s %s\n", strings.Repeat("#", min(max(s.Level, 2), 6)), oneLine(s.Heading))
+			fmt.Fprintf(&sb, "\n%s %s\n", strings.Repeat("#", min(max(s.Level, 2), 6)), plainLine(s.Heading))
 		}
 		for _, b := range s.Blocks {
 			if d.Kind == Conversation && b.Kind != Turn {
@@ -44,7 +44,7 @@ func writeBlock(sb *strings.Builder, b Block) {
 		}
 	case Definitions:
 		for _, df := range b.Defs {
-			fmt.Fprintf(sb, "- **%s**: %s\n", oneLine(df.Term), oneLine(df.Meaning))
+			fmt.Fprintf(sb, "- **%s**: %s\n", plainLine(df.Term), oneLine(df.Meaning))
 		}
 	case Table:
 		cols := len(b.Header)
@@ -59,7 +59,7 @@ func writeBlock(sb *strings.Builder, b Block) {
 			for i := 0; i < cols; i++ {
 				c := ""
 				if i < len(cells) {
-					c = strings.ReplaceAll(oneLine(cells[i]), "|", `\|`)
+					c = strings.ReplaceAll(clean(cells[i]), "|", `\|`)
 				}
 				sb.WriteString(" " + c + " |")
 			}
@@ -75,11 +75,11 @@ func writeBlock(sb *strings.Builder, b Block) {
 		for strings.Contains(b.Text, fence) {
 			fence += "`"
 		}
-		fmt.Fprintf(sb, "%s%s\n%s\n%s\n", fence, oneLine(b.Lang), b.Text, fence)
+		fmt.Fprintf(sb, "%s%s\n%s\n%s\n", fence, codeLang(b.Lang), b.Text, fence)
 	case Turn:
 		role := b.Role
 		if role != "" {
-			role = strings.ToUpper(role[:1]) + role[1:]
+			role = EscapeText(clean(strings.ToUpper(role[:1]) + role[1:]))
 		}
 		sep := " "
 		if first, _, _ := strings.Cut(strings.TrimSpace(b.Text), "\n"); strings.HasPrefix(first, "- ") || strings.HasPrefix(first, "* ") ||
@@ -90,4 +90,37 @@ func writeBlock(sb *strings.Builder, b Block) {
 	}
 }
 
-func oneLine(s string) string { return clean(s) }
+// oneLine is a block's text (inline Markdown) on one line, with a
+// character that would start a block of its own there (a heading, list
+// item, rule or quote) escaped.
+func oneLine(s string) string {
+	s = clean(s)
+	switch {
+	case s == "":
+		return s
+	case strings.IndexByte("#-+=>|*_~:", s[0]) >= 0:
+		return "\\" + s
+	}
+	i := 0
+	for i < len(s) && i < 9 && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i > 0 && i < len(s) && (s[i] == '.' || s[i] == ')') {
+		return s[:i] + "\\" + s[i:]
+	}
+	return s
+}
+
+// plainLine is plain text (a title, heading or term) as inline Markdown on
+// one line.
+func plainLine(s string) string { return oneLine(EscapeText(clean(s))) }
+
+// codeLang is a code block's language as a fence's info string: its first
+// word, without backticks (which would end the fence).
+func codeLang(lang string) string {
+	f := strings.Fields(strings.ReplaceAll(lang, "`", ""))
+	if len(f) == 0 {
+		return ""
+	}
+	return f[0]
+}

@@ -59,15 +59,24 @@ func readText(d *Document, src string) {
 }
 
 // plainBlock reads a run of lines: steps, a list, or a paragraph (or
-// definitions).
+// definitions). Plain text is text: every character Markdown would read as
+// markup is escaped (EscapeText).
 func plainBlock(lines []string) Block {
 	if items, ok := matchAll(lines, numbered()); ok {
-		return listBlock(items, true)
+		return listBlock(escapeAll(items), true)
 	}
 	if items, ok := matchAll(lines, bulleted()); ok {
-		return listBlock(items, false)
+		return listBlock(escapeAll(items), false)
 	}
-	return textBlock(lines)
+	return textBlock(escapeAll(lines))
+}
+
+func escapeAll(lines []string) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = EscapeText(l)
+	}
+	return out
 }
 
 // matchAll returns the first submatch of every line when each line
