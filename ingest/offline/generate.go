@@ -69,19 +69,37 @@ func (e Engine) generate(prompt string, results []model.ToolResult, turns int) (
 	return end(fmt.Sprintf("Wrote %d pages from %s.", len(p.Pages), w.doc.Title), review), nil
 }
 
-// conflicts asks for review where this source defines a term another
-// source already defined.
+// conflicts asks for review where this source wrote into a page another
+// source already wrote (a term both define), saying what it did there.
 func (w *workspace) conflicts(p *plan.Plan, existing map[string]PageView) []plan.ReviewItem {
+	cands := map[string]candidate{}
+	for _, c := range w.candidates() {
+		cands[c.page.Title] = c
+	}
 	var out []plan.ReviewItem
 	for _, pg := range p.Pages {
 		if pg.Action != plan.Update {
 			continue
 		}
-		srcs := metaStrings(existing[pg.Path].Meta, "sources")
-		if len(srcs) > 0 && !contains(srcs, w.sourceID) {
-			out = append(out, plan.ReviewItem{Page: pg.Path, Kind: "merge",
-				Detail: fmt.Sprintf("%s is described by more than one source; check that %s agrees with what the page already said.", pg.Title, w.doc.Title)})
+		v := existing[pg.Path]
+		srcs := metaStrings(v.Meta, "sources")
+		if len(srcs) == 0 || contains(srcs, w.sourceID) {
+			continue
 		}
+		c, ok := cands[pg.Title]
+		if !ok {
+			continue
+		}
+		c.page = pg
+		what, of := "definition", "term"
+		if c.kind != "definition" {
+			what, of = "word", "page"
+		}
+		detail := fmt.Sprintf("%s (the %s) was written from another source; %s says the same, so nothing was added.", pg.Title, of, w.doc.Title)
+		if _, add := w.merge(c, v); add != "" {
+			detail = fmt.Sprintf("%s (the %s) was written from another source; the %s from %s was added after what the page already said: check that the two agree.", pg.Title, of, what, w.doc.Title)
+		}
+		out = append(out, plan.ReviewItem{Page: pg.Path, Kind: "merge", Detail: detail})
 	}
 	return out
 }
@@ -121,14 +139,7 @@ func (w *workspace) writes(p *plan.Plan, existing map[string]PageView) []model.T
 		case pg.Action == plan.Create:
 			cs = append(cs, call(plan.ToolNewPage, plan.NewPageArgs{Path: pg.Path, Template: pg.Template, Title: pg.Title}))
 		case !mine:
-			slot := mainSlot(pg.Template)
-			said := c.def.Meaning
-			add := fmt.Sprintf("<p>%s: %s</p>", w.sourceLink(c), linkify(c.def.Meaning, pg.Path, pg.Links))
-			if c.kind != "definition" {
-				said = w.doc.Title
-				add = fmt.Sprintf("<p>See also %s.</p>", w.sourceLink(c))
-			}
-			if !strings.Contains(plain(strings.Join(slotValues(v.Slots), " ")), plain(html.EscapeString(said))) {
+			if slot, add := w.merge(c, v); add != "" {
 				cs = append(cs, call(plan.ToolAppendSlot, plan.SlotArgs{Path: pg.Path, Slot: slot, HTML: add}))
 			}
 			continue
@@ -146,6 +157,23 @@ func (w *workspace) writes(p *plan.Plan, existing map[string]PageView) []model.T
 		cs = append(cs, call(plan.ToolSetMeta, plan.SetMetaArgs{Path: pg.Path, Updates: meta}))
 	}
 	return cs
+}
+
+// merge is what this source adds to a page other sources wrote (c.page,
+// as v shows it): the slot and the HTML to append, or "" when the page
+// already says it.
+func (w *workspace) merge(c candidate, v PageView) (slot, add string) {
+	pg := c.page
+	said := c.def.Meaning
+	add = fmt.Sprintf("<p>%s: %s</p>", w.sourceLink(c), linkify(c.def.Meaning, pg.Path, pg.Links))
+	if c.kind != "definition" {
+		said = w.doc.Title
+		add = fmt.Sprintf("<p>See also %s.</p>", w.sourceLink(c))
+	}
+	if strings.Contains(plain(strings.Join(slotValues(v.Slots), " ")), plain(html.EscapeString(said))) {
+		return "", ""
+	}
+	return mainSlot(pg.Template), add
 }
 
 func slotValues(m map[string]string) []string {
