@@ -361,6 +361,7 @@ func (r *run) source(ctx context.Context, d *source.Document) error {
 	if err != nil {
 		return &StepError{"analysis of " + d.Name, err}
 	}
+	r.file(d, p)
 	if r.opt.DryRun {
 		sr.Status = "planned"
 		for _, pg := range p.Pages {

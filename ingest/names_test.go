@@ -12,7 +12,7 @@ import (
 	"github.com/prose-store/prose/wiki"
 )
 
-func readDoc(t *testing.T, name, body string) *source.Document {
+func readDoc(t testing.TB, name, body string) *source.Document {
 	t.Helper()
 	d, err := source.Read(name, []byte(body), "")
 	if err != nil {
