@@ -71,7 +71,7 @@ type SourceResult struct {
 	Kind       string   `json:"kind"`
 	Title      string   `json:"title"`
 	Redactions int      `json:"redactions"`
-	Status     string   `json:"status"` // ingested, skipped (memo key seen), planned (dry run)
+	Status     string   `json:"status"` // ingested, skipped (memo key seen), unchanged (read again, its pages came out as they were), planned (dry run)
 	Pages      []string `json:"pages"`
 }
 
