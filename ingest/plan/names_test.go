@@ -67,3 +67,26 @@ func TestWords(t *testing.T) {
 		t.Errorf("Words = %s", got)
 	}
 }
+
+// FuzzSlug: whatever the title, its slug is a name of its own that every
+// path rule accepts.
+func FuzzSlug(f *testing.F) {
+	for _, s := range []string{"Deploy steps", "Οδηγός", "安装指南", "", "★", ".git", "con", "a/b\\c:d", "\u200c.git", strings.Repeat("é", 100)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, title string) {
+		s := plan.Slug(title)
+		if s == "" || utf8.RuneCountInString(s) > plan.MaxSlug || len(s) > 200 || !utf8.ValidString(s) {
+			t.Fatalf("Slug(%q) = %q", title, s)
+		}
+		if strings.ContainsAny(s, "/\\.:~ ") || strings.HasPrefix(s, "-") || strings.HasSuffix(s, "-") || published.IsDeviceName(s) {
+			t.Fatalf("Slug(%q) = %q is not a safe file name", title, s)
+		}
+		if _, err := published.NormalizePath(s + ".html"); err != nil {
+			t.Fatalf("Slug(%q) = %q: %v", title, s, err)
+		}
+		if plan.Slug(title) != s {
+			t.Fatalf("Slug(%q) is not stable", title)
+		}
+	})
+}
