@@ -252,6 +252,14 @@ func (r *run) commit(ctx context.Context, docs []*source.Document) (*Result, err
 		if err != nil {
 			return nil, &StepError{"record the skipped receipt", err}
 		}
+		// Nothing landed: no page was created, updated or moved, and the
+		// sources read again are unchanged, not ingested.
+		r.res.Created, r.res.Updated, r.res.Moved, r.res.Folders = []string{}, []string{}, []Move{}, []string{}
+		for i := range r.res.Sources {
+			if r.res.Sources[i].Status == "ingested" {
+				r.res.Sources[i].Status = "unchanged"
+			}
+		}
 		r.res.Status, r.res.Receipt = "skipped", rc
 		return r.res, nil
 	}

@@ -71,7 +71,7 @@ type SourceResult struct {
 	Kind       string   `json:"kind"`
 	Title      string   `json:"title"`
 	Redactions int      `json:"redactions"`
-	Status     string   `json:"status"` // ingested, skipped (memo key seen), planned (dry run)
+	Status     string   `json:"status"` // ingested, skipped (memo key seen), unchanged (read again, its pages came out as they were), planned (dry run)
 	Pages      []string `json:"pages"`
 }
 
@@ -365,6 +365,7 @@ func (r *run) source(ctx context.Context, d *source.Document) error {
 	if err != nil {
 		return &StepError{"analysis of " + d.Name, err}
 	}
+	r.file(d, p)
 	if r.opt.DryRun {
 		sr.Status = "planned"
 		for _, pg := range p.Pages {

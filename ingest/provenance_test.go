@@ -18,15 +18,6 @@ import (
 
 const deployV1 = "# Deploying the service\n\nWe deploy the service every Tuesday. The canary runs first.\n\n## Glossary\n\nCanary: a small slice of production traffic that sees a release first.\nRollback: returning production to the previous release.\n"
 
-func readDoc(t *testing.T, name, body string) *source.Document {
-	t.Helper()
-	d, err := source.Read(name, []byte(body), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
-}
-
 func ingestDocs(t *testing.T, w *wiki.Wiki, docs ...*source.Document) *ingest.Result {
 	t.Helper()
 	res, err := ingest.Ingest(context.Background(), w, docs, opts(offline.Engine{}))

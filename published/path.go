@@ -461,3 +461,8 @@ func CheckIdent(s string) error {
 	}
 	return nil
 }
+
+// IsDeviceName reports whether a file or folder name, up to its first '.'
+// and in any case, is a Windows device name (con, prn, aux, nul, com0-com9,
+// lpt0-lpt9), which no file or folder can be called on Windows.
+func IsDeviceName(name string) bool { return isDeviceName(strings.ToLower(name)) }

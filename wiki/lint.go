@@ -62,8 +62,8 @@ type Finding struct {
 // LintReport is the outcome of a lint.
 type LintReport struct {
 	Findings []Finding `json:"findings"`
-	Pages    int       `json:"pages"`
-	Folders  int       `json:"folders"`
+	Pages    int       `json:"pages"`   // pages checked, the folders' README.html not counted
+	Folders  int       `json:"folders"` // folders, the root included
 }
 
 // Count returns the number of findings of severity sev.
@@ -91,8 +91,15 @@ type lintPage struct {
 // LintFS checks the wiki held in fsys (the wiki root).
 func (w *Wiki) LintFS(ctx context.Context, fsys fs.FS, progressOut io.Writer) (*LintReport, error) {
 	rep := &LintReport{Findings: []Finding{}}
+	seen := map[Finding]bool{}
 	add := func(kind, page, detail string) {
-		rep.Findings = append(rep.Findings, Finding{Kind: kind, Severity: severityOf(kind), Page: page, Detail: detail})
+		// A finding is reported once, however often a page repeats it
+		// (the same broken link twice in a slot).
+		f := Finding{Kind: kind, Severity: severityOf(kind), Page: page, Detail: detail}
+		if !seen[f] {
+			seen[f] = true
+			rep.Findings = append(rep.Findings, f)
+		}
 	}
 	files := map[string]bool{}
 	folders := map[string]bool{".": true}
@@ -179,7 +186,13 @@ func (w *Wiki) LintFS(ctx context.Context, fsys fs.FS, progressOut io.Writer) (*
 			}
 		}
 	}
-	rep.Pages = len(names)
+	// Pages counts what prose wiki stats counts: pages, not the folders'
+	// README.html indexes.
+	for _, rel := range names {
+		if path.Base(rel) != IndexName {
+			rep.Pages++
+		}
+	}
 	rep.Folders = len(folders)
 	// Links: broken ones, and which pages something links to.
 	linked := map[string]bool{}

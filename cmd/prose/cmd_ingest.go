@@ -186,7 +186,15 @@ func printPipeline(c *cli.Context, v *vault.Vault, res *ingest.Result) error {
 	case "rendered":
 		out.printf("wiki: rendered %s (receipt %s)\n", short(res.Commit), res.Receipt.ContentHash)
 	case "skipped":
-		out.printf("wiki: skipped (nothing new; no commit)\n")
+		reread := false
+		for _, s := range res.Sources {
+			reread = reread || s.Status == "unchanged"
+		}
+		if reread {
+			out.printf("wiki: skipped (every page came out as it was; no commit)\n")
+		} else {
+			out.printf("wiki: skipped (nothing new; no commit)\n")
+		}
 	case "dry-run":
 		out.printf("dry run: nothing was written\n")
 	}

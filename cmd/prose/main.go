@@ -48,6 +48,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
 	err := app.RunContext(ctx, versionFlag(interspersed(app, hoistGlobalFlags(app, args))))
 	if err == nil {
+		if sig := interrupted(); sig != nil {
+			// The signal came too late to stop anything: the command had
+			// done its work (and committed what it commits).
+			fmt.Fprintf(stderr, "prose: %s came after the command had finished its work; what it did stands\n", signalName(sig))
+		}
 		return 0
 	}
 	if sig := interrupted(); sig != nil {

@@ -3,8 +3,10 @@ package offline
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/prose-store/prose/internal/lazyre"
+	"path"
 	"sort"
+
+	"github.com/prose-store/prose/internal/lazyre"
 	"strings"
 	"sync"
 	"unicode"
@@ -13,7 +15,6 @@ import (
 	"github.com/prose-store/prose/ingest/plan"
 	"github.com/prose-store/prose/ingest/source"
 	"github.com/prose-store/prose/model"
-	"github.com/prose-store/prose/wiki"
 )
 
 // IndexEntry is one existing page as prompts list it (the <index> field).
@@ -23,11 +24,6 @@ type IndexEntry struct {
 	Template string   `json:"template"`
 	Sources  []string `json:"sources,omitempty"`
 }
-
-// maxPerFolder is how many pages the engine puts in one folder before it
-// spills into a sub-folder: the number past which lint calls a folder
-// crowded.
-const maxPerFolder = wiki.MaxFolderPages
 
 // candidate is a page the engine would write for a source.
 type candidate struct {
@@ -43,12 +39,14 @@ type candidate struct {
 type workspace struct {
 	doc      *source.Document
 	sourceID string
+	// name is the source's name ("docs/guide.md").
+	name string
 	// mark is the class of what this source adds to a page other sources
 	// wrote: the same for every version of the source (it is made from the
 	// source's name), so a changed source finds and replaces what it added.
 	mark     string
 	index    []IndexEntry
-	byTitle  map[string]IndexEntry
+	byTitle  map[string][]IndexEntry // by lower-case title, in index order
 	byPath   map[string]IndexEntry
 	folders  map[string]int // pages per folder, existing and planned
 	sents    []string       // the document's sentences, once split
@@ -86,14 +84,14 @@ func readWorkspace(prompt string) (*workspace, error) {
 	shared := *doc
 	doc = &shared
 	doc.Kind = source.Kind(attrs["kind"])
-	w := &workspace{doc: doc, sourceID: attrs["id"], mark: sourceMark(attrs["name"]), byTitle: map[string]IndexEntry{}, byPath: map[string]IndexEntry{}, folders: map[string]int{}}
+	w := &workspace{doc: doc, sourceID: attrs["id"], name: attrs["name"], mark: sourceMark(attrs["name"]), byTitle: map[string][]IndexEntry{}, byPath: map[string]IndexEntry{}, folders: map[string]int{}}
 	if idx, _, ok := plan.Extract(prompt, "index"); ok && strings.TrimSpace(idx) != "" {
 		if err := json.Unmarshal([]byte(idx), &w.index); err != nil {
 			return nil, fmt.Errorf("the offline engine cannot read the prompt's index: %w", err)
 		}
 	}
 	for _, e := range w.index {
-		w.byTitle[strings.ToLower(e.Title)] = e
+		w.byTitle[strings.ToLower(e.Title)] = append(w.byTitle[strings.ToLower(e.Title)], e)
 		w.byPath[e.Path] = e
 		w.folders[folderOf(e.Path)]++
 	}
@@ -126,11 +124,17 @@ func (w *workspace) candidates() []candidate {
 	planned := map[string]bool{}
 	add := func(c candidate, folder string) {
 		title := c.page.Title
-		if e, ok := w.byTitle[strings.ToLower(title)]; ok {
+		if e, ok := w.existing(c); ok {
 			c.page.Action, c.page.Path, c.page.Template = plan.Update, e.Path, e.Template
 		} else {
+			name := plan.Slug(title)
+			if c.kind != "definition" && len(w.byTitle[strings.ToLower(title)]) > 0 {
+				// Another source has a page of this title: this source's
+				// own page gets a name of its own.
+				name += "-" + w.suffix(name)
+			}
 			c.page.Action = plan.Create
-			c.page.Path = w.place(folder, slug(title), planned)
+			c.page.Path = w.place(folder, name, planned)
 		}
 		if planned[c.page.Path] {
 			return // one page per path and run
@@ -269,12 +273,44 @@ func asciiLower(s string) string {
 
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
-// place picks a free path in folder for slug, spilling into a sub-folder
-// named for the slug's first letter when the folder is full.
-func (w *workspace) place(folder, slug string, planned map[string]bool) string {
-	if w.folders[folder] >= maxPerFolder {
-		folder = join(folder, slug[:1])
+// existing is the page a candidate updates, if any. A definition updates
+// the page of its term whichever source wrote it (two sources defining one
+// term share its page); a source's own page, its procedures and its note
+// update only pages this source wrote, so that another source with the
+// same title never takes them over.
+func (w *workspace) existing(c candidate) (IndexEntry, bool) {
+	for _, e := range w.byTitle[strings.ToLower(c.page.Title)] {
+		if c.kind == "definition" || contains(e.Sources, w.sourceID) {
+			return e, true
+		}
 	}
+	return IndexEntry{}, false
+}
+
+// suffix tells this source's pages from those of another source with
+// the same title, the same on every run: the words of the source's name
+// that the slug lacks ("b/guide.md" → "b" beside "setup-guide"), else a
+// short hash of the name.
+func (w *workspace) suffix(slug string) string {
+	have := map[string]bool{}
+	for _, p := range strings.Split(slug, "-") {
+		have[p] = true
+	}
+	var parts []string
+	for _, p := range strings.Split(plan.Slug(strings.TrimSuffix(w.name, path.Ext(w.name))), "-") {
+		if !have[p] {
+			parts = append(parts, p)
+		}
+	}
+	if s := strings.Join(parts, "-"); s != "" && len(s) <= 30 {
+		return s
+	}
+	return plan.ShortHash(w.name)
+}
+
+// place picks a free path in folder for slug. The pipeline files pages
+// into subfolders where a folder would hold too many.
+func (w *workspace) place(folder, slug string, planned map[string]bool) string {
 	p := join(folder, slug+".html")
 	for n := 2; planned[p] || w.byPath[p].Path != ""; n++ {
 		p = join(folder, fmt.Sprintf("%s-%d.html", slug, n))
@@ -290,27 +326,10 @@ func join(a, b string) string {
 	return a + "/" + b
 }
 
-var stopwords = map[string]bool{}
-
-func init() {
-	for _, w := range strings.Fields(`about above after again against also among and another any are
-		because been before being below between both but can cannot could did does doing down during each
-		every from further have having here how into its itself just last more most much must never next
-		night nothing once only other our ours out over own same should some such than that the their them
-		then there these they this those through time under until very was were what when where which while
-		who whom why will with would you your yours guide notes note page introduction overview readme
-		untitled using use used make makes made first second third part chapter section example examples
-		thing things way ways work works good best new old today week year day days`) {
-		stopwords[w] = true
-	}
-}
-
-var wordRe = lazyre.New(`\pL[\pL\pN]*`)
-
 // topic names the folder a source's pages go to: an existing top-level
 // folder its title names, else the title word the source uses most.
 func (w *workspace) topic() string {
-	titleWords := significant(w.doc.Title)
+	titleWords := plan.Words(w.doc.Title)
 	for _, t := range titleWords {
 		if _, ok := w.folders[t]; ok {
 			return t
@@ -330,41 +349,6 @@ func (w *workspace) topic() string {
 		}
 	}
 	return best
-}
-
-// significant lists the words of s worth a folder name, in order.
-func significant(s string) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, word := range wordRe().FindAllString(strings.ToLower(s), -1) {
-		if len(word) < 4 || stopwords[word] || seen[word] {
-			continue
-		}
-		seen[word] = true
-		out = append(out, slug(word))
-	}
-	return out
-}
-
-var nonSlug = lazyre.New(`[^a-z0-9]+`)
-
-// slug makes a file name of a title: lower case ASCII letters and digits
-// joined by dashes, at most 60 characters.
-func slug(title string) string {
-	s := strings.Trim(nonSlug().ReplaceAllString(fold(strings.ToLower(title)), "-"), "-")
-	if len(s) > 60 {
-		s = strings.TrimRight(s[:60], "-")
-	}
-	if s == "" {
-		s = "page"
-	}
-	return s
-}
-
-// fold replaces common accented letters by their base letter.
-func fold(s string) string {
-	return strings.NewReplacer("é", "e", "è", "e", "ê", "e", "ë", "e", "á", "a", "à", "a", "â", "a", "ä", "a",
-		"ó", "o", "ö", "o", "ô", "o", "ú", "u", "ü", "u", "í", "i", "ï", "i", "ç", "c", "ñ", "n", "ß", "ss").Replace(s)
 }
 
 var genericHeading = lazyre.New(`(?i)^(steps?|procedure|instructions?|how to|usage|setup|set-up|process)$`)

@@ -70,19 +70,37 @@ func (e Engine) generate(prompt string, results []model.ToolResult, turns int) (
 	return end(fmt.Sprintf("Wrote %d pages from %s.", len(p.Pages), w.doc.Title), review), nil
 }
 
-// conflicts asks for review where this source defines a term another
-// source already defined.
+// conflicts asks for review where this source wrote into a page another
+// source already wrote (a term both define), saying what it did there.
 func (w *workspace) conflicts(p *plan.Plan, existing map[string]PageView) []plan.ReviewItem {
+	cands := map[string]candidate{}
+	for _, c := range w.candidates() {
+		cands[c.page.Title] = c
+	}
 	var out []plan.ReviewItem
 	for _, pg := range p.Pages {
 		if pg.Action != plan.Update {
 			continue
 		}
-		srcs := metaStrings(existing[pg.Path].Meta, "sources")
-		if len(srcs) > 0 && !contains(srcs, w.sourceID) {
-			out = append(out, plan.ReviewItem{Page: pg.Path, Kind: "merge",
-				Detail: fmt.Sprintf("%s is described by more than one source; check that %s agrees with what the page already said.", pg.Title, w.doc.Title)})
+		v := existing[pg.Path]
+		srcs := metaStrings(v.Meta, "sources")
+		if len(srcs) == 0 || contains(srcs, w.sourceID) {
+			continue
 		}
+		c, ok := cands[pg.Title]
+		if !ok {
+			continue
+		}
+		c.page = pg
+		what, of := "definition", "term"
+		if c.kind != "definition" {
+			what, of = "word", "page"
+		}
+		detail := fmt.Sprintf("%s (the %s) was written from another source; %s says the same, so nothing was added.", pg.Title, of, w.doc.Title)
+		if _, ok := w.merge(c, v); ok {
+			detail = fmt.Sprintf("%s (the %s) was written from another source; the %s from %s was added after what the page already said: check that the two agree.", pg.Title, of, what, w.doc.Title)
+		}
+		out = append(out, plan.ReviewItem{Page: pg.Path, Kind: "merge", Detail: detail})
 	}
 	return out
 }
@@ -122,31 +140,8 @@ func (w *workspace) writes(p *plan.Plan, existing map[string]PageView) []model.T
 		case pg.Action == plan.Create:
 			cs = append(cs, call(plan.ToolNewPage, plan.NewPageArgs{Path: pg.Path, Template: pg.Template, Title: pg.Title}))
 		case !mine:
-			slot := mainSlot(pg.Template)
-			said := c.def.Meaning
-			open := fmt.Sprintf(`<p class="%s">`, w.mark)
-			add := fmt.Sprintf("%s%s: %s</p>", open, w.sourceLink(c), linkify(c.def.Meaning, pg.Path, pg.Links))
-			if c.kind != "definition" {
-				said = w.doc.Title
-				add = fmt.Sprintf("%sSee also %s.</p>", open, w.sourceLink(c))
-			}
-			cur := v.Slots[slot]
-			if i := strings.Index(cur, open); i >= 0 {
-				// What an earlier version of this source added: replaced,
-				// never added a second time.
-				end := strings.Index(cur[i:], "</p>")
-				if end < 0 {
-					end = len(cur) - i
-				} else {
-					end += len("</p>")
-				}
-				if next := cur[:i] + add + cur[i+end:]; next != cur {
-					cs = append(cs, call(plan.ToolWriteSlot, plan.SlotArgs{Path: pg.Path, Slot: slot, HTML: next}))
-				}
-				continue
-			}
-			if !strings.Contains(plain(strings.Join(slotValues(v.Slots), " ")), plain(source.InlineHTML(said))) {
-				cs = append(cs, call(plan.ToolAppendSlot, plan.SlotArgs{Path: pg.Path, Slot: slot, HTML: add}))
+			if call, ok := w.merge(c, v); ok {
+				cs = append(cs, call)
 			}
 			continue
 		}
@@ -217,6 +212,41 @@ func sourceMark(name string) string {
 	h := fnv.New32a()
 	h.Write([]byte(name))
 	return fmt.Sprintf("from-%08x", h.Sum32())
+}
+
+// merge is the call that puts what this source says on a page other
+// sources wrote (c.page, as v shows it): this source's marked paragraph
+// replaced when an earlier version of the source added one, else appended;
+// no call when the page already says it.
+func (w *workspace) merge(c candidate, v PageView) (model.ToolCall, bool) {
+	pg := c.page
+	slot := mainSlot(pg.Template)
+	said := c.def.Meaning
+	open := fmt.Sprintf(`<p class="%s">`, w.mark)
+	add := fmt.Sprintf("%s%s: %s</p>", open, w.sourceLink(c), linkify(c.def.Meaning, pg.Path, pg.Links))
+	if c.kind != "definition" {
+		said = w.doc.Title
+		add = fmt.Sprintf("%sSee also %s.</p>", open, w.sourceLink(c))
+	}
+	cur := v.Slots[slot]
+	if i := strings.Index(cur, open); i >= 0 {
+		// What an earlier version of this source added: replaced, never
+		// added a second time.
+		end := strings.Index(cur[i:], "</p>")
+		if end < 0 {
+			end = len(cur) - i
+		} else {
+			end += len("</p>")
+		}
+		if next := cur[:i] + add + cur[i+end:]; next != cur {
+			return call(plan.ToolWriteSlot, plan.SlotArgs{Path: pg.Path, Slot: slot, HTML: next}), true
+		}
+		return model.ToolCall{}, false
+	}
+	if strings.Contains(plain(strings.Join(slotValues(v.Slots), " ")), plain(source.InlineHTML(said))) {
+		return model.ToolCall{}, false
+	}
+	return call(plan.ToolAppendSlot, plan.SlotArgs{Path: pg.Path, Slot: slot, HTML: add}), true
 }
 
 func slotValues(m map[string]string) []string {

@@ -49,14 +49,6 @@ func TestMentions(t *testing.T) {
 	}
 }
 
-func TestSlug(t *testing.T) {
-	for in, want := range map[string]string{"Deploy steps": "deploy-steps", "Café Ünits!": "cafe-units", "": "page", "???": "page"} {
-		if got := slug(in); got != want {
-			t.Errorf("slug(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // sentencesByExpression is sentences as first written, with a regular
 // expression: the byte scan must split exactly as it did.
 func sentencesByExpression(text string) []string {

@@ -98,10 +98,27 @@ func Read(name string, data []byte, kind Kind) (*Document, error) {
 	default:
 		return nil, fmt.Errorf("%s: unknown source kind %q", name, kind)
 	}
+	if d.Title == "" && d.empty() {
+		return nil, fmt.Errorf("%s: %w", name, ErrEmpty)
+	}
 	if d.Title == "" {
 		d.Title = TitleFromName(name)
 	}
 	return d, nil
+}
+
+// ErrEmpty is the error of a source with no text: no title, heading or
+// block (an empty file, or only white space or markup).
+var ErrEmpty = errors.New("the source is empty (no text to make a page of): write something in it, or leave it out")
+
+// empty reports a document with no heading and no block.
+func (d *Document) empty() bool {
+	for _, s := range d.Sections {
+		if strings.TrimSpace(s.Heading) != "" || len(s.Blocks) > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // TitleFromName makes a title of a file name: extension dropped, dashes
