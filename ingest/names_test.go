@@ -151,6 +151,11 @@ func TestMergeReviewSaysWhatHappened(t *testing.T) {
 	if !strings.Contains(d, "nothing was added") || pageText(t, w, page) != body {
 		t.Errorf("same definition again: %q", d)
 	}
+	// The page's own definition, which it shows capitalised.
+	four := readDoc(t, "four.md", "# Ship Notes\n\n## Glossary\n\n- Canary: a small first deployment that takes real traffic\n")
+	if _, d = detail(four); !strings.Contains(d, "nothing was added") || pageText(t, w, page) != body {
+		t.Errorf("the page's own definition again: %q; page:\n%s", d, pageText(t, w, page))
+	}
 }
 
 // Titles in any script get slugs of their own letters, distinct per title.

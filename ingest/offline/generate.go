@@ -243,7 +243,9 @@ func (w *workspace) merge(c candidate, v PageView) (model.ToolCall, bool) {
 		}
 		return model.ToolCall{}, false
 	}
-	if strings.Contains(plain(strings.Join(slotValues(v.Slots), " ")), plain(source.InlineHTML(said))) {
+	// Said already, however the page cases it (a definition starts with a
+	// capital there).
+	if strings.Contains(strings.ToLower(plain(strings.Join(slotValues(v.Slots), " "))), strings.ToLower(plain(source.InlineHTML(said)))) {
 		return model.ToolCall{}, false
 	}
 	return call(plan.ToolAppendSlot, plan.SlotArgs{Path: pg.Path, Slot: slot, HTML: add}), true
