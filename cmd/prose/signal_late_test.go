@@ -73,10 +73,10 @@ func TestSignalAfterTheCommitSaysItLanded(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The child notices the signal in a goroutine of its own: once the
-	// kernel has handed it over, give that goroutine a moment before the
-	// child may finish.
+	// kernel has handed it over, give that goroutine a moment (generous,
+	// for a loaded machine) before the child may finish.
 	waitDelivered(t, cmd.Process.Pid, syscall.SIGINT)
-	time.Sleep(100 * time.Millisecond)
+	time.Sleep(500 * time.Millisecond)
 	rest, _ := io.ReadAll(r)
 	err = cmd.Wait()
 	out := string(first) + string(rest)
