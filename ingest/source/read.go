@@ -154,8 +154,28 @@ type Skipped struct {
 // supported kind or that cannot be read reported in skipped), and "-" for
 // stdin, named stdinName. A file named explicitly that cannot be read is
 // an error. Inputs come back in argument order, a directory's files sorted.
+//
+// Each input's name is unique among them. A file named on the command
+// line is named by its base name, a file found in a directory by the
+// directory's base name and its path below it; when two inputs would
+// share a name, each takes as many more trailing components of its path
+// as makes them distinct (a/README.md and b/README.md). A file given twice
+// (named twice, or named and found in a directory named too) is read once,
+// under the name it was first given.
 func Collect(args []string, stdin io.Reader, stdinName string) (inputs []Input, skipped []Skipped, err error) {
 	stdinUsed := false
+	var named []namedInput
+	seen := map[string]bool{}
+	add := func(in Input, p string) {
+		if p != "" {
+			key := fileKey(p)
+			if seen[key] {
+				return
+			}
+			seen[key] = true
+		}
+		named = append(named, namedInput{in: in, comps: pathComponents(p, in.Name), k: len(strings.Split(in.Name, "/"))})
+	}
 	for _, arg := range args {
 		if arg == "-" {
 			if stdinUsed {
@@ -170,7 +190,7 @@ func Collect(args []string, stdin io.Reader, stdinName string) (inputs []Input, 
 			if name == "" {
 				name = "stdin"
 			}
-			inputs = append(inputs, Input{Name: name, Data: data, Stdin: true})
+			add(Input{Name: name, Data: data, Stdin: true}, "")
 			continue
 		}
 		fi, err := os.Stat(arg)
@@ -182,14 +202,101 @@ func Collect(args []string, stdin io.Reader, stdinName string) (inputs []Input, 
 			if err != nil {
 				return nil, nil, fmt.Errorf("source %s: %w", arg, unwrapPathError(err))
 			}
-			inputs = append(inputs, Input{Name: filepath.ToSlash(filepath.Base(arg)), Data: data})
+			add(Input{Name: filepath.ToSlash(filepath.Base(arg)), Data: data}, arg)
 			continue
 		}
-		found, sk := walk(arg)
-		inputs = append(inputs, found...)
+		found, paths, sk := walk(arg)
+		for i, in := range found {
+			add(in, paths[i])
+		}
 		skipped = append(skipped, sk...)
 	}
+	if err := distinctNames(named); err != nil {
+		return nil, nil, err
+	}
+	for _, n := range named {
+		inputs = append(inputs, n.in)
+	}
 	return inputs, skipped, nil
+}
+
+// namedInput is an input while Collect names it: the components of its
+// path (absolute, from the root) and how many of the last it is named by.
+type namedInput struct {
+	in    Input
+	comps []string
+	k     int
+}
+
+// pathComponents are the components of the absolute path of p, or of
+// name when p is "" (standard input).
+func pathComponents(p, name string) []string {
+	if p == "" {
+		return strings.Split(name, "/")
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		abs = filepath.Clean(p)
+	}
+	abs = filepath.ToSlash(strings.TrimPrefix(abs, filepath.VolumeName(abs)))
+	var comps []string
+	for _, c := range strings.Split(abs, "/") {
+		if c != "" {
+			comps = append(comps, c)
+		}
+	}
+	return comps
+}
+
+// fileKey identifies the file at p: its absolute path with symbolic
+// links resolved.
+func fileKey(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return p
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		return real
+	}
+	return abs
+}
+
+// distinctNames lengthens the names two inputs share, a component at a
+// time, until every name is distinct.
+func distinctNames(named []namedInput) error {
+	for {
+		byName := map[string][]int{}
+		for i, n := range named {
+			byName[n.in.Name] = append(byName[n.in.Name], i)
+		}
+		longer := false
+		var stuck string
+		for name, idx := range byName {
+			if len(idx) < 2 {
+				continue
+			}
+			grew := false
+			for _, i := range idx {
+				n := &named[i]
+				if n.k < len(n.comps) {
+					n.k++
+					n.in.Name = strings.Join(n.comps[len(n.comps)-n.k:], "/")
+					grew = true
+				}
+			}
+			if grew {
+				longer = true
+			} else {
+				stuck = name
+			}
+		}
+		if !longer {
+			if stuck != "" {
+				return fmt.Errorf("two sources would both be named %q: name standard input another way (--name)", stuck)
+			}
+			return nil
+		}
+	}
 }
 
 // vaultManaged are the directories of a vault's root that prose writes:
@@ -222,9 +329,10 @@ func unwrapPathError(err error) error {
 	return err
 }
 
-// walk finds the sources under dir.
-func walk(dir string) ([]Input, []Skipped) {
+// walk finds the sources under dir, and the path of each.
+func walk(dir string) ([]Input, []string, []Skipped) {
 	var inputs []Input
+	var paths []string
 	var skipped []Skipped
 	base := filepath.Base(filepath.Clean(dir))
 	if base == "." || base == string(filepath.Separator) {
@@ -270,8 +378,18 @@ func walk(dir string) ([]Input, []Skipped) {
 			return nil
 		}
 		inputs = append(inputs, Input{Name: shown, Data: data, Found: true})
+		paths = append(paths, p)
 		return nil
 	})
-	sort.SliceStable(inputs, func(i, j int) bool { return inputs[i].Name < inputs[j].Name })
-	return inputs, skipped
+	order := make([]int, len(inputs))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(i, j int) bool { return inputs[order[i]].Name < inputs[order[j]].Name })
+	sorted := make([]Input, len(inputs))
+	sortedPaths := make([]string, len(inputs))
+	for i, o := range order {
+		sorted[i], sortedPaths[i] = inputs[o], paths[o]
+	}
+	return sorted, sortedPaths, skipped
 }

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// Two files of one base name named on the command line are two sources
+// with names of their own: the catalog keeps both, each page records its
+// own source, and a second and third run are skipped without a commit.
+func TestIngestTwoFilesOfOneNameThroughTheCLI(t *testing.T) {
+	dir := newIngestVault(t)
+	src := filepath.Join(t.TempDir(), "s")
+	writeFiles(t, src, map[string]string{
+		"a/README.md": "# Deploy Notes\n\nAlpha deploys Mondays.\n\nCanary: a small first release.\n",
+		"b/README.md": "# Billing Overview\n\nBilling runs nightly.\n\nInvoice: a bill sent to a customer.\n",
+	})
+	a, b := filepath.Join(src, "a", "README.md"), filepath.Join(src, "b", "README.md")
+	out := mustProse(t, "--vault", dir, "ingest", a, b)
+	if !strings.Contains(out, "ingested  a/README.md") || !strings.Contains(out, "ingested  b/README.md") {
+		t.Fatalf("first run:\n%s", out)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "sources", "index.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cat struct {
+		Sources map[string]struct{ Name, Title string } `json:"sources"`
+	}
+	if err := json.Unmarshal(data, &cat); err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]string{}
+	for id, rec := range cat.Sources {
+		ids[rec.Name] = id
+	}
+	if len(cat.Sources) != 2 || ids["a/README.md"] == "" || ids["b/README.md"] == "" {
+		t.Fatalf("the catalog's sources: %s", data)
+	}
+	if got := readPageMeta(t, dir, "deploy/deploy-notes.html").Strings("sources"); !slices.Equal(got, []string{ids["a/README.md"]}) {
+		t.Errorf("deploy/deploy-notes sources %q, want a/README.md's %s", got, ids["a/README.md"])
+	}
+	if got := readPageMeta(t, dir, "billing/billing-overview.html").Strings("sources"); !slices.Equal(got, []string{ids["b/README.md"]}) {
+		t.Errorf("billing/billing-overview sources %q, want b/README.md's %s", got, ids["b/README.md"])
+	}
+	head := headOf(t, dir)
+	for i := 0; i < 2; i++ {
+		out = mustProse(t, "--vault", dir, "ingest", a, b, a)
+		if strings.Contains(out, "ingested") || strings.Count(out, "skipped   ") != 2 || headOf(t, dir) != head {
+			t.Fatalf("run %d of unchanged sources:\n%s", i+2, out)
+		}
+	}
+
+	// A changed a/README.md updates its own pages; b's stay b's.
+	if err := os.WriteFile(a, []byte("# Deploy Notes\n\nAlpha deploys Tuesdays now.\n\nCanary: a small first release.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out = mustProse(t, "--vault", dir, "ingest", a, b)
+	if !strings.Contains(out, "ingested  a/README.md") || !strings.Contains(out, "skipped   b/README.md") || strings.Contains(out, "billing/") {
+		t.Fatalf("a changed a/README.md:\n%s", out)
+	}
+	if s := mustProse(t, "--vault", dir, "wiki", "slot", "deploy/deploy-notes", "abstract"); !strings.Contains(s, "Tuesdays") {
+		t.Errorf("deploy/deploy-notes abstract after the change: %s", s)
+	}
+	if got := readPageMeta(t, dir, "billing/billing-overview.html").Strings("sources"); !slices.Equal(got, []string{ids["b/README.md"]}) {
+		t.Errorf("billing/billing-overview sources after a's change %q", got)
+	}
+}
+
+// Two "Setup Guide" files of one base name each keep their own pages.
+func TestIngestTwoGuidesOfOneNameThroughTheCLI(t *testing.T) {
+	dir := newIngestVault(t)
+	src := filepath.Join(t.TempDir(), "s")
+	writeFiles(t, src, map[string]string{
+		"a/guide.md": "# Setup Guide\n\nInstall the alpha widget first.\n",
+		"b/guide.md": "# Setup Guide\n\nConfigure the beta gateway with TLS.\n",
+	})
+	out := mustProse(t, "--vault", dir, "ingest", filepath.Join(src, "a", "guide.md"), filepath.Join(src, "b", "guide.md"))
+	if !strings.Contains(out, "created  setup/setup-guide.html") || !strings.Contains(out, "created  setup/setup-guide-b.html") {
+		t.Fatalf("two guides:\n%s", out)
+	}
+	if s := mustProse(t, "--vault", dir, "wiki", "slot", "setup/setup-guide", "abstract"); !strings.Contains(s, "alpha widget") {
+		t.Errorf("setup/setup-guide abstract: %s", s)
+	}
+	if s := mustProse(t, "--vault", dir, "wiki", "slot", "setup/setup-guide-b", "abstract"); !strings.Contains(s, "beta gateway") {
+		t.Errorf("setup/setup-guide-b abstract: %s", s)
+	}
+}
