@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -88,5 +89,25 @@ func TestIngestTwoGuidesOfOneNameThroughTheCLI(t *testing.T) {
 	}
 	if s := mustProse(t, "--vault", dir, "wiki", "slot", "setup/setup-guide-b", "abstract"); !strings.Contains(s, "beta gateway") {
 		t.Errorf("setup/setup-guide-b abstract: %s", s)
+	}
+}
+
+// A source within the 1 MiB limit whose quotation escaping makes larger
+// is ingested beside the others; nothing fails for its size.
+func TestIngestSourceWhoseEscapingGrowsThroughTheCLI(t *testing.T) {
+	dir := newIngestVault(t)
+	var sb strings.Builder
+	sb.WriteString("ASCII Art Gallery\n\n")
+	for i := 0; i < 14000; i++ {
+		sb.WriteString("*_*_*_*_*_*_*_*_*_*_*_*_*_*_*_*_*_*_*_*_ art " + strconv.Itoa(i) + "\n\n")
+	}
+	src := filepath.Join(t.TempDir(), "s2")
+	writeFiles(t, src, map[string]string{"ascii.txt": sb.String(), "ok.md": "# Fine\n\nA normal source.\n"})
+	out, errs, code := prose(t, "--vault", dir, "ingest", src)
+	if code != 0 || !strings.Contains(out, "ingested  s2/ascii.txt") || !strings.Contains(out, "ingested  s2/ok.md") {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	if s := mustProse(t, "--vault", dir, "wiki", "slot", "fine/fine", "abstract"); !strings.Contains(s, "A normal source.") {
+		t.Errorf("fine/fine abstract: %s", s)
 	}
 }

@@ -24,6 +24,15 @@ import (
 // times its size in memory (a 1 MiB paragraph: about 360 MB at peak).
 const MaxSize = 1 << 20
 
+// MaxQuoted is the largest quotation of a source read back (ReadQuoted):
+// the Markdown outline prompts quote (Document.Markdown), which escaping
+// makes larger than the source — a backslash before each character
+// Markdown could read as markup, a link with no text written with its URL
+// as its text too. Four times MaxSize holds what a source within MaxSize
+// comes to (Read refuses one whose outline would not fit), and still
+// bounds what a hostile prompt can make the offline engine read.
+const MaxQuoted = 4 * MaxSize
+
 // kinds maps file extensions to the kind they are read as.
 var kinds = map[string]Kind{
 	".md": Markdown, ".markdown": Markdown, ".mdown": Markdown, ".mkd": Markdown,
@@ -70,6 +79,27 @@ func Read(name string, data []byte, kind Kind) (*Document, error) {
 	if len(data) > MaxSize {
 		return nil, fmt.Errorf("%s: %d bytes is larger than the %d MiB a source may have: split it into smaller files (by chapter or section) and ingest those", name, len(data), MaxSize>>20)
 	}
+	d, err := read(name, data, kind)
+	if err != nil {
+		return nil, err
+	}
+	if n := len(d.Markdown()); n > MaxQuoted {
+		return nil, fmt.Errorf("%s: its outline, as prompts quote it, comes to %d bytes, more than the %d MiB a quotation may have (wide tables of short rows grow most): split it into smaller files and ingest those", name, n, MaxQuoted>>20)
+	}
+	return d, nil
+}
+
+// ReadQuoted reads a source as a prompt quotes it: the Markdown outline of
+// Document.Markdown, up to MaxQuoted bytes. It reads back the document
+// that outline was made of.
+func ReadQuoted(name string, data []byte) (*Document, error) {
+	if len(data) > MaxQuoted {
+		return nil, fmt.Errorf("%s: the quoted source is %d bytes, more than the %d MiB the outline of a source within the %d MiB limit comes to", name, len(data), MaxQuoted>>20, MaxSize>>20)
+	}
+	return read(name, data, Markdown)
+}
+
+func read(name string, data []byte, kind Kind) (*Document, error) {
 	if bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data) {
 		return nil, fmt.Errorf("%s: not text (binary or not UTF-8)", name)
 	}
