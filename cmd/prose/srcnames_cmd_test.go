@@ -111,3 +111,18 @@ func TestIngestSourceWhoseEscapingGrowsThroughTheCLI(t *testing.T) {
 		t.Errorf("fine/fine abstract: %s", s)
 	}
 }
+
+// A Markdown source's text that looks like markup reaches the page as
+// text; an image keeps its alt text and an HTML block its words.
+func TestIngestMarkdownKeepsTextThatLooksLikeMarkupThroughTheCLI(t *testing.T) {
+	dir := newIngestVault(t)
+	src := filepath.Join(t.TempDir(), "src")
+	writeFiles(t, src, map[string]string{"g.md": "# Generics Primer\n\nA List<String> holds strings, and Optional<T> may be empty. See ![the architecture diagram](arch.png) for details.\n\n<div>\nImportant: this paragraph must not vanish.\n</div>\n"})
+	mustProse(t, "--vault", dir, "ingest", filepath.Join(src, "g.md"))
+	s := mustProse(t, "--vault", dir, "wiki", "slot", "generics/generics-primer", "abstract")
+	for _, want := range []string{"A List&lt;String&gt; holds strings, and Optional&lt;T&gt; may be empty. See the architecture diagram for details.", "this paragraph must not vanish."} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the abstract lost %q: %s", want, s)
+		}
+	}
+}
