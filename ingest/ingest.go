@@ -129,6 +129,8 @@ type run struct {
 	kept    []ReviewEntry
 	prompts *prompts
 	bar     *progress.Bar
+	// inRun are the ids of the run's sources.
+	inRun map[string]bool
 }
 
 func (r *run) fail(step string) error {
@@ -172,10 +174,26 @@ func MemoKey(id string, opt Options, promptVersion string) string {
 // Ingest turns docs into wiki pages as one receipt. On any failure nothing
 // is written to the branch and a failed receipt records why; the error is
 // a *StepError naming the step.
+//
+// Every document of a run has a name of its own (source.Collect names
+// them so): two documents of other bytes under one name are refused, as
+// the later would take over the pages of the earlier.
 func Ingest(ctx context.Context, w *wiki.Wiki, docs []*source.Document, opt Options) (*Result, error) {
 	opt.defaults()
 	refs := refsOf(w, docs)
 	return runQueued(ctx, w, opt, refs, func(r *run) (*Result, error) { return r.ingest(ctx, docs) })
+}
+
+// distinctNames refuses two documents of other bytes under one name.
+func distinctNames(docs []*source.Document) error {
+	ids := map[string]string{}
+	for _, d := range docs {
+		if id, ok := ids[d.Name]; ok && id != d.ID {
+			return &StepError{"read the sources", fmt.Errorf("two sources of other contents are both named %q: give each a name of its own (its path, for instance)", d.Name)}
+		}
+		ids[d.Name] = d.ID
+	}
+	return nil
 }
 
 // baseMovedRetries is how many more times a pipeline runs when another
@@ -306,12 +324,19 @@ func (r *run) readVaultFile(p string) ([]byte, bool, error) {
 }
 
 func (r *run) ingest(ctx context.Context, docs []*source.Document) (*Result, error) {
+	if err := distinctNames(docs); err != nil {
+		return nil, err
+	}
 	if err := r.begin(ctx); err != nil {
 		return nil, err
 	}
 	bar := progress.New(r.opt.Progress, int64(len(docs)), "ingest", progress.Items)
 	defer bar.Finish()
 	r.bar = bar
+	r.inRun = map[string]bool{}
+	for _, d := range docs {
+		r.inRun[d.ID] = true
+	}
 	var todo []*source.Document
 	for _, d := range docs {
 		sr := SourceResult{Name: d.Name, ID: d.ID, Kind: string(d.Kind), Title: d.Title, Redactions: d.Redactions, Pages: []string{}}
@@ -440,10 +465,11 @@ func (r *run) settle() error {
 
 // supersede hands the pages of an earlier version of d (same name,
 // other bytes) over to d: their meta names d's id instead, so the model
-// sees them as d's own and updates them.
+// sees them as d's own and updates them. A source of this same run is
+// never an earlier version of another.
 func (r *run) supersede(d *source.Document) error {
 	for id, rec := range r.cat.Sources {
-		if rec.Name != d.Name || id == d.ID {
+		if rec.Name != d.Name || id == d.ID || r.inRun[id] {
 			continue
 		}
 		for _, rel := range r.cat.pagesOf(id) {

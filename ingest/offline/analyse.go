@@ -416,7 +416,7 @@ func readQuoted(text string) (*source.Document, error) {
 			return quoted.doc[i], nil
 		}
 	}
-	doc, err := source.Read("source.md", []byte(text), source.Markdown)
+	doc, err := source.ReadQuoted("source.md", []byte(text))
 	if err != nil {
 		return nil, err
 	}

@@ -23,7 +23,7 @@ func fuzzKind(f *testing.F, name string, seeds ...string) {
 }
 
 func FuzzMarkdown(f *testing.F) {
-	fuzzKind(f, "f.md", "# T\n\n1. a\n2. b\n\n- **X**: y z\n\n| Term | Meaning |\n|--|--|\n|a|b c|\n", "---\ntitle: x\n---\n```go\nx\n```\n", "A\n: b c\n")
+	fuzzKind(f, "f.md", "# T\n\n1. a\n2. b\n\n- **X**: y z\n\n| Term | Meaning |\n|--|--|\n|a|b c|\n", "---\ntitle: x\n---\n```go\nx\n```\n", "A\n: b c\n", "A List<String> and ![alt *x*](i.png) <b>b</b><br><script>x</script>\n\n<div>\n<name> <p>t</p>\n</div>\n\n- a\n\n  <p>x</p>\n")
 }
 
 func FuzzText(f *testing.F) {

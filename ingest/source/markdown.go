@@ -86,10 +86,12 @@ func (r *mdReader) block(n ast.Node) {
 		r.d.addBlock(Block{Kind: Code, Lang: string(n.Language(r.src)), Text: r.lines(n)})
 	case *ast.CodeBlock:
 		r.d.addBlock(Block{Kind: Code, Text: r.lines(n)})
+	case *ast.HTMLBlock:
+		r.htmlBlock(n)
 	case *ast.Blockquote:
 		var parts []string
 		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
-			parts = append(parts, r.inline(c, " "))
+			parts = append(parts, r.nested(c))
 		}
 		r.d.addBlock(Block{Kind: Quote, Text: clean(strings.Join(parts, " "))})
 	case *east.Table:
@@ -139,9 +141,17 @@ func (r *mdReader) item(n ast.Node) string {
 			parts = append(parts, strings.Join(sub, "; "))
 			continue
 		}
-		parts = append(parts, r.inline(c, " "))
+		parts = append(parts, r.nested(c))
 	}
 	return clean(strings.Join(parts, " "))
+}
+
+// nested is the text of a block inside a list item or a quote.
+func (r *mdReader) nested(n ast.Node) string {
+	if h, ok := n.(*ast.HTMLBlock); ok {
+		return r.htmlBlockText(h)
+	}
+	return r.inline(n, " ")
 }
 
 // lines is the raw text of a code block.
@@ -156,9 +166,12 @@ func (r *mdReader) lines(n ast.Node) string {
 }
 
 // inline is n's inline content as canonical inline Markdown (see
-// EscapeText); soft line breaks become brk. Links are recorded.
+// EscapeText); soft line breaks become brk. Links are recorded. An
+// image is its alt text; raw HTML is read as markdown_html.go says.
 func (r *mdReader) inline(n ast.Node, brk string) string {
 	sb := &strings.Builder{}
+	// hidden holds the text written while a <script> or <style> is open.
+	var shown *strings.Builder
 	var walk func(n ast.Node)
 	walk = func(n ast.Node) {
 		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
@@ -202,12 +215,23 @@ func (r *mdReader) inline(n ast.Node, brk string) string {
 				}
 				sb.WriteString(linkText(EscapeText(label), u))
 				r.d.Links = append(r.d.Links, Link{Text: label, URL: u})
-			case *ast.Image, *ast.RawHTML:
-			default:
+			case *ast.RawHTML:
+				text, open := rawInline(rawHTMLOf(c, r.src))
+				switch {
+				case open > 0 && shown == nil:
+					shown, sb = sb, &strings.Builder{}
+				case open < 0 && shown != nil:
+					sb, shown = shown, nil
+				}
+				sb.WriteString(text)
+			default: // an image's alt text, emphasis: their text
 				walk(c)
 			}
 		}
 	}
 	walk(n)
+	if shown != nil {
+		sb = shown
+	}
 	return strings.TrimSpace(sb.String())
 }

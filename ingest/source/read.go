@@ -24,6 +24,15 @@ import (
 // times its size in memory (a 1 MiB paragraph: about 360 MB at peak).
 const MaxSize = 1 << 20
 
+// MaxQuoted is the largest quotation of a source read back (ReadQuoted):
+// the Markdown outline prompts quote (Document.Markdown), which escaping
+// makes larger than the source — a backslash before each character
+// Markdown could read as markup, a link with no text written with its URL
+// as its text too. Four times MaxSize holds what a source within MaxSize
+// comes to (Read refuses one whose outline would not fit), and still
+// bounds what a hostile prompt can make the offline engine read.
+const MaxQuoted = 4 * MaxSize
+
 // kinds maps file extensions to the kind they are read as.
 var kinds = map[string]Kind{
 	".md": Markdown, ".markdown": Markdown, ".mdown": Markdown, ".mkd": Markdown,
@@ -70,6 +79,27 @@ func Read(name string, data []byte, kind Kind) (*Document, error) {
 	if len(data) > MaxSize {
 		return nil, fmt.Errorf("%s: %d bytes is larger than the %d MiB a source may have: split it into smaller files (by chapter or section) and ingest those", name, len(data), MaxSize>>20)
 	}
+	d, err := read(name, data, kind)
+	if err != nil {
+		return nil, err
+	}
+	if n := len(d.Markdown()); n > MaxQuoted {
+		return nil, fmt.Errorf("%s: its outline, as prompts quote it, comes to %d bytes, more than the %d MiB a quotation may have (wide tables of short rows grow most): split it into smaller files and ingest those", name, n, MaxQuoted>>20)
+	}
+	return d, nil
+}
+
+// ReadQuoted reads a source as a prompt quotes it: the Markdown outline of
+// Document.Markdown, up to MaxQuoted bytes. It reads back the document
+// that outline was made of.
+func ReadQuoted(name string, data []byte) (*Document, error) {
+	if len(data) > MaxQuoted {
+		return nil, fmt.Errorf("%s: the quoted source is %d bytes, more than the %d MiB the outline of a source within the %d MiB limit comes to", name, len(data), MaxQuoted>>20, MaxSize>>20)
+	}
+	return read(name, data, Markdown)
+}
+
+func read(name string, data []byte, kind Kind) (*Document, error) {
 	if bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data) {
 		return nil, fmt.Errorf("%s: not text (binary or not UTF-8)", name)
 	}
@@ -154,8 +184,28 @@ type Skipped struct {
 // supported kind or that cannot be read reported in skipped), and "-" for
 // stdin, named stdinName. A file named explicitly that cannot be read is
 // an error. Inputs come back in argument order, a directory's files sorted.
+//
+// Each input's name is unique among them. A file named on the command
+// line is named by its base name, a file found in a directory by the
+// directory's base name and its path below it; when two inputs would
+// share a name, each takes as many more trailing components of its path
+// as makes them distinct (a/README.md and b/README.md). A file given twice
+// (named twice, or named and found in a directory named too) is read once,
+// under the name it was first given.
 func Collect(args []string, stdin io.Reader, stdinName string) (inputs []Input, skipped []Skipped, err error) {
 	stdinUsed := false
+	var named []namedInput
+	seen := map[string]bool{}
+	add := func(in Input, p string) {
+		if p != "" {
+			key := fileKey(p)
+			if seen[key] {
+				return
+			}
+			seen[key] = true
+		}
+		named = append(named, namedInput{in: in, comps: pathComponents(p, in.Name), k: len(strings.Split(in.Name, "/"))})
+	}
 	for _, arg := range args {
 		if arg == "-" {
 			if stdinUsed {
@@ -170,7 +220,7 @@ func Collect(args []string, stdin io.Reader, stdinName string) (inputs []Input, 
 			if name == "" {
 				name = "stdin"
 			}
-			inputs = append(inputs, Input{Name: name, Data: data, Stdin: true})
+			add(Input{Name: name, Data: data, Stdin: true}, "")
 			continue
 		}
 		fi, err := os.Stat(arg)
@@ -182,14 +232,101 @@ func Collect(args []string, stdin io.Reader, stdinName string) (inputs []Input, 
 			if err != nil {
 				return nil, nil, fmt.Errorf("source %s: %w", arg, unwrapPathError(err))
 			}
-			inputs = append(inputs, Input{Name: filepath.ToSlash(filepath.Base(arg)), Data: data})
+			add(Input{Name: filepath.ToSlash(filepath.Base(arg)), Data: data}, arg)
 			continue
 		}
-		found, sk := walk(arg)
-		inputs = append(inputs, found...)
+		found, paths, sk := walk(arg)
+		for i, in := range found {
+			add(in, paths[i])
+		}
 		skipped = append(skipped, sk...)
 	}
+	if err := distinctNames(named); err != nil {
+		return nil, nil, err
+	}
+	for _, n := range named {
+		inputs = append(inputs, n.in)
+	}
 	return inputs, skipped, nil
+}
+
+// namedInput is an input while Collect names it: the components of its
+// path (absolute, from the root) and how many of the last it is named by.
+type namedInput struct {
+	in    Input
+	comps []string
+	k     int
+}
+
+// pathComponents are the components of the absolute path of p, or of
+// name when p is "" (standard input).
+func pathComponents(p, name string) []string {
+	if p == "" {
+		return strings.Split(name, "/")
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		abs = filepath.Clean(p)
+	}
+	abs = filepath.ToSlash(strings.TrimPrefix(abs, filepath.VolumeName(abs)))
+	var comps []string
+	for _, c := range strings.Split(abs, "/") {
+		if c != "" {
+			comps = append(comps, c)
+		}
+	}
+	return comps
+}
+
+// fileKey identifies the file at p: its absolute path with symbolic
+// links resolved.
+func fileKey(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return p
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		return real
+	}
+	return abs
+}
+
+// distinctNames lengthens the names two inputs share, a component at a
+// time, until every name is distinct.
+func distinctNames(named []namedInput) error {
+	for {
+		byName := map[string][]int{}
+		for i, n := range named {
+			byName[n.in.Name] = append(byName[n.in.Name], i)
+		}
+		longer := false
+		var stuck string
+		for name, idx := range byName {
+			if len(idx) < 2 {
+				continue
+			}
+			grew := false
+			for _, i := range idx {
+				n := &named[i]
+				if n.k < len(n.comps) {
+					n.k++
+					n.in.Name = strings.Join(n.comps[len(n.comps)-n.k:], "/")
+					grew = true
+				}
+			}
+			if grew {
+				longer = true
+			} else {
+				stuck = name
+			}
+		}
+		if !longer {
+			if stuck != "" {
+				return fmt.Errorf("two sources would both be named %q: name standard input another way (--name)", stuck)
+			}
+			return nil
+		}
+	}
 }
 
 // vaultManaged are the directories of a vault's root that prose writes:
@@ -222,9 +359,10 @@ func unwrapPathError(err error) error {
 	return err
 }
 
-// walk finds the sources under dir.
-func walk(dir string) ([]Input, []Skipped) {
+// walk finds the sources under dir, and the path of each.
+func walk(dir string) ([]Input, []string, []Skipped) {
 	var inputs []Input
+	var paths []string
 	var skipped []Skipped
 	base := filepath.Base(filepath.Clean(dir))
 	if base == "." || base == string(filepath.Separator) {
@@ -270,8 +408,18 @@ func walk(dir string) ([]Input, []Skipped) {
 			return nil
 		}
 		inputs = append(inputs, Input{Name: shown, Data: data, Found: true})
+		paths = append(paths, p)
 		return nil
 	})
-	sort.SliceStable(inputs, func(i, j int) bool { return inputs[i].Name < inputs[j].Name })
-	return inputs, skipped
+	order := make([]int, len(inputs))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(i, j int) bool { return inputs[order[i]].Name < inputs[order[j]].Name })
+	sorted := make([]Input, len(inputs))
+	sortedPaths := make([]string, len(inputs))
+	for i, o := range order {
+		sorted[i], sortedPaths[i] = inputs[o], paths[o]
+	}
+	return sorted, sortedPaths, skipped
 }

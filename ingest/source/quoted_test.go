@@ -1,0 +1,52 @@
+package source
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// A source within MaxSize whose text escaping nearly doubles reads back
+// from its quotation; the limit of a quotation is MaxQuoted, and a source
+// whose outline would pass it is refused by name with the fix.
+func TestQuotationOfASourceWithinTheLimitReadsBack(t *testing.T) {
+	var sb strings.Builder
+	sb.WriteString("ASCII Art Gallery\n\n")
+	for i := 0; sb.Len() < MaxSize-64; i++ {
+		fmt.Fprintf(&sb, "*_*_*_*_*_*_*_*_*_*_*_*_*_*_*_*_*_*_*_*_ art %d\n\n", i)
+	}
+	d, err := Read("ascii.txt", []byte(sb.String()), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := d.Markdown()
+	if len(md) <= MaxSize {
+		t.Fatalf("the outline is %d bytes; the test needs one past %d", len(md), MaxSize)
+	}
+	back, err := ReadQuoted("source.md", []byte(md))
+	if err != nil {
+		t.Fatalf("the quotation of a %d-byte source (%d bytes): %v", sb.Len(), len(md), err)
+	}
+	if back.Title != d.Title || len(back.Sections) != len(d.Sections) || len(back.Sections[0].Blocks) != len(d.Sections[0].Blocks) ||
+		back.Sections[0].Blocks[7].Text != d.Sections[0].Blocks[7].Text {
+		t.Errorf("the quotation read back another document: %q, %d sections", back.Title, len(back.Sections))
+	}
+
+	past := append([]byte("# Big\n\n"), bytes.Repeat([]byte("word "), MaxQuoted/5)...)
+	if _, err := ReadQuoted("source.md", past); err == nil || !strings.Contains(err.Error(), "quoted source") || !strings.Contains(err.Error(), "4 MiB") {
+		t.Errorf("a quotation of %d bytes: %v", len(past), err)
+	}
+
+	// A wide table of one-cell rows: every row written as wide as the table.
+	var wide strings.Builder
+	wide.WriteString("<title>Wide</title><table><tr>" + strings.Repeat("<th>a</th>", 2000) + "</tr>")
+	for range 800 {
+		wide.WriteString("<tr><td>x</td></tr>")
+	}
+	wide.WriteString("</table>")
+	_, err = Read("wide.html", []byte(wide.String()), "")
+	if err == nil || !strings.Contains(err.Error(), "wide.html") || !strings.Contains(err.Error(), "split it") {
+		t.Errorf("a %d-byte source whose outline passes %d bytes: %v", wide.Len(), MaxQuoted, err)
+	}
+}
