@@ -17,11 +17,61 @@ var markdownParser = sync.OnceValue(func() parser.Parser {
 	return goldmark.New(goldmark.WithExtensions(extension.Table, extension.DefinitionList, extension.Strikethrough)).Parser()
 })
 
+// markdownParserNoTables reads a source whose tables would be too large.
+var markdownParserNoTables = sync.OnceValue(func() parser.Parser {
+	return goldmark.New(goldmark.WithExtensions(extension.DefinitionList, extension.Strikethrough)).Parser()
+})
+
+// maxTableCells bounds the cells a source's tables may have once every row
+// is padded to its table's width, as the Markdown parser pads them (a
+// header thousands of columns wide over rows of one cell grows a small
+// source into a huge one). Past it the source's tables are read as text.
+const maxTableCells = 1 << 16
+
+// tableCells counts the cells of src's tables, padded, stopping once past
+// maxTableCells: a table starts at a delimiter row (| --- | :-: |) and runs
+// to the next blank line.
+func tableCells(src []byte) int {
+	total, width := 0, 0
+	for line := range bytes.Lines(src) {
+		t := bytes.TrimSpace(line)
+		switch {
+		case len(t) == 0:
+			width = 0
+		case width > 0:
+			total += width
+		case isDelimiterRow(t):
+			width = bytes.Count(t, []byte("|")) + 1
+			total += 2 * width // the header and this row
+		}
+		if total > maxTableCells {
+			break
+		}
+	}
+	return total
+}
+
+func isDelimiterRow(t []byte) bool {
+	if !bytes.Contains(t, []byte("|")) || !bytes.Contains(t, []byte("-")) {
+		return false
+	}
+	for _, c := range t {
+		if c != '|' && c != '-' && c != ':' && c != ' ' && c != '\t' {
+			return false
+		}
+	}
+	return true
+}
+
 // readMarkdown fills d from CommonMark with tables and definition lists.
 // A YAML front matter block may give the title.
 func readMarkdown(d *Document, src []byte) {
 	body, fmTitle := frontMatter(src)
-	root := markdownParser().Parse(text.NewReader(body))
+	p := markdownParser()
+	if tableCells(body) > maxTableCells {
+		p = markdownParserNoTables()
+	}
+	root := p.Parse(text.NewReader(body))
 	r := mdReader{d: d, src: body}
 	for n := root.FirstChild(); n != nil; n = n.NextSibling() {
 		r.block(n)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -357,5 +358,45 @@ func TestConversationOfOneObject(t *testing.T) {
 		if err != nil || !strings.Contains(d.Prose(), "hello there") {
 			t.Fatalf("%q: %v", src, err)
 		}
+	}
+}
+
+// TestWideTablesStayWithinBounds: a table header thousands of columns wide
+// over rows of one cell is padded by the Markdown parser to width × rows
+// cells; past a bound the source's tables are read as text, so reading
+// costs what the source's size says. A table of ordinary size stays a table.
+func TestWideTablesStayWithinBounds(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("# Wide\n\n")
+	for i := range 5000 {
+		fmt.Fprintf(&b, "| c%d ", i)
+	}
+	b.WriteString("|\n" + strings.Repeat("|-", 5000) + "|\n")
+	for range 300 {
+		b.WriteString("| x |\n")
+	}
+	src := []byte(b.String())
+	d, err := Read("wide.md", src, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := d.Markdown()
+	if len(md) > 8*len(src) || !strings.Contains(md, "c4999") {
+		t.Fatalf("a %d-byte source with a 5000-column table quotes as %d bytes (c4999 kept: %v)", len(src), len(md), strings.Contains(md, "c4999"))
+	}
+	small, err := Read("small.md", []byte("# Small\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tables := 0
+	for _, s := range small.Sections {
+		for _, bl := range s.Blocks {
+			if bl.Kind == Table {
+				tables++
+			}
+		}
+	}
+	if tables != 1 {
+		t.Fatalf("a two-column table read as %d tables", tables)
 	}
 }
