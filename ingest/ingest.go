@@ -381,8 +381,10 @@ func (r *run) source(ctx context.Context, d *source.Document) error {
 	if err := r.fail("analysis:" + d.Name); err != nil {
 		return err
 	}
+	var handed []handover
 	if !r.opt.DryRun {
-		if err := r.supersede(d); err != nil {
+		var err error
+		if handed, err = r.supersede(d); err != nil {
 			return &StepError{"bookkeeping of " + d.Name, err}
 		}
 	}
@@ -405,6 +407,10 @@ func (r *run) source(ctx context.Context, d *source.Document) error {
 	tb, err := r.generate(ctx, d, p)
 	if err != nil {
 		return &StepError{"generation of " + d.Name, err}
+	}
+	// What the earlier version wrote and this one no longer says.
+	if err := r.letGo(d, p, tb, handed); err != nil {
+		return &StepError{"bookkeeping of " + d.Name, err}
 	}
 	// Every page this source wrote records it.
 	pages := append(append([]string{}, tb.created...), tb.updated...)
@@ -466,8 +472,10 @@ func (r *run) settle() error {
 // supersede hands the pages of an earlier version of d (same name,
 // other bytes) over to d: their meta names d's id instead, so the model
 // sees them as d's own and updates them. A source of this same run is
-// never an earlier version of another.
-func (r *run) supersede(d *source.Document) error {
+// never an earlier version of another. It returns the pages it handed
+// over, so that those d no longer writes can be let go (letGo).
+func (r *run) supersede(d *source.Document) ([]handover, error) {
+	var handed []handover
 	for id, rec := range r.cat.Sources {
 		if rec.Name != d.Name || id == d.ID || r.inRun[id] {
 			continue
@@ -487,13 +495,14 @@ func (r *run) supersede(d *source.Document) error {
 				}
 			}
 			if _, err := r.tx.SetMeta(rel, map[string]any{metaSources: ids}, nil); err != nil {
-				return err
+				return nil, err
 			}
 			r.cat.note(r.tx, rel)
+			handed = append(handed, handover{page: rel, id: id, name: rec.Name})
 		}
 		delete(r.cat.Sources, id)
 	}
-	return nil
+	return handed, nil
 }
 
 func containsAny(list []any, s string) bool {

@@ -12,13 +12,16 @@ import (
 
 // file moves the pages plan p creates out of folders that would hold more
 // than wiki.MaxFolderPages pages directly, so that an ingest of many
-// sources leaves folders lint accepts. A page planned into a full folder
-// goes into a subfolder named by the next of the source's keys (placeKeys)
-// that the folder's path does not already name, and deeper while that is
-// full too; past the keys, into a numbered sibling ("alpha-2"). The same
-// wiki and the same sources always give the same folders. Pages that
-// exist already stay where they are, and so do created pages a folder has
-// room for. Links between the plan's pages follow the moves.
+// sources leaves folders lint accepts. The pages planned into one folder
+// move as a group: they stay there when the folder has room for all of
+// them, else they all go into the first subfolder that has, named by the
+// next of the source's keys (placeKeys) that the folder's path does not
+// already name, and deeper while that is full too; past the keys, into a
+// numbered sibling ("alpha-2"). So a source's pages stay together; only a
+// group larger than a folder holds is split, filling its folder first. The
+// same wiki and the same sources always give the same folders. Pages that
+// exist already stay where they are. Links between the plan's pages follow
+// the moves.
 func (r *run) file(d *source.Document, p *plan.Plan) {
 	ix := r.cat.pages()
 	added := map[string]int{}
@@ -26,25 +29,41 @@ func (r *run) file(d *source.Document, p *plan.Plan) {
 	count := func(dir string) int { return len(ix.byDir[dir]) + added[dir] }
 	taken := func(rel string) bool { _, ok := r.cat.Pages[rel]; return ok || planned[rel] }
 	keys := placeKeys(d)
-	moved := map[string]string{}
-	for i := range p.Pages {
-		pg := &p.Pages[i]
+	// The created pages by the folder they were planned into, in the
+	// plan's order.
+	groups := map[string][]int{}
+	var dirs []string
+	for i, pg := range p.Pages {
 		if pg.Action != plan.Create {
 			continue
 		}
 		dir := path.Dir(pg.Path)
-		f := folderFor(dir, keys, count)
-		if f != dir {
-			stem := strings.TrimSuffix(path.Base(pg.Path), ".html")
-			to := joinPath(f, stem+".html")
-			for n := 2; taken(to); n++ {
-				to = joinPath(f, fmt.Sprintf("%s-%d.html", stem, n))
-			}
-			moved[pg.Path] = to
-			pg.Path = to
+		if _, ok := groups[dir]; !ok {
+			dirs = append(dirs, dir)
 		}
-		added[path.Dir(pg.Path)]++
-		planned[pg.Path] = true
+		groups[dir] = append(groups[dir], i)
+	}
+	moved := map[string]string{}
+	for _, dir := range dirs {
+		group := groups[dir]
+		f := folderFor(dir, keys, count, min(len(group), wiki.MaxFolderPages))
+		for _, i := range group {
+			pg := &p.Pages[i]
+			if count(f) >= wiki.MaxFolderPages {
+				f = folderFor(f, keys, count, 1) // a group larger than a folder
+			}
+			if f != dir {
+				stem := strings.TrimSuffix(path.Base(pg.Path), ".html")
+				to := joinPath(f, stem+".html")
+				for n := 2; taken(to); n++ {
+					to = joinPath(f, fmt.Sprintf("%s-%d.html", stem, n))
+				}
+				moved[pg.Path] = to
+				pg.Path = to
+			}
+			added[f]++
+			planned[pg.Path] = true
+		}
 	}
 	if len(moved) == 0 {
 		return
@@ -58,12 +77,14 @@ func (r *run) file(d *source.Document, p *plan.Plan) {
 	}
 }
 
-// folderFor is the folder a page planned into dir goes to: dir while it
-// has room, else the first subfolder down the source's keys that has.
-func folderFor(dir string, keys []string, count func(string) int) string {
+// folderFor is the folder need pages planned into dir go to: dir while it
+// has room for them, else the first subfolder down the source's keys that
+// has.
+func folderFor(dir string, keys []string, count func(string) int, need int) string {
+	full := func(f string) bool { return count(f)+need > wiki.MaxFolderPages }
 	f := dir
 	k := 0
-	for count(f) >= wiki.MaxFolderPages {
+	for full(f) {
 		for k < len(keys) && names(f, keys[k]) {
 			k++
 		}
@@ -77,7 +98,7 @@ func folderFor(dir string, keys []string, count func(string) int) string {
 			parent, base = ".", "pages"
 		}
 		for n := 2; ; n++ {
-			if g := joinPath(parent, fmt.Sprintf("%s-%d", base, n)); count(g) < wiki.MaxFolderPages {
+			if g := joinPath(parent, fmt.Sprintf("%s-%d", base, n)); !full(g) {
 				return g
 			}
 		}

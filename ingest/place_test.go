@@ -101,3 +101,39 @@ func TestManySourcesLeaveNoCrowdedFolder(t *testing.T) {
 		t.Errorf("crowded after four runs:\n%s", strings.Join(c, "\n"))
 	}
 }
+
+// A source whose pages do not all fit in the folder they were planned
+// into keeps them together: every page it creates goes to one folder,
+// and the same wiki and sources give the same folder again.
+func TestSourcePagesStayTogetherWhenAFolderFills(t *testing.T) {
+	run := func() (*wiki.Wiki, *source.Document) {
+		_, w := newWiki(t)
+		docs := []*source.Document{readDoc(t, "docs/item-0.md", "# Gateway Item 0\n\nThe gateway item zero answers first.\n\n## Restart\n\n1. Drain the gateway.\n2. Restart the gateway.\n\n## Glossary\n\n- Gateway lag: the delay before the gateway catches up\n")}
+		for i := 1; i <= 3; i++ {
+			docs = append(docs, readDoc(t, fmt.Sprintf("docs/item-%d.md", i), fmt.Sprintf("# Gateway Item %d\n\nThe gateway item number %d keeps a record of requests.\n", i, i)))
+		}
+		ingestDocs(t, w, docs...)
+		last := readDoc(t, "docs/item-4.md", "# Gateway Item 4\n\nThe gateway item number four keeps a record of requests.\n")
+		ingestDocs(t, w, last)
+		return w, last
+	}
+	w, last := run()
+	if n := len(slices.DeleteFunc(allPaths(t, w), func(p string) bool {
+		return !strings.HasPrefix(p, "gateway/") || strings.Count(p, "/") != 1 || strings.HasSuffix(p, "/README.html")
+	})); n > wiki.MaxFolderPages {
+		t.Fatalf("gateway/ holds %d pages: %v", n, allPaths(t, w))
+	}
+	var dirs []string
+	for _, tmpl := range []string{"source", "note"} {
+		p := pageOf(t, w, last.ID, tmpl)
+		dirs = append(dirs, p[:strings.LastIndex(p, "/")])
+	}
+	if dirs[0] != dirs[1] {
+		t.Errorf("the source's pages split across folders: %v", dirs)
+	}
+	w2, _ := run()
+	if a, b := allPaths(t, w), allPaths(t, w2); !slices.Equal(a, b) {
+		t.Errorf("the same sources landed elsewhere:\n%v\n%v", a, b)
+	}
+	lintClean(t, w)
+}

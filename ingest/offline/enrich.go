@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"github.com/prose-store/prose/internal/lazyre"
 	"html"
+	"path"
 	"strings"
+	"unicode"
 
 	"github.com/prose-store/prose/ingest/plan"
 	"github.com/prose-store/prose/model"
@@ -20,9 +22,15 @@ type SearchHit struct {
 }
 
 // enrich improves one page: it searches the wiki for the page's title,
-// then fills the empty slots it can derive (a summary from the body's
-// first sentence, key points from the abstract, related notes from the
-// search) and adds links to related pages not linked yet.
+// reads the pages found that it does not link yet, then fills the empty
+// slots it can derive (a summary from the body's first sentence, key
+// points from the abstract) and adds the pages found to the related notes.
+//
+// A run changes what the next run's search finds (a page whose related
+// notes now list a title sharing a word with this page's is found by it),
+// so a page found only through the titles its related notes list is no
+// related note of this one, and a page listing maxRelated related notes
+// gets no more: the same wiki enriched again adds nothing.
 func (e Engine) enrich(prompt string, results []model.ToolResult, turns int) (model.Response, error) {
 	slotsText, attrs, _ := plan.Extract(prompt, "slots")
 	here, title := attrs["path"], attrs["title"]
@@ -33,26 +41,49 @@ func (e Engine) enrich(prompt string, results []model.ToolResult, turns int) (mo
 	if err := json.Unmarshal([]byte(slotsText), &slots); err != nil {
 		return model.Response{}, fmt.Errorf("the offline engine cannot read the prompt's slots: %w", err)
 	}
-	switch turns {
-	case 0:
+	_, related := slots["related_notes"]
+	wrote := false
+	for _, r := range results {
+		wrote = wrote || r.Name == plan.ToolWriteSlot || r.Name == plan.ToolAppendSlot
+	}
+	switch {
+	case turns == 0:
 		if title == "" {
 			return end("Nothing to search for: the page has no title.", nil), nil
 		}
-		return calls([]model.ToolCall{call(plan.ToolSearch, plan.SearchArgs{Query: title, Limit: 8})}), nil
-	case 1:
+		return calls([]model.ToolCall{call(plan.ToolSearch, plan.SearchArgs{Query: title, Limit: 2 * maxRelated})}), nil
+	case turns == 1 || turns == 2 && !wrote:
 		var hits []SearchHit
+		read := map[string]PageView{}
 		for _, r := range results {
-			if !r.IsError {
+			if r.IsError {
+				continue
+			}
+			switch r.Name {
+			case plan.ToolSearch:
 				_ = json.Unmarshal([]byte(r.Content), &hits)
+			case plan.ToolReadPage:
+				var v PageView
+				if json.Unmarshal([]byte(r.Content), &v) == nil && v.Path != "" {
+					read[v.Path] = v
+				}
 			}
 		}
-		var links []plan.Link
-		for _, h := range hits {
-			if h.Path != here && h.Title != "" && h.Title != title {
-				links = append(links, plan.Link{Path: h.Path, Title: h.Title})
+		links := relatedLinks(here, title, slots["related_notes"], hits)
+		if turns == 1 && related && len(links) > 0 {
+			var cs []model.ToolCall
+			for _, l := range links {
+				cs = append(cs, call(plan.ToolReadPage, plan.PathArgs{Path: l.Path}))
+			}
+			return calls(cs), nil
+		}
+		var keep []plan.Link
+		for _, l := range links {
+			if v, ok := read[l.Path]; !ok || !foundOnlyThroughRelatedNotes(v, title) {
+				keep = append(keep, l)
 			}
 		}
-		cs := enrichWrites(here, slots, links)
+		cs := enrichWrites(here, slots, keep)
 		if len(cs) == 0 {
 			return end("The page needs nothing the offline engine can add.", nil), nil
 		}
@@ -63,6 +94,101 @@ func (e Engine) enrich(prompt string, results []model.ToolResult, turns int) (mo
 		review = append(review, plan.ReviewItem{Page: here, Kind: "tool-error", Detail: f})
 	}
 	return end("Enriched "+here+".", review), nil
+}
+
+// relatedLinks are the search hits that may become related notes of the
+// page here titled title: other pages (never a folder's README.html
+// index), each title once, none the related notes (existing) link by path
+// or by title already.
+func relatedLinks(here, title, existing string, hits []SearchHit) []plan.Link {
+	var out []plan.Link
+	seen := map[string]bool{strings.ToLower(title): true}
+	for _, t := range linkTexts(existing) {
+		seen[strings.ToLower(t)] = true
+	}
+	for _, h := range hits {
+		key := strings.ToLower(h.Title)
+		if h.Path == here || path.Base(h.Path) == "README.html" || h.Title == "" || seen[key] ||
+			strings.Contains(existing, `href="`+html.EscapeString(rel(here, h.Path))+`"`) {
+			continue
+		}
+		seen[key] = true
+		out = append(out, plan.Link{Path: h.Path, Title: h.Title})
+	}
+	return out
+}
+
+// maxRelated is the most related notes enrich lists on a page.
+const maxRelated = 8
+
+var anchorRe = lazyre.New(`(?s)<a\b[^>]*>(.*?)</a>`)
+
+// linkTexts are the texts of the links in h.
+func linkTexts(h string) []string {
+	var out []string
+	for _, m := range anchorRe().FindAllStringSubmatch(h, -1) {
+		out = append(out, plain(m[1]))
+	}
+	return out
+}
+
+// foundOnlyThroughRelatedNotes reports whether page v says none of the
+// words of title outside its related notes (in its title, tags or other
+// slots): a search for the title finds it only because of the titles its
+// related notes list.
+func foundOnlyThroughRelatedNotes(v PageView, title string) bool {
+	words := titleWords(title)
+	var sb strings.Builder
+	sb.WriteString(metaString(v.Meta, "title") + " " + strings.Join(metaStrings(v.Meta, "tags"), " "))
+	for _, id := range sortedKeys(v.Slots) {
+		if id != "related_notes" {
+			sb.WriteString(" " + plain(v.Slots[id]))
+		}
+	}
+	for _, tok := range strings.FieldsFunc(strings.ToLower(sb.String()), notLetterOrDigit) {
+		for _, w := range words {
+			if sameStem(tok, w) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// titleWords are the words of a title a search matches on: lower case,
+// without common words.
+func titleWords(title string) []string {
+	var out []string
+	for _, w := range strings.FieldsFunc(strings.ToLower(title), notLetterOrDigit) {
+		if len(w) > 2 && !stopWords[w] {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// sameStem reports whether two lower-case words are one word in another
+// form, roughly as the search's stemmer would ("worker", "workers").
+func sameStem(a, b string) bool {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	return a == b || len(a) >= 4 && strings.HasPrefix(b, a) && len(b)-len(a) <= 3
+}
+
+func notLetterOrDigit(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }
+
+// stopWords are words too common for the search to match on.
+var stopWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`the and for with from into onto over under about above below after before again
+		against between through during until while this that these those then than there here where when which what who
+		whom whose why how all any both each few more most other some such only own same very can will just should now
+		are was were been being have has had having does did doing not nor too off out our ours your yours their theirs
+		them they you him his her hers its itself she because would could also`) {
+		stopWords[w] = true
+	}
 }
 
 var tagRe = lazyre.New(`<[^>]*>`)
@@ -104,16 +230,21 @@ func enrichWrites(here string, slots map[string]string, links []plan.Link) []mod
 		existing := slots["related_notes"]
 		var add []string
 		for _, l := range links {
-			if !strings.Contains(existing, `href="`+html.EscapeString(rel(here, l.Path))+`"`) {
-				add = append(add, fmt.Sprintf(`<a href="%s">%s</a>`, html.EscapeString(rel(here, l.Path)), html.EscapeString(l.Title)))
-			}
+			add = append(add, fmt.Sprintf(`<a href="%s">%s</a>`, html.EscapeString(rel(here, l.Path)), html.EscapeString(l.Title)))
 		}
-		if len(add) > 0 {
-			if empty("related_notes") {
-				write("related_notes", list("ul", add, 8))
-			} else {
-				cs = append(cs, call(plan.ToolAppendSlot, plan.SlotArgs{Path: here, Slot: "related_notes", HTML: list("ul", add, 8)}))
-			}
+		if room := maxRelated - len(linkTexts(existing)); len(add) > room {
+			add = add[:max(room, 0)]
+		}
+		trimmed := strings.TrimSpace(existing)
+		switch {
+		case len(add) == 0:
+		case empty("related_notes"):
+			write("related_notes", list("ul", add, maxRelated))
+		case strings.HasSuffix(trimmed, "</ul>"):
+			// One list: the new notes join the list the slot holds.
+			write("related_notes", strings.TrimSuffix(trimmed, "</ul>")+items(add)+"</ul>")
+		default:
+			cs = append(cs, call(plan.ToolAppendSlot, plan.SlotArgs{Path: here, Slot: "related_notes", HTML: list("ul", add, maxRelated)}))
 		}
 	}
 	return cs

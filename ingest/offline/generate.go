@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/prose-store/prose/internal/lazyre"
-	"hash/fnv"
 	"html"
 	"path"
 	"strings"
@@ -206,13 +205,8 @@ func othersAdded(h, mark string) string {
 }
 
 // sourceMark is the class marking what the source named name adds to a
-// page other sources wrote: "from-" and eight hex digits of the name's
-// FNV-1a hash (a class the sanitizer keeps).
-func sourceMark(name string) string {
-	h := fnv.New32a()
-	h.Write([]byte(name))
-	return fmt.Sprintf("from-%08x", h.Sum32())
-}
+// page other sources wrote (plan.SourceMark).
+func sourceMark(name string) string { return plan.SourceMark(name) }
 
 // merge is the call that puts what this source says on a page other
 // sources wrote (c.page, as v shows it): this source's marked paragraph
