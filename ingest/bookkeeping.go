@@ -279,9 +279,11 @@ func (r *run) commitReview(ctx context.Context, who string) error {
 	for _, it := range r.res.Review {
 		msg += "\n  " + it.ID + " " + it.Page + ": " + it.Detail
 	}
-	if _, err := r.w.Vault().CommitFiles(ctx, who, msg+"\n", map[string][]byte{ReviewFile: q}); err != nil {
+	h, err := r.w.Vault().CommitFiles(ctx, who, msg+"\n", map[string][]byte{ReviewFile: q})
+	if err != nil {
 		return &StepError{"commit the review queue", err}
 	}
+	r.res.ReviewCommit = h.String()
 	return nil
 }
 
