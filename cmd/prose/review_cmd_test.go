@@ -63,3 +63,66 @@ func TestForcedIngestSaysItCommittedTheReviewQueue(t *testing.T) {
 		cleanAndFsck(t, dir)
 	}
 }
+
+// keptItems returns the vault's kept-edit items (resolved too).
+func keptItems(t *testing.T, dir string) []ingest.ReviewEntry {
+	t.Helper()
+	var q struct {
+		Items []ingest.ReviewEntry `json:"items"`
+	}
+	if err := json.Unmarshal([]byte(mustProse(t, "--vault", dir, "--json", "wiki", "review", "list", "--all")), &q); err != nil {
+		t.Fatal(err)
+	}
+	var out []ingest.ReviewEntry
+	for _, it := range q.Items {
+		if it.Kind == ingest.ReviewKept {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// TestReviewTakeOfAnOlderOrOverwrittenItem: through the CLI, a second
+// change of the source supersedes the first kept-edit item (take of it
+// exits 1 naming the newer one), and take refuses to write over a slot a
+// person wrote after the item was queued unless --force.
+func TestReviewTakeOfAnOlderOrOverwrittenItem(t *testing.T) {
+	dir := newIngestVault(t)
+	src := filepath.Join(t.TempDir(), "src")
+	writeFiles(t, src, map[string]string{"deploy.md": reviewDeploy})
+	mustProse(t, "--vault", dir, "ingest", src)
+	mustProse(t, "--vault", dir, "wiki", "write-slot", "canary", "summary", "--content", "<p>Ours.</p>")
+	writeFiles(t, src, map[string]string{"deploy.md": strings.Replace(reviewDeploy, "production traffic", "live traffic", 1)})
+	mustProse(t, "--vault", dir, "ingest", src)
+	writeFiles(t, src, map[string]string{"deploy.md": strings.Replace(reviewDeploy, "production traffic", "real traffic", 1)})
+	mustProse(t, "--vault", dir, "ingest", src)
+	items := keptItems(t, dir)
+	if len(items) != 2 || items[0].SupersededBy != items[1].ID || items[1].Resolved != "" || !strings.Contains(items[1].Proposed, "real traffic") {
+		t.Fatalf("kept-edit items after two changes: %+v", items)
+	}
+	older, newer := items[0], items[1]
+	if list := mustProse(t, "--vault", dir, "wiki", "review", "list", "--all"); !strings.Contains(list, "superseded by "+newer.ID) {
+		t.Fatalf("review list --all:\n%s", list)
+	}
+	if _, errs, code := prose(t, "--vault", dir, "wiki", "review", "take", older.ID); code != 1 || !strings.Contains(errs, "superseded") || !strings.Contains(errs, newer.ID) {
+		t.Fatalf("take of the older item: exit %d %q", code, errs)
+	}
+	if got := mustProse(t, "--vault", dir, "wiki", "slot", "canary", "summary"); got != "<p>Ours.</p>" {
+		t.Fatalf("the older item was written: %q", got)
+	}
+
+	mustProse(t, "--vault", dir, "wiki", "write-slot", "canary", "summary", "--content", "<p>Ours, later.</p>")
+	head := headOf(t, dir)
+	_, errs, code := prose(t, "--vault", dir, "wiki", "review", "take", newer.ID)
+	if code != 1 || !strings.Contains(errs, "review show "+newer.ID) || !strings.Contains(errs, "write-slot") || !strings.Contains(errs, "take --force "+newer.ID) {
+		t.Fatalf("take over a slot written after the item: exit %d %q", code, errs)
+	}
+	if headOf(t, dir) != head || mustProse(t, "--vault", dir, "wiki", "slot", "canary", "summary") != "<p>Ours, later.</p>" {
+		t.Fatal("a refused take wrote something")
+	}
+	mustProse(t, "--vault", dir, "wiki", "review", "take", "--force", newer.ID)
+	if got := mustProse(t, "--vault", dir, "wiki", "slot", "canary", "summary"); got != newer.Proposed {
+		t.Fatalf("after take --force: %q, want %q", got, newer.Proposed)
+	}
+	cleanAndFsck(t, dir)
+}
