@@ -13,12 +13,14 @@ import (
 )
 
 // metaGenerated is the page meta key where the pipeline records what it
-// last wrote into each slot: a mapping of slot id to the BLAKE3 token of
-// the slot's HTML as the pipeline left it. A slot whose HTML no longer has
-// that token was changed by someone else since (wiki write-slot, a hand
-// edit taken in with wiki commit), and the pipeline does not write over it.
-// prose keeps this key; a model's set_meta of it is ignored.
-const metaGenerated = "generated"
+// last wrote into each slot (wiki.KeyGenerated): a mapping of slot id to
+// the BLAKE3 token of the slot's HTML as the pipeline left it. A slot whose
+// HTML no longer has that token was changed by someone else since (wiki
+// write-slot, a hand edit taken in with wiki commit), and the pipeline does
+// not write over it; the wiki keeps the record in step when it rewrites a
+// slot's links itself (wiki mv, rm --unlink). prose keeps this key; a
+// model's set_meta of it is ignored.
+const metaGenerated = wiki.KeyGenerated
 
 // ReviewKept is the kind of the review item a run queues for a slot it
 // kept: the slot holds what a person wrote, and the item carries the text
@@ -26,7 +28,7 @@ const metaGenerated = "generated"
 const ReviewKept = "kept-edit"
 
 // slotDigest is the token the provenance record keeps for a slot's HTML.
-func slotDigest(html string) string { return canon.BLAKE3.Token([]byte(html)) }
+func slotDigest(html string) string { return wiki.SlotToken(html) }
 
 // generatedOf reads a page's provenance record; ok is false when the page
 // has none (it was written before prose kept one, or by hand).

@@ -11,7 +11,7 @@ import (
 	"github.com/prose-store/prose/ingest"
 )
 
-const reviewDeploy = "# Deploying the service\n\nWe deploy every Tuesday.\n\n## Glossary\n\nCanary: a small slice of production traffic that sees a release first.\nRollback: returning production to the previous release.\n"
+const reviewDeploy = "# Deploying the service\n\nWe deploy every Tuesday, canary first.\n\n## Glossary\n\nCanary: a small slice of production traffic that sees a release first.\nRollback: returning production to the previous release.\n"
 
 // gitLog returns the subject lines of the vault's last n commits.
 func gitLog(t *testing.T, dir string, n int) []string {
@@ -123,6 +123,62 @@ func TestReviewTakeOfAnOlderOrOverwrittenItem(t *testing.T) {
 	mustProse(t, "--vault", dir, "wiki", "review", "take", "--force", newer.ID)
 	if got := mustProse(t, "--vault", dir, "wiki", "slot", "canary", "summary"); got != newer.Proposed {
 		t.Fatalf("after take --force: %q, want %q", got, newer.Proposed)
+	}
+	cleanAndFsck(t, dir)
+}
+
+// TestMovedPagesKeepTheirProvenanceAndReviewItems: wiki mv rewrites the
+// links of the moved pages and of the pages linking to them, which is no
+// person's edit: the next ingest of the changed source updates them. The
+// open kept-edit item of a moved page names its new path, its proposal's
+// links read right from there, and review take writes it.
+func TestMovedPagesKeepTheirProvenanceAndReviewItems(t *testing.T) {
+	dir := newIngestVault(t)
+	src := filepath.Join(t.TempDir(), "src")
+	writeFiles(t, src, map[string]string{"deploy.md": reviewDeploy})
+	mustProse(t, "--vault", dir, "ingest", src)
+	// The person's text links to the page moved below: mv rewrites that
+	// link, and take must not read the rewrite as a later edit.
+	mustProse(t, "--vault", dir, "wiki", "write-slot", "deploying/canary", "body", "--content", `<p>Ours; see <a href="deploying-the-service.html">the guide</a>.</p>`)
+	v2 := strings.Replace(reviewDeploy, "production traffic", "live traffic", 1)
+	writeFiles(t, src, map[string]string{"deploy.md": v2})
+	mustProse(t, "--vault", dir, "ingest", src)
+	items := keptItems(t, dir)
+	if len(items) != 1 || items[0].Page != "deploying/canary.html" || !strings.Contains(items[0].Proposed, `href="deploying-the-service.html"`) {
+		t.Fatalf("kept-edit items: %+v", items)
+	}
+	id := items[0].ID
+
+	mustProse(t, "--vault", dir, "wiki", "mv", "deploying/canary", "other/canary")
+	mustProse(t, "--vault", dir, "wiki", "mv", "deploying/deploying-the-service", "guides/deploy")
+	items = keptItems(t, dir)
+	if len(items) != 1 || items[0].ID != id || items[0].Page != "other/canary.html" || !strings.Contains(items[0].Proposed, `href="../guides/deploy.html"`) {
+		t.Fatalf("kept-edit items after the moves: %+v", items)
+	}
+	if got := mustProse(t, "--vault", dir, "wiki", "slot", "other/canary", "body"); got != `<p>Ours; see <a href="../guides/deploy.html">the guide</a>.</p>` {
+		t.Fatalf("the person's text after the moves: %q", got)
+	}
+	if show := mustProse(t, "--vault", dir, "wiki", "review", "show", id); !strings.Contains(show, "other/canary.html") {
+		t.Fatalf("review show after mv:\n%s", show)
+	}
+	mustProse(t, "--vault", dir, "wiki", "review", "take", id)
+	if got := mustProse(t, "--vault", dir, "wiki", "slot", "other/canary", "body"); got != items[0].Proposed {
+		t.Fatalf("after take: %q, want %q", got, items[0].Proposed)
+	}
+
+	writeFiles(t, src, map[string]string{"deploy.md": strings.NewReplacer("live traffic", "real traffic", "every Tuesday", "every Wednesday").Replace(v2)})
+	out := mustProse(t, "--vault", dir, "ingest", src)
+	if items := keptItems(t, dir); len(items) != 1 {
+		t.Fatalf("the moved pages read as changed by a person:\n%s\n%+v", out, items)
+	}
+	if got := mustProse(t, "--vault", dir, "wiki", "slot", "guides/deploy", "abstract"); !strings.Contains(got, "every Wednesday") {
+		t.Fatalf("the moved source page was not updated: %q", got)
+	}
+	if got := mustProse(t, "--vault", dir, "wiki", "slot", "other/canary", "body"); !strings.Contains(got, "real traffic") {
+		t.Fatalf("the moved page, taken back, was not updated: %q", got)
+	}
+	if lint := mustProse(t, "--vault", dir, "wiki", "lint"); !strings.Contains(lint, " 0 errors") {
+		t.Fatalf("lint:\n%s", lint)
 	}
 	cleanAndFsck(t, dir)
 }
