@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/prose-store/prose/ingest"
+	"github.com/prose-store/prose/wiki"
 )
 
 // TestNewerProposalSupersedesOlder: when the source of a kept slot
@@ -71,4 +72,66 @@ func TestNewerProposalSupersedesOlder(t *testing.T) {
 			t.Fatalf("open kept-edit item after take: %+v", it)
 		}
 	}
+}
+
+// TestReviewFollowsRemoveUnlink: rm --unlink of a page turns the links to
+// it into text in a kept slot and in its proposal; the item's record of
+// the slot follows (the wiki's rewrite is no person's edit), so take
+// writes the proposal.
+func TestReviewFollowsRemoveUnlink(t *testing.T) {
+	v, w := newWiki(t)
+	ctx := context.Background()
+	const page = "service/canary.html"
+	ingestDocs(t, w, readDoc(t, "deploy.md", deployV1))
+	body := slotOf(t, w, page, "body")
+	target, ok := linkTarget(body)
+	if !ok {
+		t.Fatalf("the canary body links nowhere: %q", body)
+	}
+	writeSlot(t, w, page, "body", `<p>Ours; see <a href="`+target+`">the source</a>.</p>`)
+	ingestDocs(t, w, readDoc(t, "deploy.md", strings.Replace(deployV1, "production traffic", "live traffic", 1)))
+	it := keptItem(t, v, page, "body")
+	if !strings.Contains(it.Proposed, `href="`+target+`"`) {
+		t.Fatalf("the proposal does not link to %s: %q", target, it.Proposed)
+	}
+	removed := "service/" + target
+	if _, err := w.UpdateWith(ctx, func(tx *wiki.Tx) (wiki.CommitOptions, error) {
+		watch, err := ingest.WatchReview(v, tx)
+		if err != nil {
+			return wiki.CommitOptions{}, err
+		}
+		if _, _, err := tx.Remove(removed, true); err != nil {
+			return wiki.CommitOptions{}, err
+		}
+		data := watch.Follow(tx, nil, map[string]bool{removed: true})
+		if data == nil {
+			return wiki.CommitOptions{}, errors.New("the queue did not follow rm --unlink")
+		}
+		return wiki.CommitOptions{Files: map[string][]byte{ingest.ReviewFile: data}}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got := slotOf(t, w, page, "body"); got != "<p>Ours; see the source.</p>" {
+		t.Fatalf("the kept slot after rm --unlink: %q", got)
+	}
+	after := keptItem(t, v, page, "body")
+	if after.ID != it.ID || strings.Contains(after.Proposed, target) {
+		t.Fatalf("the item after rm --unlink: %+v", after)
+	}
+	if _, _, err := ingest.Take(ctx, w, it.ID, "2026-12-01", false); err != nil {
+		t.Fatal(err)
+	}
+	if got := slotOf(t, w, page, "body"); got != after.Proposed {
+		t.Fatalf("after take: %q, want %q", got, after.Proposed)
+	}
+}
+
+// linkTarget returns the first href of html.
+func linkTarget(html string) (string, bool) {
+	_, rest, ok := strings.Cut(html, `href="`)
+	if !ok {
+		return "", false
+	}
+	target, _, ok := strings.Cut(rest, `"`)
+	return target, ok
 }
