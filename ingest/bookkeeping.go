@@ -29,9 +29,16 @@ type ReviewEntry struct {
 	// Proposed is, for a kept-edit item, the HTML the run would have
 	// written into Slot.
 	Proposed string `json:"proposed,omitempty"`
+	// Base is, for a kept-edit item, the BLAKE3 token of the slot's HTML
+	// when the item was queued: take refuses to write over a slot that
+	// changed since (unless forced).
+	Base     string `json:"base,omitempty"`
 	Source   string `json:"source,omitempty"`
 	Added    string `json:"added"`
 	Resolved string `json:"resolved,omitempty"`
+	// SupersededBy names the newer kept-edit item for the same page and
+	// slot that closed this one.
+	SupersededBy string `json:"superseded_by,omitempty"`
 }
 
 // reviewQueue is ReviewFile.
@@ -140,8 +147,23 @@ func (r *run) fileReview() error {
 		q.Items = append(q.Items, e)
 		r.res.Review = append(r.res.Review, e)
 	}
+	q.supersede(r.kept, today)
 	r.files[ReviewFile] = q.encode()
 	return nil
+}
+
+// supersede closes the open kept-edit items that a newer proposal for the
+// same page and slot replaces: only the newest proposal stays open, so an
+// older one is never taken by mistake.
+func (q *reviewQueue) supersede(newer []ReviewEntry, today string) {
+	for _, n := range newer {
+		for i := range q.Items {
+			it := &q.Items[i]
+			if it.Kind == ReviewKept && it.Resolved == "" && it.ID != n.ID && it.Page == n.Page && it.Slot == n.Slot {
+				it.Resolved, it.SupersededBy = today, n.ID
+			}
+		}
+	}
 }
 
 // describe writes a folder's description from what it holds, in words
@@ -279,9 +301,11 @@ func (r *run) commitReview(ctx context.Context, who string) error {
 	for _, it := range r.res.Review {
 		msg += "\n  " + it.ID + " " + it.Page + ": " + it.Detail
 	}
-	if _, err := r.w.Vault().CommitFiles(ctx, who, msg+"\n", map[string][]byte{ReviewFile: q}); err != nil {
+	h, err := r.w.Vault().CommitFiles(ctx, who, msg+"\n", map[string][]byte{ReviewFile: q})
+	if err != nil {
 		return &StepError{"commit the review queue", err}
 	}
+	r.res.ReviewCommit = h.String()
 	return nil
 }
 
@@ -366,6 +390,9 @@ func Resolve(ctx context.Context, v *vault.Vault, id string, today string) (*Rev
 		it := &q.Items[i]
 		if it.ID != id {
 			continue
+		}
+		if it.SupersededBy != "" {
+			return it, fmt.Errorf("review item %s was closed on %s already: %s supersedes it", id, it.Resolved, it.SupersededBy)
 		}
 		if it.Resolved != "" {
 			return it, fmt.Errorf("review item %s was resolved on %s already", id, it.Resolved)

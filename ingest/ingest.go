@@ -83,18 +83,21 @@ type Move struct {
 
 // Result is what an ingest or enrich did.
 type Result struct {
-	Status   string           `json:"status"` // rendered, skipped, dry-run
-	Sources  []SourceResult   `json:"sources,omitempty"`
-	Created  []string         `json:"created"`
-	Updated  []string         `json:"updated"`
-	Moved    []Move           `json:"moved"`
-	Folders  []string         `json:"folders_reindexed"`
-	Review   []ReviewEntry    `json:"review"`
-	Plans    []SourcePlan     `json:"plans,omitempty"`
-	Receipt  *receipt.Receipt `json:"receipt,omitempty"`
-	Commit   string           `json:"commit,omitempty"`
-	Tokens   receipt.Tokens   `json:"-"`
-	Narrowed bool             `json:"narrowed,omitempty"`
+	Status  string           `json:"status"` // rendered, skipped, dry-run
+	Sources []SourceResult   `json:"sources,omitempty"`
+	Created []string         `json:"created"`
+	Updated []string         `json:"updated"`
+	Moved   []Move           `json:"moved"`
+	Folders []string         `json:"folders_reindexed"`
+	Review  []ReviewEntry    `json:"review"`
+	Plans   []SourcePlan     `json:"plans,omitempty"`
+	Receipt *receipt.Receipt `json:"receipt,omitempty"`
+	Commit  string           `json:"commit,omitempty"`
+	// ReviewCommit is the commit of the review queue alone, made when the
+	// run's pages came out as they were but it queued review items.
+	ReviewCommit string         `json:"review_commit,omitempty"`
+	Tokens       receipt.Tokens `json:"-"`
+	Narrowed     bool           `json:"narrowed,omitempty"`
 }
 
 // SourcePlan is the plan made for one source (printed by --dry-run).

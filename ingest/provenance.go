@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -12,12 +13,14 @@ import (
 )
 
 // metaGenerated is the page meta key where the pipeline records what it
-// last wrote into each slot: a mapping of slot id to the BLAKE3 token of
-// the slot's HTML as the pipeline left it. A slot whose HTML no longer has
-// that token was changed by someone else since (wiki write-slot, a hand
-// edit taken in with wiki commit), and the pipeline does not write over it.
-// prose keeps this key; a model's set_meta of it is ignored.
-const metaGenerated = "generated"
+// last wrote into each slot (wiki.KeyGenerated): a mapping of slot id to
+// the BLAKE3 token of the slot's HTML as the pipeline left it. A slot whose
+// HTML no longer has that token was changed by someone else since (wiki
+// write-slot, a hand edit taken in with wiki commit), and the pipeline does
+// not write over it; the wiki keeps the record in step when it rewrites a
+// slot's links itself (wiki mv, rm --unlink). prose keeps this key; a
+// model's set_meta of it is ignored.
+const metaGenerated = wiki.KeyGenerated
 
 // ReviewKept is the kind of the review item a run queues for a slot it
 // kept: the slot holds what a person wrote, and the item carries the text
@@ -25,7 +28,7 @@ const metaGenerated = "generated"
 const ReviewKept = "kept-edit"
 
 // slotDigest is the token the provenance record keeps for a slot's HTML.
-func slotDigest(html string) string { return canon.BLAKE3.Token([]byte(html)) }
+func slotDigest(html string) string { return wiki.SlotToken(html) }
 
 // generatedOf reads a page's provenance record; ok is false when the page
 // has none (it was written before prose kept one, or by hand).
@@ -167,7 +170,9 @@ func (g *guard) settle(tx *wiki.Tx, today string) ([]ReviewEntry, error) {
 			case g.proposed[k] == cur:
 				rec[k.slot] = slotDigest(cur)
 			default:
-				review = append(review, keptEntry(rel, k.slot, g.proposed[k], g.source[k], today))
+				e := keptEntry(rel, k.slot, g.proposed[k], g.source[k], today)
+				e.Base = slotDigest(cur)
+				review = append(review, e)
 			}
 		}
 		var val any
@@ -219,11 +224,17 @@ func keptEntry(rel, slot, proposed, source, today string) ReviewEntry {
 	return ReviewEntry{ID: "r" + hex[:8], Page: rel, Kind: ReviewKept, Slot: slot, Detail: detail, Proposed: proposed, Source: source, Added: today}
 }
 
+// ErrSlotChanged is Take's error for a slot that changed since its item
+// was queued.
+var ErrSlotChanged = errors.New("changed since the review item was queued")
+
 // Take writes the text a kept-edit review item proposes into its slot,
 // records it as the pipeline's (so a later run updates the slot again),
 // and resolves the item, in one commit with one receipt. The slot's
-// earlier text stays in the vault's history.
-func Take(ctx context.Context, w *wiki.Wiki, id, today string) (*ReviewEntry, *wiki.Result, error) {
+// earlier text stays in the vault's history. When the slot changed since
+// the item was queued (someone wrote it after), Take refuses with
+// ErrSlotChanged unless force is true.
+func Take(ctx context.Context, w *wiki.Wiki, id, today string, force bool) (*ReviewEntry, *wiki.Result, error) {
 	tx, err := w.Begin(ctx)
 	if err != nil {
 		return nil, nil, err
@@ -244,8 +255,16 @@ func Take(ctx context.Context, w *wiki.Wiki, id, today string) (*ReviewEntry, *w
 		return nil, nil, fmt.Errorf("no review item %q; `prose wiki review list` lists them", id)
 	case it.Kind != ReviewKept || it.Slot == "":
 		return nil, nil, fmt.Errorf("review item %s proposes no slot text (it is a %q item); check the page by hand, then `prose wiki review resolve %s`", id, it.Kind, id)
+	case it.SupersededBy != "":
+		return it, nil, fmt.Errorf("review item %s was superseded on %s by %s, which proposes newer text for %s slot %s; `prose wiki review show %s` prints it", id, it.Resolved, it.SupersededBy, it.Page, it.Slot, it.SupersededBy)
 	case it.Resolved != "":
 		return it, nil, fmt.Errorf("review item %s was resolved on %s already", id, it.Resolved)
+	}
+	if _, p, err := tx.Read(it.Page); err != nil {
+		return nil, nil, fmt.Errorf("review item %s: %w", id, err)
+	} else if cur, _ := p.Slot(it.Slot); it.Base != "" && slotDigest(cur) != it.Base && !force {
+		return it, nil, fmt.Errorf("review item %s: %s slot %s %w (someone wrote it after), and taking the item would write over that; `prose wiki review show %s` prints the proposal: write what should stay with `prose wiki write-slot %s %s` and then `prose wiki review resolve %s`, or write the proposal over the slot with `prose wiki review take --force %s`",
+			id, it.Page, it.Slot, ErrSlotChanged, id, strings.TrimSuffix(it.Page, ".html"), it.Slot, id, id)
 	}
 	sr, err := tx.WriteSlot(it.Page, it.Slot, it.Proposed)
 	if err != nil {

@@ -116,7 +116,7 @@ func TestSlotWrittenByHandSurvivesReingest(t *testing.T) {
 
 	// Taking the proposal writes it, resolves the item, and makes the
 	// slot the pipeline's again: the next change updates it.
-	if _, _, err := ingest.Take(context.Background(), w, it.ID, "2026-12-01"); err != nil {
+	if _, _, err := ingest.Take(context.Background(), w, it.ID, "2026-12-01", false); err != nil {
 		t.Fatal(err)
 	}
 	if got := slotOf(t, w, page, "summary"); got != it.Proposed {

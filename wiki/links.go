@@ -6,7 +6,60 @@ import (
 	"strings"
 
 	"golang.org/x/net/html"
+
+	"github.com/prose-store/prose/canon"
 )
+
+// KeyGenerated is the page meta key where the pipeline records what it
+// last wrote into each slot: a mapping of slot id to SlotToken of the
+// slot's HTML as it left it. A slot whose HTML no longer has that token
+// was changed by someone else since. When the wiki itself rewrites a slot
+// (the links prose wiki mv and rm --unlink rewrite), a record that matched
+// the slot before follows it, so the rewrite does not read as a person's
+// edit; one that did not match stays as it was.
+const KeyGenerated = "generated"
+
+// SlotToken is the token KeyGenerated records for a slot's HTML.
+func SlotToken(html string) string { return canon.BLAKE3.Token([]byte(html)) }
+
+// rewriteSlot sets slot i of p to html, rewritten by the wiki, and keeps
+// the slot's KeyGenerated record in step when it matched before.
+func rewriteSlot(p *Page, i int, html string) {
+	before := p.Slots[i].HTML
+	if html == before {
+		return
+	}
+	p.Slots[i].HTML = html
+	rec, ok := p.Meta[KeyGenerated].(map[string]any)
+	if !ok || rec[p.Slots[i].ID] != SlotToken(before) {
+		return
+	}
+	m := make(map[string]any, len(rec))
+	for k, v := range rec {
+		m[k] = v
+	}
+	m[p.Slots[i].ID] = SlotToken(html)
+	p.Meta[KeyGenerated] = m
+}
+
+// RelinkHTML rewrites the local links of slot HTML written for the page at
+// oldPage so that it reads right in the page at newPage, after the pages
+// named in moved (old path to new) moved and those in removed went: a link
+// to a moved page follows it, a link to a removed page becomes its text,
+// and every other link keeps pointing where it did. It is how text kept
+// outside the wiki for a page (a proposal in the review queue) follows
+// prose wiki mv and rm --unlink.
+func RelinkHTML(s, oldPage, newPage string, moved map[string]string, removed map[string]bool) string {
+	return rewriteLinks(s, oldPage, newPage, func(target string) (string, bool) {
+		if removed[target] {
+			return "", false
+		}
+		if to, ok := moved[target]; ok {
+			return to, true
+		}
+		return target, true
+	})
+}
 
 // resolveLink returns the wiki path a link in the page at from points to,
 // and false for links that leave the wiki (a scheme, a host, an absolute

@@ -19,16 +19,24 @@ import (
 // state, so concurrent writers queue rather than fail; fn must therefore
 // read everything it decides on through the Tx.
 func (w *Wiki) Update(ctx context.Context, fn func(tx *Tx) error) (*Result, error) {
+	return w.UpdateWith(ctx, func(tx *Tx) (CommitOptions, error) { return CommitOptions{}, fn(tx) })
+}
+
+// UpdateWith is Update whose fn also gives the options of the commit: the
+// vault files outside the wiki that change with the pages (a queue that
+// names pages the Tx moved), and the rest.
+func (w *Wiki) UpdateWith(ctx context.Context, fn func(tx *Tx) (CommitOptions, error)) (*Result, error) {
 	for attempt := 0; ; attempt++ {
 		tx, err := w.Begin(ctx)
 		if err != nil {
 			return nil, err
 		}
-		if err := fn(tx); err != nil {
+		o, err := fn(tx)
+		if err != nil {
 			tx.Discard()
 			return nil, err
 		}
-		res, err := tx.Commit()
+		res, err := tx.CommitWith(o)
 		if errors.Is(err, vault.ErrBaseMoved) && attempt < 20 {
 			continue
 		}
@@ -306,7 +314,12 @@ func (tx *Tx) Move(oldName, newName string) (string, string, []string, error) {
 	// Links inside the moved page are relative to its folder: rewrite them
 	// to keep pointing where they did.
 	for i, s := range p.Slots {
-		p.Slots[i].HTML = rewriteLinks(s.HTML, from, to, func(target string) (string, bool) { return target, true })
+		rewriteSlot(p, i, rewriteLinks(s.HTML, from, to, func(target string) (string, bool) {
+			if target == from {
+				return to, true // a link to itself
+			}
+			return target, true
+		}))
 	}
 	tx.put(from, nil, "")
 	tx.put(to, p, "mv "+from+" "+to)
@@ -386,12 +399,12 @@ func (tx *Tx) relink(target string, to func(string) (string, bool)) ([]string, e
 			return nil, err
 		}
 		for i, s := range p.Slots {
-			p.Slots[i].HTML = rewriteLinks(s.HTML, rel, rel, func(t string) (string, bool) {
+			rewriteSlot(p, i, rewriteLinks(s.HTML, rel, rel, func(t string) (string, bool) {
 				if t == target {
 					return to(t)
 				}
 				return t, true
-			})
+			}))
 		}
 		if rs := p.Meta.Related(); len(rs) > 0 {
 			var keep []any

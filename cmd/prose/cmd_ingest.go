@@ -155,6 +155,9 @@ func printPipeline(c *cli.Context, v *vault.Vault, res *ingest.Result) error {
 		if res.Commit != "" {
 			doc["commit"] = res.Commit
 		}
+		if res.ReviewCommit != "" {
+			doc["review_commit"] = res.ReviewCommit
+		}
 		return out.emit(doc)
 	}
 	for _, s := range res.Sources {
@@ -190,10 +193,17 @@ func printPipeline(c *cli.Context, v *vault.Vault, res *ingest.Result) error {
 		for _, s := range res.Sources {
 			reread = reread || s.Status == "unchanged"
 		}
+		why := "nothing new"
+		if len(res.Sources) == 0 {
+			why = "no page changed" // enrich
+		}
 		if reread {
-			out.printf("wiki: skipped (every page came out as it was; no commit)\n")
+			why = "every page came out as it was"
+		}
+		if res.ReviewCommit != "" {
+			out.printf("wiki: skipped (%s); committed the review queue %s with %s (prose wiki review list)\n", why, short(res.ReviewCommit), nounCount(len(res.Review), "new item"))
 		} else {
-			out.printf("wiki: skipped (nothing new; no commit)\n")
+			out.printf("wiki: skipped (%s; no commit)\n", why)
 		}
 	case "dry-run":
 		out.printf("dry run: nothing was written\n")

@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
+	"github.com/prose-store/prose/ingest"
 	"github.com/prose-store/prose/wiki"
 )
 
@@ -131,6 +132,42 @@ func wikiWrite(c *cli.Context, op func(tx *wiki.Tx) (wrote, error)) error {
 			var err error
 			r, err = op(tx)
 			return err
+		})
+		if err != nil {
+			return wikiErr(err)
+		}
+		return report(out, res, r)
+	})
+}
+
+// wikiWriteFollowingReview is wikiWrite for an operation that moves or
+// removes pages (mv, rm): the review queue follows it in the same commit
+// (ingest.ReviewWatch). op returns the pages it moved (old path to new)
+// and removed (true when the links to them became text).
+func wikiWriteFollowingReview(c *cli.Context, op func(tx *wiki.Tx) (wrote, map[string]string, map[string]bool, error)) error {
+	return withWiki(c, func(w *wiki.Wiki, out *output) error {
+		var r wrote
+		res, err := w.UpdateWith(c.Context, func(tx *wiki.Tx) (wiki.CommitOptions, error) {
+			watch, err := ingest.WatchReview(w.Vault(), tx)
+			if err != nil {
+				return wiki.CommitOptions{}, err
+			}
+			var moved map[string]string
+			var removed map[string]bool
+			if r, moved, removed, err = op(tx); err != nil {
+				return wiki.CommitOptions{}, err
+			}
+			unlinked := map[string]bool{}
+			for p, unlink := range removed {
+				if unlink {
+					unlinked[p] = true
+				}
+			}
+			var o wiki.CommitOptions
+			if q := watch.Follow(tx, moved, unlinked); q != nil {
+				o.Files = map[string][]byte{ingest.ReviewFile: q}
+			}
+			return o, nil
 		})
 		if err != nil {
 			return wikiErr(err)
@@ -657,7 +694,7 @@ func wikiMvCommand() *cli.Command {
 			if err := needArgs(c, 2, "OLD and NEW"); err != nil {
 				return err
 			}
-			return wikiWrite(c, func(tx *wiki.Tx) (wrote, error) {
+			return wikiWriteFollowingReview(c, func(tx *wiki.Tx) (wrote, map[string]string, map[string]bool, error) {
 				from, to, relinked, err := tx.Move(c.Args().Get(0), c.Args().Get(1))
 				return wrote{
 					what:   "mv " + from + " " + to,
@@ -667,7 +704,7 @@ func wikiMvCommand() *cli.Command {
 							out.printf("  links rewritten in %s\n", p)
 						}
 					},
-				}, err
+				}, map[string]string{from: to}, nil, err
 			})
 		},
 	}
@@ -684,7 +721,7 @@ func wikiRmCommand() *cli.Command {
 				return err
 			}
 			unlink := c.Bool("unlink")
-			return wikiWrite(c, func(tx *wiki.Tx) (wrote, error) {
+			return wikiWriteFollowingReview(c, func(tx *wiki.Tx) (wrote, map[string]string, map[string]bool, error) {
 				rel, linkers, err := tx.Remove(c.Args().First(), unlink)
 				key := "broken"
 				if unlink {
@@ -702,7 +739,7 @@ func wikiRmCommand() *cli.Command {
 							}
 						}
 					},
-				}, err
+				}, nil, map[string]bool{rel: unlink}, err
 			})
 		},
 	}

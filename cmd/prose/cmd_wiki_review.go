@@ -33,7 +33,10 @@ func wikiReviewCommand() *cli.Command {
 					out := newOutput(c)
 					for _, it := range items {
 						state := "open"
-						if it.Resolved != "" {
+						switch {
+						case it.SupersededBy != "":
+							state = "superseded by " + it.SupersededBy + " " + it.Resolved
+						case it.Resolved != "":
 							state = "resolved " + it.Resolved
 						}
 						out.printf("%s  %-8s %s  %s (%s)\n", it.ID, it.Kind, it.Page, it.Detail, state)
@@ -67,6 +70,11 @@ func wikiReviewCommand() *cli.Command {
 						}
 						out := newOutput(c)
 						out.printf("%s  %s  %s\n%s\n", it.ID, it.Kind, it.Page, it.Detail)
+						if it.SupersededBy != "" {
+							out.printf("superseded on %s by %s, which proposes newer text for the same slot\n", it.Resolved, it.SupersededBy)
+						} else if it.Resolved != "" {
+							out.printf("resolved on %s\n", it.Resolved)
+						}
 						if it.Proposed != "" {
 							out.printf("\nproposed for slot %s:\n%s\n", it.Slot, it.Proposed)
 						}
@@ -77,14 +85,15 @@ func wikiReviewCommand() *cli.Command {
 			},
 			{
 				Name:      "take",
-				Usage:     "write the slot text review item ID proposes into its page, and resolve it (one receipt)",
+				Usage:     "write the slot text review item ID proposes into its page, and resolve it (one receipt); refused when the slot changed since the item was queued, unless --force",
 				ArgsUsage: "ID",
+				Flags:     []cli.Flag{&cli.BoolFlag{Name: "force", Usage: "write the proposal even over a slot written after the item was queued"}},
 				Action: func(c *cli.Context) error {
 					if c.NArg() != 1 {
 						return usageErrorf("review take needs one ID (see prose wiki review list)")
 					}
 					return withWiki(c, func(w *wiki.Wiki, out *output) error {
-						it, res, err := ingest.Take(c.Context, w, c.Args().First(), time.Now().UTC().Format("2006-01-02"))
+						it, res, err := ingest.Take(c.Context, w, c.Args().First(), time.Now().UTC().Format("2006-01-02"), c.Bool("force"))
 						if err != nil {
 							return &exitError{code: 1, err: err}
 						}
