@@ -183,7 +183,11 @@ func printPipeline(c *cli.Context, v *vault.Vault, res *ingest.Result) error {
 		out.printf("  moved    %s -> %s\n", m.From, m.To)
 	}
 	for _, r := range res.Review {
-		out.printf("  review   %s %s\n", r.ID, r.Detail)
+		if r.Page != "" {
+			out.printf("  review   %s %s: %s\n", r.ID, r.Page, r.Detail)
+		} else {
+			out.printf("  review   %s %s\n", r.ID, r.Detail)
+		}
 	}
 	switch res.Status {
 	case "rendered":

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -40,8 +41,8 @@ func TestForcedIngestSaysItCommittedTheReviewQueue(t *testing.T) {
 			if strings.Contains(out, "no commit") || !strings.Contains(out, "committed the review queue "+head[:12]) || !strings.Contains(out, "1 new item") {
 				t.Fatalf("forced ingest that committed the review queue (%s) says:\n%s", head[:12], out)
 			}
-			if !strings.Contains(out, "  review   r") {
-				t.Fatalf("the item is not listed:\n%s", out)
+			if !regexp.MustCompile(`(?m)^  review   r[0-9a-f]{8} [^ ]*canary\.html: `).MatchString(out) {
+				t.Fatalf("the item is not listed with its page:\n%s", out)
 			}
 		} else {
 			var doc struct {

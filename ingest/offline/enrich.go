@@ -7,6 +7,7 @@ import (
 	"html"
 	"path"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/prose-store/prose/ingest/plan"
@@ -160,7 +161,7 @@ func foundOnlyThroughRelatedNotes(v PageView, title string) bool {
 func titleWords(title string) []string {
 	var out []string
 	for _, w := range strings.FieldsFunc(strings.ToLower(title), notLetterOrDigit) {
-		if len(w) > 2 && !stopWords[w] {
+		if len(w) > 2 && !stopWords()[w] {
 			out = append(out, w)
 		}
 	}
@@ -179,17 +180,17 @@ func sameStem(a, b string) bool {
 func notLetterOrDigit(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }
 
 // stopWords are words too common for the search to match on.
-var stopWords = map[string]bool{}
-
-func init() {
+var stopWords = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{}
 	for _, w := range strings.Fields(`the and for with from into onto over under about above below after before again
 		against between through during until while this that these those then than there here where when which what who
 		whom whose why how all any both each few more most other some such only own same very can will just should now
 		are was were been being have has had having does did doing not nor too off out our ours your yours their theirs
 		them they you him his her hers its itself she because would could also`) {
-		stopWords[w] = true
+		m[w] = true
 	}
-}
+	return m
+})
 
 var tagRe = lazyre.New(`<[^>]*>`)
 

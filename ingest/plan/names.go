@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -80,15 +81,16 @@ func ShortHash(s string) string { return shortHash(s) }
 // fold replaces common accented Latin letters by their base letter, as
 // slugs always have: a title keeps the slug it had.
 func fold(s string) string {
-	return folder.Replace(s)
+	return folder().Replace(s)
 }
 
-var folder = strings.NewReplacer("é", "e", "è", "e", "ê", "e", "ë", "e", "á", "a", "à", "a", "â", "a", "ä", "a",
-	"ó", "o", "ö", "o", "ô", "o", "ú", "u", "ü", "u", "í", "i", "ï", "i", "ç", "c", "ñ", "n", "ß", "ss")
+var folder = sync.OnceValue(func() *strings.Replacer {
+	return strings.NewReplacer("é", "e", "è", "e", "ê", "e", "ë", "e", "á", "a", "à", "a", "â", "a", "ä", "a",
+		"ó", "o", "ö", "o", "ô", "o", "ú", "u", "ü", "u", "í", "i", "ï", "i", "ç", "c", "ñ", "n", "ß", "ss")
+})
 
-var stopwords = map[string]bool{}
-
-func init() {
+var stopwords = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{}
 	for _, w := range strings.Fields(`about above after again against also among and another any are
 		because been before being below between both but can cannot could did does doing down during each
 		every from further have having here how into its itself just last more most much must never next
@@ -97,9 +99,10 @@ func init() {
 		who whom why will with would you your yours guide notes note page introduction overview readme
 		untitled using use used make makes made first second third part chapter section example examples
 		thing things way ways work works good best new old today week year day days`) {
-		stopwords[w] = true
+		m[w] = true
 	}
-}
+	return m
+})
 
 // Words lists the words of a title worth naming a folder after, as slugs,
 // in order and once each: words of at least four letters that are not
@@ -111,7 +114,7 @@ func Words(title string) []string {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.IsMark(r)
 	}) {
 		r, _ := utf8.DecodeRuneInString(word)
-		if !unicode.IsLetter(r) || utf8.RuneCountInString(word) < 4 || stopwords[word] {
+		if !unicode.IsLetter(r) || utf8.RuneCountInString(word) < 4 || stopwords()[word] {
 			continue
 		}
 		s := Slug(word)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"html"
 	"strings"
+	"sync"
 
 	"github.com/yuin/goldmark/ast"
 	xhtml "golang.org/x/net/html"
@@ -25,7 +26,7 @@ import (
 //     chrome are dropped, and its tags that are not HTML stay text.
 
 // htmlElements are the names of HTML's elements, obsolete ones included.
-var htmlElements = func() map[string]bool {
+var htmlElements = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
 	for _, n := range strings.Fields(`a abbr acronym address area article aside audio b base basefont bdi bdo big
 		blink blockquote body br button canvas caption center cite code col colgroup data datalist dd del details
@@ -38,7 +39,7 @@ var htmlElements = func() map[string]bool {
 		m[n] = true
 	}
 	return m
-}()
+})
 
 // htmlTag reads the raw tag s (<name …>, </name>, <name/>): its name and
 // whether it closes; ok is false when s is no tag.
@@ -65,7 +66,7 @@ func htmlTag(s string) (name string, closing, ok bool) {
 // element's: in lower case, or in capitals when two letters or more.
 func isHTMLElement(name string) bool {
 	lower := strings.ToLower(name)
-	if !htmlElements[lower] {
+	if !htmlElements()[lower] {
 		return false
 	}
 	return name == lower || len(name) >= 2 && name == strings.ToUpper(name)
