@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"github.com/prose-store/prose/model"
+	"os"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -93,7 +95,11 @@ func wikiReviewCommand() *cli.Command {
 						return usageErrorf("review take needs one ID (see prose wiki review list)")
 					}
 					return withWiki(c, func(w *wiki.Wiki, out *output) error {
-						it, res, err := ingest.Take(c.Context, w, c.Args().First(), time.Now().UTC().Format("2006-01-02"), c.Bool("force"))
+						day, err := today()
+						if err != nil {
+							return err
+						}
+						it, res, err := ingest.Take(c.Context, w, c.Args().First(), day, c.Bool("force"))
 						if err != nil {
 							return &exitError{code: 1, err: err}
 						}
@@ -117,7 +123,11 @@ func wikiReviewCommand() *cli.Command {
 						return err
 					}
 					defer v.Close()
-					it, err := ingest.Resolve(c.Context, v, c.Args().First(), time.Now().UTC().Format("2006-01-02"))
+					day, err := today()
+					if err != nil {
+						return err
+					}
+					it, err := ingest.Resolve(c.Context, v, c.Args().First(), day)
 					if err != nil {
 						return &exitError{code: 1, err: err}
 					}
@@ -128,4 +138,14 @@ func wikiReviewCommand() *cli.Command {
 			},
 		},
 	}
+}
+
+// today is the date a review item is resolved on: PROSE_NOW's when set,
+// as the dates an ingest gives its items, else the wall clock's.
+func today() (string, error) {
+	now, err := model.Now(os.Getenv)
+	if err != nil {
+		return "", err
+	}
+	return now.UTC().Format(time.DateOnly), nil
 }

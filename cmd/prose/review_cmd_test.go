@@ -125,6 +125,10 @@ func TestReviewTakeOfAnOlderOrOverwrittenItem(t *testing.T) {
 	if got := mustProse(t, "--vault", dir, "wiki", "slot", "canary", "summary"); got != newer.Proposed {
 		t.Fatalf("after take --force: %q, want %q", got, newer.Proposed)
 	}
+	// Items are dated by PROSE_NOW, as an ingest dates them.
+	if items := keptItems(t, dir); items[1].Resolved != "2026-01-31" || items[0].Resolved != "2026-01-31" {
+		t.Fatalf("resolved on %q and %q, want PROSE_NOW's 2026-01-31", items[0].Resolved, items[1].Resolved)
+	}
 	cleanAndFsck(t, dir)
 }
 
