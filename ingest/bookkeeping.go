@@ -39,6 +39,9 @@ type ReviewEntry struct {
 	// SupersededBy names the newer kept-edit item for the same page and
 	// slot that closed this one.
 	SupersededBy string `json:"superseded_by,omitempty"`
+	// Closed says why the item was closed without a person resolving it
+	// (its page was removed).
+	Closed string `json:"closed,omitempty"`
 }
 
 // reviewQueue is ReviewFile.
@@ -393,6 +396,9 @@ func Resolve(ctx context.Context, v *vault.Vault, id string, today string) (*Rev
 		}
 		if it.SupersededBy != "" {
 			return it, fmt.Errorf("review item %s was closed on %s already: %s supersedes it", id, it.Resolved, it.SupersededBy)
+		}
+		if it.Closed != "" {
+			return it, fmt.Errorf("review item %s was closed on %s already: %s", id, it.Resolved, it.Closed)
 		}
 		if it.Resolved != "" {
 			return it, fmt.Errorf("review item %s was resolved on %s already", id, it.Resolved)

@@ -37,14 +37,25 @@ func WatchReview(v *vault.Vault, tx *wiki.Tx) (*ReviewWatch, error) {
 }
 
 // Follow updates the queue after the operation, which moved the pages in
-// moved (old path to new) and removed those in removed, turning the links
-// to them into text. It returns the queue's new bytes, to be committed
+// moved (old path to new) and removed those in removed (true where the
+// links to a page became text): open items of a removed page are closed
+// on today, saying so. It returns the queue's new bytes, to be committed
 // with the Tx, or nil when the queue names none of those pages.
-func (rw *ReviewWatch) Follow(tx *wiki.Tx, moved map[string]string, removed map[string]bool) []byte {
+func (rw *ReviewWatch) Follow(tx *wiki.Tx, moved map[string]string, removed map[string]bool, today string) []byte {
 	changed := false
+	unlinked := map[string]bool{}
+	for p, unlink := range removed {
+		if unlink {
+			unlinked[p] = true
+		}
+	}
 	for i := range rw.q.Items {
 		it := &rw.q.Items[i]
 		if it.Resolved != "" {
+			continue
+		}
+		if _, gone := removed[it.Page]; gone {
+			it.Resolved, it.Closed, changed = today, "its page was removed (prose wiki rm)", true
 			continue
 		}
 		page := it.Page
@@ -52,7 +63,7 @@ func (rw *ReviewWatch) Follow(tx *wiki.Tx, moved map[string]string, removed map[
 			page = to
 		}
 		if it.Proposed != "" {
-			if np := wiki.RelinkHTML(it.Proposed, it.Page, page, moved, removed); np != it.Proposed {
+			if np := wiki.RelinkHTML(it.Proposed, it.Page, page, moved, unlinked); np != it.Proposed {
 				it.Proposed, changed = np, true
 			}
 		}

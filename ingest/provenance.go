@@ -257,6 +257,8 @@ func Take(ctx context.Context, w *wiki.Wiki, id, today string, force bool) (*Rev
 		return nil, nil, fmt.Errorf("review item %s proposes no slot text (it is a %q item); check the page by hand, then `prose wiki review resolve %s`", id, it.Kind, id)
 	case it.SupersededBy != "":
 		return it, nil, fmt.Errorf("review item %s was superseded on %s by %s, which proposes newer text for %s slot %s; `prose wiki review show %s` prints it", id, it.Resolved, it.SupersededBy, it.Page, it.Slot, it.SupersededBy)
+	case it.Closed != "":
+		return it, nil, fmt.Errorf("review item %s was closed on %s: %s", id, it.Resolved, it.Closed)
 	case it.Resolved != "":
 		return it, nil, fmt.Errorf("review item %s was resolved on %s already", id, it.Resolved)
 	}

@@ -103,7 +103,7 @@ func TestReviewFollowsRemoveUnlink(t *testing.T) {
 		if _, _, err := tx.Remove(removed, true); err != nil {
 			return wiki.CommitOptions{}, err
 		}
-		data := watch.Follow(tx, nil, map[string]bool{removed: true})
+		data := watch.Follow(tx, nil, map[string]bool{removed: true}, "2026-12-01")
 		if data == nil {
 			return wiki.CommitOptions{}, errors.New("the queue did not follow rm --unlink")
 		}

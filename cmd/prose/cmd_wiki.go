@@ -157,14 +157,12 @@ func wikiWriteFollowingReview(c *cli.Context, op func(tx *wiki.Tx) (wrote, map[s
 			if r, moved, removed, err = op(tx); err != nil {
 				return wiki.CommitOptions{}, err
 			}
-			unlinked := map[string]bool{}
-			for p, unlink := range removed {
-				if unlink {
-					unlinked[p] = true
-				}
+			day, err := today()
+			if err != nil {
+				return wiki.CommitOptions{}, err
 			}
 			var o wiki.CommitOptions
-			if q := watch.Follow(tx, moved, unlinked); q != nil {
+			if q := watch.Follow(tx, moved, removed, day); q != nil {
 				o.Files = map[string][]byte{ingest.ReviewFile: q}
 			}
 			return o, nil

@@ -38,6 +38,8 @@ func wikiReviewCommand() *cli.Command {
 						switch {
 						case it.SupersededBy != "":
 							state = "superseded by " + it.SupersededBy + " " + it.Resolved
+						case it.Closed != "":
+							state = "closed " + it.Resolved + ": " + it.Closed
 						case it.Resolved != "":
 							state = "resolved " + it.Resolved
 						}
@@ -74,6 +76,8 @@ func wikiReviewCommand() *cli.Command {
 						out.printf("%s  %s  %s\n%s\n", it.ID, it.Kind, it.Page, it.Detail)
 						if it.SupersededBy != "" {
 							out.printf("superseded on %s by %s, which proposes newer text for the same slot\n", it.Resolved, it.SupersededBy)
+						} else if it.Closed != "" {
+							out.printf("closed on %s: %s\n", it.Resolved, it.Closed)
 						} else if it.Resolved != "" {
 							out.printf("resolved on %s\n", it.Resolved)
 						}

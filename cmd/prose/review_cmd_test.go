@@ -187,3 +187,34 @@ func TestMovedPagesKeepTheirProvenanceAndReviewItems(t *testing.T) {
 	}
 	cleanAndFsck(t, dir)
 }
+
+// TestReviewItemsOfARemovedPageAreClosed: wiki rm closes the open items
+// naming the page it removes, in the same commit, dated by PROSE_NOW;
+// take and resolve of such an item exit 1 saying why.
+func TestReviewItemsOfARemovedPageAreClosed(t *testing.T) {
+	dir := newIngestVault(t)
+	src := filepath.Join(t.TempDir(), "src")
+	writeFiles(t, src, map[string]string{"deploy.md": reviewDeploy})
+	mustProse(t, "--vault", dir, "ingest", src)
+	mustProse(t, "--vault", dir, "wiki", "write-slot", "canary", "summary", "--content", "<p>Ours.</p>")
+	writeFiles(t, src, map[string]string{"deploy.md": strings.Replace(reviewDeploy, "production traffic", "live traffic", 1)})
+	mustProse(t, "--vault", dir, "ingest", src)
+	items := keptItems(t, dir)
+	if len(items) != 1 || items[0].Resolved != "" {
+		t.Fatalf("kept-edit items: %+v", items)
+	}
+	id := items[0].ID
+	mustProse(t, "--vault", dir, "wiki", "rm", "canary")
+	if it := keptItems(t, dir)[0]; it.Resolved != "2026-01-31" || !strings.Contains(it.Closed, "page was removed") {
+		t.Fatalf("the item after wiki rm of its page: %+v", it)
+	}
+	if list := mustProse(t, "--vault", dir, "wiki", "review", "list"); strings.Contains(list, id) {
+		t.Fatalf("the closed item is listed as open:\n%s", list)
+	}
+	for _, verb := range []string{"take", "resolve"} {
+		if _, errs, code := prose(t, "--vault", dir, "wiki", "review", verb, id); code != 1 || !strings.Contains(errs, "page was removed") {
+			t.Fatalf("review %s of a closed item: exit %d %q", verb, code, errs)
+		}
+	}
+	cleanAndFsck(t, dir)
+}
