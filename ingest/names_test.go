@@ -2,6 +2,7 @@ package ingest_test
 
 import (
 	"context"
+	"path"
 	"slices"
 	"strings"
 	"testing"
@@ -216,5 +217,42 @@ func TestStoredPagesKeepTheirPaths(t *testing.T) {
 	}
 	if !strings.Contains(pageText(t, w, legacy), "one node at a time") {
 		t.Errorf("%s was not updated", legacy)
+	}
+}
+
+// TestASourceLinksItsOwnPageOfASharedTitle: where a source's text names
+// the title it shares with another source's page, its pages link to its
+// own page of that title, never to the other source's.
+func TestASourceLinksItsOwnPageOfASharedTitle(t *testing.T) {
+	_, w := newWiki(t)
+	m := offline.Engine{}
+	a := readDoc(t, "a/guide.md", "# Setup Guide\n\nInstall the alpha widget first. Keep this setup guide at hand.\n")
+	b := readDoc(t, "b/guide.md", "# Setup Guide\n\nConfigure the beta gateway with TLS. This setup guide covers the beta gateway; the setup guide ends with a checklist.\n")
+	for _, d := range []*source.Document{a, b} {
+		if _, err := ingest.Ingest(context.Background(), w, []*source.Document{d}, opts(m)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pa := pageOf(t, w, a.ID, "source")
+	pages, err := w.Pages()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, pi := range pages {
+		_, p, err := w.Read(pi.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Contains(p.Meta.Strings("sources"), b.ID) {
+			continue
+		}
+		checked++
+		if txt := pageText(t, w, pi.Path); strings.Contains(txt, `href="`+path.Base(pa)+`"`) || strings.Contains(txt, `/`+pa+`"`) {
+			t.Errorf("%s, written from b/guide.md, links to a/guide.md's %s:\n%s", pi.Path, pa, txt)
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no page of b/guide.md found")
 	}
 }

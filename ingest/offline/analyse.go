@@ -202,9 +202,13 @@ func (w *workspace) link(cs []candidate) {
 		c := &cs[i]
 		var links []plan.Link
 		linked := map[string]bool{c.page.Path: true}
+		// One page per title: this run's pages come first, so a source
+		// links a title it shares with another source's page to its own.
+		titled := map[string]bool{strings.ToLower(c.page.Title): true}
 		addLink := func(t target) {
-			if !linked[t.path] {
-				linked[t.path] = true
+			lower := strings.ToLower(t.title)
+			if !linked[t.path] && !titled[lower] {
+				linked[t.path], titled[lower] = true, true
 				links = append(links, plan.Link{Path: t.path, Title: t.title})
 			}
 		}
