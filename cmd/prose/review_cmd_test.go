@@ -88,13 +88,7 @@ func keptItems(t *testing.T, dir string) []ingest.ReviewEntry {
 // exits 1 naming the newer one), and take refuses to write over a slot a
 // person wrote after the item was queued unless --force.
 func TestReviewTakeOfAnOlderOrOverwrittenItem(t *testing.T) {
-	dir := newIngestVault(t)
-	src := filepath.Join(t.TempDir(), "src")
-	writeFiles(t, src, map[string]string{"deploy.md": reviewDeploy})
-	mustProse(t, "--vault", dir, "ingest", src)
-	mustProse(t, "--vault", dir, "wiki", "write-slot", "canary", "summary", "--content", "<p>Ours.</p>")
-	writeFiles(t, src, map[string]string{"deploy.md": strings.Replace(reviewDeploy, "production traffic", "live traffic", 1)})
-	mustProse(t, "--vault", dir, "ingest", src)
+	dir, src := vaultWithAKeptEdit(t)
 	writeFiles(t, src, map[string]string{"deploy.md": strings.Replace(reviewDeploy, "production traffic", "real traffic", 1)})
 	mustProse(t, "--vault", dir, "ingest", src)
 	items := keptItems(t, dir)
@@ -192,13 +186,7 @@ func TestMovedPagesKeepTheirProvenanceAndReviewItems(t *testing.T) {
 // naming the page it removes, in the same commit, dated by PROSE_NOW;
 // take and resolve of such an item exit 1 saying why.
 func TestReviewItemsOfARemovedPageAreClosed(t *testing.T) {
-	dir := newIngestVault(t)
-	src := filepath.Join(t.TempDir(), "src")
-	writeFiles(t, src, map[string]string{"deploy.md": reviewDeploy})
-	mustProse(t, "--vault", dir, "ingest", src)
-	mustProse(t, "--vault", dir, "wiki", "write-slot", "canary", "summary", "--content", "<p>Ours.</p>")
-	writeFiles(t, src, map[string]string{"deploy.md": strings.Replace(reviewDeploy, "production traffic", "live traffic", 1)})
-	mustProse(t, "--vault", dir, "ingest", src)
+	dir, _ := vaultWithAKeptEdit(t)
 	items := keptItems(t, dir)
 	if len(items) != 1 || items[0].Resolved != "" {
 		t.Fatalf("kept-edit items: %+v", items)
@@ -217,4 +205,19 @@ func TestReviewItemsOfARemovedPageAreClosed(t *testing.T) {
 		}
 	}
 	cleanAndFsck(t, dir)
+}
+
+// vaultWithAKeptEdit ingests reviewDeploy, writes the canary page's summary
+// by hand and ingests a change of the source: the vault holds one open
+// kept-edit item. It returns the vault and the source directory.
+func vaultWithAKeptEdit(t *testing.T) (dir, src string) {
+	t.Helper()
+	dir = newIngestVault(t)
+	src = filepath.Join(t.TempDir(), "src")
+	writeFiles(t, src, map[string]string{"deploy.md": reviewDeploy})
+	mustProse(t, "--vault", dir, "ingest", src)
+	mustProse(t, "--vault", dir, "wiki", "write-slot", "canary", "summary", "--content", "<p>Ours.</p>")
+	writeFiles(t, src, map[string]string{"deploy.md": strings.Replace(reviewDeploy, "production traffic", "live traffic", 1)})
+	mustProse(t, "--vault", dir, "ingest", src)
+	return dir, src
 }
