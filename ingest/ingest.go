@@ -66,13 +66,16 @@ func DefaultBudget(spec string) int {
 
 // SourceResult is what happened to one source.
 type SourceResult struct {
-	Name       string   `json:"name"`
-	ID         string   `json:"id"`
-	Kind       string   `json:"kind"`
-	Title      string   `json:"title"`
-	Redactions int      `json:"redactions"`
-	Status     string   `json:"status"` // ingested, skipped (memo key seen), unchanged (read again, its pages came out as they were), planned (dry run)
-	Pages      []string `json:"pages"`
+	Name       string `json:"name"`
+	ID         string `json:"id"`
+	Kind       string `json:"kind"`
+	Title      string `json:"title"`
+	Redactions int    `json:"redactions"`
+	// Encoding is the encoding the source was converted from to UTF-8
+	// (source.Document.Encoding); absent for a source in UTF-8.
+	Encoding string   `json:"encoding,omitempty"`
+	Status   string   `json:"status"` // ingested, skipped (memo key seen), unchanged (read again, its pages came out as they were), planned (dry run)
+	Pages    []string `json:"pages"`
 }
 
 // Move is a page moved during a run.
@@ -342,7 +345,7 @@ func (r *run) ingest(ctx context.Context, docs []*source.Document) (*Result, err
 	}
 	var todo []*source.Document
 	for _, d := range docs {
-		sr := SourceResult{Name: d.Name, ID: d.ID, Kind: string(d.Kind), Title: d.Title, Redactions: d.Redactions, Pages: []string{}}
+		sr := SourceResult{Name: d.Name, ID: d.ID, Kind: string(d.Kind), Title: d.Title, Redactions: d.Redactions, Encoding: d.Encoding, Pages: []string{}}
 		memo := MemoKey(d.ID, r.opt, r.prompts.version())
 		if rec, ok := r.cat.Sources[d.ID]; ok && rec.Memo == memo && !r.opt.Force {
 			sr.Status = "skipped"

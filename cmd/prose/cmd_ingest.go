@@ -68,6 +68,9 @@ func ingestCommand() *cli.Command {
 				if err != nil {
 					return &exitError{code: 1, err: fmt.Errorf("%v; nothing was ingested (fix or leave out that source)", err)}
 				}
+				if d.Encoding != "" {
+					fmt.Fprintf(c.App.ErrWriter, "prose: %s is in %s, not UTF-8: read it converted to UTF-8 (the vault keeps the converted text)\n", d.Name, d.Encoding)
+				}
 				if in.Stdin && c.String("name") != "" {
 					d.Title = c.String("name")
 				}
@@ -164,6 +167,9 @@ func printPipeline(c *cli.Context, v *vault.Vault, res *ingest.Result) error {
 		red := ""
 		if s.Redactions > 0 {
 			red = fmt.Sprintf(", %d secrets redacted", s.Redactions)
+		}
+		if s.Encoding != "" {
+			red = ", converted from " + s.Encoding + red
 		}
 		out.printf("%-9s %s (%s%s)\n", s.Status, s.Name, s.Kind, red)
 	}

@@ -35,6 +35,9 @@ type Document struct {
 	ID string
 	// Redactions counts the secrets replaced in Data.
 	Redactions int
+	// Encoding names the encoding the source was converted from to UTF-8
+	// (UTF16LE, UTF16BE, Windows1252), or is "" for a source in UTF-8.
+	Encoding string `json:",omitempty"`
 }
 
 // Section is a heading and the blocks under it up to the next heading. A

@@ -73,11 +73,14 @@ func Sniff(data []byte) Kind {
 
 // Read reads one source. kind "" means: by name's extension, else Sniff.
 // Secrets are redacted first; the result's Data, ID and Redactions
-// describe the redacted bytes. Text that is not UTF-8 or holds NUL bytes
-// is refused as binary.
+// describe the redacted bytes. Text in UTF-16 (with a byte order mark)
+// or, for every kind but a JSON transcript, in Windows-1252 is converted
+// to UTF-8 first (Encoding says from what; see decodeText); the size
+// limit is on the bytes as given. Bytes that are none of these, or hold
+// NUL bytes, are refused as binary.
 func Read(name string, data []byte, kind Kind) (*Document, error) {
 	if len(data) > MaxSize {
-		return nil, fmt.Errorf("%s: %d bytes is larger than the %d MiB a source may have: split it into smaller files (by chapter or section) and ingest those", name, len(data), MaxSize>>20)
+		return nil, tooLarge(name, int64(len(data)), true)
 	}
 	d, err := read(name, data, kind)
 	if err != nil {
@@ -100,17 +103,23 @@ func ReadQuoted(name string, data []byte) (*Document, error) {
 }
 
 func read(name string, data []byte, kind Kind) (*Document, error) {
-	if bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data) {
-		return nil, fmt.Errorf("%s: not text (binary or not UTF-8)", name)
+	named := kind
+	if named == "" {
+		named = KindOf(name)
 	}
-	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
+	// A JSON transcript is UTF-8 (or UTF-16 with a mark) by its format;
+	// any other kind may be in Windows-1252.
+	data, encoding, err := decodeText(name, data, named != Conversation)
+	if err != nil {
+		return nil, err
+	}
 	if kind == "" {
 		if kind = KindOf(name); kind == "" {
 			kind = Sniff(data)
 		}
 	}
 	redacted, n := receipt.RedactText(string(data))
-	d := &Document{Name: name, Kind: kind, Data: []byte(redacted), Redactions: n}
+	d := &Document{Name: name, Kind: kind, Data: []byte(redacted), Redactions: n, Encoding: encoding}
 	d.ID = canon.BLAKE3.Token(d.Data)
 	switch kind {
 	case Markdown:
@@ -212,13 +221,16 @@ func Collect(args []string, stdin io.Reader, stdinName string) (inputs []Input, 
 				return nil, nil, errors.New(`"-" (standard input) is named twice`)
 			}
 			stdinUsed = true
-			data, err := io.ReadAll(io.LimitReader(stdin, MaxSize+1))
-			if err != nil {
-				return nil, nil, fmt.Errorf("read standard input: %w", err)
-			}
 			name := stdinName
 			if name == "" {
 				name = "stdin"
+			}
+			data, err := ReadLimited(stdin, "standard input")
+			if err != nil {
+				if errors.Is(err, ErrTooLarge) {
+					return nil, nil, err
+				}
+				return nil, nil, fmt.Errorf("read standard input: %w", err)
 			}
 			add(Input{Name: name, Data: data, Stdin: true}, "")
 			continue
@@ -228,7 +240,10 @@ func Collect(args []string, stdin io.Reader, stdinName string) (inputs []Input, 
 			return nil, nil, fmt.Errorf("source %s: %w", arg, unwrapPathError(err))
 		}
 		if !fi.IsDir() {
-			data, err := os.ReadFile(arg)
+			data, err := ReadFile(arg, arg)
+			if errors.Is(err, ErrNotRegular) || errors.Is(err, ErrTooLarge) {
+				return nil, nil, fmt.Errorf("source %w", err)
+			}
 			if err != nil {
 				return nil, nil, fmt.Errorf("source %s: %w", arg, unwrapPathError(err))
 			}
@@ -395,16 +410,20 @@ func walk(dir string) ([]Input, []string, []Skipped) {
 			return nil
 		}
 		if !e.Type().IsRegular() {
-			skipped = append(skipped, Skipped{shown, "not a regular file"})
+			reason := fileType(e.Type()) + ", not a regular file (a pipe, device or socket may never end)"
+			if e.Type()&fs.ModeSymlink != 0 {
+				reason = "a symbolic link, not a regular file (name its target to ingest it)"
+			}
+			skipped = append(skipped, Skipped{shown, reason})
 			return nil
 		}
 		if KindOf(p) == "" {
 			skipped = append(skipped, Skipped{shown, "not a supported source type (.md, .txt, .html, .json, .jsonl)"})
 			return nil
 		}
-		data, err := os.ReadFile(p)
+		data, err := ReadFile(p, shown)
 		if err != nil {
-			skipped = append(skipped, Skipped{shown, unwrapPathError(err).Error()})
+			skipped = append(skipped, Skipped{shown, strings.TrimPrefix(unwrapPathError(err).Error(), shown+": ")})
 			return nil
 		}
 		inputs = append(inputs, Input{Name: shown, Data: data, Found: true})

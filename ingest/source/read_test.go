@@ -146,7 +146,7 @@ func TestRedaction(t *testing.T) {
 func TestReadRefuses(t *testing.T) {
 	for name, src := range map[string]string{
 		"bin.md":    "abc\x00def",
-		"latin.txt": "caf\xe9",
+		"undef.txt": "caf\x81", // 0x81: no character in Windows-1252 either
 		"x.json":    `{"not": "a conversation"}`,
 		"bad.json":  `[{"role": "user", "content": "x"`,
 	} {
