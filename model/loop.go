@@ -21,6 +21,11 @@ type LoopOptions struct {
 	MaxCallsPerTurn int
 	// OnToolResult, if set, sees every call and its result as they happen.
 	OnToolResult func(call ToolCall, result ToolResult)
+	// Final, if set, checks an answer without tool calls: a non-empty
+	// complaint goes back to the model as a user message and the loop goes
+	// on, while model calls remain (the last answer is final whatever it
+	// holds).
+	Final func(resp Response) string
 }
 
 // DefaultMaxIterations is the model-call limit of a Loop.
@@ -85,6 +90,12 @@ func Loop(ctx context.Context, m Model, req Request, opt LoopOptions) (LoopResul
 		res.Final = resp
 		res.Messages = append(res.Messages, Message{Role: RoleAssistant, Text: resp.Text, ToolCalls: keepable(resp.ToolCalls)})
 		if len(resp.ToolCalls) == 0 {
+			if opt.Final != nil && res.Iterations < limit {
+				if c := opt.Final(resp); c != "" {
+					res.Messages = append(res.Messages, UserText(c))
+					continue
+				}
+			}
 			return res, nil
 		}
 		results := make([]ToolResult, 0, len(resp.ToolCalls))
