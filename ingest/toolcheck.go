@@ -49,7 +49,7 @@ const (
 
 // ReviewKinds are the kinds a model may give a review item (or none).
 // prose's own kinds (kept-edit, stale) are not among them.
-var ReviewKinds = []string{"check", "question", "conflict", "missing", "outdated"}
+var ReviewKinds = []string{"check", "question", "conflict", "missing", "outdated", "merge", "tool-error"}
 
 // windowsDevices are the names Windows reserves in every folder, with any
 // extension.
