@@ -607,7 +607,7 @@ func (r *run) analyse(ctx context.Context, d *source.Document) (*plan.Plan, erro
 	if err != nil {
 		return nil, err
 	}
-	r.review = append(r.review, plan.ReviewQueue(resp.Text)...)
+	r.addReview(plan.ReviewQueue(resp.Text))
 	return p, nil
 }
 
@@ -633,6 +633,7 @@ func (r *run) toolbox() *toolbox {
 	tb.find = r.search
 	tb.guard = r.guard
 	tb.onPage = func(rel string) { r.bar.Describe(rel) }
+	tb.checked = !r.trusted()
 	return tb
 }
 
@@ -642,10 +643,23 @@ func (r *run) loop(ctx context.Context, tb *toolbox, prompt string) error {
 	lctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	tb.cancel = cancel
+	opt := model.LoopOptions{}
+	if tb.checked {
+		opt.MaxCallsPerTurn = MaxToolCallsPerTurn
+		opt.Final = func(resp model.Response) string {
+			_, refused := r.checkReview(plan.ReviewQueue(resp.Text))
+			if len(refused) == 0 {
+				return ""
+			}
+			return "error: review items refused: " + strings.Join(refused, "; ") + ". A review item's page is the path of an existing wiki page; its kind, if any, one of " + strings.Join(ReviewKinds, ", ") + ". Send the corrected items again in a <<<REVIEW_QUEUE>>>[…]<<<END>>> block."
+		}
+	} else {
+		opt.MaxCallsPerTurn = -1
+	}
 	lr, err := model.Loop(lctx, r.opt.Model, model.Request{
 		Messages: []model.Message{model.UserText(prompt)},
 		Tools:    tb.tools(tb.only == "" || true),
-	}, model.LoopOptions{})
+	}, opt)
 	r.usage = r.usage.Add(lr.Usage)
 	if cause := context.Cause(lctx); cause != nil && !errors.Is(cause, context.Canceled) {
 		return cause
@@ -659,10 +673,27 @@ func (r *run) loop(ctx context.Context, tb *toolbox, prompt string) error {
 	}
 	for _, m := range lr.Messages {
 		if m.Role == model.RoleAssistant {
-			r.review = append(r.review, plan.ReviewQueue(m.Text)...)
+			r.addReview(plan.ReviewQueue(m.Text))
 		}
 	}
 	return nil
+}
+
+// trusted reports whether the run's model is prose's own offline engine,
+// whose tool calls render a source and are bounded by the source limits;
+// every other model's calls are held to the caps of toolcheck.go.
+func (r *run) trusted() bool {
+	provider, _ := providerOf(r.opt.ModelSpec)
+	return provider == model.Offline && r.opt.Model != nil && r.opt.Model.Name() == model.Offline
+}
+
+// addReview queues the review items of one model answer, those a model
+// may send (checkReview) when the model is not trusted.
+func (r *run) addReview(items []plan.ReviewItem) {
+	if !r.trusted() {
+		items, _ = r.checkReview(items)
+	}
+	r.review = append(r.review, items...)
 }
 
 // search asks the wiki's search index (the committed pages), then the

@@ -56,6 +56,10 @@ type toolbox struct {
 	source string
 	// find searches the wiki.
 	find func(ctx context.Context, query string, limit int) ([]searchHit, error)
+	// checked holds the model's calls to the caps of toolcheck.go (every
+	// model but prose's own offline engine); names is what they need.
+	checked bool
+	names   nameIndex
 }
 
 // searchHit is one search result as the search tool returns it.
@@ -149,6 +153,15 @@ func (tb *toolbox) newPage(_ context.Context, args json.RawMessage) (string, err
 	if err := tb.writable(a.Path); err != nil {
 		return "", err
 	}
+	if tb.checked {
+		rel, err := checkName(a.Path)
+		if err != nil {
+			return "", err
+		}
+		if err := tb.checkNewPage(rel, ""); err != nil {
+			return "", err
+		}
+	}
 	if err := tb.step(plan.ToolNewPage); err != nil {
 		return "", err
 	}
@@ -156,6 +169,7 @@ func (tb *toolbox) newPage(_ context.Context, args json.RawMessage) (string, err
 	if err := tb.classify(err); err != nil {
 		return "", err
 	}
+	tb.placed(rel)
 	tb.mark(rel, true)
 	return result(map[string]any{"created": rel, "removed": removed}), nil
 }
@@ -175,6 +189,11 @@ func (tb *toolbox) slot(args json.RawMessage, appendTo bool) (string, error) {
 	}
 	if err := tb.writable(a.Path); err != nil {
 		return "", err
+	}
+	if tb.checked {
+		if err := tb.checkSlotSize(a, appendTo); err != nil {
+			return "", err
+		}
 	}
 	name := plan.ToolWriteSlot
 	if appendTo {
@@ -216,6 +235,11 @@ func (tb *toolbox) setMeta(_ context.Context, args json.RawMessage) (string, err
 	if err := tb.writable(a.Path); err != nil {
 		return "", err
 	}
+	if tb.checked {
+		if err := tb.checkMetaSize(a); err != nil {
+			return "", err
+		}
+	}
 	if err := tb.step(plan.ToolSetMeta); err != nil {
 		return "", err
 	}
@@ -232,9 +256,16 @@ func (tb *toolbox) setMeta(_ context.Context, args json.RawMessage) (string, err
 			ignored = append(ignored, k)
 			continue
 		}
-		if a.Updates[k] == nil {
+		switch {
+		case a.Updates[k] == nil:
 			remove = append(remove, k)
-		} else {
+		case k == wiki.KeyRelated && tb.checked:
+			list, err := tb.checkRelated(a.Updates[k])
+			if err != nil {
+				return "", err
+			}
+			set[k] = list
+		default:
 			set[k] = a.Updates[k]
 		}
 	}
@@ -258,6 +289,16 @@ func (tb *toolbox) movePage(_ context.Context, args json.RawMessage) (string, er
 	if tb.only != "" {
 		return "", errors.New("pages cannot be moved during enrich")
 	}
+	if tb.checked {
+		to, err := checkName(a.To)
+		if err != nil {
+			return "", err
+		}
+		from, _ := tb.tx.Resolve(a.From)
+		if err := tb.checkNewPage(to, from); err != nil {
+			return "", err
+		}
+	}
 	if err := tb.step(plan.ToolMovePage); err != nil {
 		return "", err
 	}
@@ -265,6 +306,7 @@ func (tb *toolbox) movePage(_ context.Context, args json.RawMessage) (string, er
 	if err := tb.classify(err); err != nil {
 		return "", err
 	}
+	tb.placed(to)
 	tb.moved = append(tb.moved, [2]string{from, to})
 	if tb.guard != nil {
 		tb.guard.moved(from, to)

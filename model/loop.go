@@ -14,12 +14,26 @@ import (
 type LoopOptions struct {
 	// MaxIterations caps the model calls; 0 means DefaultMaxIterations.
 	MaxIterations int
+	// MaxCallsPerTurn caps the tool calls run from one model answer; the
+	// calls beyond it are not run, each answered with an error result the
+	// model can act on (call them again in the next turn). 0 means
+	// DefaultMaxCallsPerTurn; negative means no cap (a trusted engine).
+	MaxCallsPerTurn int
 	// OnToolResult, if set, sees every call and its result as they happen.
 	OnToolResult func(call ToolCall, result ToolResult)
+	// Final, if set, checks an answer without tool calls: a non-empty
+	// complaint goes back to the model as a user message and the loop goes
+	// on, while model calls remain (the last answer is final whatever it
+	// holds).
+	Final func(resp Response) string
 }
 
 // DefaultMaxIterations is the model-call limit of a Loop.
 const DefaultMaxIterations = 50
+
+// DefaultMaxCallsPerTurn is the most tool calls a Loop runs from one
+// model answer: with DefaultMaxIterations, 3,200 calls a loop at most.
+const DefaultMaxCallsPerTurn = 64
 
 // LoopResult is what an agent loop produced.
 type LoopResult struct {
@@ -56,6 +70,10 @@ func Loop(ctx context.Context, m Model, req Request, opt LoopOptions) (LoopResul
 		}
 		tools[t.Name] = &loopTool{tool: t, schema: s}
 	}
+	perTurn := opt.MaxCallsPerTurn
+	if perTurn == 0 {
+		perTurn = DefaultMaxCallsPerTurn
+	}
 	res := LoopResult{Messages: append([]Message(nil), req.Messages...)}
 	for res.Iterations < limit {
 		if err := ctx.Err(); err != nil {
@@ -72,11 +90,22 @@ func Loop(ctx context.Context, m Model, req Request, opt LoopOptions) (LoopResul
 		res.Final = resp
 		res.Messages = append(res.Messages, Message{Role: RoleAssistant, Text: resp.Text, ToolCalls: keepable(resp.ToolCalls)})
 		if len(resp.ToolCalls) == 0 {
+			if opt.Final != nil && res.Iterations < limit {
+				if c := opt.Final(resp); c != "" {
+					res.Messages = append(res.Messages, UserText(c))
+					continue
+				}
+			}
 			return res, nil
 		}
 		results := make([]ToolResult, 0, len(resp.ToolCalls))
-		for _, tc := range resp.ToolCalls {
-			r := runTool(ctx, tools, tc)
+		for i, tc := range resp.ToolCalls {
+			var r ToolResult
+			if perTurn > 0 && i >= perTurn {
+				r = overTurnCap(tc, perTurn, len(resp.ToolCalls))
+			} else {
+				r = runTool(ctx, tools, tc)
+			}
 			if err := ctx.Err(); err != nil {
 				return res, canceled(err)
 			}
@@ -92,6 +121,13 @@ func Loop(ctx context.Context, m Model, req Request, opt LoopOptions) (LoopResul
 		res.Messages = append(res.Messages, Message{Role: RoleTool, ToolResults: results})
 	}
 	return res, &Error{Op: "agent loop", Kind: KindLimit, Message: fmt.Sprintf("the model was still calling tools after %d calls", limit), Hint: "raise the iteration limit or simplify the task"}
+}
+
+// overTurnCap answers a call beyond the per-turn cap without running it
+// (its arguments are not even parsed).
+func overTurnCap(tc ToolCall, limit, made int) ToolResult {
+	return ToolResult{CallID: tc.ID, Name: tc.Name, IsError: true,
+		Content: fmt.Sprintf("error: not run: this answer made %d tool calls and at most %d are run from one answer; make the rest again in your next answer, at most %d at a time", made, limit, limit)}
 }
 
 type loopTool struct {

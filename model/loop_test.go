@@ -2,6 +2,9 @@ package model_test
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -89,5 +92,76 @@ func TestLoopMalformedArguments(t *testing.T) {
 				t.Fatalf("errors %d, calls %v, final %q", res.ToolErrors, calls, res.Final.Text)
 			}
 		})
+	}
+}
+
+// TestLoopCapsCallsPerTurn: an answer making more tool calls than the cap
+// runs the first DefaultMaxCallsPerTurn of them; each call beyond is
+// answered with an error result naming the cap (counted among the tool
+// errors) and its tool does not run.
+func TestLoopCapsCallsPerTurn(t *testing.T) {
+	const made = model.DefaultMaxCallsPerTurn*3 + 5
+	var calls []fakeserver.Call
+	for i := range made {
+		calls = append(calls, fakeserver.Call{ID: fmt.Sprintf("c%d", i), Name: "write_note", Args: `{"path":"a","text":"b"}`})
+	}
+	srv := fakeserver.New(t, fakeserver.Chat, fakeserver.Calls(calls...), fakeserver.Text("done"))
+	m, _ := model.Open("openai-chat:gpt-test", model.Config{Getenv: srv.Env()})
+	var ran []string
+	res, err := model.Loop(context.Background(), m, model.Request{Messages: []model.Message{model.UserText("go")}, Tools: fakeserver.LoopTools(&ran)}, model.LoopOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ran) != model.DefaultMaxCallsPerTurn || res.ToolCalls != made || res.ToolErrors != made-model.DefaultMaxCallsPerTurn {
+		t.Fatalf("ran %d, calls %d, errors %d; want %d run of %d", len(ran), res.ToolCalls, res.ToolErrors, model.DefaultMaxCallsPerTurn, made)
+	}
+	results := srv.ToolResults()
+	if len(results) != made {
+		t.Fatalf("%d results sent for %d calls", len(results), made)
+	}
+	for i, r := range results {
+		over := i >= model.DefaultMaxCallsPerTurn
+		if r.IsError != over || over && !strings.Contains(r.Content, fmt.Sprintf("at most %d are run from one answer", model.DefaultMaxCallsPerTurn)) {
+			t.Fatalf("result %d (%s): error %v %q", i, r.CallID, r.IsError, r.Content)
+		}
+	}
+	// A negative cap (a trusted engine) runs every call.
+	srv = fakeserver.New(t, fakeserver.Chat, fakeserver.Calls(calls...), fakeserver.Text("done"))
+	m, _ = model.Open("openai-chat:gpt-test", model.Config{Getenv: srv.Env()})
+	ran = nil
+	if _, err := model.Loop(context.Background(), m, model.Request{Messages: []model.Message{model.UserText("go")}, Tools: fakeserver.LoopTools(&ran)}, model.LoopOptions{MaxCallsPerTurn: -1}); err != nil || len(ran) != made {
+		t.Fatalf("uncapped: %v, ran %d of %d", err, len(ran), made)
+	}
+}
+
+// TestLoopToolFailureIsAnErrorOnTheWire: a tool whose run fails is
+// counted among the loop's tool errors and reaches Anthropic as a
+// tool_result with is_error true (a success with is_error absent or false).
+func TestLoopToolFailureIsAnErrorOnTheWire(t *testing.T) {
+	srv := fakeserver.New(t, fakeserver.Anthropic,
+		fakeserver.Calls(fakeserver.Call{ID: "bad", Name: "break", Args: `{}`}, fakeserver.Call{ID: "good", Name: "fine", Args: `{}`}),
+		fakeserver.Text("done"))
+	m, err := model.Open("anthropic:claude-test", model.Config{Getenv: srv.Env()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj := json.RawMessage(`{"type":"object","properties":{}}`)
+	tools := []model.Tool{
+		{Name: "break", Description: "Fails.", Schema: obj, Run: func(context.Context, json.RawMessage) (string, error) { return "", errors.New("the disk is full") }},
+		{Name: "fine", Description: "Works.", Schema: obj, Run: func(context.Context, json.RawMessage) (string, error) { return "ok", nil }},
+	}
+	res, err := model.Loop(context.Background(), m, model.Request{Messages: []model.Message{model.UserText("go")}, Tools: tools}, model.LoopOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ToolCalls != 2 || res.ToolErrors != 1 {
+		t.Fatalf("calls %d, errors %d", res.ToolCalls, res.ToolErrors)
+	}
+	bad, ok := srv.Result("bad")
+	if !ok || !bad.Flagged || !bad.IsError || !strings.Contains(bad.Content, "the disk is full") {
+		t.Fatalf("failed tool sent as %+v", bad)
+	}
+	if good, ok := srv.Result("good"); !ok || good.IsError || good.Content != "ok" {
+		t.Fatalf("working tool sent as %+v", good)
 	}
 }

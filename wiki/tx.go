@@ -555,9 +555,25 @@ func (tx *Tx) SetMeta(name string, set map[string]any, remove []string) (string,
 		}
 		delete(p.Meta, k)
 	}
-	if _, err := tx.pageTemplate(rel, p); err != nil {
+	t, err := tx.pageTemplate(rel, p)
+	if err != nil {
+		return "", err
+	}
+	if err := templateFits(rel, p, t); err != nil {
 		return "", err
 	}
 	tx.put(rel, p, "set-meta "+rel)
 	return rel, nil
+}
+
+// templateFits refuses template t for page p when t does not declare a
+// slot of p that holds HTML: the text would be left outside every slot
+// the template renders.
+func templateFits(rel string, p *Page, t *Template) error {
+	for _, s := range p.Slots {
+		if s.HTML != "" && !t.Declares(s.ID) {
+			return fmt.Errorf("%s: template %s declares no slot %q, which holds text; empty the slot first or choose a template that declares it", rel, t.Name, s.ID)
+		}
+	}
+	return nil
 }

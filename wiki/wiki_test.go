@@ -641,3 +641,45 @@ func TestRemovalsAreNamedOncePerPage(t *testing.T) {
 		t.Errorf("hand edit removed %q, want one <script> element", got)
 	}
 }
+
+// TestOnlyDeclaredSlots: New and WriteSlot refuse a slot id the template
+// does not declare, naming it and the template's slots; SetMeta refuses a
+// template that does not declare a slot holding text, and allows one
+// that declares every non-empty slot.
+func TestOnlyDeclaredSlots(t *testing.T) {
+	w := newWiki(t)
+	_, err := w.Update(context.Background(), func(tx *Tx) error {
+		if _, _, err := tx.New("ml/bad", NewOptions{Template: "concept", Slots: map[string]string{"sidebar": "<p>x</p>"}}); err == nil || !strings.Contains(err.Error(), `declares no slot "sidebar"`) {
+			t.Errorf("New with an undeclared slot: %v", err)
+		}
+		if _, ok, _ := tx.Page("ml/bad.html"); ok {
+			t.Error("the refused page exists")
+		}
+		if _, _, err := tx.New("ml/attention", NewOptions{Template: "concept", Slots: map[string]string{"summary": "<p>Weights.</p>"}}); err != nil {
+			return err
+		}
+		if _, err := tx.WriteSlot("ml/attention", "sidebar", "<p>x</p>"); err == nil || !strings.Contains(err.Error(), `declares no slot "sidebar"`) {
+			t.Errorf("WriteSlot of an undeclared slot: %v", err)
+		}
+		if _, err := tx.AppendSlot("ml/attention", "sidebar", "<p>x</p>"); err == nil || !strings.Contains(err.Error(), `declares no slot "sidebar"`) {
+			t.Errorf("AppendSlot of an undeclared slot: %v", err)
+		}
+		if _, p, _ := tx.Read("ml/attention"); len(p.Slots) != 4 {
+			t.Errorf("slots after the refused writes: %+v", p.Slots)
+		}
+		if _, err := tx.SetMeta("ml/attention", map[string]any{KeyTemplate: "note"}, nil); err == nil || !strings.Contains(err.Error(), `declares no slot "summary"`) {
+			t.Errorf("concept page with a summary switched to note: %v", err)
+		}
+		if _, p, _ := tx.Read("ml/attention"); p.Meta.Template() != "concept" {
+			t.Errorf("the refused template change stuck: %v", p.Meta)
+		}
+		// entity declares summary: the change is allowed.
+		if _, err := tx.SetMeta("ml/attention", map[string]any{KeyTemplate: "entity"}, nil); err != nil {
+			t.Errorf("a template declaring every non-empty slot: %v", err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -72,12 +72,16 @@ func Classify(op, provider string, err error, fail *Failure, key string) error {
 	}
 	e := &model.Error{Op: op, Provider: provider}
 	var te *TimeoutError
+	var tl *TooLargeError
 	switch {
 	case errors.Is(err, context.Canceled):
 		e.Kind, e.Message = model.KindCanceled, "canceled"
 	case errors.As(err, &te):
 		e.Kind, e.Message = model.KindTimeout, te.Error()
 		e.Hint = "the provider is slow or unreachable; try again or raise the timeout"
+	case errors.As(err, &tl):
+		e.Kind, e.Message = model.KindResponse, tl.Error()
+		e.Hint = "the provider or the base URL answered more than a model answer can be; check the base URL"
 	case errors.Is(err, context.DeadlineExceeded):
 		e.Kind, e.Message = model.KindTimeout, "the deadline passed before an answer came"
 	case fail != nil && fail.Status != 0:

@@ -35,6 +35,17 @@ func (e *TimeoutError) Error() string {
 	return fmt.Sprintf("no answer within %s", e.After)
 }
 
+// MaxAnswer bounds the body of one provider answer: a body larger is
+// refused while it is read, never held whole.
+const MaxAnswer = 32 << 20
+
+// TooLargeError reports an answer whose body passed MaxAnswer.
+type TooLargeError struct{ Limit int64 }
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("the answer is larger than %d MiB", e.Limit>>20)
+}
+
 // Failure is where RoundTrip leaves the last unsuccessful answer of a call.
 type Failure struct {
 	Status   int
@@ -81,7 +92,8 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 				return nil, req.Context().Err()
 			}
 			var te *TimeoutError
-			if errors.As(err, &te) || attempt >= t.MaxRetries {
+			var tl *TooLargeError
+			if errors.As(err, &te) || errors.As(err, &tl) || attempt >= t.MaxRetries {
 				return nil, err
 			}
 			if err := t.sleep(req.Context(), t.backoff(attempt)); err != nil {
@@ -124,8 +136,11 @@ func (t *Transport) attempt(req *http.Request, body []byte) (*http.Response, err
 	resp, err := t.base().RoundTrip(r)
 	if err == nil {
 		var data []byte
-		data, err = io.ReadAll(resp.Body)
+		data, err = io.ReadAll(io.LimitReader(resp.Body, MaxAnswer+1))
 		resp.Body.Close()
+		if err == nil && len(data) > MaxAnswer {
+			return nil, &TooLargeError{Limit: MaxAnswer}
+		}
 		resp.Body = io.NopCloser(bytes.NewReader(data))
 		resp.ContentLength = int64(len(data))
 	}
