@@ -119,6 +119,9 @@ func (r *run) bookkeeping(ctx context.Context) error {
 			return &StepError{"bookkeeping", err}
 		}
 	}
+	if r.goneChanged {
+		r.files[RemovedFile] = r.gone.encode()
+	}
 	r.files[CatalogFile] = r.cat.encode()
 	for name, data := range r.cat.encodePages() {
 		r.files[name] = data
