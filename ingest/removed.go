@@ -144,8 +144,6 @@ type goneWrites struct {
 	alias map[string]string
 	slots map[string]map[string]string
 	order []string
-	// changed is set when news recorded what a source says now.
-	changed bool
 }
 
 func newGoneWrites(b *removedBook) *goneWrites {
@@ -226,13 +224,6 @@ func (g *goneWrites) news(rel string) string {
 		if strings.TrimSpace(h) == "" || had[slotDigest(h)] {
 			continue
 		}
-		// What is said now is what the next run compares with: the same
-		// text is not queued twice.
-		if rec.Slots == nil {
-			rec.Slots = map[string]string{}
-		}
-		rec.Slots[id] = slotDigest(h)
-		g.changed = true
 		if t := strings.Join(strings.Fields(wiki.PlainText(h)), " "); t != "" && !contains(parts, t) {
 			parts = append(parts, t)
 		}
@@ -255,7 +246,6 @@ func (r *run) keepRemoved(tb *toolbox, sourceName string) error {
 		return nil
 	}
 	gone := map[string]bool{}
-	defer func() { r.goneChanged = r.goneChanged || g.changed }()
 	for _, rel := range g.order {
 		gone[rel] = true
 		r.addOnce(&r.res.NotRecreated, rel)

@@ -93,19 +93,21 @@ func TestARemovedPageStaysRemoved(t *testing.T) {
 	if canary == "" || rollback == "" {
 		t.Fatalf("the ingest made no Canary or Rollback page:\n%s", mustProse(t, "--vault", dir, "wiki", "tree"))
 	}
-	// An open kept-edit item on the page that goes.
+	// An open kept-edit item on each page that goes.
 	mustProse(t, "--vault", dir, "wiki", "write-slot", canary, "summary", "--content", "<p>Ours.</p>")
-	v2 := strings.Replace(reviewDeploy, "production traffic", "live traffic", 1)
+	mustProse(t, "--vault", dir, "wiki", "write-slot", rollback, "summary", "--content", "<p>Ours too.</p>")
+	v2 := strings.NewReplacer("production traffic", "live traffic", "previous release", "prior release").Replace(reviewDeploy)
 	writeFiles(t, src, map[string]string{"deploy.md": v2})
 	mustProse(t, "--vault", dir, "ingest", src)
-	var kept string
+	keptOf := map[string]string{}
 	for _, it := range reviewItems(t, dir) {
-		if it.Kind == ingest.ReviewKept && it.Page == canary && it.Resolved == "" {
-			kept = it.ID
+		if it.Kind == ingest.ReviewKept && it.Resolved == "" {
+			keptOf[it.Page] = it.ID
 		}
 	}
-	if kept == "" {
-		t.Fatalf("no open kept-edit item for %s: %+v", canary, reviewItems(t, dir))
+	kept := keptOf[canary]
+	if kept == "" || keptOf[rollback] == "" {
+		t.Fatalf("no open kept-edit items for %s and %s: %+v", canary, rollback, reviewItems(t, dir))
 	}
 
 	_, errs, _ := prose(t, "--vault", dir, "wiki", "rm", canary)
@@ -156,6 +158,9 @@ func TestARemovedPageStaysRemoved(t *testing.T) {
 	if code != 0 || !strings.Contains(errs, "links to "+rollback) {
 		t.Errorf("wiki commit of a deletion: exit %d, does not warn of the links it breaks: %q", code, errs)
 	}
+	if _, errs, code := prose(t, "--vault", dir, "wiki", "review", "take", keptOf[rollback]); code != 1 || !strings.Contains(errs, "page was removed") {
+		t.Fatalf("take of the item of a page deleted by hand: exit %d %q", code, errs)
+	}
 	broken := false
 	for _, e := range lintErrors(t, dir) {
 		broken = broken || strings.HasPrefix(e, "broken-link") && strings.Contains(e, filepath.Base(rollback))
@@ -163,7 +168,7 @@ func TestARemovedPageStaysRemoved(t *testing.T) {
 	if !broken {
 		t.Errorf("lint does not report the links to the deleted page: %v", lintErrors(t, dir))
 	}
-	if err := os.WriteFile(deploy, []byte(strings.Replace(v3, "previous release", "last release", 1)), 0o644); err != nil {
+	if err := os.WriteFile(deploy, []byte(strings.Replace(v3, "prior release", "last release", 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	// In a clone: the record travels with the vault.
@@ -195,7 +200,13 @@ func TestARemovedPageStaysRemoved(t *testing.T) {
 	// A person who creates the page again gets it written again.
 	mustProse(t, "--vault", dir, "wiki", "new", canary, "--title", "Canary", "--template", "concept")
 	writeFiles(t, src, map[string]string{"deploy.md": strings.Replace(v3, "real traffic", "some traffic", 1)})
+	if rec, _ := exec.Command(needGit(t), "-C", dir, "show", "HEAD:"+ingest.RemovedFile).Output(); !strings.Contains(string(rec), `"`+canary+`"`) {
+		t.Fatalf("%s does not name %s before the next ingest:\n%s", ingest.RemovedFile, canary, rec)
+	}
 	out = mustProse(t, "--vault", dir, "ingest", src)
+	if rec, _ := exec.Command(needGit(t), "-C", dir, "show", "HEAD:"+ingest.RemovedFile).Output(); strings.Contains(string(rec), `"`+canary+`"`) || !strings.Contains(string(rec), `"`+rollback+`"`) {
+		t.Errorf("after the page was created again, %s:\n%s", ingest.RemovedFile, rec)
+	}
 	if strings.Contains(out, "not re-created: "+canary) {
 		t.Errorf("the page a person created again is still kept out:\n%s", out)
 	}
