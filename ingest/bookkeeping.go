@@ -59,6 +59,17 @@ func ReadReview(v *vault.Vault) (*reviewQueue, error) {
 	if err := json.Unmarshal(data, q); err != nil {
 		return nil, fmt.Errorf("%s: %v (restore it from git)", ReviewFile, err)
 	}
+	// A proposal is slot HTML: sanitized as a slot is, whoever wrote the
+	// file (review show prints it, take writes it).
+	for i := range q.Items {
+		if p := q.Items[i].Proposed; p != "" {
+			clean, _, err := wiki.Sanitize(p)
+			if err != nil {
+				return nil, fmt.Errorf("%s: item %s: %v (restore it from git)", ReviewFile, q.Items[i].ID, err)
+			}
+			q.Items[i].Proposed = clean
+		}
+	}
 	return q, nil
 }
 
@@ -118,6 +129,9 @@ func (r *run) bookkeeping(ctx context.Context) error {
 		if err := r.fileReview(); err != nil {
 			return &StepError{"bookkeeping", err}
 		}
+	}
+	if r.goneChanged {
+		r.files[RemovedFile] = r.gone.encode()
 	}
 	r.files[CatalogFile] = r.cat.encode()
 	for name, data := range r.cat.encodePages() {

@@ -55,7 +55,7 @@ func (rw *ReviewWatch) Follow(tx *wiki.Tx, moved map[string]string, removed map[
 			continue
 		}
 		if _, gone := removed[it.Page]; gone {
-			it.Resolved, it.Closed, changed = today, "its page was removed (prose wiki rm)", true
+			it.Resolved, it.Closed, changed = today, "its page was removed (prose wiki rm, or a deletion taken in with prose wiki commit)", true
 			continue
 		}
 		page := it.Page

@@ -98,7 +98,10 @@ type Result struct {
 	Commit  string           `json:"commit,omitempty"`
 	// ReviewCommit is the commit of the review queue alone, made when the
 	// run's pages came out as they were but it queued review items.
-	ReviewCommit string         `json:"review_commit,omitempty"`
+	ReviewCommit string `json:"review_commit,omitempty"`
+	// NotRecreated are the pages a person removed that the run would have
+	// written again; they stay removed.
+	NotRecreated []string       `json:"not_recreated,omitempty"`
 	Tokens       receipt.Tokens `json:"-"`
 	Narrowed     bool           `json:"narrowed,omitempty"`
 }
@@ -137,6 +140,10 @@ type run struct {
 	bar     *progress.Bar
 	// inRun are the ids of the run's sources.
 	inRun map[string]bool
+	// gone are the pages a person removed (RemovedFile); goneChanged is
+	// set when the run dropped some of them from the record.
+	gone        *removedBook
+	goneChanged bool
 }
 
 func (r *run) fail(step string) error {
@@ -319,6 +326,10 @@ func (r *run) begin(ctx context.Context) error {
 		return &StepError{"read the catalog", err}
 	}
 	r.cat = cat
+	if r.gone, err = readRemoved(r.readVaultFile); err != nil {
+		return &StepError{"read the catalog", err}
+	}
+	r.goneChanged = r.gone.forgetRecreated(tx)
 	return nil
 }
 
@@ -624,7 +635,11 @@ func (r *run) generate(ctx context.Context, d *source.Document, p *plan.Plan) (*
 	}
 	tb := r.toolbox()
 	tb.source = d.Name
-	return tb, r.loop(ctx, tb, text)
+	tb.gone = newGoneWrites(r.gone)
+	if err := r.loop(ctx, tb, text); err != nil {
+		return tb, err
+	}
+	return tb, r.keepRemoved(tb, d.Name)
 }
 
 func (r *run) toolbox() *toolbox {

@@ -54,6 +54,9 @@ type toolbox struct {
 	// ingested (empty in enrich).
 	guard  *guard
 	source string
+	// gone turns away writes that would re-create a page a person
+	// removed (nil in enrich).
+	gone *goneWrites
 	// find searches the wiki.
 	find func(ctx context.Context, query string, limit int) ([]searchHit, error)
 	// checked holds the model's calls to the caps of toolcheck.go (every
@@ -165,6 +168,9 @@ func (tb *toolbox) newPage(_ context.Context, args json.RawMessage) (string, err
 	if err := tb.step(plan.ToolNewPage); err != nil {
 		return "", err
 	}
+	if out, refused := tb.gone.refuseNew(a.Path, a.Title, tb.source); refused {
+		return out, nil
+	}
 	rel, removed, err := tb.tx.New(a.Path, wiki.NewOptions{Template: a.Template, Title: a.Title})
 	if err := tb.classify(err); err != nil {
 		return "", err
@@ -201,6 +207,9 @@ func (tb *toolbox) slot(args json.RawMessage, appendTo bool) (string, error) {
 	}
 	if err := tb.step(name); err != nil {
 		return "", err
+	}
+	if out, refused := tb.gone.refuseWrite(a.Path, a.Slot, a.HTML, appendTo); refused {
+		return out, nil
 	}
 	if tb.guard != nil {
 		if rel, err := tb.tx.Resolve(a.Path); err == nil && tb.guard.decide(tb.tx, rel, a.Slot) {
@@ -242,6 +251,9 @@ func (tb *toolbox) setMeta(_ context.Context, args json.RawMessage) (string, err
 	}
 	if err := tb.step(plan.ToolSetMeta); err != nil {
 		return "", err
+	}
+	if out, refused := tb.gone.refuseWrite(a.Path, "", "", false); refused {
+		return out, nil
 	}
 	set := map[string]any{}
 	var remove, ignored []string

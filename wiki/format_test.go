@@ -183,6 +183,9 @@ func FuzzSlotRoundTrip(f *testing.F) {
 		f.Add(m)
 		f.Add("<p>" + m + "</p>")
 	}
+	for _, h := range eventHandlers {
+		f.Add(h)
+	}
 	f.Fuzz(func(t *testing.T, in string) {
 		clean, _, err := Sanitize(in)
 		if err != nil {
@@ -194,6 +197,9 @@ func FuzzSlotRoundTrip(f *testing.F) {
 		}
 		if len(removed) > 0 {
 			t.Fatalf("sanitized content still had things to remove: %q: %v", clean, removed)
+		}
+		if on := onAttrs(clean); len(on) > 0 {
+			t.Fatalf("sanitized content holds event handlers %v: %q → %q", on, in, clean)
 		}
 		checkRoundTrip(t, &Page{Meta: Meta{"title": "t", "template": "note"}, Slots: []Slot{{ID: "body", HTML: clean}}})
 	})

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -18,6 +19,14 @@ type HandEditResult struct {
 	Result
 	Pages   []string            `json:"pages"`   // pages taken in
 	Removed map[string][]string `json:"removed"` // per page, what the sanitizer removed
+	// Deleted are the pages a person deleted (by hand or with git), taken
+	// in as removals; Broken names, per deleted page, the pages whose
+	// links to it now break.
+	Deleted []string            `json:"deleted"`
+	Broken  map[string][]string `json:"broken"`
+	// Discarded names, per page, the text a person wrote outside the
+	// page's slots and meta (the shell), which the commit re-rendered.
+	Discarded map[string][]string `json:"discarded"`
 }
 
 // CommitHandEdits takes in the pages people edited under published/wiki/ —
@@ -26,11 +35,21 @@ type HandEditResult struct {
 // re-rendered. A page whose format is broken refuses the whole commit with
 // the line and the fix, and nothing is written.
 func (w *Wiki) CommitHandEdits(ctx context.Context) (*HandEditResult, error) {
+	return w.CommitHandEditsWith(ctx, nil)
+}
+
+// CommitHandEditsWith is CommitHandEdits whose fn, when not nil, is given
+// the pages the hand edits deleted, as they were before (wiki path → page;
+// nil for one that did not parse), and gives the options of the commit:
+// the vault files outside the wiki that change with the removals (a review
+// queue closing the items of a removed page, the record of removals).
+func (w *Wiki) CommitHandEditsWith(ctx context.Context, fn func(tx *Tx, deleted map[string]*Page) (CommitOptions, error)) (*HandEditResult, error) {
 	tx, err := w.begin(ctx)
 	if err != nil {
 		return nil, err
 	}
-	out := &HandEditResult{Removed: map[string][]string{}, Pages: []string{}}
+	out := &HandEditResult{Removed: map[string][]string{}, Pages: []string{}, Deleted: []string{}, Broken: map[string][]string{}, Discarded: map[string][]string{}}
+	deleted := map[string]*Page{}
 	takeIn := map[string][]byte{}
 	rels := map[string]bool{}
 	edits, err := w.v.NodeHandEdits(Node)
@@ -81,6 +100,12 @@ func (w *Wiki) CommitHandEdits(ctx context.Context) (*HandEditResult, error) {
 				tx.put(rel, nil, "rm "+rel)
 				tx.removed[rel] = nil
 				out.Pages = append(out.Pages, rel)
+				deleted[rel] = nil
+				if data, err := w.v.Blob(before[rel]); err == nil {
+					if p, err := Parse(data); err == nil {
+						deleted[rel] = p
+					}
+				}
 			}
 		}
 		for rel, h := range now {
@@ -99,14 +124,40 @@ func (w *Wiki) CommitHandEdits(ctx context.Context) (*HandEditResult, error) {
 	for rel, present := range rels {
 		if !present {
 			// Deleted by hand: the deletion is taken in.
+			if p, ok, err := tx.st.page(rel); err == nil && ok {
+				deleted[rel] = p
+			} else {
+				deleted[rel] = nil
+			}
 			tx.put(rel, nil, "rm "+rel)
 			tx.removed[rel] = nil
 			out.Pages = append(out.Pages, rel)
 		}
 	}
 	slices.Sort(out.Pages)
+	for rel := range deleted {
+		if path.Base(rel) == IndexName {
+			delete(deleted, rel) // a folder index is the folder's, rewritten from what it holds
+			continue
+		}
+		out.Deleted = append(out.Deleted, rel)
+		linkers, err := tx.linkers(rel)
+		if err != nil {
+			return nil, err
+		}
+		if len(linkers) > 0 {
+			out.Broken[rel] = linkers
+		}
+	}
+	slices.Sort(out.Deleted)
 	tx.takeInFiles = takeIn
-	res, err := tx.Commit()
+	var o CommitOptions
+	if fn != nil {
+		if o, err = fn(tx, deleted); err != nil {
+			return nil, err
+		}
+	}
+	res, err := tx.CommitWith(o)
 	if err != nil {
 		return nil, err
 	}

@@ -87,7 +87,10 @@ func (w *Wiki) ReadFile(name string) (string, []byte, error) {
 }
 
 // SlotOf returns the HTML of slot id of the committed page named name,
-// exactly as stored.
+// exactly as stored. Stored slots are sanitized, so this is a fixed point
+// of Sanitize; a page committed with git and not yet taken in may hold
+// anything, and what SlotOf returns of it is sanitized all the same (no
+// event handler or script leaves it, whoever wrote the file).
 func (w *Wiki) SlotOf(name, id string) (string, error) {
 	rel, p, err := w.Read(name)
 	if err != nil {
@@ -100,7 +103,11 @@ func (w *Wiki) SlotOf(name, id string) (string, error) {
 			return "", fmt.Errorf("%s has no slot %q; `prose wiki list-slots %s` lists them", rel, id, strings.TrimSuffix(rel, ".html"))
 		}
 	}
-	return h, nil
+	clean, _, err := Sanitize(h)
+	if err != nil {
+		return "", fmt.Errorf("%s slot %s: %w", rel, id, err)
+	}
+	return clean, nil
 }
 
 // SlotInfo describes one slot of a page.

@@ -52,3 +52,6 @@ func links(s string) []string {
 		}
 	}
 }
+
+// PlainText is the text of slot HTML, markup stripped.
+func PlainText(s string) string { return plainText(s) }

@@ -3,6 +3,7 @@ package wiki
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -13,6 +14,14 @@ func (tx *Tx) List() ([]string, error) { return tx.allPages() }
 // Page returns the page at wiki path rel as the Tx sees it, without
 // copying it: callers must not change it. ok is false when there is none.
 func (tx *Tx) Page(rel string) (*Page, bool, error) { return tx.page(rel) }
+
+// Linkers lists the pages, as the Tx sees them, whose slots or related
+// meta link to the page at wiki path target.
+func (tx *Tx) Linkers(target string) ([]string, error) {
+	out, err := tx.linkers(target)
+	slices.Sort(out)
+	return out, err
+}
 
 // Describe writes html as the description of folder dir ("" or "." for
 // the root) when the folder's index has none yet, and reports whether it

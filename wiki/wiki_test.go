@@ -159,6 +159,20 @@ func TestSetMetaTitleRerendersShell(t *testing.T) {
 	if p.Meta.Title() != "Self-attention <b> & -->" {
 		t.Fatalf("title did not round-trip: %q", p.Meta.Title())
 	}
+	// A browser's tokenizer finds one meta comment, and it holds all the
+	// meta: the title's --> did not end it.
+	var blocks []string
+	for _, c := range metaComments(string(data)) {
+		if strings.Contains(c, "prose:meta") || strings.Contains(c, "title:") {
+			blocks = append(blocks, c)
+		}
+	}
+	if len(blocks) != 1 {
+		t.Fatalf("the browser reads %d meta comments: %q", len(blocks), blocks)
+	}
+	if m, err := decodeMeta([]byte(strings.TrimPrefix(blocks[0], " prose:meta\n"))); err != nil || !reflect.DeepEqual(m, p.Meta) {
+		t.Fatalf("the browser's meta comment holds %v (%v), the page's meta is %v", m, err, p.Meta)
+	}
 	// The folder index lists the new title.
 	_, idx, _ := w.ReadFile("ml/README")
 	if !strings.Contains(string(idx), "Self-attention &lt;b&gt;") {
@@ -627,6 +641,17 @@ func TestRemovalsAreNamedOncePerPage(t *testing.T) {
 	if want := []string{"onclick event handler on <p>", "<script> element"}; !slices.Equal(removed, want) {
 		t.Errorf("New removed %q, want %q", removed, want)
 	}
+	// What the report names is gone from what is stored, and the rest is
+	// kept.
+	storedSlots := func(page string, want map[string]string) {
+		t.Helper()
+		for id, h := range want {
+			if got, err := w.SlotOf(page, id); err != nil || got != h {
+				t.Errorf("%s slot %s stored %q (%v), want %q", page, id, got, err, h)
+			}
+		}
+	}
+	storedSlots("a/new", map[string]string{"summary": "<p>s</p>", "body": "<p>b</p>"})
 	newPage(t, w, "a/page", "concept", map[string]string{"summary": "<p>s</p>", "body": "<p>b</p>"})
 	file := filepath.Join(w.Root(), "a", "page.html")
 	data, _ := os.ReadFile(file)
@@ -639,6 +664,10 @@ func TestRemovalsAreNamedOncePerPage(t *testing.T) {
 	}
 	if got := res.Removed["a/page.html"]; !slices.Equal(got, []string{"<script> element"}) {
 		t.Errorf("hand edit removed %q, want one <script> element", got)
+	}
+	storedSlots("a/page", map[string]string{"summary": "<p>s</p>", "body": "<p>b</p>"})
+	if data, _ := os.ReadFile(file); strings.Contains(string(data), "<script>x()") || strings.Contains(string(data), "y()") {
+		t.Errorf("the page file still holds the removed script:\n%s", data)
 	}
 }
 

@@ -149,6 +149,7 @@ func printPipeline(c *cli.Context, v *vault.Vault, res *ingest.Result) error {
 	if out.json {
 		doc := map[string]any{"status": res.Status, "sources": res.Sources, "created": res.Created, "updated": res.Updated,
 			"moved": res.Moved, "folders_reindexed": res.Folders, "review": res.Review}
+		doc["not_recreated"] = nonNil(res.NotRecreated)
 		if res.Plans != nil {
 			doc["plans"] = res.Plans
 		}
@@ -187,6 +188,9 @@ func printPipeline(c *cli.Context, v *vault.Vault, res *ingest.Result) error {
 	}
 	for _, m := range res.Moved {
 		out.printf("  moved    %s -> %s\n", m.From, m.To)
+	}
+	for _, p := range res.NotRecreated {
+		out.printf("  removed by a person, not re-created: %s\n", p)
 	}
 	for _, r := range res.Review {
 		if r.Page != "" {

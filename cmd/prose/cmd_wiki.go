@@ -165,6 +165,17 @@ func wikiWriteFollowingReview(c *cli.Context, op func(tx *wiki.Tx) (wrote, map[s
 			if q := watch.Follow(tx, moved, removed, day); q != nil {
 				o.Files = map[string][]byte{ingest.ReviewFile: q}
 			}
+			// A page a person removed stays removed: the record goes with
+			// the removal, and no ingest re-creates the page.
+			before := map[string]*wiki.Page{}
+			for rel := range removed {
+				if _, p, err := w.Read(rel); err == nil {
+					before[rel] = p
+				}
+			}
+			if err := noteRemoved(w, &o, before, day, "prose wiki rm"); err != nil {
+				return wiki.CommitOptions{}, err
+			}
 			return o, nil
 		})
 		if err != nil {
@@ -172,6 +183,20 @@ func wikiWriteFollowingReview(c *cli.Context, op func(tx *wiki.Tx) (wrote, map[s
 		}
 		return report(out, res, r)
 	})
+}
+
+// noteRemoved adds to o the record of the pages a person removed
+// (ingest.RemovedFile).
+func noteRemoved(w *wiki.Wiki, o *wiki.CommitOptions, pages map[string]*wiki.Page, day, by string) error {
+	data, err := ingest.NoteRemoved(w.Vault(), pages, day, by)
+	if err != nil || data == nil {
+		return err
+	}
+	if o.Files == nil {
+		o.Files = map[string][]byte{}
+	}
+	o.Files[ingest.RemovedFile] = data
+	return nil
 }
 
 // report prints what a write committed, then r's text, and emits its JSON
@@ -748,16 +773,44 @@ func wikiCommitCommand() *cli.Command {
 		Name:  "commit",
 		Usage: "take in hand edits of pages (uncommitted, or committed with git since the last receipt) as one receipt",
 		Action: wikiAction(nil, func(c *cli.Context, w *wiki.Wiki, out *output) error {
-			res, err := w.CommitHandEdits(c.Context)
+			res, err := w.CommitHandEditsWith(c.Context, func(tx *wiki.Tx, deleted map[string]*wiki.Page) (wiki.CommitOptions, error) {
+				var o wiki.CommitOptions
+				if len(deleted) == 0 {
+					return o, nil
+				}
+				day, err := today()
+				if err != nil {
+					return o, err
+				}
+				// The deletions are a person's removals: the review items
+				// of those pages close, and no ingest re-creates them.
+				watch, err := ingest.WatchReview(w.Vault(), tx)
+				if err != nil {
+					return o, err
+				}
+				gone := map[string]bool{}
+				for rel := range deleted {
+					gone[rel] = false
+				}
+				if q := watch.Follow(tx, nil, gone, day); q != nil {
+					o.Files = map[string][]byte{ingest.ReviewFile: q}
+				}
+				return o, noteRemoved(w, &o, deleted, day, "prose wiki commit")
+			})
 			if err != nil {
 				return wikiErr(err)
 			}
 			return report(out, &res.Result, wrote{
 				what:   "commit (" + nounCount(len(res.Pages), "page") + ")",
-				fields: map[string]any{"pages": res.Pages, "removed": res.Removed},
+				fields: map[string]any{"pages": res.Pages, "removed": res.Removed, "deleted": res.Deleted, "broken": res.Broken},
 				more: func(out *output) {
 					for _, p := range res.Pages {
 						out.printf("  %s\n", p)
+					}
+					for _, rel := range res.Deleted {
+						for _, p := range res.Broken[rel] {
+							fmt.Fprintf(c.App.ErrWriter, "prose: warning: %s links to %s, which was removed: edit the link and take the page in with prose wiki commit (prose wiki lint lists broken links)\n", p, rel)
+						}
 					}
 					for p, rm := range res.Removed {
 						fmt.Fprintf(c.App.ErrWriter, "prose: the sanitizer removed from %s: %s\n", p, strings.Join(rm, "; "))
