@@ -119,7 +119,11 @@ func RegisterPrograms(reg *program.Registry, open WikiOpener) error {
 				if err != nil {
 					return "", err
 				}
-				hits, err := w.Search(ctx, str(args, "query"), num(args, "limit", 10))
+				limit := num(args, "limit", 10)
+				if limit <= 0 {
+					limit = 10 // a program's search is bounded; Search takes 0 for every hit
+				}
+				hits, err := w.Search(ctx, str(args, "query"), limit)
 				if err != nil {
 					return "", err
 				}

@@ -1,10 +1,13 @@
 package wiki
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
+	"reflect"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -98,10 +101,10 @@ func TestSearchDropsDeletedAndMovedPages(t *testing.T) {
 func TestSearchIndexStaleOrCorruptIsRebuilt(t *testing.T) {
 	w := searchWiki(t)
 	topHit(t, w, "pasta")
-	dir, state := w.searchPaths()
-	saved := t.TempDir()
-	if out, err := exec.Command("cp", "-a", dir, state, saved).CombinedOutput(); err != nil {
-		t.Skipf("cp: %v %s", err, out)
+	idx := w.searchPath()
+	saved, err := os.ReadFile(idx)
+	if err != nil {
+		t.Fatal(err)
 	}
 	mustUpdate(t, w, func(tx *Tx) error {
 		_, _, err := tx.New("cooking/risotto", NewOptions{Slots: map[string]string{"body": "<p>Arborio rice stirred with broth.</p>"}})
@@ -109,23 +112,18 @@ func TestSearchIndexStaleOrCorruptIsRebuilt(t *testing.T) {
 	})
 	// An index from before the write (as after a pull of another clone's
 	// commits) catches up on the next search.
-	os.RemoveAll(dir)
-	exec.Command("cp", "-a", filepath.Join(saved, filepath.Base(dir)), dir).Run()
-	exec.Command("cp", "-a", filepath.Join(saved, filepath.Base(state)), state).Run()
+	if err := os.WriteFile(idx, saved, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if got := topHit(t, w, "arborio"); got != "cooking/risotto.html" {
 		t.Errorf("stale index: top hit %q", got)
 	}
 	// A damaged index is rebuilt.
-	filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
-		if err == nil && !fi.IsDir() {
-			os.WriteFile(p, []byte("garbage"), 0o644)
-		}
-		return nil
-	})
+	os.WriteFile(idx, []byte("garbage"), 0o644)
 	if got := topHit(t, w, "arborio"); got != "cooking/risotto.html" {
 		t.Errorf("corrupt index: top hit %q", got)
 	}
-	os.RemoveAll(dir)
+	os.Remove(idx)
 	if got := topHit(t, w, "pasta"); got != "cooking/pasta.html" {
 		t.Errorf("missing index: top hit %q", got)
 	}
@@ -153,6 +151,133 @@ func TestSearchAndFindNormalizeUnicode(t *testing.T) {
 		found, err := w.Find(q)
 		if err != nil || len(found) != 1 || found[0].Path != "food/coffee.html" {
 			t.Errorf("find %q: %+v %v", q, found, err)
+		}
+	}
+}
+
+// Search reads the full text of every slot and keeps identifiers whole:
+// `ffi_call` returns every page that says it — in any slot, however deep
+// in the text — and no page that only says "ffi" and "call" apart; with
+// no limit it returns them all. fs.realpath, dpkg-source, std::move and
+// C++ are found the same way, while an identifier's parts still match as
+// words and a sentence's last word is found without its full stop.
+func TestSearchFindsIdentifiersInTheFullText(t *testing.T) {
+	w := newWiki(t)
+	long := strings.Repeat("<p>Filler words about closures and types. </p>", 3000) // ≈ 130 KB before the identifier
+	says := map[string]bool{}
+	mustUpdate(t, w, func(tx *Tx) error {
+		for i := range 25 {
+			path := fmt.Sprintf("libffi/call-%02d", i)
+			slots := map[string]string{"body": "<p>Calling conventions.</p>"}
+			switch i % 3 {
+			case 0:
+				slots["body"] = "<p>Use <code>ffi_call</code> to call the function.</p>"
+			case 1:
+				slots["summary"] = "<p>See ffi_call.</p>"
+			case 2:
+				slots["body"] = long + "<p>At last: ffi_call(cif, fn, rvalue, avalue).</p>"
+			}
+			if _, _, err := tx.New(path, NewOptions{Template: "concept", Slots: slots}); err != nil {
+				return err
+			}
+			says[path+".html"] = true
+		}
+		for path, body := range map[string]string{
+			"libffi/apart":  "<p>The ffi library has a call that prepares a cif.</p>",
+			"node/fs":       "<p>fs.realpath resolves symbolic links; see also fs.stat.</p>",
+			"debian/source": "<p>Run dpkg-source to unpack; dpkg alone installs.</p>",
+			"lang/cpp":      "<p>C++ templates and std::move differ from C.</p>",
+			"lang/c":        "<p>C is small. Unpack the tarball and build the realpath.</p>",
+		} {
+			if _, _, err := tx.New(path, NewOptions{Slots: map[string]string{"body": body}}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	hits, err := w.Search(context.Background(), "ffi_call", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, h := range hits {
+		got[h.Path] = true
+		if !strings.Contains(h.Snippet, "<mark>ffi_call</mark>") {
+			t.Errorf("%s: snippet %q does not mark ffi_call", h.Path, h.Snippet)
+		}
+	}
+	if len(hits) != len(says) || !reflect.DeepEqual(got, says) {
+		t.Errorf("ffi_call with no limit: %d hits %v, want the %d pages that say it", len(hits), got, len(says))
+	}
+	if hits, _ := w.Search(context.Background(), "ffi_call", 10); len(hits) != 10 {
+		t.Errorf("limit 10: %d hits", len(hits))
+	}
+	for q, want := range map[string][]string{
+		"fs.realpath": {"node/fs.html"},
+		"dpkg-source": {"debian/source.html"},
+		"std::move":   {"lang/cpp.html"},
+		"C++":         {"lang/cpp.html"},
+		"realpath":    {"lang/c.html", "node/fs.html"},
+		"unpack":      {"debian/source.html", "lang/c.html"},
+		"dpkg":        {"debian/source.html"},
+		"tarball":     {"lang/c.html"},
+	} {
+		hits, err := w.Search(context.Background(), q, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var paths []string
+		for _, h := range hits {
+			paths = append(paths, h.Path)
+		}
+		sort.Strings(paths)
+		if !reflect.DeepEqual(paths, want) {
+			t.Errorf("search %q: %v, want %v", q, paths, want)
+		}
+	}
+}
+
+// Any damage to the index file — a flipped byte anywhere, a cut end —
+// is noticed and the index rebuilt, with the same results.
+func TestSearchIndexDamageAnywhereIsRebuilt(t *testing.T) {
+	w := searchWiki(t)
+	want := topHit(t, w, "sourdough")
+	idx := w.searchPath()
+	good, err := os.ReadFile(idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, at := range []int{0, len(searchVersion) + 3, len(good) / 2, len(good) - 1} {
+		bad := append([]byte(nil), good...)
+		bad[at] ^= 0x40
+		os.WriteFile(idx, bad, 0o644)
+		if got := topHit(t, w, "sourdough"); got != want {
+			t.Errorf("byte %d flipped: top hit %q, want %q", at, got, want)
+		}
+	}
+	os.WriteFile(idx, good[:len(good)-7], 0o644)
+	if got := topHit(t, w, "sourdough"); got != want {
+		t.Errorf("cut index: top hit %q, want %q", got, want)
+	}
+	if now, _ := os.ReadFile(idx); !bytes.Equal(now, good) {
+		t.Error("the rebuilt index differs from the one built before")
+	}
+}
+
+// The index of the earlier format (a bleve directory and its state
+// file) is removed when the new one is written.
+func TestSearchRemovesTheEarlierIndex(t *testing.T) {
+	w := searchWiki(t)
+	dir := filepath.Dir(w.searchPath())
+	os.MkdirAll(filepath.Join(dir, "wiki.bleve", "store"), 0o755)
+	os.WriteFile(filepath.Join(dir, "wiki.bleve", "store", "root.bolt"), []byte("old"), 0o644)
+	os.WriteFile(filepath.Join(dir, "wiki.state"), []byte("wiki-search-v2\n"), 0o644)
+	if got := topHit(t, w, "pasta"); got != "cooking/pasta.html" {
+		t.Fatalf("top hit %q", got)
+	}
+	for _, old := range []string{"wiki.bleve", "wiki.state"} {
+		if _, err := os.Lstat(filepath.Join(dir, old)); err == nil {
+			t.Errorf("%s is still there", old)
 		}
 	}
 }

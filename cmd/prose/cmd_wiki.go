@@ -599,12 +599,15 @@ func wikiFindCommand() *cli.Command {
 func wikiSearchCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "search",
-		Usage:     "full-text search over titles, tags and slot text (BM25)",
+		Usage:     "full-text search over titles, tags and the full text of every slot (BM25); identifiers such as ffi_call or fs.realpath match whole",
 		ArgsUsage: "QUERY…",
-		Flags:     []cli.Flag{&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Value: 10, Usage: "at most `N` results"}},
+		Flags:     []cli.Flag{&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Value: 10, Usage: "at most `N` results; 0 lists every page that matches"}},
 		Action: wikiAction(func(c *cli.Context) error {
 			if c.NArg() == 0 {
 				return usageErrorf("wiki search needs a QUERY")
+			}
+			if c.Int("limit") < 0 {
+				return usageErrorf("--limit %d: give a number of results, or 0 for every page that matches", c.Int("limit"))
 			}
 			return nil
 		}, func(c *cli.Context, w *wiki.Wiki, out *output) error {

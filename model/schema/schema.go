@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
+	"github.com/kaptinlin/jsonschema"
 )
 
 // Schema is a compiled canonical tool schema.
@@ -37,15 +37,20 @@ func Compile(raw json.RawMessage) (*Schema, error) {
 	s := &Schema{}
 	s.canonical = canonicalize(root, "", &s.open).(map[string]any)
 	slices.Sort(s.open)
+	// The compiler reads its own copy of the canonical form, so Canonical
+	// stays ours alone. It has no loaders: a $ref outside the document
+	// is refused, never fetched.
 	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	// The compiler keeps the document; hand it a copy so Canonical stays
-	// ours alone.
-	if err := c.AddResource("tool.json", deepCopy(s.canonical)); err != nil {
+	clear(c.Loaders)
+	text, err := json.Marshal(s.canonical)
+	if err != nil {
 		return nil, fmt.Errorf("the schema cannot be compiled: %v", err)
 	}
-	if s.compiled, err = c.Compile("tool.json"); err != nil {
+	if s.compiled, err = c.Compile(text); err != nil {
 		return nil, fmt.Errorf("the schema cannot be compiled: %v", err)
+	}
+	if refs := unresolvedRefs(s.compiled); len(refs) > 0 {
+		return nil, fmt.Errorf("the schema cannot be compiled: $ref %s names no schema in the document (references outside it are not fetched)", strings.Join(refs, ", "))
 	}
 	return s, nil
 }
@@ -78,18 +83,23 @@ func (s *Schema) Validate(args json.RawMessage) error {
 	if err != nil {
 		return fmt.Errorf("the arguments are not valid JSON: %v", err)
 	}
-	err = s.compiled.Validate(inst)
-	if err == nil {
+	obj, ok := inst.(map[string]any)
+	if !ok {
+		// Every canonical schema is an object schema (Compile refuses
+		// any other).
+		return &ValidationError{Problems: []string{fmt.Sprintf("at the top level: got %s, want object", jsonType(inst))}}
+	}
+	res := s.compiled.ValidateMap(obj)
+	if res.IsValid() {
 		return nil
 	}
-	ve, ok := err.(*jsonschema.ValidationError)
-	if !ok {
-		return err
-	}
 	var msgs []string
-	leaves(ve, &msgs)
+	leaves(res, obj, "", false, &msgs)
+	if len(msgs) == 0 {
+		msgs = append(msgs, "at the top level: the arguments do not match the schema")
+	}
 	sort.Strings(msgs)
-	return &ValidationError{Problems: msgs}
+	return &ValidationError{Problems: slices.Compact(msgs)}
 }
 
 // ValidationError lists the problems of a call's arguments.
@@ -99,28 +109,137 @@ type ValidationError struct {
 
 func (e *ValidationError) Error() string { return strings.Join(e.Problems, "; ") }
 
-var printer = message.NewPrinter(language.English)
+// applicators are the keywords whose failure is the failure of a part
+// the result's details describe; their own message ("property x does
+// not match") adds nothing to the details' messages.
+var applicators = map[string]bool{
+	"properties": true, "additionalProperties": true, "patternProperties": true,
+	"items": true, "prefixItems": true, "contains": true, "$ref": true, "$dynamicRef": true,
+	"allOf": true, "dependentSchemas": true, "unevaluatedProperties": true, "unevaluatedItems": true,
+	"propertyNames": true, "if": true, "then": true, "else": true,
+}
 
-func leaves(ve *jsonschema.ValidationError, out *[]string) {
-	if len(ve.Causes) == 0 {
-		at := "/" + strings.Join(escapeAll(ve.InstanceLocation), "/")
-		if at == "/" {
-			at = "the top level"
+// leaves collects the problems of a failed evaluation, each at the JSON
+// pointer of the part of the arguments it is about. inst is the value r
+// evaluated and at its pointer; a detail's instance location is relative
+// to its parent's, one key or index deeper or the same value. extra
+// says r checks a property no "properties" entry declares.
+func leaves(r *jsonschema.EvaluationResult, inst any, at string, extra bool, out *[]string) {
+	failedChild := false
+	for _, d := range r.Details {
+		if d == nil || d.IsValid() {
+			continue
 		}
-		*out = append(*out, fmt.Sprintf("at %s: %s", at, ve.ErrorKind.LocalizedString(printer)))
-		return
+		child, childAt := inst, at
+		if rel := d.InstanceLocation; rel != "" {
+			key := strings.TrimPrefix(rel, "/")
+			switch v := inst.(type) {
+			case map[string]any:
+				x, ok := v[key]
+				if !ok {
+					// The validator checks a required property that is
+					// absent against its schema as if it were null; the
+					// "required" problem says it is missing.
+					failedChild = true
+					continue
+				}
+				child = x
+			case []any:
+				var i int
+				if _, err := fmt.Sscanf(key, "%d", &i); err != nil || i < 0 || i >= len(v) {
+					continue
+				}
+				child = v[i]
+			default:
+				continue
+			}
+			childAt = at + "/" + escapePointer(key)
+		}
+		failedChild = true
+		leaves(d, child, childAt, strings.HasPrefix(d.EvaluationPath, "/additionalProperties/"), out)
 	}
-	for _, c := range ve.Causes {
-		leaves(c, out)
+	where := at
+	if where == "" {
+		where = "the top level"
+	}
+	keys := make([]string, 0, len(r.Errors))
+	for k := range r.Errors {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		e := r.Errors[k]
+		if e == nil || failedChild && applicators[k] {
+			continue
+		}
+		msg := problem(e, inst)
+		if e.Code == "false_schema_mismatch" && extra {
+			msg = "the property is not allowed (the schema declares no such property)"
+		}
+		*out = append(*out, fmt.Sprintf("at %s: %s", where, msg))
 	}
 }
 
-func escapeAll(tokens []string) []string {
-	out := make([]string, len(tokens))
-	for i, t := range tokens {
-		out[i] = escapePointer(t)
+// problem says what one failed keyword found, in the words of the
+// validator prose used before (a model reading it acts on the same
+// sentence whatever library checks it).
+func problem(e *jsonschema.EvaluationError, inst any) string {
+	param := func(k string) string {
+		if v, ok := e.Params[k]; ok {
+			return fmt.Sprint(v)
+		}
+		return ""
 	}
-	return out
+	switch e.Code {
+	case "type_mismatch":
+		return fmt.Sprintf("got %s, want %s", jsonType(inst), strings.Join(strings.Split(param("expected"), ", "), " or "))
+	case "missing_required_property":
+		return "missing property " + param("property")
+	case "missing_required_properties":
+		return "missing properties " + param("properties")
+	case "false_schema_mismatch":
+		return "no value is allowed here"
+	case "value_not_in_enum":
+		return "value must be one of " + param("expected")
+	case "any_of_item_mismatch":
+		return "matches none of the anyOf schemas"
+	case "one_of_item_mismatch":
+		return "matches none of the oneOf schemas"
+	case "const_mismatch", "const_mismatch_null":
+		return "value must be the schema's const"
+	}
+	return e.Error()
+}
+
+// jsonType names the JSON type of a decoded value as JSON Schema's
+// "type" keyword does; an integer is a number.
+func jsonType(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case json.Number, float64:
+		return "number"
+	case string:
+		return "string"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// unresolvedRefs lists the $refs of a compiled schema that name no
+// schema in its document.
+func unresolvedRefs(s *jsonschema.Schema) []string {
+	var refs []string
+	for _, r := range s.UnresolvedReferenceURIs() {
+		refs = append(refs, strconv.Quote(r))
+	}
+	sort.Strings(refs)
+	return refs
 }
 
 func escapePointer(token string) string {
@@ -129,9 +248,14 @@ func escapePointer(token string) string {
 
 // decode reads JSON keeping numbers exact and refusing trailing data.
 func decode(raw []byte) (any, error) {
-	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
 		return nil, err
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return nil, fmt.Errorf("unexpected data after the JSON value")
 	}
 	return v, nil
 }
