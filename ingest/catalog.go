@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/prose-store/prose/ingest/plan"
 	"github.com/prose-store/prose/ingest/source"
 	"github.com/prose-store/prose/wiki"
 )
@@ -53,6 +54,13 @@ type pageIndex struct {
 	folders map[string]int      // folder → pages at any depth below it
 	byDir   map[string][]string // folder ("." for the root) → its own pages
 	byWord  map[string][]string // a title's first word → the pages so titled
+	// byOrigin finds a page by its identity (plan.MetaOrigin).
+	byOrigin map[string]string
+	// low and titled are the paths in lower case and the paths by
+	// lower-case title, built on first use (lower, byTitle) and dropped
+	// when a page comes or goes.
+	low    map[string]bool
+	titled map[string][]string
 	// examined counts the pages index looked at: how its cost grows, for
 	// tests.
 	examined int
@@ -69,7 +77,7 @@ func (c *catalog) pages() *pageIndex {
 	if c.ix != nil && len(c.ix.sorted) == len(c.Pages) {
 		return c.ix
 	}
-	ix := &pageIndex{folders: map[string]int{}, byDir: map[string][]string{}, byWord: map[string][]string{}}
+	ix := &pageIndex{folders: map[string]int{}, byDir: map[string][]string{}, byWord: map[string][]string{}, byOrigin: map[string]string{}}
 	ix.sorted = make([]string, 0, len(c.Pages))
 	for p, r := range c.Pages {
 		ix.sorted = append(ix.sorted, p)
@@ -82,6 +90,7 @@ func (c *catalog) pages() *pageIndex {
 
 // add and remove keep everything but sorted in step with one page.
 func (ix *pageIndex) add(p string, r *pageRecord) {
+	ix.low, ix.titled = nil, nil
 	ix.size += entrySize(p, r)
 	for d := path.Dir(p); d != "."; d = path.Dir(d) {
 		ix.folders[d]++
@@ -90,9 +99,15 @@ func (ix *pageIndex) add(p string, r *pageRecord) {
 	if ws := r.titleWords(); len(ws) > 0 {
 		ix.byWord[ws[0]] = append(ix.byWord[ws[0]], p)
 	}
+	if r.Origin != "" {
+		if q, ok := ix.byOrigin[r.Origin]; !ok || p < q {
+			ix.byOrigin[r.Origin] = p // two pages of one origin (a copy by hand): the first
+		}
+	}
 }
 
 func (ix *pageIndex) remove(p string, r *pageRecord) {
+	ix.low, ix.titled = nil, nil
 	ix.size -= entrySize(p, r)
 	for d := path.Dir(p); d != "."; d = path.Dir(d) {
 		if ix.folders[d]--; ix.folders[d] == 0 {
@@ -114,6 +129,48 @@ func (ix *pageIndex) remove(p string, r *pageRecord) {
 	if ws := r.titleWords(); len(ws) > 0 {
 		drop(ix.byWord, ws[0])
 	}
+	if r.Origin != "" && ix.byOrigin[r.Origin] == p {
+		delete(ix.byOrigin, r.Origin)
+	}
+}
+
+// lower is the set of page paths in lower case.
+func (ix *pageIndex) lower() map[string]bool {
+	if ix.low == nil {
+		ix.low = make(map[string]bool, len(ix.sorted))
+		for _, p := range ix.sorted {
+			ix.low[strings.ToLower(p)] = true
+		}
+	}
+	return ix.low
+}
+
+// byTitle lists the pages by lower-case title, in path order.
+func (ix *pageIndex) byTitle(c *catalog) map[string][]string {
+	if ix.titled == nil {
+		ix.titled = map[string][]string{}
+		for _, p := range ix.sorted {
+			t := strings.ToLower(c.Pages[p].Title)
+			ix.titled[t] = append(ix.titled[t], p)
+		}
+	}
+	return ix.titled
+}
+
+// byOrigin is the page whose identity is origin, if any.
+func (c *catalog) byOrigin(origin string) (string, bool) {
+	p, ok := c.pages().byOrigin[origin]
+	return p, ok
+}
+
+// snapshot is a copy of the catalog as it stands: a run's sources plan
+// against the wiki as it was when the run started (records are never
+// changed in place, only replaced, so they are shared).
+func (c *catalog) snapshot() *catalog {
+	s := &catalog{Version: c.Version, Sources: map[string]*sourceRecord{}, Pages: make(map[string]*pageRecord, len(c.Pages))}
+	maps.Copy(s.Sources, c.Sources)
+	maps.Copy(s.Pages, c.Pages)
+	return s
 }
 
 // paths returns the page paths in order.
@@ -131,6 +188,9 @@ type pageRecord struct {
 	Title    string   `json:"title"`
 	Template string   `json:"template"`
 	Sources  []string `json:"sources,omitempty"`
+	// Origin is the page's identity (plan.MetaOrigin), "" for a page
+	// made by hand or by an earlier engine.
+	Origin string `json:"-"`
 	// words are the title's lower-case words, split once (titleWords).
 	words []string
 }
@@ -201,7 +261,7 @@ func loadCatalog(tx *wiki.Tx, read func(string) ([]byte, bool, error)) (*catalog
 		if err != nil || !ok {
 			continue // a page prose does not own, or broken: lint reports it
 		}
-		c.Pages[rel] = &pageRecord{Title: p.Meta.Title(), Template: p.Meta.Template(), Sources: p.Meta.Strings(metaSources)}
+		c.Pages[rel] = recordOf(p)
 	}
 	for rel := range c.Pages {
 		if !live[rel] {
@@ -215,9 +275,14 @@ func loadCatalog(tx *wiki.Tx, read func(string) ([]byte, bool, error)) (*catalog
 func (c *catalog) note(tx *wiki.Tx, rel string) {
 	var r *pageRecord
 	if p, ok, err := tx.Page(rel); err == nil && ok {
-		r = &pageRecord{Title: p.Meta.Title(), Template: p.Meta.Template(), Sources: p.Meta.Strings(metaSources)}
+		r = recordOf(p)
 	}
 	c.set(rel, r)
+}
+
+// recordOf is the catalog's record of page p.
+func recordOf(p *wiki.Page) *pageRecord {
+	return &pageRecord{Title: p.Meta.Title(), Template: p.Meta.Template(), Sources: p.Meta.Strings(metaSources), Origin: p.Meta.String(plan.MetaOrigin)}
 }
 
 // set records page rel as r (nil: the page is gone), keeping the index in
@@ -311,10 +376,10 @@ func (c *catalog) encodePages() map[string][]byte {
 	for name, paths := range byShard {
 		sort.Strings(paths)
 		var b strings.Builder
-		b.WriteString("# path\ttitle\ttemplate\tsources\n")
+		b.WriteString("# path\ttitle\ttemplate\tsources\torigin\n")
 		for _, p := range paths {
 			r := c.Pages[p]
-			b.WriteString(p + "\t" + field.Replace(r.Title) + "\t" + field.Replace(r.Template) + "\t" + strings.Join(r.Sources, ",") + "\n")
+			b.WriteString(p + "\t" + field.Replace(r.Title) + "\t" + field.Replace(r.Template) + "\t" + strings.Join(r.Sources, ",") + "\t" + field.Replace(r.Origin) + "\n")
 		}
 		if old, ok := c.shards[name]; !ok || string(old) != b.String() {
 			out[name] = []byte(b.String())
@@ -337,10 +402,13 @@ func parsePages(data []byte) map[string]*pageRecord {
 			continue
 		}
 		f := strings.Split(line, "\t")
-		if len(f) != 4 || f[0] == "" {
+		if len(f) != 4 && len(f) != 5 || f[0] == "" {
 			continue
 		}
 		r := &pageRecord{Title: f[1], Template: f[2]}
+		if len(f) == 5 {
+			r.Origin = f[4] // a file written before pages had an origin has four fields
+		}
 		if f[3] != "" {
 			r.Sources = strings.Split(f[3], ",")
 		}

@@ -39,6 +39,9 @@ type Options struct {
 	Budget int
 	// DryRun plans and writes nothing; Force ignores memo keys.
 	DryRun, Force bool
+	// Into is the folder for the pages of sources named on their own
+	// (not found in a directory); "" means plan.NotesFolder.
+	Into string
 	// Progress receives progress bars (silent unless a terminal).
 	Progress io.Writer
 	// Now dates the prompts ("today"); nil means time.Now.
@@ -144,6 +147,13 @@ type run struct {
 	// set when the run dropped some of them from the record.
 	gone        *removedBook
 	goneChanged bool
+	// base is the catalog as the run found it: every source plans
+	// against it (analysis, placement), so a run's result does not
+	// depend on the order of its sources, and a dry run plans what the
+	// run does. placed are the pages the run's sources planned so far,
+	// merged in name order.
+	base   *catalog
+	placed *placing
 }
 
 func (r *run) fail(step string) error {
@@ -330,6 +340,8 @@ func (r *run) begin(ctx context.Context) error {
 		return &StepError{"read the catalog", err}
 	}
 	r.goneChanged = r.gone.forgetRecreated(tx)
+	r.base = cat.snapshot()
+	r.placed = newPlacing()
 	return nil
 }
 
@@ -368,6 +380,9 @@ func (r *run) ingest(ctx context.Context, docs []*source.Document) (*Result, err
 		r.res.Sources = append(r.res.Sources, sr)
 		todo = append(todo, d)
 	}
+	// One merge rule, one order: the sources' plans are merged in name
+	// order, whatever the order they were given in.
+	sort.SliceStable(todo, func(i, j int) bool { return todo[i].Name < todo[j].Name })
 	for _, d := range todo {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -409,11 +424,24 @@ func (r *run) source(ctx context.Context, d *source.Document) error {
 	if err != nil {
 		return &StepError{"analysis of " + d.Name, err}
 	}
-	r.file(d, p)
+	migs := r.place(d, p)
+	if err := r.migrate(d, migs); err != nil {
+		return &StepError{"bookkeeping of " + d.Name, err}
+	}
 	if r.opt.DryRun {
 		sr.Status = "planned"
 		for _, pg := range p.Pages {
 			sr.Pages = append(sr.Pages, pg.Path)
+			if pg.Action == plan.Create {
+				r.addOnce(&r.res.Created, pg.Path)
+			} else if !contains(r.res.Created, pg.Path) {
+				r.addOnce(&r.res.Updated, pg.Path)
+			}
+		}
+		for _, m := range migs {
+			if !m.keep {
+				r.res.Moved = append(r.res.Moved, Move{m.from, m.to})
+			}
 		}
 		r.res.Plans = append(r.res.Plans, SourcePlan{Source: d.Name, Plan: p})
 		return nil
@@ -429,13 +457,25 @@ func (r *run) source(ctx context.Context, d *source.Document) error {
 	if err := r.letGo(d, p, tb, handed); err != nil {
 		return &StepError{"bookkeeping of " + d.Name, err}
 	}
-	// Every page this source wrote records it.
+	// Every page this source wrote records it, and its origin.
+	origins := map[string]string{}
+	for _, pg := range p.Pages {
+		origins[pg.Path] = pg.Origin
+	}
 	pages := append(append([]string{}, tb.created...), tb.updated...)
 	sort.Strings(pages)
 	for _, rel := range pages {
 		pg, ok, err := r.tx.Page(rel)
 		if err != nil || !ok {
 			continue
+		}
+		if o := origins[rel]; o != "" && pg.Meta.String(plan.MetaOrigin) != o {
+			if _, err := r.tx.SetMeta(rel, map[string]any{plan.MetaOrigin: o}, nil); err != nil {
+				return &StepError{"bookkeeping of " + d.Name, err}
+			}
+			if pg, _, err = r.tx.Page(rel); err != nil {
+				return &StepError{"bookkeeping of " + d.Name, err}
+			}
 		}
 		ids := pg.Meta.Strings(metaSources)
 		if !contains(ids, d.ID) {
@@ -589,7 +629,7 @@ func (r *run) analyse(ctx context.Context, d *source.Document) (*plan.Plan, erro
 	src := quoteSource(d)
 	// The index and the tree get what the budget leaves after the rest.
 	room := r.opt.Budget*4 - len(src) - len(details) - 4096
-	entries, folders, narrowed := r.cat.index(d, max(room*3/4, 2048))
+	entries, folders, narrowed := r.base.index(d, max(room*3/4, 2048))
 	if narrowed {
 		r.res.Narrowed = true
 	}

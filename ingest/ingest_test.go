@@ -59,6 +59,7 @@ func fixtureDocs(t *testing.T) []*source.Document {
 		if err != nil {
 			t.Fatal(err)
 		}
+		d.Collection = in.Found // as the CLI reads a directory: its pages mirror it
 		docs = append(docs, d)
 	}
 	return docs
@@ -227,7 +228,7 @@ func TestChangedSourceUpdatesItsPages(t *testing.T) {
 	if res.Status != "rendered" || len(res.Created) != 0 || len(res.Updated) == 0 || branchCommits(t, v) != n+1 {
 		t.Fatalf("changed source: %s created %v updated %v", res.Status, res.Created, res.Updated)
 	}
-	h, err := w.SlotOf("runbook/steps-runbook.html", "steps")
+	h, err := w.SlotOf("notes/notes/runbook/steps.html", "steps")
 	if err != nil || !strings.Contains(h, "Watch the logs") {
 		t.Fatalf("steps = %q, %v", h, err)
 	}
@@ -424,7 +425,7 @@ func TestProgramsAreRegistered(t *testing.T) {
 	if err != nil || !strings.Contains(out, `"rendered"`) {
 		t.Fatalf("ingest program: %s, %v", out, err)
 	}
-	out, err = reg.Call(context.Background(), "read", []byte(`{"page":"billing/rollback"}`))
+	out, err = reg.Call(context.Background(), "read", []byte(`{"page":"glossary/rollback"}`))
 	if err != nil || !strings.Contains(out, "Rollback") {
 		t.Fatalf("read program: %s, %v", out, err)
 	}
@@ -443,7 +444,7 @@ func TestIngestedWikiInABrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := browsertest.Start(t)
-	for _, page := range []string{"README.html", "billing/deploy-steps.html"} {
+	for _, page := range []string{"README.html", "sources/deploy-guide/deploy-steps.html"} {
 		b.Open(t, filepath.Join(v.Root(), "published", "wiki", page))
 		if n := browsertest.Colors(t, b.Screenshot(t)); n < 3 {
 			t.Errorf("%s renders in %d colours: unstyled?", page, n)
@@ -560,13 +561,13 @@ func TestEnrichSelection(t *testing.T) {
 		}
 		return pages
 	}
-	if got := asked(ingest.Selection{All: true, Template: "procedure"}); !slices.Equal(got, []string{"billing/deploy-steps.html", "canary/steps-why-did-the-billing-canary-fail-last-night.html", "incident/opening-an-incident.html"}) {
+	if got := asked(ingest.Selection{All: true, Template: "procedure"}); !slices.Equal(got, []string{"sources/canary-debugging/steps.html", "sources/deploy-guide/deploy-steps.html", "sources/incident-glossary/opening-an-incident.html"}) {
 		t.Errorf("--template procedure asked about %v", got)
 	}
 	if got := asked(ingest.Selection{All: true, Limit: 2}); len(got) != 2 {
 		t.Errorf("--limit 2 asked about %v", got)
 	}
-	if got := asked(ingest.Selection{Pages: []string{"rollback"}}); !slices.Equal(got, []string{"billing/rollback.html"}) {
+	if got := asked(ingest.Selection{Pages: []string{"rollback"}}); !slices.Equal(got, []string{"glossary/rollback.html"}) {
 		t.Errorf("a page by stem: %v", got)
 	}
 	n := branchCommits(t, v)

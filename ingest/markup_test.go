@@ -55,7 +55,7 @@ func pageHTML(t *testing.T, w *wiki.Wiki, name string) (*wiki.Page, string) {
 func TestTextThatLooksLikeMarkupReachesPagesAsText(t *testing.T) {
 	w := ingestMarkup(t)
 
-	_, md := pageHTML(t, w, "escaping/escaping-notes")
+	_, md := pageHTML(t, w, "notes/escaping")
 	for _, want := range []string{
 		"<code>&lt;script&gt;</code>", "<code>&lt;br&gt;</code>", "Write &lt;tag&gt; in text",
 		`<a href="https://example.com/spec">the spec</a>`,
@@ -64,12 +64,12 @@ func TestTextThatLooksLikeMarkupReachesPagesAsText(t *testing.T) {
 			t.Errorf("the Markdown source's page lacks %s:\n%s", want, md)
 		}
 	}
-	_, steps := pageHTML(t, w, "escaping/checklist")
+	_, steps := pageHTML(t, w, "notes/escaping/checklist")
 	if !strings.Contains(steps, "<li>Open <code>&lt;head&gt;</code> first.</li>") {
 		t.Errorf("a step lost its inline code:\n%s", steps)
 	}
 
-	p, h := pageHTML(t, w, "hostile/hostile-page")
+	p, h := pageHTML(t, w, "notes/hostile")
 	if got := p.Meta.Title(); got != "Hostile <Page>" {
 		t.Errorf("title %q, want %q", got, "Hostile <Page>")
 	}
@@ -94,7 +94,7 @@ func TestTextThatLooksLikeMarkupReachesPagesAsText(t *testing.T) {
 // lists.
 func TestNoteKeepsTheSourcesLists(t *testing.T) {
 	w := ingestMarkup(t)
-	_, h := pageHTML(t, w, "hostile/notes-on-hostile-page")
+	_, h := pageHTML(t, w, "notes/hostile/notes")
 	want := "<ul><li>alpha &lt;one&gt;</li><li>beta <code>&lt;br&gt;</code></li></ul>"
 	if !strings.Contains(h, want) {
 		t.Errorf("the note lacks the source's list %s:\n%s", want, h)

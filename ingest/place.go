@@ -3,147 +3,312 @@ package ingest
 import (
 	"fmt"
 	"path"
+	"sort"
 	"strings"
 
 	"github.com/prose-store/prose/ingest/plan"
 	"github.com/prose-store/prose/ingest/source"
-	"github.com/prose-store/prose/wiki"
 )
 
-// file moves the pages plan p creates out of folders that would hold more
-// than wiki.MaxFolderPages pages directly, so that an ingest of many
-// sources leaves folders lint accepts. The pages planned into one folder
-// move as a group: they stay there when the folder has room for all of
-// them, else they all go into the first subfolder that has, named by the
-// next of the source's keys (placeKeys) that the folder's path does not
-// already name, and deeper while that is full too; past the keys, into a
-// numbered sibling ("alpha-2"). So a source's pages stay together; only a
-// group larger than a folder holds is split, filling its folder first. The
-// same wiki and the same sources always give the same folders. Pages that
-// exist already stay where they are. Links between the plan's pages follow
-// the moves.
-func (r *run) file(d *source.Document, p *plan.Plan) {
-	ix := r.cat.pages()
-	added := map[string]int{}
-	planned := map[string]bool{}
-	count := func(dir string) int { return len(ix.byDir[dir]) + added[dir] }
-	taken := func(rel string) bool { _, ok := r.cat.Pages[rel]; return ok || planned[rel] }
-	keys := placeKeys(d)
-	// The created pages by the folder they were planned into, in the
-	// plan's order.
-	groups := map[string][]int{}
-	var dirs []string
-	for i, pg := range p.Pages {
-		if pg.Action != plan.Create {
-			continue
-		}
-		dir := path.Dir(pg.Path)
-		if _, ok := groups[dir]; !ok {
-			dirs = append(dirs, dir)
-		}
-		groups[dir] = append(groups[dir], i)
-	}
+// ReviewLayout is the kind of the review item a run queues for a page the
+// earlier engine made that holds a person's words: the page is kept where
+// it is, and the item names the page of the new layout beside it.
+const ReviewLayout = "old-layout"
+
+// placing is what the placement of a run's pages knows beside the base
+// state (run.base): the pages the run's earlier sources planned, by
+// origin and by path, and the earlier engine's pages already taken over.
+type placing struct {
+	origins map[string]string // origin → path, planned this run
+	paths   map[string]string // path → origin, planned this run
+	claimed map[string]bool   // earlier-layout pages taken over this run
+}
+
+func newPlacing() *placing {
+	return &placing{origins: map[string]string{}, paths: map[string]string{}, claimed: map[string]bool{}}
+}
+
+// migration is an earlier-layout page a run moves to its place in the
+// layout (no person's words on it), or keeps (a person's words) beside a
+// new page.
+type migration struct {
+	from, to string
+	keep     bool
+}
+
+// place decides where the pages of plan p go; the pipeline, not the
+// model, has the last word. A page is found by its origin (plan.MetaOrigin)
+// in the wiki as it was when the run started (the base state) or among
+// the pages this run's earlier sources planned: found, it is updated
+// where it is, whatever its title or path. Not found, it is created where
+// the layout puts it: the source's page at its mirrored path
+// (plan.SourceHome), a term's page in plan.GlossaryFolder, a page of one of
+// the source's sections in a folder beside the source page
+// (plan.DerivedPage). A page the earlier engine made (no origin) that the
+// source wrote under the same title is moved there when no person changed
+// it, else kept, with a review item naming the new page. Links between
+// the plan's pages follow. The placement reads nothing the run wrote, so
+// --dry-run plans exactly what the run does.
+func (r *run) place(d *source.Document, p *plan.Plan) []migration {
+	home := plan.SourceHome(d.Name, d.Collection, r.opt.Into)
+	ids := r.versionsOf(d)
 	moved := map[string]string{}
-	for _, dir := range dirs {
-		group := groups[dir]
-		f := folderFor(dir, keys, count, min(len(group), wiki.MaxFolderPages))
-		for _, i := range group {
-			pg := &p.Pages[i]
-			if count(f) >= wiki.MaxFolderPages {
-				f = folderFor(f, keys, count, 1) // a group larger than a folder
-			}
-			if f != dir {
-				stem := strings.TrimSuffix(path.Base(pg.Path), ".html")
-				to := joinPath(f, stem+".html")
-				for n := 2; taken(to); n++ {
-					to = joinPath(f, fmt.Sprintf("%s-%d.html", stem, n))
-				}
-				moved[pg.Path] = to
-				pg.Path = to
-			}
-			added[f]++
-			planned[pg.Path] = true
-		}
-	}
-	if len(moved) == 0 {
-		return
-	}
+	var migs []migration
 	for i := range p.Pages {
-		for j, l := range p.Pages[i].Links {
-			if to, ok := moved[l.Path]; ok {
-				p.Pages[i].Links[j].Path = to
+		pg := &p.Pages[i]
+		if pg.Action == plan.Update && pg.Origin == "" {
+			if rec, ok := r.pageAt(pg.Path); ok {
+				// The model updates a page it named by path: it stays.
+				pg.Origin = rec
+				continue
 			}
 		}
-	}
-}
-
-// folderFor is the folder need pages planned into dir go to: dir while it
-// has room for them, else the first subfolder down the source's keys that
-// has.
-func folderFor(dir string, keys []string, count func(string) int, need int) string {
-	full := func(f string) bool { return count(f)+need > wiki.MaxFolderPages }
-	f := dir
-	k := 0
-	for full(f) {
-		for k < len(keys) && names(f, keys[k]) {
-			k++
-		}
-		if k < len(keys) {
-			f = joinPath(f, keys[k])
-			k++
+		origin := originOf(d, pg)
+		pg.Origin = origin
+		if at, ok := r.findOrigin(origin); ok && r.ownedBy(at, origin, ids) {
+			if at != pg.Path {
+				moved[pg.Path] = at
+			}
+			pg.Action, pg.Path = plan.Update, at
 			continue
 		}
-		parent, base := path.Dir(f), path.Base(f)
-		if f == "." {
-			parent, base = ".", "pages"
+		to := r.freePath(layoutPath(origin, home, pg), origin)
+		if old, ok := r.earlierLayout(pg, origin, ids); ok {
+			r.placed.claimed[old] = true
+			m := migration{from: old, to: to, keep: r.personWrote(old)}
+			migs = append(migs, m)
+			if !m.keep {
+				// Moved before generation, then updated at its new place.
+				if pg.Path != to {
+					moved[pg.Path] = to
+				}
+				pg.Action, pg.Path = plan.Update, to
+				r.placed.origins[origin], r.placed.paths[to] = to, origin
+				continue
+			}
 		}
-		for n := 2; ; n++ {
-			if g := joinPath(parent, fmt.Sprintf("%s-%d", base, n)); !full(g) {
-				return g
+		if pg.Path != to {
+			moved[pg.Path] = to
+		}
+		pg.Action, pg.Path = plan.Create, to
+		r.placed.origins[origin], r.placed.paths[to] = to, origin
+	}
+	if len(moved) > 0 {
+		for i := range p.Pages {
+			for j, l := range p.Pages[i].Links {
+				if to, ok := moved[l.Path]; ok {
+					p.Pages[i].Links[j].Path = to
+				}
 			}
 		}
 	}
-	return f
+	return migs
 }
 
-// names reports whether folder f has a segment named s.
-func names(f, s string) bool {
-	for _, seg := range strings.Split(f, "/") {
-		if seg == s {
+// originOf is the full origin of planned page pg of source d: the plan's
+// when it names d or a term, else derived from the template and title.
+func originOf(d *source.Document, pg *plan.Page) string {
+	o := pg.Origin
+	switch {
+	case plan.IsTermOrigin(o):
+		return o
+	case strings.HasPrefix(o, "#") && len(o) > 1:
+		return plan.Origin(d.Name, o[1:])
+	case o == d.Name || strings.HasPrefix(o, d.Name+"#"):
+		return o
+	}
+	switch pg.Template {
+	case "source":
+		return d.Name
+	case "concept", "entity":
+		return plan.TermOrigin(pg.Title)
+	}
+	return plan.Origin(d.Name, plan.Anchor(pg.Title))
+}
+
+// layoutPath is where the layout puts a new page of origin.
+func layoutPath(origin, home string, pg *plan.Page) string {
+	switch {
+	case plan.IsTermOrigin(origin):
+		return plan.TermPage(pg.Title)
+	case !strings.Contains(origin, "#"):
+		return home
+	}
+	_, anchor, _ := strings.Cut(origin, "#")
+	return plan.DerivedPage(home, strings.TrimPrefix(anchor, "s-"))
+}
+
+// freePath is want, or when a page of another origin has it (two terms of
+// one slug, "a-b.md" beside "a_b.md"), want with a suffix made of the
+// origin — never a number, which says nothing of what differs.
+func (r *run) freePath(want, origin string) string {
+	if !r.taken(want) {
+		return want
+	}
+	stem := strings.TrimSuffix(want, ".html")
+	if ext := path.Ext(strings.SplitN(origin, "#", 2)[0]); ext != "" && !plan.IsTermOrigin(origin) {
+		// The source's extension tells "runbook.md" from "runbook.txt".
+		if to := stem + "-" + plan.Slug(ext[1:]) + ".html"; !r.taken(to) {
+			return to
+		}
+	}
+	return stem + "-" + plan.ShortHash(origin) + ".html"
+}
+
+// taken reports whether a page is at rel in the base state or planned
+// there this run (case folded: two names that differ only in case are one
+// file on some file systems).
+func (r *run) taken(rel string) bool {
+	if _, ok := r.placed.paths[rel]; ok {
+		return true
+	}
+	if _, ok := r.base.Pages[rel]; ok {
+		return true
+	}
+	low := strings.ToLower(rel)
+	if low != rel {
+		for p := range r.placed.paths {
+			if strings.ToLower(p) == low {
+				return true
+			}
+		}
+	}
+	return r.base.pages().lower()[low]
+}
+
+// findOrigin is the page of origin: planned this run, else in the base
+// state.
+func (r *run) findOrigin(origin string) (string, bool) {
+	if p, ok := r.placed.origins[origin]; ok {
+		return p, true
+	}
+	return r.base.byOrigin(origin)
+}
+
+// pageAt is the origin of the page at rel, when there is one there.
+func (r *run) pageAt(rel string) (string, bool) {
+	if o, ok := r.placed.paths[rel]; ok {
+		return o, true
+	}
+	if rec, ok := r.base.Pages[rel]; ok {
+		return rec.Origin, true
+	}
+	return "", false
+}
+
+// versionsOf are the ids of d and of the earlier versions of d (same
+// name) in the base state.
+func (r *run) versionsOf(d *source.Document) map[string]bool {
+	ids := map[string]bool{d.ID: true}
+	for id, rec := range r.base.Sources {
+		if rec.Name == d.Name && !r.inRun[id] {
+			ids[id] = true // bytes of this run under another name are not an earlier version
+		}
+	}
+	return ids
+}
+
+// ownedBy reports whether the page at rel is one d may take as its own:
+// a term's page is every source's; any other page only when it lists d
+// or an earlier version of d (ids) among its sources, or none.
+func (r *run) ownedBy(rel, origin string, ids map[string]bool) bool {
+	if plan.IsTermOrigin(origin) {
+		return true
+	}
+	if _, ok := r.placed.paths[rel]; ok {
+		return true
+	}
+	rec, ok := r.base.Pages[rel]
+	if !ok || len(rec.Sources) == 0 {
+		return true
+	}
+	for _, s := range rec.Sources {
+		if ids[s] {
 			return true
 		}
 	}
 	return false
 }
 
-// placeKeys are the subfolder names a source's pages may be filed under,
-// in order: the folders of the source's own name below the one it was
-// found in ("docs/api/v2/auth.md" → api, v2), then the words of its title
-// worth a folder (plan.Words).
-func placeKeys(d *source.Document) []string {
-	var keys []string
-	seen := map[string]bool{}
-	add := func(k string) {
-		if k != "" && !seen[k] {
-			seen[k] = true
-			keys = append(keys, k)
+// earlierLayout finds the page the earlier engine made for planned page
+// pg: one with no origin, not taken over yet, of the same title — a term
+// whichever source wrote it, any other page only when d (or an earlier
+// version of it) did. Of several, the first path.
+func (r *run) earlierLayout(pg *plan.Page, origin string, ids map[string]bool) (string, bool) {
+	term := plan.IsTermOrigin(origin)
+	var found []string
+	for _, p := range r.base.pages().byTitle(r.base)[strings.ToLower(pg.Title)] {
+		rec := r.base.Pages[p]
+		if rec.Origin != "" || r.placed.claimed[p] {
+			continue
+		}
+		if term {
+			if (rec.Template == "concept" || rec.Template == "entity") && plan.TermKey(rec.Title) == plan.TermKey(pg.Title) {
+				found = append(found, p)
+			}
+			continue
+		}
+		if rec.Template != pg.Template {
+			continue
+		}
+		for _, s := range rec.Sources {
+			if ids[s] {
+				found = append(found, p)
+				break
+			}
 		}
 	}
-	dirs := strings.Split(path.Dir(d.Name), "/")
-	if len(dirs) > 1 {
-		for _, seg := range dirs[1:] {
-			add(plan.Slug(seg))
-		}
+	if len(found) == 0 {
+		return "", false
 	}
-	for _, w := range plan.Words(d.Title) {
-		add(w)
-	}
-	return keys
+	sort.Strings(found)
+	return found[0], true
 }
 
-func joinPath(dir, name string) string {
-	if dir == "." || dir == "" {
-		return name
+// personWrote reports whether page rel holds a person's words: a slot
+// whose HTML is not what the page's provenance record says the pipeline
+// wrote, or a page with no record at all.
+func (r *run) personWrote(rel string) bool {
+	pg, ok, err := r.tx.Page(rel)
+	if err != nil || !ok {
+		return true
 	}
-	return dir + "/" + name
+	rec, has := generatedOf(pg.Meta)
+	for _, s := range pg.Slots {
+		if s.HTML == "" {
+			continue
+		}
+		if !has || rec[s.ID] != slotDigest(s.HTML) {
+			return true
+		}
+	}
+	return false
+}
+
+// migrate carries out the migrations of an earlier-layout page: an
+// unedited page moves to its place in the layout (links to it follow,
+// and the move is listed); one with a person's words stays, and a review
+// item names the page of the new layout.
+func (r *run) migrate(d *source.Document, migs []migration) error {
+	for _, m := range migs {
+		if m.keep {
+			r.review = append(r.review, plan.ReviewItem{Page: m.from, Kind: ReviewLayout, Detail: fmt.Sprintf(
+				"made by the earlier engine and changed by a person since, so it is kept where it is; the page of %s is now %s. Move what should stay there, then remove this page (prose wiki rm %s) and resolve this item.",
+				d.Name, m.to, m.from)})
+			continue
+		}
+		if r.opt.DryRun {
+			continue
+		}
+		from, to, _, err := r.tx.Move(m.from, m.to)
+		if err != nil {
+			return fmt.Errorf("move %s to %s: %w", m.from, m.to, err)
+		}
+		r.guard.moved(from, to)
+		r.res.Moved = append(r.res.Moved, Move{from, to})
+		r.cat.note(r.tx, from)
+		r.cat.note(r.tx, to)
+		r.touched[to] = true
+	}
+	return nil
 }

@@ -74,6 +74,7 @@ func RegisterPrograms(reg *program.Registry, open WikiOpener) error {
 					if err != nil {
 						return "", err
 					}
+					d.Collection = in.Found
 					docs = append(docs, d)
 				}
 				if len(docs) == 0 {

@@ -10,8 +10,10 @@ import (
 // PromptVersion names the revision of the plan protocol and the tools; the
 // memo key also holds the text of the prompts in force (built-in or the
 // vault's overrides), so changing a prompt re-runs ingests that would
-// otherwise be skipped.
-const PromptVersion = "wiki-pipeline-1"
+// otherwise be skipped. Revision 2 is the layout where pages mirror
+// their sources and are found by origin: a vault ingested before
+// re-ingests every source once, moving the earlier engine's pages.
+const PromptVersion = "wiki-pipeline-2"
 
 // prompts are the three prompts of the pipeline as a vault sees them.
 type prompts struct {

@@ -76,7 +76,7 @@ func keptItem(t *testing.T, v *vault.Vault, page, slot string) ingest.ReviewEntr
 // taking the proposal hands the slot back to the pipeline.
 func TestSlotWrittenByHandSurvivesReingest(t *testing.T) {
 	v, w := newWiki(t)
-	const page = "service/canary.html"
+	const page = "glossary/canary.html"
 	ingestDocs(t, w, readDoc(t, "deploy.md", deployV1))
 	if !strings.Contains(slotOf(t, w, page, "summary"), "production traffic") {
 		t.Fatalf("summary after the first ingest: %q", slotOf(t, w, page, "summary"))
@@ -139,7 +139,7 @@ func TestSlotWrittenByHandSurvivesReingest(t *testing.T) {
 // whose every written slot is kept still records the changed source.
 func TestHandEditTakenInSurvivesReingest(t *testing.T) {
 	v, w := newWiki(t)
-	const page = "service/canary.html"
+	const page = "glossary/canary.html"
 	ingestDocs(t, w, readDoc(t, "deploy.md", deployV1))
 	file := filepath.Join(v.Root(), "published", "wiki", page)
 	data, err := os.ReadFile(file)
@@ -191,7 +191,7 @@ func TestHandEditTakenInSurvivesReingest(t *testing.T) {
 // are recorded as the pipeline's, and are updated by later runs.
 func TestPageWithoutProvenanceIsNotWrittenOver(t *testing.T) {
 	v, w := newWiki(t)
-	const page = "service/canary.html"
+	const page = "glossary/canary.html"
 	ingestDocs(t, w, readDoc(t, "deploy.md", deployV1))
 	if _, err := w.Update(context.Background(), func(tx *wiki.Tx) error {
 		_, err := tx.SetMeta(page, nil, []string{"generated"})
@@ -244,7 +244,7 @@ func (s scripted) Call(_ context.Context, req model.Request) (model.Response, er
 // person changed either; it writes a slot it last wrote itself.
 func TestEnrichKeepsSlotWrittenByHand(t *testing.T) {
 	v, w := newWiki(t)
-	const page = "service/canary.html"
+	const page = "glossary/canary.html"
 	ingestDocs(t, w, readDoc(t, "deploy.md", deployV1))
 	human := "<p>Watched for ten minutes.</p>"
 	writeSlot(t, w, page, "summary", human)
@@ -276,7 +276,7 @@ func TestEnrichKeepsSlotWrittenByHand(t *testing.T) {
 // replaced, not added again; the other source's part stays.
 func TestChangedSourceReplacesItsPartOfAMergedPage(t *testing.T) {
 	_, w := newWiki(t)
-	const page = "service/canary.html"
+	const page = "glossary/canary.html"
 	release := "# Release handbook\n\nReleases go out weekly.\n\n## Glossary\n\nCanary: the first hosts that take a new build.\n"
 	ingestDocs(t, w, readDoc(t, "deploy.md", deployV1), readDoc(t, "release.md", release))
 	body := slotOf(t, w, page, "body")

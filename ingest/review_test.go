@@ -3,6 +3,7 @@ package ingest_test
 import (
 	"context"
 	"errors"
+	"path"
 	"strings"
 	"testing"
 
@@ -18,7 +19,7 @@ import (
 func TestNewerProposalSupersedesOlder(t *testing.T) {
 	v, w := newWiki(t)
 	ctx := context.Background()
-	const page = "service/canary.html"
+	const page = "glossary/canary.html"
 	ingestDocs(t, w, readDoc(t, "deploy.md", deployV1))
 	human := "<p>The canary is what we watch for ten minutes.</p>"
 	writeSlot(t, w, page, "summary", human)
@@ -81,7 +82,7 @@ func TestNewerProposalSupersedesOlder(t *testing.T) {
 func TestReviewFollowsRemoveUnlink(t *testing.T) {
 	v, w := newWiki(t)
 	ctx := context.Background()
-	const page = "service/canary.html"
+	const page = "glossary/canary.html"
 	ingestDocs(t, w, readDoc(t, "deploy.md", deployV1))
 	body := slotOf(t, w, page, "body")
 	target, ok := linkTarget(body)
@@ -94,7 +95,7 @@ func TestReviewFollowsRemoveUnlink(t *testing.T) {
 	if !strings.Contains(it.Proposed, `href="`+target+`"`) {
 		t.Fatalf("the proposal does not link to %s: %q", target, it.Proposed)
 	}
-	removed := "service/" + target
+	removed := path.Join(path.Dir(page), target)
 	if _, err := w.UpdateWith(ctx, func(tx *wiki.Tx) (wiki.CommitOptions, error) {
 		watch, err := ingest.WatchReview(v, tx)
 		if err != nil {

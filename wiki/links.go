@@ -19,6 +19,13 @@ import (
 // edit; one that did not match stays as it was.
 const KeyGenerated = "generated"
 
+// KeyOrigin is the meta key of a page's identity, set by the wiki
+// pipeline: where the page came from (a source's name, and a section's
+// anchor; a term). A page with an origin was placed by the pipeline's
+// layout, which mirrors its source: lint's crowded-folder rule does not
+// count it.
+const KeyOrigin = "origin"
+
 // SlotToken is the token KeyGenerated records for a slot's HTML.
 func SlotToken(html string) string { return canon.BLAKE3.Token([]byte(html)) }
 

@@ -227,11 +227,19 @@ func (w *Wiki) LintFS(ctx context.Context, fsys fs.FS, progressOut io.Writer) (*
 	}
 	// Folders.
 	direct := map[string]int{}
+	placed := map[string]int{}
 	subdirs := map[string]int{}
 	for rel := range files {
-		if path.Base(rel) != IndexName {
-			direct[path.Dir(rel)]++
+		if path.Base(rel) == IndexName {
+			continue
 		}
+		if lp := pages[rel]; lp != nil && lp.page.Meta.String(KeyOrigin) != "" {
+			// Placed by the layout (a mirrored collection, the glossary):
+			// its folder follows its source, and a count says nothing.
+			placed[path.Dir(rel)]++
+			continue
+		}
+		direct[path.Dir(rel)]++
 	}
 	for f := range folders {
 		if f != "." {
@@ -263,7 +271,7 @@ func (w *Wiki) LintFS(ctx context.Context, fsys fs.FS, progressOut io.Writer) (*
 		if n := direct[f]; n > MaxFolderPages {
 			add("crowded-folder", shown, fmt.Sprintf("%d pages directly in the folder (more than %d); group them into subfolders", n, MaxFolderPages))
 		}
-		if direct[f] == 0 && subdirs[f] == 0 && (f != "." || len(names) > 0 || len(files) > 0) {
+		if direct[f] == 0 && placed[f] == 0 && subdirs[f] == 0 && (f != "." || len(names) > 0 || len(files) > 0) {
 			add("empty-folder", shown, "the folder holds no pages; remove it or file pages into it")
 		}
 	}

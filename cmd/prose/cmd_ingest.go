@@ -41,6 +41,7 @@ func ingestCommand() *cli.Command {
 		Flags: append(modelFlags(),
 			&cli.StringFlag{Name: "name", Usage: "title of the source read from standard input (-)"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the plan and write nothing"},
+			&cli.StringFlag{Name: "into", Usage: "wiki `FOLDER` for the pages of files named on their own (default: notes; a directory's files mirror its path)"},
 			&cli.BoolFlag{Name: "force", Usage: "ingest sources again even when their memo key was seen"},
 		),
 		Action: func(c *cli.Context) error {
@@ -71,6 +72,7 @@ func ingestCommand() *cli.Command {
 				if d.Encoding != "" {
 					fmt.Fprintf(c.App.ErrWriter, "prose: %s is in %s, not UTF-8: read it converted to UTF-8 (the vault keeps the converted text)\n", d.Name, d.Encoding)
 				}
+				d.Collection = in.Found
 				if in.Stdin && c.String("name") != "" {
 					d.Title = c.String("name")
 				}
@@ -88,6 +90,13 @@ func ingestCommand() *cli.Command {
 			}
 			defer v.Close()
 			opt.DryRun, opt.Force = c.Bool("dry-run"), c.Bool("force")
+			if into := c.String("into"); into != "" {
+				clean, err := intoFolder(into)
+				if err != nil {
+					return usageErrorf("--into %s: %v", into, err)
+				}
+				opt.Into = clean
+			}
 			res, err := ingest.Ingest(c.Context, w, docs, opt)
 			if err != nil {
 				return pipelineError(c, "ingest", err)
@@ -95,6 +104,23 @@ func ingestCommand() *cli.Command {
 			return printPipeline(c, v, res)
 		},
 	}
+}
+
+// intoFolder checks a --into folder: a wiki path of folders, no page.
+func intoFolder(f string) (string, error) {
+	f = strings.Trim(strings.ReplaceAll(f, "\\", "/"), "/")
+	if f == "" || f == "." {
+		return "", errors.New("name a folder of the wiki, e.g. --into notes/ops")
+	}
+	for _, seg := range strings.Split(f, "/") {
+		if seg == "" || seg == "." || seg == ".." || strings.HasPrefix(seg, ".") {
+			return "", fmt.Errorf("%q is not a folder name (no empty, dot or dot-dot parts)", seg)
+		}
+	}
+	if strings.HasSuffix(f, ".html") {
+		return "", errors.New("that is a page; name a folder")
+	}
+	return f, nil
 }
 
 // openPipeline opens the vault, its wiki and the model the flags name.

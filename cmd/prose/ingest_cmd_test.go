@@ -192,7 +192,7 @@ func TestIngestMixedDirectory(t *testing.T) {
 	if parentOf(t, dir, "HEAD") != before {
 		t.Fatal("more than one commit")
 	}
-	if !strings.Contains(out, "feature/feature-flag.html") {
+	if !strings.Contains(out, "glossary/feature-flag.html") {
 		t.Errorf("no concept page from the transcript's definition:\n%s", out)
 	}
 	diff := mustProse(t, "--vault", dir, "diff", "--format", "markdown")
@@ -226,7 +226,7 @@ func TestIngestWithRecordedModel(t *testing.T) {
 		os.Remove(recIngest)
 		os.Remove(recEnrich)
 		mustProse(t, "--vault", dir, "ingest", "--model", "offline", "--record", recIngest, "../../fixtures/sources")
-		mustProse(t, "--vault", dir, "enrich", "--model", "offline", "--record", recEnrich, "billing/rollback")
+		mustProse(t, "--vault", dir, "enrich", "--model", "offline", "--record", recEnrich, "glossary/rollback")
 	}
 	dir := newIngestVault(t)
 	before := headOf(t, dir)
@@ -239,7 +239,7 @@ func TestIngestWithRecordedModel(t *testing.T) {
 	if r.Cost.Provider != "replay" || r.Cost.Model != "replay-ingest.json" {
 		t.Errorf("receipt cost %+v", r.Cost)
 	}
-	mustProse(t, "--vault", dir, "enrich", "--model", "replay:"+recEnrich, "billing/rollback")
+	mustProse(t, "--vault", dir, "enrich", "--model", "replay:"+recEnrich, "glossary/rollback")
 	if parentOf(t, dir, headOf(t, dir)) != afterIngest {
 		t.Fatal("enrich with the recorded model did not make exactly one commit")
 	}
@@ -273,7 +273,7 @@ func TestIngestWithRecordedModel(t *testing.T) {
 	if !sawMeta {
 		t.Error("no recorded set_meta with an undeclared key")
 	}
-	if meta := readPageMeta(t, dir, "billing/deploy-steps"); meta["source_kind"] != "markdown" || len(meta.Strings("sources")) != 1 {
+	if meta := readPageMeta(t, dir, "sources/deploy-guide/deploy-steps"); meta["source_kind"] != "markdown" || len(meta.Strings("sources")) != 1 {
 		t.Errorf("meta of a recorded page: %v", meta)
 	}
 }
@@ -500,7 +500,7 @@ func TestIngestStdin(t *testing.T) {
 	os.Stdin = f
 	defer func() { os.Stdin = old }()
 	out := mustProse(t, "--vault", dir, "ingest", "-", "--name", "Rotation notes")
-	if !strings.Contains(out, "ingested  Rotation notes (text)") || !strings.Contains(out, "rotation/rotation-notes.html") {
+	if !strings.Contains(out, "ingested  Rotation notes (text)") || !strings.Contains(out, "notes/rotation-notes.html") {
 		t.Fatalf("stdin ingest:\n%s", out)
 	}
 	if _, _, code := prose(t, "--vault", dir, "ingest"); code != 2 {
@@ -525,7 +525,7 @@ func TestIngestKeepsWhatAPersonWrote(t *testing.T) {
 	writeFiles(t, src, map[string]string{"deploy.md": deploy, "release.md": release})
 	mustProse(t, "--vault", dir, "ingest", src)
 	mustProse(t, "--vault", dir, "wiki", "write-slot", "canary", "summary", "--content", "<p>Ours.</p>")
-	file := filepath.Join(dir, "published", "wiki", "deploying", "rollback.html")
+	file := filepath.Join(dir, "published", "wiki", "glossary", "rollback.html")
 	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
@@ -564,8 +564,8 @@ func TestIngestKeepsWhatAPersonWrote(t *testing.T) {
 			kept[it.Page+" "+it.Slot] = it
 		}
 	}
-	it, ok := kept["deploying/rollback.html summary"]
-	if len(kept) != 2 || !ok || !strings.Contains(it.Proposed, "Returning users") || !strings.Contains(kept["deploying/canary.html summary"].Proposed, "live traffic") {
+	it, ok := kept["glossary/rollback.html summary"]
+	if len(kept) != 2 || !ok || !strings.Contains(it.Proposed, "Returning users") || !strings.Contains(kept["glossary/canary.html summary"].Proposed, "live traffic") {
 		t.Fatalf("kept-edit items: %+v", q.Items)
 	}
 	mustProse(t, "--vault", dir, "wiki", "review", "take", it.ID)

@@ -18,26 +18,26 @@ func TestIngestTextThatLooksLikeMarkup(t *testing.T) {
 		t.Helper()
 		return mustProse(t, "--vault", dir, "wiki", "slot", page, id)
 	}
-	abstract := slot("escaping/escaping-notes", "abstract")
+	abstract := slot("markup/escaping", "abstract")
 	for _, want := range []string{"<code>&lt;script&gt;</code>", "<code>&lt;br&gt;</code>", "Write &lt;tag&gt; in text", `<a href="https://example.com/spec">the spec</a>`} {
 		if !strings.Contains(abstract, want) {
 			t.Errorf("escaping-notes abstract lacks %s:\n%s", want, abstract)
 		}
 	}
-	if meta := mustProse(t, "--vault", dir, "wiki", "meta", "hostile/hostile-page"); !strings.Contains(meta, "title: Hostile <Page>\n") {
+	if meta := mustProse(t, "--vault", dir, "wiki", "meta", "markup/hostile"); !strings.Contains(meta, "title: Hostile <Page>\n") {
 		t.Errorf("the HTML source's title lost its brackets:\n%s", meta)
 	}
-	hostile := slot("hostile/hostile-page", "abstract")
+	hostile := slot("markup/hostile", "abstract")
 	for _, want := range []string{`<a href="https://example.com/x?a=1&amp;b=2">the guide</a>, this and that.`, "<code>&lt;div&gt;</code>", `&lt;!-- /prose:slot id=&#34;body&#34; --&gt; is text`} {
 		if !strings.Contains(hostile, want) {
 			t.Errorf("hostile-page abstract lacks %s:\n%s", want, hostile)
 		}
 	}
-	note := slot("hostile/notes-on-hostile-page", "body")
+	note := slot("markup/hostile/notes", "body")
 	if want := "<ul><li>alpha &lt;one&gt;</li><li>beta <code>&lt;br&gt;</code></li></ul>"; !strings.Contains(note, want) {
 		t.Errorf("the note lacks the source's list %s:\n%s", want, note)
 	}
-	file, err := os.ReadFile(filepath.Join(dir, "published", "wiki", "hostile", "hostile-page.html"))
+	file, err := os.ReadFile(filepath.Join(dir, "published", "wiki", "markup", "hostile.html"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func TestIngestTextThatLooksLikeMarkup(t *testing.T) {
 func TestWikiCommitNamesARemovalOnce(t *testing.T) {
 	dir := newIngestVault(t)
 	mustProse(t, "--vault", dir, "ingest", "testdata/markup/escaping.md")
-	file := filepath.Join(dir, "published", "wiki", "escaping", "escaping-notes.html")
+	file := filepath.Join(dir, "published", "wiki", "notes", "escaping.html")
 	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)

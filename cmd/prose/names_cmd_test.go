@@ -20,14 +20,14 @@ func TestIngestSameTitleAndForceThroughTheCLI(t *testing.T) {
 	})
 	mustProse(t, "--vault", dir, "ingest", filepath.Join(src, "a"))
 	out := mustProse(t, "--vault", dir, "ingest", filepath.Join(src, "b"))
-	if !strings.Contains(out, "created  setup/setup-guide-b.html") || strings.Contains(out, "review") {
+	if !strings.Contains(out, "created  b/guide.html") || strings.Contains(out, "review") {
 		t.Fatalf("the second source has no page of its own:\n%s", out)
 	}
-	if s := mustProse(t, "--vault", dir, "wiki", "slot", "setup/setup-guide-b", "abstract"); !strings.Contains(s, "beta gateway") {
-		t.Errorf("setup/setup-guide-b abstract: %s", s)
+	if s := mustProse(t, "--vault", dir, "wiki", "slot", "b/guide", "abstract"); !strings.Contains(s, "beta gateway") {
+		t.Errorf("b/guide abstract: %s", s)
 	}
-	if s := mustProse(t, "--vault", dir, "wiki", "slot", "setup/setup-guide", "abstract"); !strings.Contains(s, "alpha widget") {
-		t.Errorf("setup/setup-guide abstract: %s", s)
+	if s := mustProse(t, "--vault", dir, "wiki", "slot", "a/guide", "abstract"); !strings.Contains(s, "alpha widget") {
+		t.Errorf("a/guide abstract: %s", s)
 	}
 	head := headOf(t, dir)
 	out = mustProse(t, "--vault", dir, "ingest", "--force", filepath.Join(src, "b"))

@@ -138,18 +138,18 @@ func TestMovedPagesKeepTheirProvenanceAndReviewItems(t *testing.T) {
 	mustProse(t, "--vault", dir, "ingest", src)
 	// The person's text links to the page moved below: mv rewrites that
 	// link, and take must not read the rewrite as a later edit.
-	mustProse(t, "--vault", dir, "wiki", "write-slot", "deploying/canary", "body", "--content", `<p>Ours; see <a href="deploying-the-service.html">the guide</a>.</p>`)
+	mustProse(t, "--vault", dir, "wiki", "write-slot", "glossary/canary", "body", "--content", `<p>Ours; see <a href="../src/deploy.html">the guide</a>.</p>`)
 	v2 := strings.Replace(reviewDeploy, "production traffic", "live traffic", 1)
 	writeFiles(t, src, map[string]string{"deploy.md": v2})
 	mustProse(t, "--vault", dir, "ingest", src)
 	items := keptItems(t, dir)
-	if len(items) != 1 || items[0].Page != "deploying/canary.html" || !strings.Contains(items[0].Proposed, `href="deploying-the-service.html"`) {
+	if len(items) != 1 || items[0].Page != "glossary/canary.html" || !strings.Contains(items[0].Proposed, `href="../src/deploy.html"`) {
 		t.Fatalf("kept-edit items: %+v", items)
 	}
 	id := items[0].ID
 
-	mustProse(t, "--vault", dir, "wiki", "mv", "deploying/canary", "other/canary")
-	mustProse(t, "--vault", dir, "wiki", "mv", "deploying/deploying-the-service", "guides/deploy")
+	mustProse(t, "--vault", dir, "wiki", "mv", "glossary/canary", "other/canary")
+	mustProse(t, "--vault", dir, "wiki", "mv", "src/deploy", "guides/deploy")
 	items = keptItems(t, dir)
 	if len(items) != 1 || items[0].ID != id || items[0].Page != "other/canary.html" || !strings.Contains(items[0].Proposed, `href="../guides/deploy.html"`) {
 		t.Fatalf("kept-edit items after the moves: %+v", items)

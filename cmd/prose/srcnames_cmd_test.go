@@ -42,11 +42,11 @@ func TestIngestTwoFilesOfOneNameThroughTheCLI(t *testing.T) {
 	if len(cat.Sources) != 2 || ids["a/README.md"] == "" || ids["b/README.md"] == "" {
 		t.Fatalf("the catalog's sources: %s", data)
 	}
-	if got := readPageMeta(t, dir, "deploy/deploy-notes.html").Strings("sources"); !slices.Equal(got, []string{ids["a/README.md"]}) {
-		t.Errorf("deploy/deploy-notes sources %q, want a/README.md's %s", got, ids["a/README.md"])
+	if got := readPageMeta(t, dir, "notes/a/readme-file.html").Strings("sources"); !slices.Equal(got, []string{ids["a/README.md"]}) {
+		t.Errorf("notes/a/readme-file sources %q, want a/README.md's %s", got, ids["a/README.md"])
 	}
-	if got := readPageMeta(t, dir, "billing/billing-overview.html").Strings("sources"); !slices.Equal(got, []string{ids["b/README.md"]}) {
-		t.Errorf("billing/billing-overview sources %q, want b/README.md's %s", got, ids["b/README.md"])
+	if got := readPageMeta(t, dir, "notes/b/readme-file.html").Strings("sources"); !slices.Equal(got, []string{ids["b/README.md"]}) {
+		t.Errorf("notes/b/readme-file sources %q, want b/README.md's %s", got, ids["b/README.md"])
 	}
 	head := headOf(t, dir)
 	for i := 0; i < 2; i++ {
@@ -64,11 +64,11 @@ func TestIngestTwoFilesOfOneNameThroughTheCLI(t *testing.T) {
 	if !strings.Contains(out, "ingested  a/README.md") || !strings.Contains(out, "skipped   b/README.md") || strings.Contains(out, "billing/") {
 		t.Fatalf("a changed a/README.md:\n%s", out)
 	}
-	if s := mustProse(t, "--vault", dir, "wiki", "slot", "deploy/deploy-notes", "abstract"); !strings.Contains(s, "Tuesdays") {
-		t.Errorf("deploy/deploy-notes abstract after the change: %s", s)
+	if s := mustProse(t, "--vault", dir, "wiki", "slot", "notes/a/readme-file", "abstract"); !strings.Contains(s, "Tuesdays") {
+		t.Errorf("notes/a/readme-file abstract after the change: %s", s)
 	}
-	if got := readPageMeta(t, dir, "billing/billing-overview.html").Strings("sources"); !slices.Equal(got, []string{ids["b/README.md"]}) {
-		t.Errorf("billing/billing-overview sources after a's change %q", got)
+	if got := readPageMeta(t, dir, "notes/b/readme-file.html").Strings("sources"); !slices.Equal(got, []string{ids["b/README.md"]}) {
+		t.Errorf("notes/b/readme-file sources after a's change %q", got)
 	}
 }
 
@@ -81,14 +81,14 @@ func TestIngestTwoGuidesOfOneNameThroughTheCLI(t *testing.T) {
 		"b/guide.md": "# Setup Guide\n\nConfigure the beta gateway with TLS.\n",
 	})
 	out := mustProse(t, "--vault", dir, "ingest", filepath.Join(src, "a", "guide.md"), filepath.Join(src, "b", "guide.md"))
-	if !strings.Contains(out, "created  setup/setup-guide.html") || !strings.Contains(out, "created  setup/setup-guide-b.html") {
+	if !strings.Contains(out, "created  notes/a/guide.html") || !strings.Contains(out, "created  notes/b/guide.html") {
 		t.Fatalf("two guides:\n%s", out)
 	}
-	if s := mustProse(t, "--vault", dir, "wiki", "slot", "setup/setup-guide", "abstract"); !strings.Contains(s, "alpha widget") {
-		t.Errorf("setup/setup-guide abstract: %s", s)
+	if s := mustProse(t, "--vault", dir, "wiki", "slot", "notes/a/guide", "abstract"); !strings.Contains(s, "alpha widget") {
+		t.Errorf("notes/a/guide abstract: %s", s)
 	}
-	if s := mustProse(t, "--vault", dir, "wiki", "slot", "setup/setup-guide-b", "abstract"); !strings.Contains(s, "beta gateway") {
-		t.Errorf("setup/setup-guide-b abstract: %s", s)
+	if s := mustProse(t, "--vault", dir, "wiki", "slot", "notes/b/guide", "abstract"); !strings.Contains(s, "beta gateway") {
+		t.Errorf("notes/b/guide abstract: %s", s)
 	}
 }
 
@@ -107,8 +107,8 @@ func TestIngestSourceWhoseEscapingGrowsThroughTheCLI(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "ingested  s2/ascii.txt") || !strings.Contains(out, "ingested  s2/ok.md") {
 		t.Fatalf("exit %d\n%s%s", code, out, errs)
 	}
-	if s := mustProse(t, "--vault", dir, "wiki", "slot", "fine/fine", "abstract"); !strings.Contains(s, "A normal source.") {
-		t.Errorf("fine/fine abstract: %s", s)
+	if s := mustProse(t, "--vault", dir, "wiki", "slot", "s2/ok", "abstract"); !strings.Contains(s, "A normal source.") {
+		t.Errorf("s2/ok abstract: %s", s)
 	}
 }
 
@@ -119,7 +119,7 @@ func TestIngestMarkdownKeepsTextThatLooksLikeMarkupThroughTheCLI(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "src")
 	writeFiles(t, src, map[string]string{"g.md": "# Generics Primer\n\nA List<String> holds strings, and Optional<T> may be empty. See ![the architecture diagram](arch.png) for details.\n\n<div>\nImportant: this paragraph must not vanish.\n</div>\n"})
 	mustProse(t, "--vault", dir, "ingest", filepath.Join(src, "g.md"))
-	s := mustProse(t, "--vault", dir, "wiki", "slot", "generics/generics-primer", "abstract")
+	s := mustProse(t, "--vault", dir, "wiki", "slot", "notes/g", "abstract")
 	for _, want := range []string{"A List&lt;String&gt; holds strings, and Optional&lt;T&gt; may be empty. See the architecture diagram for details.", "this paragraph must not vanish."} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the abstract lost %q: %s", want, s)

@@ -122,8 +122,13 @@ func (w *workspace) candidates() []candidate {
 	topic := w.topic()
 	var out []candidate
 	planned := map[string]bool{}
+	origins := map[string]bool{}
 	add := func(c candidate, folder string) {
 		title := c.page.Title
+		if origins[c.page.Origin] {
+			return // one page per origin: a term defined twice, a section twice
+		}
+		origins[c.page.Origin] = true
 		if e, ok := w.existing(c); ok {
 			c.page.Action, c.page.Path, c.page.Template = plan.Update, e.Path, e.Template
 		} else {
@@ -143,7 +148,8 @@ func (w *workspace) candidates() []candidate {
 		out = append(out, c)
 	}
 
-	add(candidate{kind: "source", page: plan.Page{Template: "source", Title: doc.Title, Why: "every ingested source gets a source page"}, text: doc.Prose()}, topic)
+	add(candidate{kind: "source", page: plan.Page{Template: "source", Title: doc.Title, Origin: w.name, Why: "every ingested source gets a source page"}, text: doc.Prose()}, topic)
+	anchors := map[string]int{}
 
 	hasStructure := false
 	for i := range doc.Sections {
@@ -154,8 +160,16 @@ func (w *workspace) candidates() []candidate {
 				continue
 			}
 			hasStructure = true
+			h := s.Heading
+			if h == "" || h == doc.Title {
+				h = "steps" // the steps of the document itself
+			}
+			anchor := plan.Anchor(h)
+			if anchors[anchor]++; anchors[anchor] > 1 {
+				anchor = fmt.Sprintf("%s-%d", anchor, anchors[anchor]) // a second list of steps in one section
+			}
 			add(candidate{kind: "procedure", sec: s, block: b, text: sectionText(s),
-				page: plan.Page{Template: "procedure", Title: procedureTitle(doc, s), Why: fmt.Sprintf("%d numbered steps", len(b.Items))}}, topic)
+				page: plan.Page{Template: "procedure", Title: procedureTitle(doc, s), Origin: "#" + anchor, Why: fmt.Sprintf("%d numbered steps", len(b.Items))}}, topic)
 		}
 	}
 	for i := range doc.Sections {
@@ -172,15 +186,43 @@ func (w *workspace) candidates() []candidate {
 					tmpl = "entity"
 				}
 				add(candidate{kind: "definition", sec: s, def: d, text: d.Meaning,
-					page: plan.Page{Template: tmpl, Title: d.Term, Why: "defined under " + quote(headingOr(s, doc.Title))}}, topic)
+					page: plan.Page{Template: tmpl, Title: d.Term, Origin: plan.TermOrigin(d.Term), Why: "defined under " + quote(headingOr(s, doc.Title))}}, topic)
 			}
 		}
 	}
-	if !hasStructure {
-		add(candidate{kind: "note", text: doc.Prose(), page: plan.Page{Template: "note", Title: "Notes on " + doc.Title, Why: "no steps or definitions: a note keeps the gist"}}, topic)
+	if !hasStructure && w.noteSaysMore(out[0]) {
+		add(candidate{kind: "note", text: doc.Prose(), page: plan.Page{Template: "note", Title: "Notes on " + doc.Title, Origin: "#notes", Why: "no steps or definitions: a note keeps the gist"}}, topic)
 	}
 	w.link(out)
 	return out
+}
+
+// noteSaysMore reports whether a note would hold something the source
+// page src does not: a note only repeating the source page's sentences is
+// a near-empty twin, and is not made. What a note keeps of a section (its
+// first sentence, its lists' items) is compared, as plain text, with what
+// the source page says.
+func (w *workspace) noteSaysMore(src candidate) bool {
+	var sb strings.Builder
+	for _, h := range w.slots(src) {
+		sb.WriteString(plain(h) + " ")
+	}
+	said := strings.ToLower(sb.String())
+	text := func(s string) string { return source.InlineHTML(s) }
+	for i := range w.doc.Sections {
+		for _, part := range noteParts(&w.doc.Sections[i], text) {
+			pieces := []string{part}
+			if strings.HasPrefix(part, "<ul>") || strings.HasPrefix(part, "<ol>") {
+				pieces = strings.Split(part, "</li>")
+			}
+			for _, p := range pieces {
+				if t := strings.ToLower(plain(p)); t != "" && !strings.Contains(said, t) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // link gives each candidate the pages whose titles its text mentions —

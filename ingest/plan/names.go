@@ -24,7 +24,8 @@ const maxSlugBytes = 180
 // Slug makes a file or folder name of a title: the title in NFC, lower
 // case where its script has case, common accented Latin letters folded to
 // their base letter, letters (of any script), marks and digits kept, every
-// other run of characters a single '-', at most MaxSlug characters. A
+// other run of characters a single '-', at most MaxSlug characters, cut
+// after a whole word (a single word longer than that is cut). A
 // title with no letter or digit — only punctuation or symbols — gets
 // "page-" and a short hash of the title, distinct per title; so does a
 // slug the world-model path rules refuse. A Windows device name ("con",
@@ -33,6 +34,7 @@ func Slug(title string) string {
 	s := fold(strings.ToLower(norm.NFC.String(title)))
 	var b strings.Builder
 	dash := false
+	cut := false // the limit fell inside a word
 	n := 0
 	for _, r := range s {
 		keep := unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) && !dash && b.Len() > 0
@@ -46,6 +48,7 @@ func Slug(title string) string {
 			chars, size = 2, size+1
 		}
 		if n+chars > MaxSlug || b.Len()+size > maxSlugBytes {
+			cut = !sep
 			break
 		}
 		if sep {
@@ -55,7 +58,11 @@ func Slug(title string) string {
 		n += chars
 		dash = false
 	}
-	out := norm.NFC.String(b.String())
+	out := b.String()
+	if i := strings.LastIndexByte(out, '-'); cut && i > 0 {
+		out = out[:i] // never cut a word: end at the last whole one
+	}
+	out = norm.NFC.String(out)
 	if out == "" {
 		return "page-" + shortHash(title)
 	}

@@ -23,6 +23,11 @@ type Page struct {
 	Template string `json:"template"`
 	Title    string `json:"title"`
 	Why      string `json:"why,omitempty"`
+	// Origin is the page's identity (MetaOrigin): "#" and an anchor for
+	// a page of one of the source's sections, TermOrigin for a term
+	// page; empty, the pipeline derives it from the template and title.
+	// The pipeline decides where a page goes from it.
+	Origin string `json:"origin,omitempty"`
 	// Links are pages this page should link to.
 	Links []Link `json:"links,omitempty"`
 }

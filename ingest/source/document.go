@@ -22,7 +22,10 @@ type Document struct {
 	// relative to the directory argument for files found in one) or the
 	// --name given to standard input.
 	Name string
-	Kind Kind
+	// Collection is true for a source found in a directory given to
+	// ingest: its page mirrors its path there (plan.SourceHome).
+	Collection bool `json:"-"`
+	Kind       Kind
 	// Title is the first top-level heading, the HTML <title>, the opening
 	// question of a conversation, or else a title made from Name.
 	Title    string
