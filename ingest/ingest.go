@@ -462,6 +462,25 @@ func (r *run) source(ctx context.Context, d *source.Document) error {
 	for _, pg := range p.Pages {
 		origins[pg.Path] = pg.Origin
 	}
+	// A page the model created beside the plan gets an origin too, as
+	// the plan's page of its template and title would: a page without
+	// one is the earlier engine's, which the next run would move.
+	for _, rel := range tb.created {
+		if origins[rel] != "" {
+			continue
+		}
+		if pg, ok, err := r.tx.Page(rel); err == nil && ok && pg.Meta.String(plan.MetaOrigin) == "" {
+			o := originOf(d, &plan.Page{Template: pg.Meta.Template(), Title: pg.Meta.Title()})
+			at, planned := r.findOrigin(o)
+			if planned && at != rel {
+				// The plan placed that origin elsewhere: is it there?
+				if _, ok, err := r.tx.Page(at); err != nil || ok {
+					continue
+				}
+			}
+			origins[rel] = o
+		}
+	}
 	pages := append(append([]string{}, tb.created...), tb.updated...)
 	sort.Strings(pages)
 	for _, rel := range pages {

@@ -72,7 +72,20 @@ func (r *run) place(d *source.Document, p *plan.Plan) []migration {
 			pg.Action, pg.Path = plan.Update, at
 			continue
 		}
-		to := r.freePath(layoutPath(origin, home, pg), origin)
+		want := layoutPath(origin, home, pg)
+		if rec, ok := r.base.Pages[want]; ok && rec.Origin == "" && len(rec.Sources) == 0 && !r.placed.claimed[want] {
+			// A person made a page at the very place the layout puts
+			// this one (wiki new; nothing wrote it since): it is the
+			// page, written where its slots are empty.
+			if pg.Path != want {
+				moved[pg.Path] = want
+			}
+			r.placed.claimed[want] = true
+			pg.Action, pg.Path = plan.Update, want
+			r.placed.origins[origin], r.placed.paths[want] = want, origin
+			continue
+		}
+		to := r.freePath(want, origin)
 		if old, ok := r.earlierLayout(pg, origin, ids); ok {
 			r.placed.claimed[old] = true
 			m := migration{from: old, to: to, keep: r.personWrote(old)}
