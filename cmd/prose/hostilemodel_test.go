@@ -164,7 +164,7 @@ func TestHostileModelCallsAreCheckedWhenMade(t *testing.T) {
 	}
 	meta := readPageMeta(t, dir, "ops/canary")
 	if rel := meta.Related(); len(rel) != 1 || rel[0] != nfc || meta["owner"] != "ops" || meta["note"] != nil {
-		t.Errorf("canary meta %v", meta)
+		t.Errorf("canary meta: related %v, owner %v, %d keys", meta.Related(), meta["owner"], len(meta))
 	}
 	// The refused review items were named to the model in a further turn;
 	// only the sound one is queued.
