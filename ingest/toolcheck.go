@@ -38,6 +38,9 @@ const (
 	// MaxToolFolderPages is the most pages one agent loop (one source's
 	// generation, one page's enrichment) may create or move into a folder.
 	MaxToolFolderPages = 50
+	// MaxToolWriteBytes is the most slot HTML and meta (as JSON) the
+	// calls of one agent loop may write in all.
+	MaxToolWriteBytes = 16 << 20
 	// MaxReviewItems is the most review items one model answer may hold.
 	MaxReviewItems = 50
 	// MaxReviewDetail is the longest detail of a review item, in bytes.
@@ -168,14 +171,28 @@ func (tb *toolbox) placed(rel string) {
 func (tb *toolbox) checkSlotSize(a plan.SlotArgs, appendTo bool) error {
 	n := len(a.HTML)
 	if appendTo {
-		if _, p, err := tb.tx.Read(a.Path); err == nil {
+		if rel, p, err := tb.tx.Read(a.Path); err == nil {
 			old, _ := p.Slot(a.Slot)
+			if tb.guard != nil {
+				if prop, ok := tb.guard.proposed[slotKey{rel, a.Slot}]; ok {
+					old = prop // the slot is kept: appends grow the proposal
+				}
+			}
 			n += len(old)
 		}
 	}
 	if n > MaxToolSlotBytes {
 		return fmt.Errorf("slot %s would hold %d bytes; a slot holds at most %d bytes of HTML: write less, or split the text across pages", a.Slot, n, MaxToolSlotBytes)
 	}
+	return tb.spend(len(a.HTML))
+}
+
+// spend counts n bytes against the loop's MaxToolWriteBytes.
+func (tb *toolbox) spend(n int) error {
+	if tb.written+n > MaxToolWriteBytes {
+		return fmt.Errorf("this run's calls wrote %d bytes already and may write at most %d: finish with what is written", tb.written, MaxToolWriteBytes)
+	}
+	tb.written += n
 	return nil
 }
 
@@ -185,8 +202,12 @@ func (tb *toolbox) checkMetaSize(a plan.SetMetaArgs) error {
 	if len(a.Updates) > MaxToolMetaKeys {
 		return fmt.Errorf("set_meta sets %d keys; one call sets at most %d", len(a.Updates), MaxToolMetaKeys)
 	}
-	if b, _ := json.Marshal(a.Updates); len(b) > MaxToolMetaBytes {
+	b, _ := json.Marshal(a.Updates)
+	if len(b) > MaxToolMetaBytes {
 		return fmt.Errorf("set_meta updates are %d bytes as JSON; at most %d: keep meta short and put text in a slot", len(b), MaxToolMetaBytes)
+	}
+	if err := tb.spend(len(b)); err != nil {
+		return err
 	}
 	_, p, err := tb.tx.Read(a.Path)
 	if err != nil {

@@ -60,6 +60,7 @@ type toolbox struct {
 	// model but prose's own offline engine); names is what they need.
 	checked bool
 	names   nameIndex
+	written int // bytes of slot HTML and meta the loop's calls wrote
 }
 
 // searchHit is one search result as the search tool returns it.

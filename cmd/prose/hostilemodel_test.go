@@ -374,3 +374,42 @@ func TestMemoKeyHoldsModelAndPrompts(t *testing.T) {
 		t.Fatal("an edited prompt override did not ask the model again: the memo key lacks the prompts")
 	}
 }
+
+// TestHostileModelWriteBudget: the calls of one loop write at most
+// MaxToolWriteBytes of slot HTML and meta in all, however they spread it
+// over answers; the writes beyond are error results and the run commits.
+func TestHostileModelWriteBudget(t *testing.T) {
+	chunk := "<p>" + strings.Repeat("w", ingest.MaxToolSlotBytes-16) + "</p>"
+	replies := []fakeserver.Reply{planOf("ops/big.html"), fakeserver.Calls(newPage("n", "ops/big.html"))}
+	perAnswer := 28 // under the answer bound of the transport
+	turns := ingest.MaxToolWriteBytes/len(chunk)/perAnswer + 2
+	for i := range turns {
+		var calls []fakeserver.Call
+		for j := range perAnswer {
+			calls = append(calls, writeSlot(fmt.Sprintf("w%d-%d", i, j), "ops/big.html", "body", chunk))
+		}
+		replies = append(replies, fakeserver.Calls(calls...))
+	}
+	srv := hostile(t, append(replies, fakeserver.Text("Done."))...)
+	dir := newIngestVault(t)
+	if out, errs, code := prose(t, "--vault", dir, "ingest", "--model", "openai-chat:fake-model", hostileSource(t)); code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	done, refused := 0, 0
+	for _, r := range srv.ToolResults() {
+		if !strings.HasPrefix(r.CallID, "w") {
+			continue
+		}
+		switch {
+		case !r.IsError:
+			done++
+		case strings.Contains(r.Content, "may write at most"):
+			refused++
+		default:
+			t.Fatalf("call %s: %s", r.CallID, r.Content)
+		}
+	}
+	if want := ingest.MaxToolWriteBytes / len(chunk); done != want || refused != turns*perAnswer-want {
+		t.Fatalf("%d writes done, %d refused; want %d done", done, refused, want)
+	}
+}
