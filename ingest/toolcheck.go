@@ -144,13 +144,18 @@ func (tb *toolbox) checkNewPage(rel, from string) error {
 			return tb.fatal(err)
 		}
 		tb.names.keys = make(map[string]string, len(all))
-		for _, p := range all {
-			tb.names.keys[foldKey(p)] = p
-		}
 		tb.names.folder = map[string]int{}
+		for _, p := range all {
+			tb.names.add(p)
+		}
 	}
 	if other, ok := tb.names.keys[foldKey(rel)]; ok && other != rel && other != from {
 		return fmt.Errorf("%s differs from the page %s only in case or Unicode normalisation, which some file systems take for the same file: write to %s or choose another name", rel, other, other)
+	}
+	for d := path.Dir(rel); d != "."; d = path.Dir(d) {
+		if other, ok := tb.names.keys[foldKey(d)+"/"]; ok && other != d {
+			return fmt.Errorf("the folder %s differs from the folder %s only in case or Unicode normalisation, which some file systems take for the same folder: file the page under %s", d, other, other)
+		}
 	}
 	if d := path.Dir(rel); tb.names.folder[d] >= MaxToolFolderPages {
 		return fmt.Errorf("this run put %d pages into %s already, the most one run may: file the page in another folder", tb.names.folder[d], d)
@@ -161,8 +166,20 @@ func (tb *toolbox) checkNewPage(rel, from string) error {
 // placed records a page this loop created or moved in.
 func (tb *toolbox) placed(rel string) {
 	if tb.names.keys != nil {
-		tb.names.keys[foldKey(rel)] = rel
+		tb.names.add(rel)
 		tb.names.folder[path.Dir(rel)]++
+	}
+}
+
+// add records page rel and its folders (folder keys end in "/").
+func (n *nameIndex) add(rel string) {
+	n.keys[foldKey(rel)] = rel
+	for d := path.Dir(rel); d != "."; d = path.Dir(d) {
+		k := foldKey(d) + "/"
+		if _, ok := n.keys[k]; ok {
+			break
+		}
+		n.keys[k] = d
 	}
 }
 

@@ -126,6 +126,7 @@ func TestHostileModelCallsAreCheckedWhenMade(t *testing.T) {
 		{newPage("dot", "ops/trailing..html"), "ends in a dot"},
 		{newPage("case", "ops/Canary.html"), "only in case or Unicode normalisation"},
 		{newPage("nfd", nfd), "only in case or Unicode normalisation"},
+		{newPage("folder", "OPS/other.html"), "the folder OPS differs from the folder ops"},
 		{writeSlot("giant", "ops/canary.html", "body", "<p>"+strings.Repeat("a", ingest.MaxToolSlotBytes)+"</p>"), "a slot holds at most"},
 		{setMeta("manykeys", "ops/canary.html", manyKeys(ingest.MaxToolMetaKeys+1)), "one call sets at most"},
 		{setMeta("bigmeta", "ops/canary.html", map[string]any{"note": strings.Repeat("m", ingest.MaxToolMetaBytes)}), "bytes as JSON"},
@@ -155,7 +156,7 @@ func TestHostileModelCallsAreCheckedWhenMade(t *testing.T) {
 	}
 	files := wikiFiles(t, dir)
 	for f := range files {
-		if strings.HasPrefix(f, "d/") || strings.Contains(f, "xxxxx") || strings.Contains(strings.ToLower(f), "canary") && f != "ops/canary.html" || strings.ContainsAny(f, "\u202e\u2066\u200d\uff43") {
+		if strings.HasPrefix(f, "d/") || strings.HasPrefix(f, "OPS/") || strings.Contains(f, "xxxxx") || strings.Contains(strings.ToLower(f), "canary") && f != "ops/canary.html" || strings.ContainsAny(f, "\u202e\u2066\u200d\uff43") {
 			t.Errorf("a refused page was written: %q", f)
 		}
 	}
