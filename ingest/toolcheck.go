@@ -41,6 +41,8 @@ const (
 	// MaxToolWriteBytes is the most slot HTML and meta (as JSON) the
 	// calls of one agent loop may write in all.
 	MaxToolWriteBytes = 16 << 20
+	// MaxToolRelated is the most pages a related list a model sets names.
+	MaxToolRelated = 50
 	// MaxReviewItems is the most review items one model answer may hold.
 	MaxReviewItems = 50
 	// MaxReviewDetail is the longest detail of a review item, in bytes.
@@ -63,13 +65,9 @@ var windowsDevices = map[string]bool{"con": true, "prn": true, "aux": true, "nul
 // look-alike of one, a format character (bidi controls among them). It
 // returns the path as the wiki reads it.
 func checkName(p string) (string, error) {
-	n, err := published.NormalizePath(p)
+	n, err := wikiPath(p)
 	if err != nil {
 		return "", err
-	}
-	n = strings.TrimPrefix(n, wiki.Dir+"/")
-	if !strings.HasSuffix(n, ".html") {
-		n += ".html"
 	}
 	segs := strings.Split(n, "/")
 	if len(segs)-1 > MaxToolFolders {
@@ -90,6 +88,20 @@ func checkName(p string) (string, error) {
 		if isDevice(seg) {
 			return "", fmt.Errorf("the name %q is, or folds to, a device name Windows reserves (con, prn, aux, nul, com1–9, lpt1–9): choose another name", short(seg))
 		}
+	}
+	return n, nil
+}
+
+// wikiPath is p as the wiki reads a page path: normalized, relative to
+// the wiki root, ending in .html. It looks nothing up.
+func wikiPath(p string) (string, error) {
+	n, err := published.NormalizePath(p)
+	if err != nil {
+		return "", err
+	}
+	n = strings.TrimPrefix(n, wiki.Dir+"/")
+	if !strings.HasSuffix(n, ".html") {
+		n += ".html"
 	}
 	return n, nil
 }
@@ -255,6 +267,9 @@ func (tb *toolbox) checkRelated(v any) ([]any, error) {
 	if !ok {
 		return nil, fmt.Errorf("related is a list of page paths under the wiki root (e.g. [\"ops/deploy.html\"])")
 	}
+	if len(list) > MaxToolRelated {
+		return nil, fmt.Errorf("related lists %d pages; at most %d", len(list), MaxToolRelated)
+	}
 	out := make([]any, 0, len(list))
 	for _, e := range list {
 		s, ok := e.(string)
@@ -264,7 +279,7 @@ func (tb *toolbox) checkRelated(v any) ([]any, error) {
 		if strings.Contains(s, ":") || strings.HasPrefix(s, "/") || strings.HasPrefix(s, `\`) {
 			return nil, fmt.Errorf("related names %q; it lists page paths under the wiki root, not URLs or absolute paths", short(s))
 		}
-		rel, err := tb.tx.Resolve(s)
+		rel, err := wikiPath(s)
 		if err != nil {
 			return nil, fmt.Errorf("related names %q: %v; it lists existing pages", short(s), err)
 		}
@@ -314,7 +329,7 @@ func (r *run) reviewPage(p string) (string, error) {
 	if strings.Contains(p, ":") || strings.HasPrefix(p, "/") || strings.HasPrefix(p, `\`) {
 		return "", fmt.Errorf("not a page path under the wiki root")
 	}
-	rel, err := r.tx.Resolve(p)
+	rel, err := wikiPath(p)
 	if err != nil {
 		return "", err
 	}
