@@ -414,3 +414,34 @@ func TestHostileModelWriteBudget(t *testing.T) {
 		t.Fatalf("%d writes done, %d refused; want %d done", done, refused, want)
 	}
 }
+
+// TestHostileModelReviewFlood: an answer of 20,000 review items queues the
+// first MaxReviewItems, and one whose detail is over MaxReviewDetail is
+// left out; the model is told both in one more turn.
+func TestHostileModelReviewFlood(t *testing.T) {
+	items := []string{fmt.Sprintf(`{"detail":%q}`, strings.Repeat("long ", ingest.MaxReviewDetail))}
+	for i := range 20000 {
+		items = append(items, fmt.Sprintf(`{"detail":"item %d"}`, i))
+	}
+	srv := hostile(t, planOf("ops/r.html"), fakeserver.Calls(newPage("n", "ops/r.html")),
+		fakeserver.Text("Done. <<<REVIEW_QUEUE>>>["+strings.Join(items, ",")+"]<<<END>>>"), fakeserver.Text("Understood."))
+	dir := newIngestVault(t)
+	out, errs, code := prose(t, "--vault", dir, "--json", "ingest", "--model", "openai-chat:fake-model", hostileSource(t))
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	var doc struct {
+		Review []ingest.ReviewEntry `json:"review"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Review) != ingest.MaxReviewItems-1 || doc.Review[0].Detail != "item 0" {
+		t.Fatalf("%d review items queued, want %d", len(doc.Review), ingest.MaxReviewItems-1)
+	}
+	bodies := srv.Bodies()
+	last := string(bodies[len(bodies)-1])
+	if len(bodies) != 4 || !strings.Contains(last, fmt.Sprintf("the answer holds 20001 review items; the first %d are kept", ingest.MaxReviewItems)) || !strings.Contains(last, "item 1: its detail is") {
+		t.Fatalf("the model was not told (%d requests)", len(bodies))
+	}
+}
