@@ -27,6 +27,8 @@ const (
 	// MaxToolNameBytes is the longest file or folder name, in bytes, a
 	// model may give a page (file systems stop at 255).
 	MaxToolNameBytes = 100
+	// MaxToolTitleBytes is the longest title a model may give a new page.
+	MaxToolTitleBytes = 500
 	// MaxToolSlotBytes is the most HTML one slot may hold after a model's
 	// write_slot or append_slot.
 	MaxToolSlotBytes = 256 << 10

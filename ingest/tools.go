@@ -159,6 +159,9 @@ func (tb *toolbox) newPage(_ context.Context, args json.RawMessage) (string, err
 		if err != nil {
 			return "", err
 		}
+		if len(a.Title) > MaxToolTitleBytes {
+			return "", fmt.Errorf("the title is %d bytes; a title is at most %d bytes: shorten it", len(a.Title), MaxToolTitleBytes)
+		}
 		if err := tb.checkNewPage(rel, ""); err != nil {
 			return "", err
 		}

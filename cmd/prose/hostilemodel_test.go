@@ -124,6 +124,7 @@ func TestHostileModelCallsAreCheckedWhenMade(t *testing.T) {
 		{newPage("isolate", "ops/a\u2066b.html"), "format character"},
 		{newPage("zwj", "ops/a\u200db.html"), "format character"},
 		{newPage("dot", "ops/trailing..html"), "ends in a dot"},
+		{call("title", "new_page", map[string]any{"path": "ops/titled.html", "template": "concept", "title": strings.Repeat("t", ingest.MaxToolTitleBytes+1)}), "a title is at most"},
 		{newPage("case", "ops/Canary.html"), "only in case or Unicode normalisation"},
 		{newPage("nfd", nfd), "only in case or Unicode normalisation"},
 		{newPage("folder", "OPS/other.html"), "the folder OPS differs from the folder ops"},
