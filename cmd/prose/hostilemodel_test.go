@@ -130,6 +130,7 @@ func TestHostileModelCallsAreCheckedWhenMade(t *testing.T) {
 		{newPage("folder", "OPS/other.html"), "the folder OPS differs from the folder ops"},
 		{writeSlot("giant", "ops/canary.html", "body", "<p>"+strings.Repeat("a", ingest.MaxToolSlotBytes)+"</p>"), "a slot holds at most"},
 		{setMeta("manykeys", "ops/canary.html", manyKeys(ingest.MaxToolMetaKeys+1)), "one call sets at most"},
+		{setMeta("growkeys", "ops/canary.html", moreKeys(15)), "the page's meta would hold"},
 		{setMeta("bigmeta", "ops/canary.html", map[string]any{"note": strings.Repeat("m", ingest.MaxToolMetaBytes)}), "bytes as JSON"},
 		{setMeta("js", "ops/canary.html", map[string]any{"related": []any{"javascript:alert(1)"}}), "not URLs"},
 		{setMeta("http", "ops/canary.html", map[string]any{"related": []any{"http://evil/x"}}), "not URLs"},
@@ -137,7 +138,7 @@ func TestHostileModelCallsAreCheckedWhenMade(t *testing.T) {
 		{setMeta("missing", "ops/canary.html", map[string]any{"related": []any{"ops/nowhere.html"}}), "existing pages"},
 		{setMeta("relstring", "ops/canary.html", map[string]any{"related": "ops/canary.html"}), "is a list of page paths"},
 	}
-	calls := []fakeserver.Call{newPage("canary", "ops/canary.html"), newPage("cafe", nfc)}
+	calls := []fakeserver.Call{newPage("canary", "ops/canary.html"), newPage("cafe", nfc), setMeta("fifty", "ops/canary.html", manyKeys(50))}
 	for _, b := range bad {
 		calls = append(calls, b.call)
 	}
@@ -152,7 +153,7 @@ func TestHostileModelCallsAreCheckedWhenMade(t *testing.T) {
 	for _, b := range bad {
 		wantRefused(t, srv, b.call.ID, b.want)
 	}
-	for _, id := range []string{"canary", "cafe", "related"} {
+	for _, id := range []string{"canary", "cafe", "fifty", "related"} {
 		wantDone(t, srv, id)
 	}
 	files := wikiFiles(t, dir)
@@ -185,6 +186,14 @@ func TestHostileModelCallsAreCheckedWhenMade(t *testing.T) {
 	}
 	mustProse(t, "--vault", dir, "wiki", "lint")
 	mustProse(t, "--vault", dir, "fsck")
+}
+
+func moreKeys(n int) map[string]any {
+	m := map[string]any{}
+	for i := range n {
+		m[fmt.Sprintf("more%d", i)] = i
+	}
+	return m
 }
 
 func manyKeys(n int) map[string]any {
