@@ -129,6 +129,7 @@ func TestHostileModelCallsAreCheckedWhenMade(t *testing.T) {
 		{newPage("nfd", nfd), "only in case or Unicode normalisation"},
 		{newPage("folder", "OPS/other.html"), "the folder OPS differs from the folder ops"},
 		{writeSlot("giant", "ops/canary.html", "body", "<p>"+strings.Repeat("a", ingest.MaxToolSlotBytes)+"</p>"), "a slot holds at most"},
+		{call("app2", "append_slot", map[string]any{"path": "ops/canary.html", "slot": "examples", "html": "<p>" + strings.Repeat("b", ingest.MaxToolSlotBytes/2) + "</p>"}), "a slot holds at most"},
 		{setMeta("manykeys", "ops/canary.html", manyKeys(ingest.MaxToolMetaKeys+1)), "one call sets at most"},
 		{setMeta("growkeys", "ops/canary.html", moreKeys(15)), "the page's meta would hold"},
 		{setMeta("bigmeta", "ops/canary.html", map[string]any{"note": strings.Repeat("m", ingest.MaxToolMetaBytes)}), "bytes as JSON"},
@@ -138,7 +139,8 @@ func TestHostileModelCallsAreCheckedWhenMade(t *testing.T) {
 		{setMeta("missing", "ops/canary.html", map[string]any{"related": []any{"ops/nowhere.html"}}), "existing pages"},
 		{setMeta("relstring", "ops/canary.html", map[string]any{"related": "ops/canary.html"}), "is a list of page paths"},
 	}
-	calls := []fakeserver.Call{newPage("canary", "ops/canary.html"), newPage("cafe", nfc), setMeta("fifty", "ops/canary.html", manyKeys(50))}
+	calls := []fakeserver.Call{newPage("canary", "ops/canary.html"), newPage("cafe", nfc), setMeta("fifty", "ops/canary.html", manyKeys(50)),
+		call("app1", "append_slot", map[string]any{"path": "ops/canary.html", "slot": "examples", "html": "<p>" + strings.Repeat("a", ingest.MaxToolSlotBytes/2) + "</p>"})}
 	for _, b := range bad {
 		calls = append(calls, b.call)
 	}
@@ -153,7 +155,7 @@ func TestHostileModelCallsAreCheckedWhenMade(t *testing.T) {
 	for _, b := range bad {
 		wantRefused(t, srv, b.call.ID, b.want)
 	}
-	for _, id := range []string{"canary", "cafe", "fifty", "related"} {
+	for _, id := range []string{"canary", "cafe", "fifty", "app1", "related"} {
 		wantDone(t, srv, id)
 	}
 	files := wikiFiles(t, dir)
