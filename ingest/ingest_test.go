@@ -429,8 +429,16 @@ func TestProgramsAreRegistered(t *testing.T) {
 	if err != nil || !strings.Contains(out, "Rollback") {
 		t.Fatalf("read program: %s, %v", out, err)
 	}
-	if _, err := reg.Call(context.Background(), "read", []byte(`{"page":"x","bogus":1}`)); err == nil {
-		t.Fatal("an unsupported keyword was accepted")
+	// The page exists: only the keyword check (or, without it, the
+	// closed schema) can refuse these calls.
+	if out, err := reg.Call(context.Background(), "read", []byte(`{"page":"billing/rollback","bogus":1}`)); err == nil || !strings.Contains(err.Error(), `"bogus"`) && !strings.Contains(err.Error(), "bogus") {
+		t.Fatalf("an unsupported keyword was accepted: %s, %v", out, err)
+	}
+	if out, err := reg.Call(context.Background(), "read", []byte(`{"page":["billing/rollback"]}`)); err == nil || !strings.Contains(err.Error(), "invalid args") || !strings.Contains(err.Error(), "/page") {
+		t.Fatalf("an argument of the wrong type was accepted: %s, %v", out, err)
+	}
+	if out, err := reg.Call(context.Background(), "read", []byte(`{}`)); err == nil || !strings.Contains(err.Error(), "invalid args") {
+		t.Fatalf("a missing required argument was accepted: %s, %v", out, err)
 	}
 }
 
@@ -638,5 +646,31 @@ func TestIngestPreparesAgainWhenTheVaultMoved(t *testing.T) {
 	}
 	if _, ok, err := v.ReadFile("published/wiki/elsewhere/meanwhile.html"); err != nil || !ok {
 		t.Fatalf("the other writer's page is gone: %v %v", ok, err)
+	}
+}
+
+// TestReceiptNamesAReplayByFileName: a run whose model is a replay of a
+// recording names the recording by its file name in the receipt's cost,
+// never by the local path it was read from (a machine path is no part of
+// the ledger), for a run that commits and for one skipped.
+func TestReceiptNamesAReplayByFileName(t *testing.T) {
+	v, w := newWiki(t)
+	o := opts(offline.Engine{})
+	local := filepath.Join(t.TempDir(), "home", "someone", "recordings")
+	o.ModelSpec = "replay:" + filepath.Join(local, "replay-ingest.json")
+	for _, want := range []receipt.Status{receipt.Rendered, receipt.Skipped} {
+		if _, err := ingest.Ingest(context.Background(), w, fixtureDocs(t), o); err != nil {
+			t.Fatal(err)
+		}
+		r, err := v.LastReceipt(wiki.Node)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Status != want || r.Cost.Provider != "replay" || r.Cost.Model != "replay-ingest.json" {
+			t.Fatalf("receipt %s: cost %+v", r.Status, r.Cost)
+		}
+		if b := fmt.Sprintf("%+v", *r); strings.Contains(b, local) || strings.Contains(b, "someone") {
+			t.Fatalf("the receipt holds the local path:\n%s", b)
+		}
 	}
 }

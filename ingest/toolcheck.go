@@ -27,6 +27,8 @@ const (
 	// MaxToolNameBytes is the longest file or folder name, in bytes, a
 	// model may give a page (file systems stop at 255).
 	MaxToolNameBytes = 100
+	// MaxToolTitleBytes is the longest title a model may give a new page.
+	MaxToolTitleBytes = 500
 	// MaxToolSlotBytes is the most HTML one slot may hold after a model's
 	// write_slot or append_slot.
 	MaxToolSlotBytes = 256 << 10
@@ -38,6 +40,11 @@ const (
 	// MaxToolFolderPages is the most pages one agent loop (one source's
 	// generation, one page's enrichment) may create or move into a folder.
 	MaxToolFolderPages = 50
+	// MaxToolWriteBytes is the most slot HTML and meta (as JSON) the
+	// calls of one agent loop may write in all.
+	MaxToolWriteBytes = 16 << 20
+	// MaxToolRelated is the most pages a related list a model sets names.
+	MaxToolRelated = 50
 	// MaxReviewItems is the most review items one model answer may hold.
 	MaxReviewItems = 50
 	// MaxReviewDetail is the longest detail of a review item, in bytes.
@@ -60,13 +67,9 @@ var windowsDevices = map[string]bool{"con": true, "prn": true, "aux": true, "nul
 // look-alike of one, a format character (bidi controls among them). It
 // returns the path as the wiki reads it.
 func checkName(p string) (string, error) {
-	n, err := published.NormalizePath(p)
+	n, err := wikiPath(p)
 	if err != nil {
 		return "", err
-	}
-	n = strings.TrimPrefix(n, wiki.Dir+"/")
-	if !strings.HasSuffix(n, ".html") {
-		n += ".html"
 	}
 	segs := strings.Split(n, "/")
 	if len(segs)-1 > MaxToolFolders {
@@ -87,6 +90,20 @@ func checkName(p string) (string, error) {
 		if isDevice(seg) {
 			return "", fmt.Errorf("the name %q is, or folds to, a device name Windows reserves (con, prn, aux, nul, com1–9, lpt1–9): choose another name", short(seg))
 		}
+	}
+	return n, nil
+}
+
+// wikiPath is p as the wiki reads a page path: normalized, relative to
+// the wiki root, ending in .html. It looks nothing up.
+func wikiPath(p string) (string, error) {
+	n, err := published.NormalizePath(p)
+	if err != nil {
+		return "", err
+	}
+	n = strings.TrimPrefix(n, wiki.Dir+"/")
+	if !strings.HasSuffix(n, ".html") {
+		n += ".html"
 	}
 	return n, nil
 }
@@ -141,13 +158,18 @@ func (tb *toolbox) checkNewPage(rel, from string) error {
 			return tb.fatal(err)
 		}
 		tb.names.keys = make(map[string]string, len(all))
-		for _, p := range all {
-			tb.names.keys[foldKey(p)] = p
-		}
 		tb.names.folder = map[string]int{}
+		for _, p := range all {
+			tb.names.add(p)
+		}
 	}
 	if other, ok := tb.names.keys[foldKey(rel)]; ok && other != rel && other != from {
 		return fmt.Errorf("%s differs from the page %s only in case or Unicode normalisation, which some file systems take for the same file: write to %s or choose another name", rel, other, other)
+	}
+	for d := path.Dir(rel); d != "."; d = path.Dir(d) {
+		if other, ok := tb.names.keys[foldKey(d)+"/"]; ok && other != d {
+			return fmt.Errorf("the folder %s differs from the folder %s only in case or Unicode normalisation, which some file systems take for the same folder: file the page under %s", d, other, other)
+		}
 	}
 	if d := path.Dir(rel); tb.names.folder[d] >= MaxToolFolderPages {
 		return fmt.Errorf("this run put %d pages into %s already, the most one run may: file the page in another folder", tb.names.folder[d], d)
@@ -158,8 +180,20 @@ func (tb *toolbox) checkNewPage(rel, from string) error {
 // placed records a page this loop created or moved in.
 func (tb *toolbox) placed(rel string) {
 	if tb.names.keys != nil {
-		tb.names.keys[foldKey(rel)] = rel
+		tb.names.add(rel)
 		tb.names.folder[path.Dir(rel)]++
+	}
+}
+
+// add records page rel and its folders (folder keys end in "/").
+func (n *nameIndex) add(rel string) {
+	n.keys[foldKey(rel)] = rel
+	for d := path.Dir(rel); d != "."; d = path.Dir(d) {
+		k := foldKey(d) + "/"
+		if _, ok := n.keys[k]; ok {
+			break
+		}
+		n.keys[k] = d
 	}
 }
 
@@ -168,14 +202,28 @@ func (tb *toolbox) placed(rel string) {
 func (tb *toolbox) checkSlotSize(a plan.SlotArgs, appendTo bool) error {
 	n := len(a.HTML)
 	if appendTo {
-		if _, p, err := tb.tx.Read(a.Path); err == nil {
+		if rel, p, err := tb.tx.Read(a.Path); err == nil {
 			old, _ := p.Slot(a.Slot)
+			if tb.guard != nil {
+				if prop, ok := tb.guard.proposed[slotKey{rel, a.Slot}]; ok {
+					old = prop // the slot is kept: appends grow the proposal
+				}
+			}
 			n += len(old)
 		}
 	}
 	if n > MaxToolSlotBytes {
 		return fmt.Errorf("slot %s would hold %d bytes; a slot holds at most %d bytes of HTML: write less, or split the text across pages", a.Slot, n, MaxToolSlotBytes)
 	}
+	return tb.spend(len(a.HTML))
+}
+
+// spend counts n bytes against the loop's MaxToolWriteBytes.
+func (tb *toolbox) spend(n int) error {
+	if tb.written+n > MaxToolWriteBytes {
+		return fmt.Errorf("this run's calls wrote %d bytes already and may write at most %d: finish with what is written", tb.written, MaxToolWriteBytes)
+	}
+	tb.written += n
 	return nil
 }
 
@@ -185,8 +233,12 @@ func (tb *toolbox) checkMetaSize(a plan.SetMetaArgs) error {
 	if len(a.Updates) > MaxToolMetaKeys {
 		return fmt.Errorf("set_meta sets %d keys; one call sets at most %d", len(a.Updates), MaxToolMetaKeys)
 	}
-	if b, _ := json.Marshal(a.Updates); len(b) > MaxToolMetaBytes {
+	b, _ := json.Marshal(a.Updates)
+	if len(b) > MaxToolMetaBytes {
 		return fmt.Errorf("set_meta updates are %d bytes as JSON; at most %d: keep meta short and put text in a slot", len(b), MaxToolMetaBytes)
+	}
+	if err := tb.spend(len(b)); err != nil {
+		return err
 	}
 	_, p, err := tb.tx.Read(a.Path)
 	if err != nil {
@@ -217,6 +269,9 @@ func (tb *toolbox) checkRelated(v any) ([]any, error) {
 	if !ok {
 		return nil, fmt.Errorf("related is a list of page paths under the wiki root (e.g. [\"ops/deploy.html\"])")
 	}
+	if len(list) > MaxToolRelated {
+		return nil, fmt.Errorf("related lists %d pages; at most %d", len(list), MaxToolRelated)
+	}
 	out := make([]any, 0, len(list))
 	for _, e := range list {
 		s, ok := e.(string)
@@ -226,7 +281,7 @@ func (tb *toolbox) checkRelated(v any) ([]any, error) {
 		if strings.Contains(s, ":") || strings.HasPrefix(s, "/") || strings.HasPrefix(s, `\`) {
 			return nil, fmt.Errorf("related names %q; it lists page paths under the wiki root, not URLs or absolute paths", short(s))
 		}
-		rel, err := tb.tx.Resolve(s)
+		rel, err := wikiPath(s)
 		if err != nil {
 			return nil, fmt.Errorf("related names %q: %v; it lists existing pages", short(s), err)
 		}
@@ -276,7 +331,7 @@ func (r *run) reviewPage(p string) (string, error) {
 	if strings.Contains(p, ":") || strings.HasPrefix(p, "/") || strings.HasPrefix(p, `\`) {
 		return "", fmt.Errorf("not a page path under the wiki root")
 	}
-	rel, err := r.tx.Resolve(p)
+	rel, err := wikiPath(p)
 	if err != nil {
 		return "", err
 	}

@@ -63,6 +63,7 @@ type toolbox struct {
 	// model but prose's own offline engine); names is what they need.
 	checked bool
 	names   nameIndex
+	written int // bytes of slot HTML and meta the loop's calls wrote
 }
 
 // searchHit is one search result as the search tool returns it.
@@ -160,6 +161,9 @@ func (tb *toolbox) newPage(_ context.Context, args json.RawMessage) (string, err
 		rel, err := checkName(a.Path)
 		if err != nil {
 			return "", err
+		}
+		if len(a.Title) > MaxToolTitleBytes {
+			return "", fmt.Errorf("the title is %d bytes; a title is at most %d bytes: shorten it", len(a.Title), MaxToolTitleBytes)
 		}
 		if err := tb.checkNewPage(rel, ""); err != nil {
 			return "", err

@@ -165,3 +165,32 @@ func TestLoopToolFailureIsAnErrorOnTheWire(t *testing.T) {
 		t.Fatalf("working tool sent as %+v", good)
 	}
 }
+
+// TestFakeServerReadsToolResults: the fake reads back, for each API, the
+// result each tool call answered, in the request that carried it.
+func TestFakeServerReadsToolResults(t *testing.T) {
+	for _, p := range providers {
+		t.Run(p.api, func(t *testing.T) {
+			srv := fakeserver.New(t, p.api, fakeserver.LoopScript()...)
+			m, _ := model.Open(p.spec, model.Config{Getenv: srv.Env()})
+			var calls []string
+			if _, err := model.Loop(context.Background(), m, model.Request{Messages: []model.Message{model.UserText("go")}, Tools: fakeserver.LoopTools(&calls)}, model.LoopOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			got := srv.ToolResults()
+			if len(got) != 3 {
+				t.Fatalf("results %+v", got)
+			}
+			want := []struct {
+				id, content string
+				req         int
+				isErr       bool
+			}{{"c1", "the arguments of write_note are invalid", 1, true}, {"c2", "updated", 1, false}, {"c3", "written", 2, false}}
+			for i, w := range want {
+				if r := got[i]; r.CallID != w.id || r.Request != w.req || r.IsError != w.isErr || !strings.Contains(r.Content, w.content) || r.Flagged != (p.api == fakeserver.Anthropic) {
+					t.Errorf("result %d: %+v, want %+v", i, r, w)
+				}
+			}
+		})
+	}
+}

@@ -131,3 +131,22 @@ func TestInfo(t *testing.T) {
 		t.Fatalf("params %s", b)
 	}
 }
+
+// TestRegisterRefusesParamsOpenAtTheRoot: a program whose parameters take
+// keys not declared (open at the root) is refused, since its arguments
+// could not be checked; an open mapping below the root is allowed.
+func TestRegisterRefusesParamsOpenAtTheRoot(t *testing.T) {
+	run := func(context.Context, map[string]any) (string, error) { return "", nil }
+	for _, params := range []string{
+		`{"type":"object","properties":{"task":{"type":"string"}},"additionalProperties":true}`,
+		`{"type":"object","properties":{"task":{"type":"string"}},"additionalProperties":{"type":"string"}}`,
+	} {
+		err := program.NewRegistry().Register(program.Program{Name: "open", Params: json.RawMessage(params), Run: run})
+		if err == nil || !strings.Contains(err.Error(), "declared properties") {
+			t.Errorf("%s: %v, want a refusal", params, err)
+		}
+	}
+	if err := program.NewRegistry().Register(program.Program{Name: "nested", Params: json.RawMessage(`{"type":"object","properties":{"filters":{"type":"object","additionalProperties":{"type":"string"}}}}`), Run: run}); err != nil {
+		t.Errorf("an open mapping below the root: %v", err)
+	}
+}

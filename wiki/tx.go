@@ -538,6 +538,7 @@ func (tx *Tx) SetMeta(name string, set map[string]any, remove []string) (string,
 	if err != nil {
 		return "", err
 	}
+	was := p.Meta.Template()
 	keys := make([]string, 0, len(set))
 	for k, v := range set {
 		if err := checkMetaValue(k, v); err != nil {
@@ -559,8 +560,10 @@ func (tx *Tx) SetMeta(name string, set map[string]any, remove []string) (string,
 	if err != nil {
 		return "", err
 	}
-	if err := templateFits(rel, p, t); err != nil {
-		return "", err
+	if t.Name != was {
+		if err := templateFits(rel, p, t); err != nil {
+			return "", err
+		}
 	}
 	tx.put(rel, p, "set-meta "+rel)
 	return rel, nil

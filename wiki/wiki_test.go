@@ -706,6 +706,14 @@ func TestOnlyDeclaredSlots(t *testing.T) {
 		if _, err := tx.SetMeta("ml/attention", map[string]any{KeyTemplate: "entity"}, nil); err != nil {
 			t.Errorf("a template declaring every non-empty slot: %v", err)
 		}
+		// A page holding an undeclared slot (a hand edit) keeps taking
+		// meta that leaves its template as it is.
+		_, p, _ := tx.Read("ml/attention")
+		p.Slots = append(p.Slots, Slot{ID: "sidebar", HTML: "<p>by hand</p>"})
+		tx.put("ml/attention.html", p, "")
+		if _, err := tx.SetMeta("ml/attention", map[string]any{"owner": "ml", KeyTemplate: "entity"}, nil); err != nil {
+			t.Errorf("meta of a page with an undeclared slot, template unchanged: %v", err)
+		}
 		return nil
 	})
 	if err != nil {

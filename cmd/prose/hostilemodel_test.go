@@ -124,10 +124,14 @@ func TestHostileModelCallsAreCheckedWhenMade(t *testing.T) {
 		{newPage("isolate", "ops/a\u2066b.html"), "format character"},
 		{newPage("zwj", "ops/a\u200db.html"), "format character"},
 		{newPage("dot", "ops/trailing..html"), "ends in a dot"},
+		{call("title", "new_page", map[string]any{"path": "ops/titled.html", "template": "concept", "title": strings.Repeat("t", ingest.MaxToolTitleBytes+1)}), "a title is at most"},
 		{newPage("case", "ops/Canary.html"), "only in case or Unicode normalisation"},
 		{newPage("nfd", nfd), "only in case or Unicode normalisation"},
+		{newPage("folder", "OPS/other.html"), "the folder OPS differs from the folder ops"},
 		{writeSlot("giant", "ops/canary.html", "body", "<p>"+strings.Repeat("a", ingest.MaxToolSlotBytes)+"</p>"), "a slot holds at most"},
+		{call("app2", "append_slot", map[string]any{"path": "ops/canary.html", "slot": "examples", "html": "<p>" + strings.Repeat("b", ingest.MaxToolSlotBytes/2) + "</p>"}), "a slot holds at most"},
 		{setMeta("manykeys", "ops/canary.html", manyKeys(ingest.MaxToolMetaKeys+1)), "one call sets at most"},
+		{setMeta("growkeys", "ops/canary.html", moreKeys(15)), "the page's meta would hold"},
 		{setMeta("bigmeta", "ops/canary.html", map[string]any{"note": strings.Repeat("m", ingest.MaxToolMetaBytes)}), "bytes as JSON"},
 		{setMeta("js", "ops/canary.html", map[string]any{"related": []any{"javascript:alert(1)"}}), "not URLs"},
 		{setMeta("http", "ops/canary.html", map[string]any{"related": []any{"http://evil/x"}}), "not URLs"},
@@ -135,7 +139,8 @@ func TestHostileModelCallsAreCheckedWhenMade(t *testing.T) {
 		{setMeta("missing", "ops/canary.html", map[string]any{"related": []any{"ops/nowhere.html"}}), "existing pages"},
 		{setMeta("relstring", "ops/canary.html", map[string]any{"related": "ops/canary.html"}), "is a list of page paths"},
 	}
-	calls := []fakeserver.Call{newPage("canary", "ops/canary.html"), newPage("cafe", nfc)}
+	calls := []fakeserver.Call{newPage("canary", "ops/canary.html"), newPage("cafe", nfc), setMeta("fifty", "ops/canary.html", manyKeys(50)),
+		call("app1", "append_slot", map[string]any{"path": "ops/canary.html", "slot": "examples", "html": "<p>" + strings.Repeat("a", ingest.MaxToolSlotBytes/2) + "</p>"})}
 	for _, b := range bad {
 		calls = append(calls, b.call)
 	}
@@ -150,12 +155,12 @@ func TestHostileModelCallsAreCheckedWhenMade(t *testing.T) {
 	for _, b := range bad {
 		wantRefused(t, srv, b.call.ID, b.want)
 	}
-	for _, id := range []string{"canary", "cafe", "related"} {
+	for _, id := range []string{"canary", "cafe", "fifty", "app1", "related"} {
 		wantDone(t, srv, id)
 	}
 	files := wikiFiles(t, dir)
 	for f := range files {
-		if strings.HasPrefix(f, "d/") || strings.Contains(f, "xxxxx") || strings.Contains(strings.ToLower(f), "canary") && f != "ops/canary.html" || strings.ContainsAny(f, "\u202e\u2066\u200d\uff43") {
+		if strings.HasPrefix(f, "d/") || strings.HasPrefix(f, "OPS/") || strings.Contains(f, "xxxxx") || strings.Contains(strings.ToLower(f), "canary") && f != "ops/canary.html" || strings.ContainsAny(f, "\u202e\u2066\u200d\uff43") {
 			t.Errorf("a refused page was written: %q", f)
 		}
 	}
@@ -164,7 +169,7 @@ func TestHostileModelCallsAreCheckedWhenMade(t *testing.T) {
 	}
 	meta := readPageMeta(t, dir, "ops/canary")
 	if rel := meta.Related(); len(rel) != 1 || rel[0] != nfc || meta["owner"] != "ops" || meta["note"] != nil {
-		t.Errorf("canary meta %v", meta)
+		t.Errorf("canary meta: related %v, owner %v, %d keys", meta.Related(), meta["owner"], len(meta))
 	}
 	// The refused review items were named to the model in a further turn;
 	// only the sound one is queued.
@@ -183,6 +188,14 @@ func TestHostileModelCallsAreCheckedWhenMade(t *testing.T) {
 	}
 	mustProse(t, "--vault", dir, "wiki", "lint")
 	mustProse(t, "--vault", dir, "fsck")
+}
+
+func moreKeys(n int) map[string]any {
+	m := map[string]any{}
+	for i := range n {
+		m[fmt.Sprintf("more%d", i)] = i
+	}
+	return m
 }
 
 func manyKeys(n int) map[string]any {
@@ -372,5 +385,75 @@ func TestMemoKeyHoldsModelAndPrompts(t *testing.T) {
 	}
 	if n := asked("openai-chat:model-two"); n == 0 {
 		t.Fatal("an edited prompt override did not ask the model again: the memo key lacks the prompts")
+	}
+}
+
+// TestHostileModelWriteBudget: the calls of one loop write at most
+// MaxToolWriteBytes of slot HTML and meta in all, however they spread it
+// over answers; the writes beyond are error results and the run commits.
+func TestHostileModelWriteBudget(t *testing.T) {
+	chunk := "<p>" + strings.Repeat("w", ingest.MaxToolSlotBytes-16) + "</p>"
+	replies := []fakeserver.Reply{planOf("ops/big.html"), fakeserver.Calls(newPage("n", "ops/big.html"))}
+	perAnswer := 28 // under the answer bound of the transport
+	turns := ingest.MaxToolWriteBytes/len(chunk)/perAnswer + 2
+	for i := range turns {
+		var calls []fakeserver.Call
+		for j := range perAnswer {
+			calls = append(calls, writeSlot(fmt.Sprintf("w%d-%d", i, j), "ops/big.html", "body", chunk))
+		}
+		replies = append(replies, fakeserver.Calls(calls...))
+	}
+	srv := hostile(t, append(replies, fakeserver.Text("Done."))...)
+	dir := newIngestVault(t)
+	if out, errs, code := prose(t, "--vault", dir, "ingest", "--model", "openai-chat:fake-model", hostileSource(t)); code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	done, refused := 0, 0
+	for _, r := range srv.ToolResults() {
+		if !strings.HasPrefix(r.CallID, "w") {
+			continue
+		}
+		switch {
+		case !r.IsError:
+			done++
+		case strings.Contains(r.Content, "may write at most"):
+			refused++
+		default:
+			t.Fatalf("call %s: %s", r.CallID, r.Content)
+		}
+	}
+	if want := ingest.MaxToolWriteBytes / len(chunk); done != want || refused != turns*perAnswer-want {
+		t.Fatalf("%d writes done, %d refused; want %d done", done, refused, want)
+	}
+}
+
+// TestHostileModelReviewFlood: an answer of 20,000 review items queues the
+// first MaxReviewItems, and one whose detail is over MaxReviewDetail is
+// left out; the model is told both in one more turn.
+func TestHostileModelReviewFlood(t *testing.T) {
+	items := []string{fmt.Sprintf(`{"detail":%q}`, strings.Repeat("long ", ingest.MaxReviewDetail))}
+	for i := range 20000 {
+		items = append(items, fmt.Sprintf(`{"detail":"item %d"}`, i))
+	}
+	srv := hostile(t, planOf("ops/r.html"), fakeserver.Calls(newPage("n", "ops/r.html")),
+		fakeserver.Text("Done. <<<REVIEW_QUEUE>>>["+strings.Join(items, ",")+"]<<<END>>>"), fakeserver.Text("Understood."))
+	dir := newIngestVault(t)
+	out, errs, code := prose(t, "--vault", dir, "--json", "ingest", "--model", "openai-chat:fake-model", hostileSource(t))
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	var doc struct {
+		Review []ingest.ReviewEntry `json:"review"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Review) != ingest.MaxReviewItems-1 || doc.Review[0].Detail != "item 0" {
+		t.Fatalf("%d review items queued, want %d", len(doc.Review), ingest.MaxReviewItems-1)
+	}
+	bodies := srv.Bodies()
+	last := string(bodies[len(bodies)-1])
+	if len(bodies) != 4 || !strings.Contains(last, fmt.Sprintf("the answer holds 20001 review items; the first %d are kept", ingest.MaxReviewItems)) || !strings.Contains(last, "item 1: its detail is") {
+		t.Fatalf("the model was not told (%d requests)", len(bodies))
 	}
 }

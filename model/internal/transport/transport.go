@@ -37,7 +37,7 @@ func (e *TimeoutError) Error() string {
 
 // MaxAnswer bounds the body of one provider answer: a body larger is
 // refused while it is read, never held whole.
-const MaxAnswer = 32 << 20
+const MaxAnswer = 8 << 20
 
 // TooLargeError reports an answer whose body passed MaxAnswer.
 type TooLargeError struct{ Limit int64 }
