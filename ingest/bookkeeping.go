@@ -153,9 +153,12 @@ func (r *run) fileReview() error {
 	today := r.opt.Now().UTC().Format("2006-01-02")
 	entries := make([]ReviewEntry, 0, len(r.review)+len(r.kept))
 	for _, it := range r.review {
-		entries = append(entries, ReviewEntry{ID: reviewID(it), Page: it.Page, Kind: it.Kind, Detail: receipt.RedactSecrets(it.Detail), Added: today})
+		entries = append(entries, ReviewEntry{ID: reviewID(it), Page: it.Page, Kind: it.Kind, Detail: it.Detail, Added: today})
 	}
 	entries = append(entries, r.kept...)
+	for i := range entries {
+		redactEntry(&entries[i])
+	}
 	for _, e := range entries {
 		if seen[e.ID] {
 			continue
@@ -167,6 +170,17 @@ func (r *run) fileReview() error {
 	q.supersede(r.kept, today)
 	r.files[ReviewFile] = q.encode()
 	return nil
+}
+
+// redactEntry removes secrets from every text field of a review item a
+// run files — what a model wrote (its detail, the proposed slot text) and
+// what it named (page, kind, slot, source) — as receipt.RedactSecrets
+// does: anything shaped like a credential and the values of the provider
+// key variables, whatever their shape.
+func redactEntry(e *ReviewEntry) {
+	for _, f := range []*string{&e.Page, &e.Kind, &e.Slot, &e.Detail, &e.Proposed, &e.Source} {
+		*f = receipt.RedactSecrets(*f)
+	}
 }
 
 // supersede closes the open kept-edit items that a newer proposal for the

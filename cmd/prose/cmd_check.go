@@ -40,7 +40,7 @@ func checkCommand() *cli.Command {
 					return err
 				}
 			} else {
-				printDiagnostics(c.App.Writer, diags, out.quiet)
+				printDiagnostics(&safeWriter{w: c.App.Writer}, diags, out.quiet)
 				if !out.quiet {
 					fmt.Fprintln(c.App.ErrWriter, doc.summary())
 				}

@@ -91,7 +91,7 @@ func runCompile(c *cli.Context) error {
 	out := newOutput(c)
 	doc := compileDoc{diagnosticsDoc: newDiagnosticsDoc(set.project, diags), Nodes: len(m.Topology.Nodes), Edges: len(m.Topology.Edges)}
 	if !out.json {
-		printDiagnostics(c.App.Writer, diags, out.quiet)
+		printDiagnostics(&safeWriter{w: c.App.Writer}, diags, out.quiet)
 		if !out.quiet {
 			fmt.Fprintln(c.App.ErrWriter, doc.summary())
 		}

@@ -65,7 +65,7 @@ func diffCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			w := c.App.Writer
+			w := &safeWriter{w: c.App.Writer}
 			switch format {
 			case "json":
 				return printJSON(c, res)

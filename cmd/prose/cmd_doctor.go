@@ -44,7 +44,9 @@ func doctorCommand() *cli.Command {
 				out.printf("endpoint   %s %s\n", baseVar, base)
 			}
 			if perr == nil {
-				if _, err := model.Open(choice.Spec, modelConfig(c)); err != nil {
+				if cfg, err := modelConfig(c); err != nil {
+					problems = append(problems, err.Error())
+				} else if _, err := model.Open(choice.Spec, cfg); err != nil {
 					problems = append(problems, err.Error())
 				}
 			}

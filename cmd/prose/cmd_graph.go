@@ -49,7 +49,7 @@ func graphCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			if _, err := c.App.Writer.Write(g); err != nil {
+			if _, err := (&safeWriter{w: c.App.Writer}).Write(g); err != nil {
 				return err
 			}
 			doc := newDiagnosticsDoc(set.project, diags)

@@ -27,6 +27,7 @@ func modelFlags() []cli.Flag {
 		&cli.StringFlag{Name: "audience", Usage: "who reads the wiki, as the prompts say it"},
 		&cli.IntFlag{Name: "budget", Usage: "prompt budget in `TOKENS` (default: per model, see docs/wiki-pipeline.md)"},
 		&cli.StringFlag{Name: "record", Usage: "save every model exchange to `FILE` (replay it with --model replay:FILE)"},
+		&cli.StringFlag{Name: "model-timeout", Usage: "how long one attempt of one model call may take, as a `DURATION` such as 30m (default: $PROSE_MODEL_TIMEOUT, else 10m)"},
 	}
 }
 
@@ -145,7 +146,12 @@ func openPipeline(c *cli.Context) (*vault.Vault, *wiki.Wiki, ingest.Options, err
 		return nil, nil, ingest.Options{}, usageErrorf("%v", err)
 	}
 	w.Now = func() time.Time { return now }
-	m, err := model.Open(spec, modelConfig(c))
+	cfg, err := modelConfig(c)
+	if err != nil {
+		v.Close()
+		return nil, nil, ingest.Options{}, err
+	}
+	m, err := model.Open(spec, cfg)
 	if err != nil {
 		v.Close()
 		return nil, nil, ingest.Options{}, usageErrorf("--model %s: %v", spec, err)

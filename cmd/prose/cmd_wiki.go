@@ -411,7 +411,7 @@ func wikiReadCommand() *cli.Command {
 				if err != nil {
 					return wikiErr(err)
 				}
-				out.printf("%s", data)
+				out.printData(string(data))
 				return out.emit(map[string]any{"page": rel, "html": string(data)})
 			}
 			rel, p, err := w.Read(c.Args().First())
@@ -460,7 +460,7 @@ func wikiSlotCommand() *cli.Command {
 			if err != nil {
 				return wikiErr(err)
 			}
-			out.printf("%s", h)
+			out.printData(h)
 			return out.emit(map[string]any{"page": rel, "slot": id, "html": h})
 		}),
 	}

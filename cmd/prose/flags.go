@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/prose-store/prose/internal/progress"
 	"github.com/prose-store/prose/vault"
 )
 
@@ -44,7 +46,21 @@ func (o *output) printf(format string, a ...any) {
 	if o.json || o.quiet {
 		return
 	}
-	fmt.Fprintf(o.w, format, a...)
+	io.WriteString(o.w, terminalSafe(fmt.Sprintf(format, a...)))
+}
+
+// printData writes text a command prints as data, exactly as stored (a
+// slot's HTML, a page file), unless --json or --quiet is set: as it is
+// into a pipe or a file, so writing it back changes nothing, and through
+// terminalSafe onto a terminal.
+func (o *output) printData(s string) {
+	if o.json || o.quiet {
+		return
+	}
+	if progress.IsTerminal(o.w) {
+		s = terminalSafe(s)
+	}
+	io.WriteString(o.w, s)
 }
 
 // emit writes v as the command's JSON document when --json is set.
@@ -52,10 +68,7 @@ func (o *output) emit(v any) error {
 	if !o.json {
 		return nil
 	}
-	enc := json.NewEncoder(o.w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	return encodeJSON(o.w, v)
 }
 
 // vaultOptions reads the flags that tune how a vault is opened.
@@ -108,8 +121,19 @@ func sortedKeys[V any](m map[string]V) []string {
 // printJSON prints v as indented JSON whatever --json says: for commands
 // whose only output is a JSON document.
 func printJSON(c *cli.Context, v any) error {
-	enc := json.NewEncoder(c.App.Writer)
+	return encodeJSON(c.App.Writer, v)
+}
+
+// encodeJSON writes v as indented JSON, every character a terminal would
+// act on escaped (jsonSafe).
+func encodeJSON(w io.Writer, v any) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, jsonSafe(b.String()))
+	return err
 }

@@ -61,7 +61,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	code, msg := classify(err)
 	if msg != "" {
-		fmt.Fprintf(stderr, "prose: %s\n", msg)
+		fmt.Fprintf(stderr, "prose: %s\n", terminalSafe(msg))
 	}
 	return code
 }
@@ -156,7 +156,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Version:              version,
 		HideVersion:          true,
 		Writer:               stdout,
-		ErrWriter:            stderr,
+		ErrWriter:            &safeWriter{w: stderr},
 		EnableBashCompletion: true,
 		HideHelpCommand:      true,
 		Flags:                globalFlags(),

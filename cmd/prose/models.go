@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"os"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -69,9 +70,23 @@ func resolveModel(c *cli.Context, configured func() (string, error)) (modelChoic
 }
 
 // modelConfig is the model configuration of a command line: keys and
-// endpoints from the environment, --record.
-func modelConfig(c *cli.Context) model.Config {
-	return model.Config{Getenv: os.Getenv, Record: flagValue(c, "record")}
+// endpoints from the environment, --record, and the timeout of one
+// attempt from --model-timeout, else $PROSE_MODEL_TIMEOUT, else the
+// default.
+func modelConfig(c *cli.Context) (model.Config, error) {
+	cfg := model.Config{Getenv: os.Getenv, Record: flagValue(c, "record")}
+	what, s := "--model-timeout", flagValue(c, "model-timeout")
+	if s == "" {
+		what, s = "$PROSE_MODEL_TIMEOUT", os.Getenv("PROSE_MODEL_TIMEOUT")
+	}
+	if s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d <= 0 {
+			return cfg, usageErrorf("%s %q: give a positive duration such as 90s, 30m or 1h", what, s)
+		}
+		cfg.Timeout = d
+	}
+	return cfg, nil
 }
 
 // openModel opens the model the command line chooses.
@@ -80,6 +95,10 @@ func openModel(c *cli.Context) (model.Model, modelChoice, error) {
 	if err != nil {
 		return nil, choice, err
 	}
-	m, err := model.Open(choice.Spec, modelConfig(c))
+	cfg, err := modelConfig(c)
+	if err != nil {
+		return nil, choice, err
+	}
+	m, err := model.Open(choice.Spec, cfg)
 	return m, choice, err
 }

@@ -55,8 +55,12 @@ type Bar struct {
 	bar   *progressbar.ProgressBar
 }
 
-// IsTerminal reports whether w is a terminal.
+// IsTerminal reports whether w, or the writer under it (Raw), is a
+// terminal.
 func IsTerminal(w io.Writer) bool {
+	if r, ok := w.(interface{ Raw() io.Writer }); ok {
+		w = r.Raw()
+	}
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }
@@ -68,6 +72,11 @@ func New(w io.Writer, total int64, desc string, unit Unit, opt ...Options) *Bar 
 	var o Options
 	if len(opt) > 0 {
 		o = opt[0]
+	}
+	if r, ok := w.(interface{ Raw() io.Writer }); ok {
+		// A writer that filters what it passes on (prose's stderr escapes
+		// control characters) draws the bar on the terminal under it.
+		w = r.Raw()
 	}
 	if w == nil || (!o.Force && !IsTerminal(w)) {
 		return &Bar{}

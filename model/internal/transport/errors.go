@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"github.com/prose-store/prose/internal/lazyre"
 	"net/http"
+	"regexp"
 	"strings"
+	"unicode"
 
 	"github.com/prose-store/prose/model"
 )
@@ -16,13 +18,25 @@ import (
 // that echoes part of a key (as 401 answers do) never carries it on.
 var keyLike = lazyre.New(`\b(sk|key|pk)-[A-Za-z0-9_\-*.]{6,}`)
 
-// Redact removes the key, and anything shaped like a key, from s.
+// Redact removes the key, and anything shaped like a key, from s. A key
+// of no known shape (a compatible server's own token) is removed as it
+// is, and so is any word that starts as it does (a provider echoing it
+// masked, "ZZTOKEN1*****456"): its first keyPrefix characters, when the
+// key is long enough for them to be its own.
 func Redact(s, key string) string {
 	if key != "" {
 		s = strings.ReplaceAll(s, key, "[redacted]")
+		if len(key) >= 2*keyPrefix {
+			masked := regexp.MustCompile(regexp.QuoteMeta(key[:keyPrefix]) + `[^\s"'<>,;]*`)
+			s = masked.ReplaceAllString(s, "[redacted]")
+		}
 	}
 	return keyLike().ReplaceAllString(s, "[redacted]")
 }
+
+// keyPrefix is how many leading characters of the key mark a word as an
+// echo of it.
+const keyPrefix = 6
 
 // ProviderMessage pulls the human message out of an error body: OpenAI
 // and Anthropic nest it as {"error":{"message":…}}, compatible servers
@@ -78,7 +92,7 @@ func Classify(op, provider string, err error, fail *Failure, key string) error {
 		e.Kind, e.Message = model.KindCanceled, "canceled"
 	case errors.As(err, &te):
 		e.Kind, e.Message = model.KindTimeout, te.Error()
-		e.Hint = "the provider is slow or unreachable; try again or raise the timeout"
+		e.Hint = fmt.Sprintf("the provider is slow or unreachable; try again, or give each attempt longer than %s with --model-timeout DURATION (or $PROSE_MODEL_TIMEOUT), e.g. --model-timeout 30m", te.After)
 	case errors.As(err, &tl):
 		e.Kind, e.Message = model.KindResponse, tl.Error()
 		e.Hint = "the provider or the base URL answered more than a model answer can be; check the base URL"
@@ -103,6 +117,20 @@ func Classify(op, provider string, err error, fail *Failure, key string) error {
 		default:
 			e.Kind, e.Hint = model.KindBadRequest, "the provider refused the request"
 		}
+	case fail != nil && fail.Answer != nil:
+		// The answer came, and the SDK could not read it.
+		a := fail.Answer
+		e.Kind, e.Status = model.KindResponse, a.Status
+		ctype := a.ContentType
+		if ctype == "" {
+			ctype = "no content type"
+		}
+		what := "a body that is not JSON"
+		if json.Valid(a.Body) {
+			what = "JSON that is not the API's answer"
+		}
+		e.Message = fmt.Sprintf("%s answered with %s (%s, %d bytes): %q", provider, what, ctype, len(a.Body), bodyPrefix(a.Body, key))
+		e.Hint = "check the base URL in " + baseVar(provider) + ": it must name the provider's API (for a compatible server, the URL ending in /v1), not a web page or a proxy's login"
 	default:
 		e.Kind = model.KindNetwork
 		attempts := 1
@@ -113,6 +141,23 @@ func Classify(op, provider string, err error, fail *Failure, key string) error {
 		e.Hint = "check the base URL and the network"
 	}
 	return e
+}
+
+// bodyPrefix is the start of an answer's body as an error quotes it: the
+// key and anything shaped like one removed (before it is cut, so no part
+// of a key survives the cut), control characters and runs of white space
+// made one space, at most 120 characters.
+func bodyPrefix(body []byte, key string) string {
+	s := Redact(string(body[:min(len(body), 4096)]), key)
+	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
+	return truncate(s, 120)
+}
+
+func baseVar(provider string) string {
+	if strings.HasPrefix(provider, "anthropic") {
+		return "ANTHROPIC_BASE_URL"
+	}
+	return "OPENAI_BASE_URL"
 }
 
 func keyVar(provider string) string {

@@ -51,6 +51,18 @@ type Failure struct {
 	Status   int
 	Body     []byte
 	Attempts int
+	// Answer is the successful answer (a 2xx) a call ended with, should
+	// the SDK fail to read it: a 200 that is not the API's JSON (a web
+	// page at a wrong base URL, a proxy's login form) is reported as what
+	// came back, not as a failed connection.
+	Answer *Answer
+}
+
+// Answer is a successful HTTP answer as it came back.
+type Answer struct {
+	Status      int
+	ContentType string
+	Body        []byte
 }
 
 type failureKey struct{}
@@ -102,6 +114,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			continue
 		}
 		if resp.StatusCode < 300 {
+			if fail != nil {
+				fail.Answer = &Answer{Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type"), Body: peek(resp)}
+			}
 			return resp, nil
 		}
 		if fail != nil {
