@@ -539,6 +539,7 @@ func (r *run) settle() error {
 		return err
 	}
 	r.kept = kept
+	r.review = append(r.review, r.guard.metaItems()...)
 	for _, e := range kept {
 		r.cat.note(r.tx, e.Page)
 	}

@@ -61,6 +61,10 @@ type guard struct {
 	proposed map[slotKey]string // the run's text for a kept slot
 	order    []slotKey          // decided slots, in the order first written
 	source   map[slotKey]string // the source whose run proposed it
+	// metaSet names, per page, the person-owned meta keys the run wrote
+	// (metaguard.go); metaProposals are the changes it kept back.
+	metaSet       map[string]map[string]bool
+	metaProposals []metaProposal
 }
 
 func newGuard() *guard {
@@ -135,6 +139,10 @@ func (g *guard) moved(from, to string) {
 		}
 		g.order[i] = nk
 	}
+	if ks, ok := g.metaSet[from]; ok {
+		g.metaSet[to] = ks
+		delete(g.metaSet, from)
+	}
 }
 
 // settle ends a run's writes: each page whose slots the run wrote records
@@ -149,6 +157,12 @@ func (g *guard) settle(tx *wiki.Tx, today string) ([]ReviewEntry, error) {
 			pages = append(pages, k.page)
 		}
 		byPage[k.page] = append(byPage[k.page], k)
+	}
+	for rel := range g.metaSet {
+		if _, ok := byPage[rel]; !ok {
+			pages = append(pages, rel)
+			byPage[rel] = nil
+		}
 	}
 	sort.Strings(pages)
 	var review []ReviewEntry
@@ -175,6 +189,7 @@ func (g *guard) settle(tx *wiki.Tx, today string) ([]ReviewEntry, error) {
 				review = append(review, e)
 			}
 		}
+		g.recordMeta(rel, p, rec)
 		var val any
 		if len(rec) > 0 {
 			m := map[string]any{}

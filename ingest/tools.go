@@ -180,6 +180,7 @@ func (tb *toolbox) newPage(_ context.Context, args json.RawMessage) (string, err
 		return "", err
 	}
 	tb.placed(rel)
+	tb.guard.createdPage(rel)
 	tb.mark(rel, true)
 	return result(map[string]any{"created": rel, "removed": removed}), nil
 }
@@ -285,6 +286,7 @@ func (tb *toolbox) setMeta(_ context.Context, args json.RawMessage) (string, err
 			set[k] = a.Updates[k]
 		}
 	}
+	set, kept := tb.guard.keepMeta(tb.tx, a.Path, set, tb.source)
 	rel, err := tb.tx.SetMeta(a.Path, set, remove)
 	if err := tb.classify(err); err != nil {
 		return "", err
@@ -293,6 +295,9 @@ func (tb *toolbox) setMeta(_ context.Context, args json.RawMessage) (string, err
 	out := map[string]any{"page": rel, "set": keys}
 	if ignored != nil {
 		out["kept_by_prose"] = ignored
+	}
+	if kept != nil {
+		out["kept_for_review"] = kept
 	}
 	return result(out), nil
 }
@@ -317,6 +322,9 @@ func (tb *toolbox) movePage(_ context.Context, args json.RawMessage) (string, er
 	}
 	if err := tb.step(plan.ToolMovePage); err != nil {
 		return "", err
+	}
+	if tb.guard.keepMove(tb.tx, a.From, a.To, tb.source) {
+		return result(map[string]any{"moved": nil, "kept_for_review": "the page is a person's: it stays where it is, and the move goes to the review queue"}), nil
 	}
 	from, to, relinked, err := tb.tx.Move(a.From, a.To)
 	if err := tb.classify(err); err != nil {

@@ -3,6 +3,8 @@ package wiki
 import (
 	"context"
 	"os"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -14,39 +16,47 @@ func TestLintFixtureDefects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{
-		"meta-missing":          "bad/nometa.html",
-		"meta-invalid":          "bad/broken.html",
-		"unknown-template":      "bad/unknowntpl.html",
-		"undeclared-slot":       "bad/extra.html",
-		"empty-required-slot":   "bad/empty.html",
-		"broken-link":           "bad/link.html",
-		"folder-no-readme":      "noreadme/",
-		"folder-no-description": "nodesc/",
-		"crowded-folder":        "crowded/",
-		"empty-folder":          "emptyf/",
-		"orphan-page":           "bad/orphan.html",
+	// One defect of each kind, on the page or folder named; broken links
+	// twice: a slot's link, and related meta (which the shell renders as
+	// links) naming a page that is not there.
+	want := map[string][]string{
+		"meta-missing":          {"bad/nometa.html"},
+		"meta-invalid":          {"bad/broken.html"},
+		"unknown-template":      {"bad/unknowntpl.html"},
+		"undeclared-slot":       {"bad/extra.html"},
+		"empty-required-slot":   {"bad/empty.html"},
+		"broken-link":           {"bad/link.html", "bad/related.html"},
+		"folder-no-readme":      {"noreadme/"},
+		"folder-no-description": {"nodesc/"},
+		"crowded-folder":        {"crowded/"},
+		"empty-folder":          {"emptyf/"},
+		"orphan-page":           {"bad/orphan.html"},
 	}
 	if len(want) != len(LintKinds) {
 		t.Fatalf("the fixture covers %d kinds, lint has %d", len(want), len(LintKinds))
 	}
-	got := map[string]string{}
+	got := map[string][]string{}
+	n := 0
 	for _, f := range rep.Findings {
-		if _, dup := got[f.Kind]; dup {
-			t.Errorf("kind %s found twice: %+v", f.Kind, f)
+		if slices.Contains(got[f.Kind], f.Page) {
+			t.Errorf("kind %s found twice on %s: %+v", f.Kind, f.Page, f)
 		}
-		got[f.Kind] = f.Page
+		got[f.Kind] = append(got[f.Kind], f.Page)
 		if f.Severity != severityOf(f.Kind) || f.Detail == "" {
 			t.Errorf("finding %+v: wrong severity or no detail", f)
 		}
+		if f.Page == "bad/related.html" && !strings.Contains(f.Detail, "related names bad/gone") {
+			t.Errorf("the related page's finding does not name its related entry: %+v", f)
+		}
 	}
 	for k, p := range want {
-		if got[k] != p {
+		n += len(p)
+		if !slices.Equal(got[k], p) {
 			t.Errorf("kind %s: found on %q, want %q", k, got[k], p)
 		}
 	}
-	if len(rep.Findings) != len(want) {
-		t.Errorf("%d findings, want %d: %+v", len(rep.Findings), len(want), rep.Findings)
+	if len(rep.Findings) != n {
+		t.Errorf("%d findings, want %d: %+v", len(rep.Findings), n, rep.Findings)
 	}
 }
 
