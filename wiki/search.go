@@ -497,7 +497,10 @@ func writeCache(path string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(data)
+	err = f.Chmod(0o644)
+	if err == nil {
+		_, err = f.Write(data)
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -509,10 +512,6 @@ func writeCache(path string, data []byte) error {
 	}
 	return err
 }
-
-// indexChanged is called after a write. The index costs a write
-// nothing: the next search catches up with the committed tree.
-func (w *Wiki) indexChanged(_ []string) {}
 
 // Search returns the pages matching text, best first (BM25 over title,
 // tags and slot text; the title counts most), at most limit of them;
