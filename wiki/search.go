@@ -528,7 +528,7 @@ func (w *Wiki) Search(ctx context.Context, text string, limit int) ([]Hit, error
 	}
 	q := queryTerms(norm.NFC.String(text))
 	if len(q) == 0 {
-		return nil, fmt.Errorf("search needs words to look for; %q has none", text)
+		return nil, fmt.Errorf("search needs words to look for; %q has none (give a word or an identifier such as ffi_call)", text)
 	}
 	d, err := w.openIndex(ctx)
 	if err != nil {
