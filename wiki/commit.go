@@ -104,9 +104,6 @@ func (tx *Tx) CommitWith(o CommitOptions) (*Result, error) {
 		res.Commit = wr.Commit.String()
 		res.Changed = wr.Changed
 	}
-	if len(wr.Changed) > 0 && !wr.Commit.IsZero() {
-		tx.w.indexChanged(wr.Changed)
-	}
 	return res, nil
 }
 

@@ -3,7 +3,9 @@ package wiki
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -278,6 +280,36 @@ func TestSearchRemovesTheEarlierIndex(t *testing.T) {
 	for _, old := range []string{"wiki.bleve", "wiki.state"} {
 		if _, err := os.Lstat(filepath.Join(dir, old)); err == nil {
 			t.Errorf("%s is still there", old)
+		}
+	}
+}
+
+// An index whose bytes were changed but whose checksum still matches (a
+// writer's bug) is read without a panic and without reading past its
+// end: every record and posting is bounds-checked.
+func TestSearchIndexReaderIsBoundsChecked(t *testing.T) {
+	w := searchWiki(t)
+	topHit(t, w, "pasta")
+	good, err := os.ReadFile(w.searchPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for at := len(searchVersion); at < len(good)-4; at++ {
+		for _, x := range []byte{0x01, 0x80, 0xff} {
+			bad := append([]byte(nil), good[:len(good)-4]...)
+			bad[at] ^= x
+			bad = binary.LittleEndian.AppendUint32(bad, crc32.Checksum(bad, castagnoli()))
+			d, err := parseIndex(bad)
+			if err != nil {
+				continue
+			}
+			for _, term := range []string{"pasta", "flour", "sourdough", "fixtur", "zzz"} {
+				d.postings(term)
+			}
+			for i := range min(d.ndocs, 64) {
+				d.doc(i)
+			}
+			d.decode(context.Background())
 		}
 	}
 }

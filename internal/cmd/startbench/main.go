@@ -1,0 +1,257 @@
+// Command startbench measures what process start costs prose, against a Go
+// hello-world built the same way and against git, and prints one table:
+// the package initializers' total (GODEBUG=inittrace), `prose --version`
+// against hello-world (plain and stripped builds), `prose wiki write-slot`
+// and `set-meta` on a 1,000-page wiki against `git add FILE && git commit`
+// of one file in a git repository of the same pages, and `prose wiki
+// search` against `prose --version`. The two sides of each ratio run
+// alternately, so load on the machine falls on both; every figure is a
+// median. It is run by scripts/bench-start.sh.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/prose-store/prose/vault"
+	"github.com/prose-store/prose/wiki"
+)
+
+var (
+	prose         = flag.String("prose", "", "prose binary")
+	proseStripped = flag.String("prose-stripped", "", "prose built with -trimpath -ldflags='-s -w' (optional)")
+	hello         = flag.String("hello", "", "hello-world binary built the same way as -prose")
+	helloStripped = flag.String("hello-stripped", "", "hello-world built the same way as -prose-stripped (optional)")
+	runs          = flag.Int("runs", 21, "runs of each side of a ratio")
+	pages         = flag.Int("pages", 1000, "pages in the wiki")
+	work          = flag.String("dir", "", "working directory (default: a temporary one)")
+)
+
+var words = strings.Fields("attention transformer gradient sourdough pasta roman empire river mountain protocol ledger receipt " +
+	"fingerprint canonical harbor violin orbit glacier compiler vector tensor bread oven salt flour castle bridge lantern")
+
+func main() {
+	flag.Parse()
+	if *prose == "" || *hello == "" {
+		fail(fmt.Errorf("-prose BIN and -hello BIN are required"))
+	}
+	if *runs < 1 {
+		fail(fmt.Errorf("-runs must be at least 1"))
+	}
+	dir := *work
+	if dir == "" {
+		d, err := os.MkdirTemp("", "startbench")
+		if err != nil {
+			fail(err)
+		}
+		defer os.RemoveAll(d)
+		dir = d
+	}
+	type row struct{ name, a, b, ratio, goal string }
+	var rows []row
+	add := func(name string, a, b time.Duration, goal string) {
+		rows = append(rows, row{name, ms(a), ms(b), fmt.Sprintf("%.2f×", float64(a)/float64(b)), goal})
+	}
+
+	// Package init, summed over packages, median over runs.
+	initMS, initBytes, npkgs := inits(*prose)
+	helloMS, helloBytes, _ := inits(*hello)
+	rows = append(rows, row{fmt.Sprintf("package init, %d packages (sum of inittrace clock; bytes)", npkgs),
+		fmt.Sprintf("%.2f ms, %d KB", initMS, initBytes>>10), fmt.Sprintf("%.2f ms, %d KB (hello)", helloMS, helloBytes>>10), "", "≤ 5 ms"})
+
+	v, d := pair(*runs, []string{*prose, "--version"}, []string{*hello})
+	add("`prose --version` vs hello-world", v, d, "≤ 5×")
+	if *proseStripped != "" && *helloStripped != "" {
+		v, d := pair(*runs, []string{*proseStripped, "--version"}, []string{*helloStripped})
+		add("same, stripped builds (-trimpath -s -w)", v, d, "≤ 5×")
+	}
+
+	vdir, gdir := filepath.Join(dir, "vault"), filepath.Join(dir, "git")
+	start := time.Now()
+	if err := seed(vdir, *pages); err != nil {
+		fail(err)
+	}
+	if err := gitCopy(vdir, gdir); err != nil {
+		fail(err)
+	}
+	fmt.Fprintf(os.Stderr, "seeded %d pages and their git copy in %s\n", *pages, time.Since(start).Round(time.Millisecond))
+	// Warm what a long-lived vault has warm (sum cache, search index).
+	timed(*prose, "--vault", vdir, "wiki", "search", "warm")
+	timed(*prose, "--vault", vdir, "wiki", "write-slot", pagePath(0), "body", "--content", "<p>Warm.</p>")
+
+	var ws, sm, g1, g2 []time.Duration
+	for i := range *runs {
+		p := pagePath((i*37 + 1) % *pages)
+		ws = append(ws, timed(*prose, "--vault", vdir, "wiki", "write-slot", p, "body", "--content", fmt.Sprintf("<p>Rewritten %d.</p>", i)))
+		g1 = append(g1, gitCommit(gdir, p, i))
+		p = pagePath((i*53 + 2) % *pages)
+		sm = append(sm, timed(*prose, "--vault", vdir, "wiki", "set-meta", p, fmt.Sprintf("rank:=%d", i)))
+		g2 = append(g2, gitCommit(gdir, p, i+*runs))
+	}
+	add(fmt.Sprintf("`wiki write-slot` (%d pages) vs `git add FILE && git commit`", *pages), median(ws), median(g1), "≤ 1.5×")
+	add(fmt.Sprintf("`wiki set-meta` (%d pages) vs `git add FILE && git commit`", *pages), median(sm), median(g2), "≤ 1.5×")
+
+	var se, ve []time.Duration
+	for i := range *runs {
+		q := words[i%len(words)] + " " + words[(i*3+1)%len(words)]
+		se = append(se, timed(*prose, "--vault", vdir, "wiki", "search", q))
+		ve = append(ve, timed(*prose, "--version"))
+	}
+	add(fmt.Sprintf("`wiki search` (%d pages) vs `prose --version`", *pages), median(se), median(ve), "≤ 2×")
+
+	fmt.Printf("| measure | prose | baseline | ratio | goal |\n|---|---|---|---|---|\n")
+	for _, r := range rows {
+		fmt.Printf("| %s | %s | %s | %s | %s |\n", r.name, r.a, r.b, r.ratio, r.goal)
+	}
+}
+
+// inits runs bin (with --version when it is prose) under inittrace and
+// returns the median over runs of the summed init clock, the bytes the
+// initializers allocated, and how many packages ran one.
+func inits(bin string) (float64, int, int) {
+	var sums []float64
+	bytes, n := 0, 0
+	for range *runs {
+		cmd := exec.Command(bin, "--version")
+		cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+		out, _ := cmd.CombinedOutput()
+		sum, b, k := 0.0, 0, 0
+		for _, line := range strings.Split(string(out), "\n") {
+			// init NAME @T ms, C ms clock, B bytes, A allocs
+			f := strings.Fields(line)
+			if len(f) < 11 || f[0] != "init" || f[6] != "clock," || f[8] != "bytes," {
+				continue
+			}
+			c, err1 := strconv.ParseFloat(f[4], 64)
+			x, err2 := strconv.Atoi(f[7])
+			if err1 != nil || err2 != nil {
+				fail(fmt.Errorf("unreadable inittrace line %q", line))
+			}
+			sum += c
+			b += x
+			k++
+		}
+		sums = append(sums, sum)
+		bytes, n = b, k
+	}
+	sort.Float64s(sums)
+	return sums[len(sums)/2], bytes, n
+}
+
+// pair runs a and b alternately, runs times each, and returns their
+// medians.
+func pair(runs int, a, b []string) (time.Duration, time.Duration) {
+	var da, db []time.Duration
+	for range runs {
+		da = append(da, timed(a[0], a[1:]...))
+		db = append(db, timed(b[0], b[1:]...))
+	}
+	return median(da), median(db)
+}
+
+func timed(bin string, args ...string) time.Duration {
+	cmd := exec.Command(bin, args...)
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	d := time.Since(start)
+	if err != nil {
+		fail(fmt.Errorf("%s %s: %v\n%s", bin, strings.Join(args, " "), err, out))
+	}
+	return d
+}
+
+// gitCommit rewrites one page file of the git copy and times `git add
+// FILE` and `git commit` of it.
+func gitCommit(gdir, page string, i int) time.Duration {
+	rel := filepath.Join("published", "wiki", filepath.FromSlash(page)+".html")
+	file := filepath.Join(gdir, rel)
+	data, err := os.ReadFile(file)
+	if err != nil {
+		fail(err)
+	}
+	data = append(data, fmt.Sprintf("<!-- %d -->\n", i)...)
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		fail(err)
+	}
+	return timed("git", "-C", gdir, "add", rel) + timed("git", "-C", gdir, "commit", "-q", "-m", fmt.Sprintf("edit %d", i))
+}
+
+// seed makes a vault whose wiki holds n pages, 10 per folder, in one
+// receipt.
+func seed(dir string, n int) error {
+	v, err := vault.Init(dir, vault.InitOptions{})
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+	w, err := wiki.Open(v)
+	if err != nil {
+		return err
+	}
+	_, err = w.Update(context.Background(), func(tx *wiki.Tx) error {
+		for i := range n {
+			body := fmt.Sprintf("<p>Page %d about %s and %s, with %s.</p>", i, words[i%len(words)], words[(i/7)%len(words)], words[(i/49)%len(words)])
+			if _, _, err := tx.New(pagePath(i), wiki.NewOptions{Template: "concept", Title: fmt.Sprintf("%s %d", words[i%len(words)], i),
+				Slots: map[string]string{"summary": body, "body": body}}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return err
+}
+
+func pagePath(i int) string { return fmt.Sprintf("t%03d/s%d/p%d", i/100, (i/10)%10, i) }
+
+// gitCopy makes a git repository holding the vault's files (not its
+// .git or .prose), committed.
+func gitCopy(vdir, gdir string) error {
+	err := filepath.WalkDir(vdir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(vdir, p)
+		if e.IsDir() {
+			if rel == ".git" || rel == ".prose" {
+				return fs.SkipDir
+			}
+			return os.MkdirAll(filepath.Join(gdir, rel), 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(gdir, rel), data, 0o644)
+	})
+	if err != nil {
+		return err
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-q", "-m", "pages"}} {
+		if out, err := exec.Command("git", append([]string{"-C", gdir}, args...)...).CombinedOutput(); err != nil {
+			return fmt.Errorf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	return nil
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2]
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d)/1e6) }
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "startbench:", err)
+	os.Exit(1)
+}
