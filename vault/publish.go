@@ -319,10 +319,7 @@ func (v *Vault) landPublish(ctx context.Context, h *publishHead, b *objectBatch,
 		if err != nil {
 			return nil, plumbing.ZeroHash, fmt.Errorf("publish %s: %w", node, err)
 		}
-		root, err := b.setPath(h.tipCommit.TreeHash, "published/"+esc, object.TreeEntry{Mode: filemode.Dir, Hash: nodeTree})
-		if err != nil {
-			return nil, plumbing.ZeroHash, err
-		}
+		top := map[string]object.TreeEntry{"published/" + esc: {Mode: filemode.Dir, Hash: nodeTree}}
 		if spec := p.spec; spec != nil {
 			if spec.Node == "" {
 				spec.Node = node
@@ -335,9 +332,13 @@ func (v *Vault) landPublish(ctx context.Context, h *publishHead, b *objectBatch,
 			if err != nil {
 				return nil, plumbing.ZeroHash, err
 			}
-			if root, err = b.setPath(root, p.specPath, object.TreeEntry{Mode: filemode.Regular, Hash: sh}); err != nil {
-				return nil, plumbing.ZeroHash, err
-			}
+			top[p.specPath] = object.TreeEntry{Mode: filemode.Regular, Hash: sh}
+		}
+		// One pass over the root: each directory on the way written once.
+		var changed []string
+		root, err := b.setPaths(h.tipCommit.TreeHash, top, "", &changed)
+		if err != nil {
+			return nil, plumbing.ZeroHash, err
 		}
 		msg, err := receiptMessage(r, p.moved)
 		if err != nil {
