@@ -210,8 +210,17 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 			repaired = append(repaired, fmt.Sprintf("published/%s had been removed from the branch by a commit outside prose; published it again", esc))
 		}
 	}
-	if status == "skipped" && prev != nil && prev.Status != receipt.Failed && v.handCommitPolicy(node) == RestoreHandCommits {
-		why, err := v.handCommitted(ctx, th, files, tipCommit.TreeHash, node, spec, prev)
+	if status == "skipped" && prev != nil && v.handCommitPolicy(node) == RestoreHandCommits {
+		// Checked against the newest receipt that published something: a
+		// failed run since a hand commit took nothing in.
+		pub, err := v.publishedReceipt(ledgerTip, node, prev)
+		if err != nil {
+			return nil, fmt.Errorf("publish %s: %w", node, err)
+		}
+		why := ""
+		if pub != nil {
+			why, err = v.handCommitted(ctx, th, files, tipCommit.TreeHash, node, spec, pub)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("publish %s: %w", node, err)
 		}

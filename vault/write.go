@@ -286,7 +286,14 @@ func (v *Vault) WriteNode(ctx context.Context, node string, changes map[string][
 		}
 	}
 	slices.Sort(facets[1:])
-	_, moved := published.Decide(prevFingerprints(prev), prev != nil, &published.Snapshot{Fingerprints: fps, Facets: facets})
+	// Moved against what the node last published: a failed run's receipt
+	// took nothing in (it may carry the fingerprints of files committed by
+	// hand, when it was the node's first).
+	pub, err := v.publishedReceipt(ledgerTip, node, prev)
+	if err != nil {
+		return nil, fmt.Errorf("write %s: %w", node, err)
+	}
+	_, moved := published.Decide(prevFingerprints(pub), pub != nil, &published.Snapshot{Fingerprints: fps, Facets: facets})
 	if len(moved) == 0 && !opt.Rebuild {
 		s.save()
 		if len(opt.TakeIn) > 0 && newNode == oldNode {
