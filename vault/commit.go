@@ -37,7 +37,7 @@ func (v *Vault) CommitFiles(ctx context.Context, who, message string, files map[
 	}
 	sort.Strings(paths)
 	b := v.newBatch()
-	root := tc.TreeHash
+	entries := make(map[string]object.TreeEntry, len(paths))
 	for _, p := range paths {
 		e := object.TreeEntry{Mode: filemode.Regular}
 		if files[p] != nil {
@@ -45,9 +45,13 @@ func (v *Vault) CommitFiles(ctx context.Context, who, message string, files map[
 				return plumbing.ZeroHash, err
 			}
 		}
-		if root, err = b.setPath(root, p, e); err != nil {
-			return plumbing.ZeroHash, fmt.Errorf("commit %s: %w", p, err)
-		}
+		entries[p] = e
+	}
+	// Every directory on the way is rewritten once, however many files.
+	var changed []string
+	root, err := b.setPaths(tc.TreeHash, entries, "", &changed)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("commit: %w", err)
 	}
 	if root.IsZero() {
 		if root, err = b.put(plumbing.TreeObject, nil); err != nil {

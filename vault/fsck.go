@@ -17,7 +17,6 @@ import (
 
 	"github.com/prose-store/prose/canon"
 	"github.com/prose-store/prose/published"
-	"github.com/prose-store/prose/receipt"
 )
 
 // FsckReport is the result of Fsck.
@@ -251,6 +250,30 @@ func (v *Vault) blobHash(h plumbing.Hash) (plumbing.Hash, error) {
 	return hs.Sum(), nil
 }
 
+// RegisterHandCommitFix makes fix what fsck says settles a commit outside
+// prose under published/<node>/, for a node that takes such commits in its
+// own way (the wiki: `prose wiki commit`). A package that owns a built-in
+// node registers it in an init function, as it registers its view.
+func RegisterHandCommitFix(node, fix string) {
+	viewsMu.Lock()
+	defer viewsMu.Unlock()
+	handFixes[node] = fix
+}
+
+var handFixes = map[string]string{}
+
+// handCommitFix says how a commit outside prose under published/<node>/ is
+// settled: the node's registered fix, else its next publish restores the
+// published truth.
+func handCommitFix(node string) string {
+	viewsMu.RLock()
+	defer viewsMu.RUnlock()
+	if fix, ok := handFixes[node]; ok {
+		return fix
+	}
+	return "run `prose publish " + node + " DIR` with the node's render to restore the published truth"
+}
+
 // checkPublished recomputes each node's fingerprints from the committed
 // tree and compares them with the node's last receipt.
 func (v *Vault) checkPublished(ctx context.Context, root, ledger plumbing.Hash) (int, []Problem, error) {
@@ -278,6 +301,16 @@ func (v *Vault) checkPublished(ctx context.Context, root, ledger plumbing.Hash) 
 			probs = append(probs, Problem{where, "committed without a receipt"})
 			continue
 		}
+		// What the branch must hold is what the newest receipt that
+		// published something says: a failed run after a hand commit
+		// takes nothing in.
+		if last, err = v.publishedReceipt(ledger, node, last); err != nil {
+			return 0, nil, err
+		}
+		if last == nil {
+			probs = append(probs, Problem{where, "committed without a receipt that published it (the node's receipts are all failed runs): a commit outside prose added it"})
+			continue
+		}
 		spec, err := v.storedSpec(root, "dist/canonicalizers/"+ne.Name+".json")
 		if err != nil {
 			probs = append(probs, Problem{where, err.Error()})
@@ -291,11 +324,9 @@ func (v *Vault) checkPublished(ctx context.Context, root, ledger plumbing.Hash) 
 			probs = append(probs, Problem{where, err.Error()})
 			continue
 		}
-		if last.Status != receipt.Failed {
-			for facet, tok := range last.Fingerprints {
-				if fps[facet] != tok {
-					probs = append(probs, Problem{where, fmt.Sprintf("facet %s fingerprints to %s but the last receipt %s says %s: a commit outside prose changed the node; run `prose publish %s DIR` with the node's render to restore the published truth", facet, fps[facet], last.ContentHash, tok, node)})
-				}
+		for facet, tok := range last.Fingerprints {
+			if fps[facet] != tok {
+				probs = append(probs, Problem{where, fmt.Sprintf("facet %s fingerprints to %s but the last receipt that published the node, %s, says %s: a commit outside prose changed the node; %s", facet, fps[facet], last.ContentHash, tok, handCommitFix(node))})
 			}
 		}
 	}
@@ -439,7 +470,10 @@ func (v *Vault) checkMissingNodes(root, ledger plumbing.Hash) ([]Problem, error)
 			continue
 		}
 		last, err := v.lastReceiptAt(ledger, node)
-		if err != nil || last == nil || last.Status == receipt.Failed {
+		if err == nil {
+			last, err = v.publishedReceipt(ledger, node, last)
+		}
+		if err != nil || last == nil {
 			continue
 		}
 		spec, err := v.storedSpec(root, "dist/canonicalizers/"+esc+".json")

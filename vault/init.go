@@ -227,6 +227,11 @@ func (v *Vault) signature(when time.Time) object.Signature {
 
 // putCommit encodes and writes a commit object.
 func (b *objectBatch) putCommit(c *object.Commit) (plumbing.Hash, error) {
+	// The commit's trees are written now, the trees it does not reach
+	// never (see objectBatch.held).
+	if err := b.writeReached(c.TreeHash); err != nil {
+		return plumbing.ZeroHash, err
+	}
 	obj := &plumbing.MemoryObject{}
 	if err := c.Encode(obj); err != nil {
 		return plumbing.ZeroHash, err

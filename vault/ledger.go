@@ -131,6 +131,22 @@ func (v *Vault) LastReceipt(node string) (*receipt.Receipt, error) {
 	return v.lastReceiptAt(tip, node)
 }
 
+// LastPublishedReceipt returns the newest receipt of node that published
+// something (rendered or skipped): what the branch must hold for the node.
+// A failed run publishes nothing, so a commit by hand before it is still
+// not taken in. nil when the node has no such receipt.
+func (v *Vault) LastPublishedReceipt(node string) (*receipt.Receipt, error) {
+	tip, err := v.ledgerHead()
+	if err != nil {
+		return nil, err
+	}
+	last, err := v.lastReceiptAt(tip, node)
+	if err != nil {
+		return nil, err
+	}
+	return v.publishedReceipt(tip, node, last)
+}
+
 // appendLedger writes a ledger commit for r on top of tip. A rendered
 // receipt's branch commit becomes the second parent, so the ledger reaches
 // every world-model version it describes; both commits carry the same
@@ -204,3 +220,52 @@ func (v *Vault) requireLedger() (plumbing.Hash, error) {
 
 // errNoLedger explains a vault whose ledger ref is missing.
 var errNoLedger = fmt.Errorf("the vault has no ledger ref %s (a plain `git clone` does not fetch it): run `git fetch origin %s:%s` in the vault, then retry", LedgerRef, LedgerRef, LedgerRef)
+
+// publishedReceipt returns the newest receipt of node at ledger tip that
+// describes files the branch should hold: last itself unless it is a
+// failed run, else the newest earlier receipt that is not. A failed
+// receipt published nothing, so it never takes in what the branch holds
+// (a hand commit before it stays a finding until a write takes it in).
+// nil means every receipt of the node is a failed run (or it has none).
+//
+// Only a failed last receipt costs more than the lookup: the ledger is
+// walked back along first parents, one tree path per commit, a receipt
+// parsed only where the node's entry changed.
+func (v *Vault) publishedReceipt(tip plumbing.Hash, node string, last *receipt.Receipt) (*receipt.Receipt, error) {
+	if last == nil || last.Status != receipt.Failed {
+		return last, nil
+	}
+	var seen plumbing.Hash
+	for h := tip; !h.IsZero(); {
+		c, err := v.commit(h)
+		if err != nil {
+			return nil, err
+		}
+		e, ok, err := v.lookup(c.TreeHash, ledgerPath(node))
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, nil // before the node's first receipt
+		}
+		if e.Hash != seen {
+			seen = e.Hash
+			data, err := v.blob(e.Hash)
+			if err != nil {
+				return nil, err
+			}
+			r, err := receipt.Parse(data)
+			if err != nil {
+				return nil, fmt.Errorf("ledger entry for %s: %w", node, err)
+			}
+			if r.Status != receipt.Failed {
+				return r, nil
+			}
+		}
+		if len(c.ParentHashes) == 0 {
+			break
+		}
+		h = c.ParentHashes[0]
+	}
+	return nil, nil
+}

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/prose-store/prose/internal/ctxio"
@@ -34,7 +35,12 @@ type objectBatch struct {
 	pending []pendingObject
 	pack    *packWriter
 	seen    map[plumbing.Hash]bool
-	trees   map[plumbing.Hash][]byte // trees written by this batch, readable before flush
+	trees   map[plumbing.Hash][]byte // trees put by this batch, readable before flush
+	// held are the trees put but not written yet: a tree is written only
+	// when a commit of the batch reaches it (putCommit), so the trees a
+	// write builds on the way to its final one (each tree of a path set
+	// one change at a time) never reach the object store.
+	held map[plumbing.Hash]bool
 	// sources says where the working tree can be written from rather
 	// than from the object store: the file a blob was read from, or the
 	// bytes it was put from.
@@ -88,7 +94,7 @@ type pendingObject struct {
 }
 
 func (v *Vault) newBatch() *objectBatch {
-	return &objectBatch{v: v, seen: map[plumbing.Hash]bool{}, trees: map[plumbing.Hash][]byte{},
+	return &objectBatch{v: v, seen: map[plumbing.Hash]bool{}, trees: map[plumbing.Hash][]byte{}, held: map[plumbing.Hash]bool{},
 		sources: blobSources{paths: map[plumbing.Hash]string{}, data: map[plumbing.Hash][]byte{}}, now: time.Now(), ctx: context.Background()}
 }
 
@@ -178,7 +184,11 @@ func (b *objectBatch) put(t plumbing.ObjectType, data []byte) (plumbing.Hash, er
 		return h, nil
 	}
 	if t == plumbing.TreeObject {
+		// Held until a commit reaches it (see held).
 		b.trees[h] = data
+		b.held[h] = true
+		b.seen[h] = true
+		return h, nil
 	}
 	err := b.write(h, t, int64(len(data)), func(w io.Writer) error {
 		_, err := w.Write(data)
@@ -336,6 +346,9 @@ func (w flushingWriter) Write(p []byte) (int, error) {
 // about one fsync).
 func (b *objectBatch) flush() error {
 	defer func() { b.pending, b.pack = nil, nil }()
+	// Trees no commit reached are dropped, never written.
+	b.v.treesDropped.Add(int64(len(b.held)))
+	clear(b.held)
 	objects := filepath.Join(b.v.gitDir, "objects")
 	var temps []string // every temporary file, in rename order
 	for _, p := range b.pending {
@@ -468,6 +481,7 @@ func syncFile(path string) error {
 }
 
 func (b *objectBatch) abort() {
+	clear(b.held)
 	for _, p := range b.pending {
 		os.Remove(p.tmp)
 	}
@@ -475,6 +489,31 @@ func (b *objectBatch) abort() {
 		b.pack.abort()
 	}
 	b.pending, b.pack = nil, nil
+}
+
+// writeReached writes the held trees that tree h reaches, h included,
+// subtrees before the trees that name them.
+func (b *objectBatch) writeReached(h plumbing.Hash) error {
+	if !b.held[h] {
+		return nil
+	}
+	delete(b.held, h)
+	data := b.trees[h]
+	t, err := b.tree(h)
+	if err != nil {
+		return err
+	}
+	for _, e := range t.Entries {
+		if e.Mode == filemode.Dir {
+			if err := b.writeReached(e.Hash); err != nil {
+				return err
+			}
+		}
+	}
+	return b.write(h, plumbing.TreeObject, int64(len(data)), func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
 }
 
 // tree reads a tree, including trees this batch wrote but has not flushed.

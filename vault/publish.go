@@ -210,8 +210,17 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 			repaired = append(repaired, fmt.Sprintf("published/%s had been removed from the branch by a commit outside prose; published it again", esc))
 		}
 	}
-	if status == "skipped" && prev != nil && prev.Status != receipt.Failed && v.handCommitPolicy(node) == RestoreHandCommits {
-		why, err := v.handCommitted(ctx, th, files, tipCommit.TreeHash, node, spec, prev)
+	if status == "skipped" && prev != nil && v.handCommitPolicy(node) == RestoreHandCommits {
+		// Checked against the newest receipt that published something: a
+		// failed run since a hand commit took nothing in.
+		pub, err := v.publishedReceipt(ledgerTip, node, prev)
+		if err != nil {
+			return nil, fmt.Errorf("publish %s: %w", node, err)
+		}
+		why := ""
+		if pub != nil {
+			why, err = v.handCommitted(ctx, th, files, tipCommit.TreeHash, node, spec, pub)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("publish %s: %w", node, err)
 		}
@@ -319,10 +328,7 @@ func (v *Vault) landPublish(ctx context.Context, h *publishHead, b *objectBatch,
 		if err != nil {
 			return nil, plumbing.ZeroHash, fmt.Errorf("publish %s: %w", node, err)
 		}
-		root, err := b.setPath(h.tipCommit.TreeHash, "published/"+esc, object.TreeEntry{Mode: filemode.Dir, Hash: nodeTree})
-		if err != nil {
-			return nil, plumbing.ZeroHash, err
-		}
+		top := map[string]object.TreeEntry{"published/" + esc: {Mode: filemode.Dir, Hash: nodeTree}}
 		if spec := p.spec; spec != nil {
 			if spec.Node == "" {
 				spec.Node = node
@@ -335,9 +341,13 @@ func (v *Vault) landPublish(ctx context.Context, h *publishHead, b *objectBatch,
 			if err != nil {
 				return nil, plumbing.ZeroHash, err
 			}
-			if root, err = b.setPath(root, p.specPath, object.TreeEntry{Mode: filemode.Regular, Hash: sh}); err != nil {
-				return nil, plumbing.ZeroHash, err
-			}
+			top[p.specPath] = object.TreeEntry{Mode: filemode.Regular, Hash: sh}
+		}
+		// One pass over the root: each directory on the way written once.
+		var changed []string
+		root, err := b.setPaths(h.tipCommit.TreeHash, top, "", &changed)
+		if err != nil {
+			return nil, plumbing.ZeroHash, err
 		}
 		msg, err := receiptMessage(r, p.moved)
 		if err != nil {

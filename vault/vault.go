@@ -81,8 +81,12 @@ type Vault struct {
 	// staged whole (see stage.go) and files written by temp file and
 	// rename one at a time.
 	stagedDirs, filesOneByOne atomic.Int64
-	commits                   *idCache[*object.Commit]
-	trees                     *idCache[*object.Tree]
+	// treesDropped counts trees a write built but no commit of it
+	// reached: dropped at the flush, never written (tests check that a
+	// write builds only the trees it commits).
+	treesDropped atomic.Int64
+	commits      *idCache[*object.Commit]
+	trees        *idCache[*object.Tree]
 }
 
 // keepRecent replaces the blobs held for reading back (see Vault.recent).

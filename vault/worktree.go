@@ -16,6 +16,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/prose-store/prose/internal/durable"
 )
 
 // change is one path that differs between two commit trees.
@@ -597,6 +599,11 @@ func (v *Vault) checkout(rel string, e *object.TreeEntry, src blobSources, seen 
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
+	}
+	if err == nil {
+		// The fault hook sees each working-tree file of a checkout (tests
+		// stop or kill a writer in the middle of step 5).
+		err = durable.Inject(durable.StepRename, full)
 	}
 	if err == nil {
 		err = renameFile(tmp, full)

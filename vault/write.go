@@ -237,10 +237,6 @@ func (v *Vault) WriteNode(ctx context.Context, node string, changes map[string][
 		return nil, fmt.Errorf("write %s: %w", node, err)
 	}
 	slices.Sort(res.Changed)
-	root, err := b.setPath(tc.TreeHash, "published/"+esc, object.TreeEntry{Mode: filemode.Dir, Hash: newNode})
-	if err != nil {
-		return nil, err
-	}
 	if v.cfg.Format < FormatVersion {
 		bumped := *v.cfg
 		bumped.Format = FormatVersion
@@ -250,21 +246,27 @@ func (v *Vault) WriteNode(ctx context.Context, node string, changes map[string][
 		}
 		opt.Files = files
 	}
-	extra := make([]string, 0, len(opt.Files))
-	for p := range opt.Files {
-		extra = append(extra, p)
-	}
-	slices.Sort(extra)
-	for _, p := range extra {
+	// The node's tree and the other files go into the root in one pass,
+	// each directory on the way rewritten once: a tree per file (thousands
+	// for an ingest's source records) would build as many root trees.
+	top := make(map[string]object.TreeEntry, len(opt.Files)+1)
+	for p, data := range opt.Files {
+		if p == "published" || strings.HasPrefix(p, "published/") {
+			return nil, fmt.Errorf("write %s: %s is under published/; only the node's changes go there", node, p)
+		}
 		e := object.TreeEntry{Mode: filemode.Regular}
-		if opt.Files[p] != nil {
-			if e.Hash, err = b.put(plumbing.BlobObject, opt.Files[p]); err != nil {
+		if data != nil {
+			if e.Hash, err = b.put(plumbing.BlobObject, data); err != nil {
 				return nil, err
 			}
 		}
-		if root, err = b.setPath(root, p, e); err != nil {
-			return nil, err
-		}
+		top[p] = e
+	}
+	top["published/"+esc] = object.TreeEntry{Mode: filemode.Dir, Hash: newNode}
+	var outside []string
+	root, err := b.setPaths(tc.TreeHash, top, "", &outside)
+	if err != nil {
+		return nil, fmt.Errorf("write %s: %w", node, err)
 	}
 	if newNode == oldNode && !opt.Settle {
 		return res, nil // nothing changed: no commit, no receipt
@@ -284,7 +286,14 @@ func (v *Vault) WriteNode(ctx context.Context, node string, changes map[string][
 		}
 	}
 	slices.Sort(facets[1:])
-	_, moved := published.Decide(prevFingerprints(prev), prev != nil, &published.Snapshot{Fingerprints: fps, Facets: facets})
+	// Moved against what the node last published: a failed run's receipt
+	// took nothing in (it may carry the fingerprints of files committed by
+	// hand, when it was the node's first).
+	pub, err := v.publishedReceipt(ledgerTip, node, prev)
+	if err != nil {
+		return nil, fmt.Errorf("write %s: %w", node, err)
+	}
+	_, moved := published.Decide(prevFingerprints(pub), pub != nil, &published.Snapshot{Fingerprints: fps, Facets: facets})
 	if len(moved) == 0 && !opt.Rebuild {
 		s.save()
 		if len(opt.TakeIn) > 0 && newNode == oldNode {
@@ -679,7 +688,7 @@ func (b *objectBatch) setPaths(root plumbing.Hash, changes map[string]object.Tre
 			if _, clash := below[old.Name]; clash {
 				return plumbing.ZeroHash, fmt.Errorf("%s%s is both a file and a folder in one write", prefix, old.Name)
 			}
-			if old.Mode == filemode.Dir {
+			if old.Mode == filemode.Dir && e.Mode != filemode.Dir {
 				return plumbing.ZeroHash, fmt.Errorf("%s%s is a folder; a file cannot replace it", prefix, old.Name)
 			}
 			if e.Hash != old.Hash || (!e.Hash.IsZero() && e.Mode != old.Mode) {

@@ -97,9 +97,10 @@ func handEditsError(edits []vault.HandEdit) error {
 }
 
 // committedByGit reports whether the committed wiki's fingerprints differ
-// from its last receipt's: pages changed by a git commit since.
+// from its last receipt's that published something: pages changed by a
+// git commit since (a failed run takes nothing in).
 func (w *Wiki) committedByGit() (bool, error) {
-	last, err := w.v.LastReceipt(Node)
+	last, err := w.v.LastPublishedReceipt(Node)
 	if err != nil {
 		return false, err
 	}

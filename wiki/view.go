@@ -6,7 +6,10 @@ import (
 	"github.com/prose-store/prose/vault"
 )
 
-func init() { vault.RegisterView(Node, pageView{}) }
+func init() {
+	vault.RegisterView(Node, pageView{})
+	vault.RegisterHandCommitFix(Node, "run `prose wiki commit` to take it in (a failed or refused run takes nothing in)")
+}
 
 // pageView reads a page file as its structured truth: its meta without the
 // updated date, and its non-empty slots. The rendered shell is not part of

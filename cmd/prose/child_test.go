@@ -9,8 +9,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
+
+	"github.com/prose-store/prose/internal/durable"
 )
 
 // The tests that measure memory or send signals run prose in a child
@@ -21,6 +24,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv("PROSE_TEST_CHILD") == "1" {
 		if mb, err := strconv.Atoi(os.Getenv("PROSE_TEST_ADDRESS_MB")); err == nil && mb > 0 {
 			limitAddressSpace(int64(mb) << 20)
+		}
+		if at := os.Getenv("PROSE_TEST_KILL_AT_RENAME"); at != "" {
+			killAtRename(at)
 		}
 		code := run(append([]string{"prose"}, os.Args[1:]...), os.Stdout, os.Stderr)
 		if f := os.Getenv("PROSE_TEST_PEAK_FILE"); f != "" {
@@ -33,6 +39,26 @@ func TestMain(m *testing.M) {
 		os.Exit(code)
 	}
 	os.Exit(m.Run())
+}
+
+// killAtRename makes the child SIGKILL itself just before its n-th rename
+// of a file whose path contains substr, given as "SUBSTR:N": a writer killed
+// in the middle of a checkout (step 5 of docs/vault-format.md).
+func killAtRename(spec string) {
+	i := strings.LastIndexByte(spec, ':')
+	n, err := strconv.Atoi(spec[i+1:])
+	if i < 0 || err != nil {
+		panic("PROSE_TEST_KILL_AT_RENAME is SUBSTR:N, not " + spec)
+	}
+	substr := spec[:i]
+	var seen atomic.Int64
+	durable.SetFault(func(step durable.Step, path string) error {
+		if step == durable.StepRename && strings.Contains(path, substr) && seen.Add(1) == int64(n) {
+			syscall.Kill(os.Getpid(), syscall.SIGKILL)
+			select {} // the signal is on its way
+		}
+		return nil
+	})
 }
 
 // limitAddressSpace caps the process's address space at what it maps now

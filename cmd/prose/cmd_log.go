@@ -30,6 +30,7 @@ func logCommand() *cli.Command {
 				return err
 			}
 			defer v.Close()
+			readerCheck(c, v)
 			out := newOutput(c)
 			var docs []map[string]any
 			shown := 0

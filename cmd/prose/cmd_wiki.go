@@ -9,10 +9,12 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
 	"github.com/prose-store/prose/ingest"
+	"github.com/prose-store/prose/vault"
 	"github.com/prose-store/prose/wiki"
 )
 
@@ -86,6 +88,34 @@ func wikiAction(check func(c *cli.Context) error, run func(c *cli.Context, w *wi
 		}
 		return withWiki(c, func(w *wiki.Wiki, out *output) error { return run(c, w, out) })
 	}
+}
+
+// wikiReader is the action of a wiki subcommand that only reads: it is
+// wikiAction, run after the reader's check of the working tree
+// (readerCheck).
+func wikiReader(check func(c *cli.Context) error, run func(c *cli.Context, w *wiki.Wiki, out *output) error) cli.ActionFunc {
+	return wikiReaderChecked(check, func(c *cli.Context, w *wiki.Wiki, out *output, _ vault.ReaderCheck) error { return run(c, w, out) })
+}
+
+// wikiReaderChecked is wikiReader for a reader that reads the working
+// tree itself (lint): run is told what the check found.
+func wikiReaderChecked(check func(c *cli.Context) error, run func(c *cli.Context, w *wiki.Wiki, out *output, rc vault.ReaderCheck) error) cli.ActionFunc {
+	return wikiAction(check, func(c *cli.Context, w *wiki.Wiki, out *output) error {
+		return run(c, w, out, readerCheck(c, w.Vault()))
+	})
+}
+
+// readerCheck is what every command that only reads does first: a working
+// tree a writer left behind the branch (killed during its checkout) is
+// finished when the writer lock is free at once; otherwise the command
+// answers from the committed tree, and stderr says so once, with the
+// command that finishes it.
+func readerCheck(c *cli.Context, v *vault.Vault) vault.ReaderCheck {
+	rc := v.FinishCheckout()
+	if note := rc.Note(); note != "" {
+		fmt.Fprintln(c.App.ErrWriter, note)
+	}
+	return rc
 }
 
 // wikiErr turns a wiki error into the CLI's: a bad page name or argument
@@ -405,7 +435,7 @@ func wikiReadCommand() *cli.Command {
 		Usage:     "print PAGE's meta and slots",
 		ArgsUsage: "PAGE",
 		Flags:     []cli.Flag{&cli.BoolFlag{Name: "html", Usage: "print the page file as stored"}},
-		Action: wikiAction(takes(1, "PAGE"), func(c *cli.Context, w *wiki.Wiki, out *output) error {
+		Action: wikiReader(takes(1, "PAGE"), func(c *cli.Context, w *wiki.Wiki, out *output) error {
 			if c.Bool("html") {
 				rel, data, err := w.ReadFile(c.Args().First())
 				if err != nil {
@@ -434,7 +464,7 @@ func wikiMetaCommand() *cli.Command {
 		Name:      "meta",
 		Usage:     "print PAGE's meta block",
 		ArgsUsage: "PAGE",
-		Action: wikiAction(takes(1, "PAGE"), func(c *cli.Context, w *wiki.Wiki, out *output) error {
+		Action: wikiReader(takes(1, "PAGE"), func(c *cli.Context, w *wiki.Wiki, out *output) error {
 			rel, p, err := w.Read(c.Args().First())
 			if err != nil {
 				return wikiErr(err)
@@ -450,7 +480,7 @@ func wikiSlotCommand() *cli.Command {
 		Name:      "slot",
 		Usage:     "print slot ID of PAGE exactly as stored (writing it back changes nothing)",
 		ArgsUsage: "PAGE ID",
-		Action: wikiAction(takes(2, "PAGE and ID"), func(c *cli.Context, w *wiki.Wiki, out *output) error {
+		Action: wikiReader(takes(2, "PAGE and ID"), func(c *cli.Context, w *wiki.Wiki, out *output) error {
 			id := c.Args().Get(1)
 			rel, err := w.Resolve(c.Args().First())
 			if err != nil {
@@ -471,7 +501,7 @@ func wikiListSlotsCommand() *cli.Command {
 		Name:      "list-slots",
 		Usage:     "list the slots of PAGE: declared, required, empty",
 		ArgsUsage: "PAGE",
-		Action: wikiAction(takes(1, "PAGE"), func(c *cli.Context, w *wiki.Wiki, out *output) error {
+		Action: wikiReader(takes(1, "PAGE"), func(c *cli.Context, w *wiki.Wiki, out *output) error {
 			rel, slots, err := w.ListSlots(c.Args().First())
 			if err != nil {
 				return wikiErr(err)
@@ -525,7 +555,7 @@ func wikiTreeCommand() *cli.Command {
 		Name:    "tree",
 		Aliases: []string{"ls"},
 		Usage:   "print the wiki's folders and pages",
-		Action: wikiAction(nil, func(c *cli.Context, w *wiki.Wiki, out *output) error {
+		Action: wikiReader(nil, func(c *cli.Context, w *wiki.Wiki, out *output) error {
 			t, err := w.Tree()
 			if err != nil {
 				return err
@@ -551,7 +581,7 @@ func wikiIndexCommand() *cli.Command {
 		Name:      "index",
 		Usage:     "print a folder's index: its description, subfolders and pages",
 		ArgsUsage: "[FOLDER]",
-		Action: wikiAction(func(c *cli.Context) error {
+		Action: wikiReader(func(c *cli.Context) error {
 			if c.NArg() > 1 {
 				return usageErrorf("wiki index takes at most one FOLDER")
 			}
@@ -580,7 +610,7 @@ func wikiFindCommand() *cli.Command {
 		Name:      "find",
 		Usage:     "list pages whose path or title contains PATTERN (or matches it as a glob)",
 		ArgsUsage: "[PATTERN]",
-		Action: wikiAction(nil, func(c *cli.Context, w *wiki.Wiki, out *output) error {
+		Action: wikiReader(nil, func(c *cli.Context, w *wiki.Wiki, out *output) error {
 			ps, err := w.Find(c.Args().First())
 			if err != nil {
 				return err
@@ -602,7 +632,7 @@ func wikiSearchCommand() *cli.Command {
 		Usage:     "full-text search over titles, tags and the full text of every slot (BM25); identifiers such as ffi_call or fs.realpath match whole",
 		ArgsUsage: "QUERY…",
 		Flags:     []cli.Flag{&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Value: 10, Usage: "at most `N` results; 0 lists every page that matches"}},
-		Action: wikiAction(func(c *cli.Context) error {
+		Action: wikiReader(func(c *cli.Context) error {
 			if c.NArg() == 0 {
 				return usageErrorf("wiki search needs a QUERY")
 			}
@@ -647,8 +677,19 @@ func wikiLintCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "lint",
 		Usage: "check pages and folders; exit 1 on errors",
-		Action: wikiAction(nil, func(c *cli.Context, w *wiki.Wiki, out *output) error {
-			rep, err := w.Lint(c.Context, c.App.ErrWriter)
+		Action: wikiReaderChecked(nil, func(c *cli.Context, w *wiki.Wiki, out *output, rc vault.ReaderCheck) error {
+			var rep *wiki.LintReport
+			var err error
+			if rc.Behind {
+				// The working tree is a mix of two commits: lint the
+				// committed wiki, which is one.
+				var tree plumbing.Hash
+				if _, tree, err = w.Vault().NodeHead(wiki.Node); err == nil {
+					rep, err = w.LintFS(c.Context, w.Vault().TreeFS(tree), c.App.ErrWriter)
+				}
+			} else {
+				rep, err = w.Lint(c.Context, c.App.ErrWriter)
+			}
 			if err != nil {
 				return err
 			}
@@ -692,7 +733,7 @@ func wikiStatsCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "stats",
 		Usage: "count pages, folders, templates and empty required slots",
-		Action: wikiAction(nil, func(c *cli.Context, w *wiki.Wiki, out *output) error {
+		Action: wikiReader(nil, func(c *cli.Context, w *wiki.Wiki, out *output) error {
 			s, err := w.Stats()
 			if err != nil {
 				return err

@@ -10,10 +10,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/pprof"
 	"strings"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -37,7 +39,52 @@ func main() {
 			}
 		}
 	}
+	// PROSE_HEAPPROFILE=FILE writes a heap profile taken when the heap in
+	// use was at its largest, for finding where a command's peak memory
+	// goes.
+	if f := os.Getenv("PROSE_HEAPPROFILE"); f != "" {
+		stop := watchHeapPeak(f)
+		code := run(os.Args, os.Stdout, os.Stderr)
+		stop()
+		os.Exit(code)
+	}
 	os.Exit(run(os.Args, os.Stdout, os.Stderr))
+}
+
+// watchHeapPeak samples the heap in use every 100 ms and writes a heap
+// profile to file each time it passes its largest value so far; stop takes
+// a last sample and waits for the watcher.
+func watchHeapPeak(file string) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	var peak uint64
+	sample := func() {
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		if ms.HeapInuse <= peak+peak/20 {
+			return
+		}
+		peak = ms.HeapInuse
+		if out, err := os.Create(file); err == nil {
+			_ = pprof.Lookup("heap").WriteTo(out, 0)
+			out.Close()
+		}
+	}
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(100 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				sample()
+				return
+			case <-t.C:
+				sample()
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
 }
 
 // run executes one command line and returns the process exit code:
