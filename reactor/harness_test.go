@@ -25,8 +25,8 @@ type world struct {
 	g     *Graph
 	now   time.Time
 	mu    sync.Mutex
-	order []string                                       // renders, in order
-	seen  map[string][][]Input                           // inputs each render saw
+	order []string                                      // renders, in order
+	seen  map[string][][]Input                          // inputs each render saw
 	rend  map[string]func(req *Request) (Result, error) // per node; default deriveRender
 	// during runs inside the next render of a node (once).
 	during map[string]func()

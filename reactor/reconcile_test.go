@@ -252,7 +252,9 @@ func TestContainedFailure(t *testing.T) {
 		"__error.md": func(req *Request) (Result, error) {
 			return Result{}, os.WriteFile(filepath.Join(req.Out, "__error.md"), []byte("cannot reach the feed\n"), 0o644)
 		},
-		"empty": func(req *Request) (Result, error) { return Result{}, os.RemoveAll(filepath.Join(req.Out, "value.json")) },
+		"empty": func(req *Request) (Result, error) {
+			return Result{}, os.RemoveAll(filepath.Join(req.Out, "value.json"))
+		},
 		"edits inputs": func(req *Request) (Result, error) {
 			return Result{}, os.WriteFile(filepath.Join(req.InputsDir, req.Inputs[0].Dir, "in.json"), []byte("{}"), 0o644)
 		},
