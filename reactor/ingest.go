@@ -39,13 +39,6 @@ func (r *Reconciler) Ingest(ctx context.Context, node, dir string, refs []string
 	r.result[node] = out
 	r.ran[node] = true
 	r.seeds[node] = true
-	for _, e := range r.g.Subscribers(node) {
-		for _, f := range moved {
-			if f == e.Facet {
-				r.wakeLocked(Seed{Node: e.Subscriber, Source: receipt.WakeInput, Refs: []string{rec.ContentHash},
-					Why: fmt.Sprintf("%s moved %s", node, f)}, true)
-			}
-		}
-	}
+	r.propagateLocked(node, moved, rec.ContentHash)
 	return out, nil
 }

@@ -199,12 +199,7 @@ func (r *Reconciler) Drain(ctx context.Context) (*Report, error) {
 				delete(r.during, s.Node)
 				r.wakeLocked(*f, false)
 			}
-			for _, e := range r.g.Subscribers(s.Node) {
-				if slices.Contains(moved, e.Facet) {
-					r.wakeLocked(Seed{Node: e.Subscriber, Source: receipt.WakeInput, Refs: []string{rec},
-						Why: fmt.Sprintf("%s moved %s", s.Node, e.Facet)}, true)
-				}
-			}
+			r.propagateLocked(s.Node, moved, rec)
 		}
 		r.mu.Unlock()
 		if err != nil {
@@ -213,6 +208,17 @@ func (r *Reconciler) Drain(ctx context.Context) (*Report, error) {
 	}
 	r.prune()
 	return r.report(), nil
+}
+
+// propagateLocked wakes each subscriber of a facet in moved once, with
+// the receipt that moved it as the wake's ref.
+func (r *Reconciler) propagateLocked(node string, moved []string, rec string) {
+	for _, e := range r.g.Subscribers(node) {
+		if slices.Contains(moved, e.Facet) {
+			r.wakeLocked(Seed{Node: e.Subscriber, Source: receipt.WakeInput, Refs: []string{rec},
+				Why: fmt.Sprintf("%s moved %s", node, e.Facet)}, true)
+		}
+	}
 }
 
 func (r *Reconciler) report() *Report {

@@ -134,6 +134,38 @@ func TestFacetSelectiveWake(t *testing.T) {
 	if o := outcome(t, rep, "s2"); o.Disposition != Pruned || !strings.Contains(o.Why, "p moved @atomic, f1, not f2") {
 		t.Fatalf("s2: %+v", o)
 	}
+	p := w.last("p")
+	if s1 := w.last("s1"); !eq(s1.InputFingerprints, []string{p.Fingerprints["f1"]}) {
+		t.Fatalf("s1 read %v, want p's f1 token", s1.InputFingerprints)
+	}
+	// s2's memo key is p's f2 token, which did not move: waking it skips.
+	w.wake("s2")
+	if len(w.renders()) != 0 {
+		t.Fatal("s2 rendered though its facet did not move")
+	}
+}
+
+// The same through a rendered producer: r renders facets f1, f2 from its
+// input; only f1 changes, so only its subscriber renders.
+func TestFacetSelectiveWakeFromARender(t *testing.T) {
+	w := newWorld(t, []Node{{ID: "g", Wake: receipt.WakeExternal}, {ID: "r"}, {ID: "s1"}, {ID: "s2"}},
+		[]Edge{{"r", "g", "@atomic"}, {"s1", "r", "f1"}, {"s2", "r", "f2"}}, map[string][]string{"r": {"f1", "f2"}})
+	n := 0
+	w.rend["r"] = func(req *Request) (Result, error) {
+		n++
+		os.MkdirAll(filepath.Join(req.Out, "f1"), 0o755)
+		os.MkdirAll(filepath.Join(req.Out, "f2"), 0o755)
+		os.WriteFile(filepath.Join(req.Out, "f2", "v.json"), []byte(`{"same":true}`), 0o644)
+		return Result{}, os.WriteFile(filepath.Join(req.Out, "f1", "v.json"), []byte(`{"n":`+string(rune('0'+n))+`}`), 0o644)
+	}
+	w.ingest("g", map[string]string{"in.json": `{"n":1}`})
+	rep := w.ingest("g", map[string]string{"in.json": `{"n":2}`})
+	if got := w.renders(); !eq(got, []string{"r", "s1"}) {
+		t.Fatalf("renders %v, want [r s1]; table %v", got, table(rep))
+	}
+	if o := outcome(t, rep, "s2"); o.Disposition != Pruned {
+		t.Fatalf("s2: %+v", o)
+	}
 }
 
 // A subscriber of two facets that both move wakes once.
@@ -188,21 +220,21 @@ func TestCoalescing(t *testing.T) {
 	}
 }
 
-// A staggered diamond (g → a → j, g → b1 → b2 → j) renders its join once,
-// after both arms settled.
+// A staggered diamond (g → a → j, g → x1 → x2 → j) renders its join once,
+// after both arms settled (by id alone j would run before x1).
 func TestStaggeredDiamond(t *testing.T) {
-	w := newWorld(t, []Node{{ID: "g", Wake: receipt.WakeExternal}, {ID: "a"}, {ID: "b1"}, {ID: "b2"}, {ID: "j"}},
-		[]Edge{{"a", "g", "@atomic"}, {"b1", "g", "@atomic"}, {"b2", "b1", "@atomic"}, {"j", "a", "@atomic"}, {"j", "b2", "@atomic"}}, nil)
+	w := newWorld(t, []Node{{ID: "g", Wake: receipt.WakeExternal}, {ID: "a"}, {ID: "x1"}, {ID: "x2"}, {ID: "j"}},
+		[]Edge{{"a", "g", "@atomic"}, {"x1", "g", "@atomic"}, {"x2", "x1", "@atomic"}, {"j", "a", "@atomic"}, {"j", "x2", "@atomic"}}, nil)
 	rep := w.ingest("g", map[string]string{"in.json": "{}"})
-	if got := w.renders(); !eq(got, []string{"a", "b1", "b2", "j"}) {
-		t.Fatalf("renders %v, want [a b1 b2 j]; table %v", got, table(rep))
+	if got := w.renders(); !eq(got, []string{"a", "x1", "x2", "j"}) {
+		t.Fatalf("renders %v, want [a x1 x2 j]; table %v", got, table(rep))
 	}
 	rep = w.ingest("g", map[string]string{"in.json": `{"v":2}`})
-	if got := w.renders(); !eq(got, []string{"a", "b1", "b2", "j"}) {
+	if got := w.renders(); !eq(got, []string{"a", "x1", "x2", "j"}) {
 		t.Fatalf("renders %v; table %v", got, table(rep))
 	}
 	j := w.last("j")
-	if !eq(j.InputFingerprints, []string{w.last("a").Fingerprints["@atomic"], w.last("b2").Fingerprints["@atomic"]}) {
+	if !eq(j.InputFingerprints, []string{w.last("a").Fingerprints["@atomic"], w.last("x2").Fingerprints["@atomic"]}) {
 		t.Fatal("j rendered against unsettled inputs")
 	}
 	if len(j.Wake.Refs) != 2 {
