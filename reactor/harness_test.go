@@ -31,6 +31,7 @@ type world struct {
 	// during runs inside the next render of a node (once).
 	during map[string]func()
 	r      *Reconciler
+	work   string
 }
 
 func newWorld(t *testing.T, nodes []Node, edges []Edge, facets map[string][]string) *world {
@@ -51,6 +52,7 @@ func newWorld(t *testing.T, nodes []Node, edges []Edge, facets map[string][]stri
 	w := &world{t: t, v: v, g: g, now: time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC),
 		seen: map[string][][]Input{}, rend: map[string]func(*Request) (Result, error){}, during: map[string]func(){}}
 	w.st = NewVaultStore(v, "test", w.clock)
+	w.work = filepath.Join(t.TempDir(), "work")
 	specs := map[string][]byte{}
 	for node, fs := range facets {
 		var fl []string
@@ -72,7 +74,7 @@ func (w *world) clock() time.Time { return w.now }
 // reconciler returns a fresh reconciler (one per run, as prose run makes).
 func (w *world) reconciler() *Reconciler {
 	w.st.when = nil
-	w.r = New(Options{Graph: w.g, Store: w.st, Now: w.clock, WorkDir: filepath.Join(w.t.TempDir(), "work"), TempDir: w.t.TempDir(),
+	w.r = New(Options{Graph: w.g, Store: w.st, Now: w.clock, WorkDir: w.work, TempDir: w.t.TempDir(),
 		Renderer: func(n *Node) (Renderer, error) {
 			if n.Wake == receipt.WakeExternal && w.rend[n.ID] == nil {
 				return nil, nil
