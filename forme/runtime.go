@@ -2,10 +2,11 @@ package forme
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/prose-store/prose/internal/lazyre"
 )
 
 // RuntimeSpec is what prose reads from a contract's ### Runtime
@@ -30,7 +31,7 @@ type RuntimeSpec struct {
 // RuntimeKeys are the ### Runtime keys prose reads.
 var RuntimeKeys = []string{"render", "command", "model", "timeout", "env", "persist"}
 
-var runtimeItemRe = regexp.MustCompile(`^` + "`?" + `([A-Za-z_][A-Za-z0-9_-]*)` + "`?" + `\s*:\s*(.*)$`)
+var runtimeItemRe = lazyre.New(`^` + "`?" + `([A-Za-z_][A-Za-z0-9_-]*)` + "`?" + `\s*:\s*(.*)$`)
 
 // ReadRuntime reads c's ### Runtime items. Unknown keys are warnings
 // (runtime_key_unknown); values prose cannot use are errors
@@ -48,7 +49,7 @@ func ReadRuntime(c *Contract) (RuntimeSpec, []Diagnostic) {
 	for _, it := range c.items("runtime") {
 		key, val := it.Name, it.Desc
 		if key == "" {
-			m := runtimeItemRe.FindStringSubmatch(strings.TrimSpace(it.Head))
+			m := runtimeItemRe().FindStringSubmatch(strings.TrimSpace(it.Head))
 			if m == nil {
 				diags = append(diags, diagAt(CodeRuntimeKeyUnknown, path, it.Pos,
 					"%s: ### Runtime item %q is not a `key: value` line; prose reads %s", c.Name, cut(it.Head, 60), strings.Join(RuntimeKeys, ", ")))
@@ -83,7 +84,7 @@ func ReadRuntime(c *Contract) (RuntimeSpec, []Diagnostic) {
 			rt.Timeout = d
 		case "env":
 			for _, name := range strings.FieldsFunc(val, func(r rune) bool { return r == ',' || r == ' ' }) {
-				if !envNameRe.MatchString(name) {
+				if !envNameRe().MatchString(name) {
 					bad(it, "env %q is not an environment variable name", name)
 					continue
 				}
@@ -109,7 +110,7 @@ func ReadRuntime(c *Contract) (RuntimeSpec, []Diagnostic) {
 	return rt, diags
 }
 
-var envNameRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var envNameRe = lazyre.New(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // parseTimeout reads a Go duration ("90s", "2m") or "N seconds|minutes".
 func parseTimeout(s string) (time.Duration, error) {
@@ -138,3 +139,7 @@ func cut(s string, n int) string {
 	}
 	return s[:n] + "…"
 }
+
+// Continuity reads c's ### Continuity: its wake source and, when
+// self-driven, the cadence text.
+func (c *Contract) Continuity() Continuity { return readContinuity(c) }

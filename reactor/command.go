@@ -16,7 +16,7 @@ import (
 // §Command renders). The process gets a minimal environment: PATH, HOME,
 // LANG, LC_ALL and TZ when set, the variables the node names in env, and
 // PROSE_NODE, PROSE_INPUTS, PROSE_OUT, PROSE_CHANGED, PROSE_WORKSPACE and
-// PROSE_WAKE. It runs in PROSE_WORKSPACE, in its own process group, killed
+// PROSE_WAKE and PROSE_NOW (the reconciler's clock, RFC 3339). It runs in PROSE_WORKSPACE, in its own process group, killed
 // whole on a timeout or when the run is stopped.
 type CommandRenderer struct {
 	// Dir is the project directory: a relative command path is relative
@@ -56,7 +56,7 @@ func (c *CommandRenderer) Render(ctx context.Context, req *Request) (Result, err
 		}
 	}
 	env = append(env, "PROSE_NODE="+n.ID, "PROSE_INPUTS="+req.InputsDir, "PROSE_OUT="+req.Out,
-		"PROSE_CHANGED="+req.Changed, "PROSE_WORKSPACE="+req.Workspace, "PROSE_WAKE="+string(req.Wake.Source))
+		"PROSE_CHANGED="+req.Changed, "PROSE_WORKSPACE="+req.Workspace, "PROSE_WAKE="+string(req.Wake.Source), "PROSE_NOW="+req.Now.UTC().Format(time.RFC3339))
 	if !strings.ContainsRune(exe, '/') {
 		// Look the name up on the PATH the render is given.
 		path := getenv("PATH")

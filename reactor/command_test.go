@@ -61,7 +61,7 @@ echo copy.json > "$PROSE_CHANGED"
 			t.Fatal("an undeclared variable reached the render")
 		}
 	}
-	for _, k := range []string{"PATH", "PROSE_NODE", "PROSE_INPUTS", "PROSE_OUT", "PROSE_CHANGED", "PROSE_WORKSPACE", "PROSE_WAKE", "FEED_URL"} {
+	for _, k := range []string{"PATH", "PROSE_NODE", "PROSE_INPUTS", "PROSE_OUT", "PROSE_CHANGED", "PROSE_WORKSPACE", "PROSE_WAKE", "PROSE_NOW", "FEED_URL"} {
 		if !strings.Contains(" "+strings.Join(env, " ")+" ", " "+k+" ") {
 			t.Fatalf("%s missing from the render's environment %v", k, env)
 		}
@@ -79,7 +79,7 @@ echo copy.json > "$PROSE_CHANGED"
 func TestCommandFailures(t *testing.T) {
 	cases := []struct {
 		name, body, want string
-		rt             Runtime
+		rt               Runtime
 	}{
 		{"exit", "echo 'token=sk-abcdefghijklmnopqrstuvwx01 broke' >&2\nexit 3\n", "exited with status 3", Runtime{}},
 		{"timeout", "sleep 30 &\nwait\n", "timed out after 300ms", Runtime{Timeout: 300 * time.Millisecond}},

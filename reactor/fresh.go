@@ -2,16 +2,16 @@ package reactor
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/prose-store/prose/internal/lazyre"
 	"github.com/prose-store/prose/published"
 )
 
-var everyRe = regexp.MustCompile(`(?i)^(?:every\s+)?(\d+)?\s*(s|sec|secs|seconds?|m|min|mins|minutes?|h|hr|hrs|hours?|d|days?|w|weeks?)$`)
+var everyRe = lazyre.New(`(?i)^(?:every\s+)?(\d+)?\s*(s|sec|secs|seconds?|m|min|mins|minutes?|h|hr|hrs|hours?|d|days?|w|weeks?)$`)
 
 // ParseCadence reads a self-driven cadence: a Go duration ("15m", "1h30m"),
 // "every N unit(s)" ("every 15 minutes", "every hour"), or one of hourly,
@@ -36,7 +36,7 @@ func ParseCadence(s string) (time.Duration, error) {
 	if d, err := time.ParseDuration(t); err == nil && d > 0 {
 		return d, nil
 	}
-	if m := everyRe.FindStringSubmatch(strings.TrimSpace(t)); m != nil {
+	if m := everyRe().FindStringSubmatch(strings.TrimSpace(t)); m != nil {
 		n := 1
 		if m[1] != "" {
 			n, _ = strconv.Atoi(m[1])

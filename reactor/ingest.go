@@ -3,6 +3,7 @@ package reactor
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/prose-store/prose/receipt"
 )
@@ -31,7 +32,7 @@ func (r *Reconciler) Ingest(ctx context.Context, node, dir string, refs []string
 	if rec.Status != receipt.Rendered {
 		out.Disposition, out.Why = Skipped, "outside input moved no fingerprint"
 	} else {
-		out.Disposition, out.Moved, out.Why = Rendered, moved, "outside input"
+		out.Disposition, out.Moved, out.Why = Rendered, moved, "outside input; moved "+strings.Join(moved, ", ")
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()

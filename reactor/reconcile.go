@@ -250,7 +250,6 @@ func (r *Reconciler) prune() {
 			seen[e.Producer] = true
 			o, ok := r.result[e.Producer]
 			switch {
-			case !ok && r.ran[e.Producer]:
 			case !ok:
 				whys = append(whys, e.Producer+" did not run")
 			case o.Disposition == Rendered:
@@ -263,7 +262,9 @@ func (r *Reconciler) prune() {
 		if len(whys) > 0 {
 			why += ": " + strings.Join(whys, "; ")
 		}
-		r.outcomes = append(r.outcomes, Outcome{Node: id, Disposition: Pruned, Why: why})
+		o := Outcome{Node: id, Disposition: Pruned, Why: why}
+		r.outcomes = append(r.outcomes, o)
+		r.result[id] = o
 		r.ran[id] = true
 	}
 }
@@ -347,6 +348,9 @@ func (r *Reconciler) step(ctx context.Context, s *Seed) (Outcome, []string, stri
 		}
 		out.Disposition, out.Receipt = Skipped, rec.ContentHash
 		out.Why = fmt.Sprintf("memo key unmoved (contract and %d input(s) as at its last receipt)", len(tokens))
+		if s.Why != "" {
+			out.Why = s.Why + ": " + out.Why
+		}
 		return out, nil, rec.ContentHash, nil
 	}
 	why := renderWhy(last, n.ContractFingerprint, inputs)
@@ -408,7 +412,7 @@ func (r *Reconciler) render(ctx context.Context, out Outcome, n *Node, rend Rend
 	}
 	defer os.RemoveAll(tmp)
 	req := &Request{Node: n, Inputs: inputs, InputsDir: filepath.Join(tmp, "inputs"), Out: filepath.Join(tmp, "out"),
-		Changed: filepath.Join(tmp, "changed"), Wake: run.Wake, HadState: len(files) > 0}
+		Changed: filepath.Join(tmp, "changed"), Wake: run.Wake, HadState: len(files) > 0, Now: r.opt.Now()}
 	req.Workspace = filepath.Join(r.workDir(), published.EscapeNode(n.ID), "workspace")
 	if err := os.MkdirAll(req.Workspace, 0o755); err != nil {
 		return out, nil, "", err

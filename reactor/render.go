@@ -2,6 +2,7 @@ package reactor
 
 import (
 	"context"
+	"time"
 
 	"github.com/prose-store/prose/receipt"
 )
@@ -38,6 +39,8 @@ type Request struct {
 	Wake receipt.Wake
 	// HadState is true when the node had a published world-model.
 	HadState bool
+	// Now is the reconciler's clock when the render starts.
+	Now time.Time
 }
 
 // Result is what a render reports about itself.

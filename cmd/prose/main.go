@@ -164,6 +164,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			initCommand(),
 			checkCommand(),
 			compileCommand(),
+			runCommand(), triggerCommand(),
 			upgradeCommand(),
 			graphCommand(),
 			idCommand(),
