@@ -62,6 +62,8 @@ type Seed struct {
 	Source receipt.WakeSource
 	Refs   []string
 	Why    string
+
+	extra int // further memo runs (Options.WakePerReceipt)
 }
 
 // Options configure a Reconciler.
@@ -79,6 +81,11 @@ type Options struct {
 	// TempDir is where render directories are made (default os.TempDir);
 	// it must lie outside the vault's .git and .prose.
 	TempDir string
+	// WakePerReceipt re-enacts the reference reactor, which queues one
+	// wake per propagating producer receipt: a node woken by n receipts
+	// runs the memo path n times (the first renders, the rest skip). The
+	// default folds them into one wake.
+	WakePerReceipt bool
 }
 
 // Reconciler drains wakes over a graph. Wake is safe to call from other
@@ -131,6 +138,9 @@ func (r *Reconciler) wakeLocked(s Seed, fromDrain bool) {
 		return
 	}
 	if q := r.queue[s.Node]; q != nil {
+		if fromDrain && r.opt.WakePerReceipt {
+			q.extra++
+		}
 		for _, ref := range s.Refs {
 			if !slices.Contains(q.Refs, ref) {
 				q.Refs = append(q.Refs, ref)
@@ -189,6 +199,14 @@ func (r *Reconciler) Drain(ctx context.Context) (*Report, error) {
 			break
 		}
 		out, moved, rec, err := r.step(ctx, s)
+		for i := 0; i < s.extra && err == nil; i++ {
+			r.mu.Lock()
+			r.outcomes = append(r.outcomes, out)
+			r.mu.Unlock()
+			var m []string
+			out, m, _, err = r.step(ctx, s)
+			moved = append(moved, m...)
+		}
 		r.mu.Lock()
 		delete(r.rendering, s.Node)
 		r.ran[s.Node] = true
