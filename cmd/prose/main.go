@@ -164,7 +164,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			initCommand(),
 			checkCommand(),
 			compileCommand(),
-			runCommand(), triggerCommand(),
+			runCommand(), triggerCommand(), statusCommand(), inspectCommand(),
 			upgradeCommand(),
 			graphCommand(),
 			idCommand(),
