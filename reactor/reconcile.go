@@ -43,6 +43,11 @@ type Outcome struct {
 // Report is a drain's outcomes in the order they happened.
 type Report struct {
 	Outcomes []Outcome
+	// RenderTime is the wall time spent preparing render directories,
+	// rendering and checking outputs; StoreTime the time in the Store
+	// (reads, and the vault's durable writes). What remains of a drain's
+	// wall time is the reconciler's own.
+	RenderTime, StoreTime time.Duration
 }
 
 // Count returns how many outcomes have disposition d.
@@ -94,14 +99,16 @@ type Reconciler struct {
 	opt Options
 	g   *Graph
 
-	mu        sync.Mutex
-	queue     map[string]*Seed // woken, not yet run
-	rendering map[string]bool
-	during    map[string]*Seed // the latest wake that arrived during a render
-	outcomes  []Outcome
-	seeds     map[string]bool // every node woken from outside the drain
-	ran       map[string]bool
-	result    map[string]Outcome // last outcome per node in this drain
+	mu         sync.Mutex
+	renderTime time.Duration
+	store      *timedStore
+	queue      map[string]*Seed // woken, not yet run
+	rendering  map[string]bool
+	during     map[string]*Seed // the latest wake that arrived during a render
+	outcomes   []Outcome
+	seeds      map[string]bool // every node woken from outside the drain
+	ran        map[string]bool
+	result     map[string]Outcome // last outcome per node in this drain
 }
 
 // New returns a reconciler.
@@ -109,7 +116,9 @@ func New(opt Options) *Reconciler {
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
-	return &Reconciler{opt: opt, g: opt.Graph, queue: map[string]*Seed{}, rendering: map[string]bool{},
+	ts := &timedStore{s: opt.Store}
+	opt.Store = ts
+	return &Reconciler{opt: opt, g: opt.Graph, store: ts, queue: map[string]*Seed{}, rendering: map[string]bool{},
 		during: map[string]*Seed{}, seeds: map[string]bool{}, ran: map[string]bool{}, result: map[string]Outcome{}}
 }
 
@@ -242,7 +251,7 @@ func (r *Reconciler) propagateLocked(node string, moved []string, rec string) {
 func (r *Reconciler) report() *Report {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return &Report{Outcomes: slices.Clone(r.outcomes)}
+	return &Report{Outcomes: slices.Clone(r.outcomes), RenderTime: r.renderTime, StoreTime: r.store.total()}
 }
 
 // prune reports every node downstream of a seed that never ran: no
@@ -420,6 +429,14 @@ func (r *Reconciler) fail(ctx context.Context, out Outcome, n *Node, run Run, ca
 }
 
 func (r *Reconciler) render(ctx context.Context, out Outcome, n *Node, rend Renderer, inputs []Input, run Run, s *Seed, why string) (Outcome, []string, string, error) {
+	start := time.Now()
+	store0 := r.store.total()
+	defer func() {
+		d := time.Since(start) - (r.store.total() - store0)
+		r.mu.Lock()
+		r.renderTime += d
+		r.mu.Unlock()
+	}()
 	files, err := r.opt.Store.Files(n.ID)
 	if err != nil {
 		return out, nil, "", err
