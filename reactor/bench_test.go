@@ -30,11 +30,13 @@ func newMemStore() *memStore {
 	return &memStore{last: map[string]*receipt.Receipt{}, files: map[string]map[string][]byte{}}
 }
 
-func (m *memStore) Last(node string) (*receipt.Receipt, time.Time, error) {
+func (m *memStore) Last(node string) (*receipt.Receipt, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.last[node], time.Time{}, nil
+	return m.last[node], nil
 }
+
+func (m *memStore) When(node string) (time.Time, error) { return time.Time{}, nil }
 
 func (m *memStore) Files(node string) (map[string][]byte, error) {
 	m.mu.Lock()

@@ -2,6 +2,7 @@ package reactor
 
 import (
 	"slices"
+	"time"
 
 	"github.com/prose-store/prose/receipt"
 )
@@ -17,7 +18,7 @@ func (r *Reconciler) Dirty() ([]Seed, error) {
 	now := r.opt.Now()
 	for _, id := range r.g.IDs() {
 		n := r.g.Node(id)
-		last, when, err := r.opt.Store.Last(id)
+		last, err := r.opt.Store.Last(id)
 		if err != nil {
 			return nil, err
 		}
@@ -36,6 +37,12 @@ func (r *Reconciler) Dirty() ([]Seed, error) {
 		case !slices.Equal(last.InputFingerprints, tokens):
 			out = append(out, Seed{Node: id, Source: receipt.WakeInput, Why: "inputs moved"})
 			continue
+		}
+		var when time.Time
+		if n.Cadence > 0 {
+			if when, err = r.opt.Store.When(id); err != nil {
+				return nil, err
+			}
 		}
 		if n.Cadence > 0 && !now.Before(when.Add(n.Cadence)) {
 			out = append(out, Seed{Node: id, Source: receipt.WakeSelf, Why: "cadence " + n.Cadence.String() + " passed"})

@@ -50,7 +50,11 @@ func (r *Reconciler) Explain(id string) (*Explanation, error) {
 	if err != nil {
 		return nil, err
 	}
-	last, when, err := r.opt.Store.Last(id)
+	last, err := r.opt.Store.Last(id)
+	if err != nil {
+		return nil, err
+	}
+	when, err := r.opt.Store.When(id)
 	if err != nil {
 		return nil, err
 	}

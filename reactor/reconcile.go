@@ -302,7 +302,7 @@ func (r *Reconciler) memo(n *Node) ([]Input, []string, error) {
 	var inputs []Input
 	var tokens []string
 	for _, e := range r.g.Inputs(n.ID) {
-		last, _, err := r.opt.Store.Last(e.Producer)
+		last, err := r.opt.Store.Last(e.Producer)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -348,7 +348,7 @@ func renderWhy(last *receipt.Receipt, cfp string, inputs []Input) string {
 func (r *Reconciler) step(ctx context.Context, s *Seed) (Outcome, []string, string, error) {
 	n := r.g.Node(s.Node)
 	out := Outcome{Node: n.ID, Wake: s.Source}
-	last, _, err := r.opt.Store.Last(n.ID)
+	last, err := r.opt.Store.Last(n.ID)
 	if err != nil {
 		return out, nil, "", err
 	}

@@ -12,9 +12,11 @@ import (
 // Store is where receipts and world-models live: the vault, through its one
 // write path (VaultStore).
 type Store interface {
-	// Last returns node's newest receipt and when it was recorded; nil
-	// when the node has none.
-	Last(node string) (*receipt.Receipt, time.Time, error)
+	// Last returns node's newest receipt; nil when the node has none.
+	Last(node string) (*receipt.Receipt, error)
+	// When returns when node's newest receipt was recorded (zero when it
+	// has none). Only cadences need it.
+	When(node string) (time.Time, error)
 	// Files returns node's current published world-model, path → bytes.
 	Files(node string) (map[string][]byte, error)
 	// Publish publishes the world-model a render wrote to dir: rendered
@@ -56,11 +58,12 @@ func NewVaultStore(v *vault.Vault, who string, now func() time.Time) *VaultStore
 }
 
 // Last implements Store.
-func (s *VaultStore) Last(node string) (*receipt.Receipt, time.Time, error) {
-	r, err := s.V.LastReceipt(node)
-	if err != nil || r == nil {
-		return nil, time.Time{}, err
-	}
+func (s *VaultStore) Last(node string) (*receipt.Receipt, error) {
+	return s.V.LastReceipt(node)
+}
+
+// When implements Store: the ledger is walked once, on the first call.
+func (s *VaultStore) When(node string) (time.Time, error) {
 	if s.when == nil {
 		s.when = map[string]time.Time{}
 		err := s.V.Receipts(func(rec vault.Record) error {
@@ -70,10 +73,11 @@ func (s *VaultStore) Last(node string) (*receipt.Receipt, time.Time, error) {
 			return nil
 		})
 		if err != nil {
-			return nil, time.Time{}, err
+			s.when = nil
+			return time.Time{}, err
 		}
 	}
-	return r, s.when[node], nil
+	return s.when[node], nil
 }
 
 func (s *VaultStore) remember(node string) {

@@ -18,9 +18,14 @@ func (t *timedStore) since(start time.Time) { t.d.Add(int64(time.Since(start))) 
 
 func (t *timedStore) total() time.Duration { return time.Duration(t.d.Load()) }
 
-func (t *timedStore) Last(node string) (*receipt.Receipt, time.Time, error) {
+func (t *timedStore) Last(node string) (*receipt.Receipt, error) {
 	defer t.since(time.Now())
 	return t.s.Last(node)
+}
+
+func (t *timedStore) When(node string) (time.Time, error) {
+	defer t.since(time.Now())
+	return t.s.When(node)
 }
 
 func (t *timedStore) Files(node string) (map[string][]byte, error) {
