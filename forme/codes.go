@@ -32,6 +32,10 @@ const (
 	CodeContinuityConflict   = "continuity_conflict"
 	CodeEmitsUnresolved      = "emits_unresolved"
 
+	// runtime
+	CodeRuntimeKeyUnknown   = "runtime_key_unknown"
+	CodeRuntimeValueInvalid = "runtime_value_invalid"
+
 	// tests
 	CodeSubjectMissing    = "subject_missing"
 	CodeSubjectUnresolved = "subject_unresolved"
@@ -97,6 +101,8 @@ func init() {
 	def(CodeFacetDuplicate, SeverityError, "a facet is declared twice under ### Maintains")
 	def(CodeFacetReserved, SeverityError, "a facet is named @atomic, which is reserved")
 	def(CodeFacetOutside, SeverityWarning, "#### headings under a ### section other than Maintains look like facets but are documentation")
+	def(CodeRuntimeKeyUnknown, SeverityWarning, "a ### Runtime key prose does not read; it is ignored")
+	def(CodeRuntimeValueInvalid, SeverityError, "a ### Runtime value prose cannot use (render kind, timeout, env name, command)")
 	def(CodeContinuityInferred, SeverityInfo, "### Continuity names no mode; the wake source was read from its wording")
 	def(CodeContinuityConflict, SeverityWarning, "### Continuity contradicts the kind (a gateway that is not external-driven)")
 	def(CodeEmitsUnresolved, SeverityError, "a gateway's ### Emits names no responsibility or gateway")

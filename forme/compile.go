@@ -38,6 +38,12 @@ func compile(p *Project) (*Manifest, []Diagnostic) {
 		rep := func(d Diagnostic) { found[i] = append(found[i], d) }
 		u := analyze(c, rep)
 		u.insts = readInstances(c, rep)
+		if c.has("runtime") {
+			_, rd := ReadRuntime(c)
+			for _, d := range rd {
+				rep(d)
+			}
+		}
 		if c.Kind.IsNode() {
 			u.spec = canonSpec(c, u.facets)
 			u.posts = postconditions(c)

@@ -45,10 +45,10 @@ func (v *Vault) takeGitLock(target, kind string) (*gitLock, error) {
 	deadline := time.Now().Add(wait)
 	pause := time.Millisecond
 	for {
-		f, err := os.OpenFile(l.path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+		f, err := v.createGitLock(l)
 		if err == nil {
 			l.f = f
-			break
+			return l, nil
 		}
 		if !errors.Is(err, fs.ErrExist) {
 			return nil, err
@@ -62,15 +62,88 @@ func (v *Vault) takeGitLock(target, kind string) (*gitLock, error) {
 		time.Sleep(pause)
 		pause = min(2*pause, 50*time.Millisecond)
 	}
-	fi, err := l.f.Stat()
+}
+
+// gitLockTempPrefix names the file a lock is made from in .git/ before it
+// is linked into place; repair removes strays.
+const gitLockTempPrefix = "prose_lock_"
+
+// createGitLock makes l's lock file so that no moment exists at which it
+// stands without an owner record naming it: the file is created under a
+// temporary name, the record (pid, path, identity) is written whole, and
+// only then is the file hard-linked to the lock path, which fails when the
+// path exists, as an exclusive create does. A holder killed at any point
+// leaves either no lock file or one its record proves. Where hard links
+// are not available the lock file is created exclusively and the record
+// written after (a kill between the two leaves a lock nobody can prove).
+func (v *Vault) createGitLock(l *gitLock) (*os.File, error) {
+	// A lock file standing there keeps its holder's record: only a
+	// writer about to create the file writes one.
+	if _, err := os.Lstat(l.path); err == nil {
+		return nil, fs.ErrExist
+	}
+	tmp := filepath.Join(v.gitDir, gitLockTempPrefix+randomName())
+	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return v.createGitLockDirect(l)
+	}
+	fi, err := f.Stat()
 	if err == nil {
-		err = os.WriteFile(l.owner, []byte(fmt.Sprintf("%d\n%s\n%s\n", os.Getpid(), l.path, fileIdentity(fi))), 0o644)
+		err = writeOwner(l, fi)
 	}
 	if err != nil {
-		l.release()
+		f.Close()
+		os.Remove(tmp)
 		return nil, err
 	}
-	return l, nil
+	lerr := os.Link(tmp, l.path)
+	os.Remove(tmp)
+	if lerr == nil {
+		// Hold it by its own name, so what is written and synced is
+		// the lock file's, under the lock's path.
+		f.Close()
+		lf, err := os.OpenFile(l.path, os.O_RDWR, 0)
+		if err != nil {
+			os.Remove(l.path)
+			os.Remove(l.owner)
+			return nil, err
+		}
+		return lf, nil
+	}
+	f.Close()
+	os.Remove(l.owner) // ours, naming a file that is not the lock (git took the path meanwhile)
+	if errors.Is(lerr, fs.ErrExist) {
+		return nil, lerr
+	}
+	return v.createGitLockDirect(l)
+}
+
+func (v *Vault) createGitLockDirect(l *gitLock) (*os.File, error) {
+	f, err := os.OpenFile(l.path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil {
+		err = writeOwner(l, fi)
+	}
+	if err != nil {
+		f.Close()
+		os.Remove(l.path)
+		os.Remove(l.owner)
+		return nil, err
+	}
+	return f, nil
+}
+
+// writeOwner writes l's owner record whole (a temporary file renamed over
+// it), so a kill never leaves half a record.
+func writeOwner(l *gitLock, fi fs.FileInfo) error {
+	tmp := l.owner + ".prose-tmp"
+	if err := os.WriteFile(tmp, []byte(fmt.Sprintf("%d\n%s\n%s\n", os.Getpid(), l.path, fileIdentity(fi))), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, l.owner)
 }
 
 // commit closes the lock file and makes its content the target's, by

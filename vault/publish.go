@@ -45,6 +45,18 @@ type PublishOptions struct {
 	// Progress, when set, is called with the name of each phase as it
 	// ends (the names of PublishResult.Phases), for a progress display.
 	Progress func(phase string)
+	// Wake, when set, is the receipt's wake (default: external, no refs);
+	// cost.surprise_cause follows its source. A reconciler's render sets it.
+	Wake *receipt.Wake
+	// InputFingerprints, when set, is the receipt's input_fingerprints:
+	// the tokens the render consumed, in edge order (the memo key's
+	// second half). Default: none.
+	InputFingerprints []string
+	// Provider, Model and Tokens, when Provider is set, fill the receipt's
+	// cost (default: prose, publish, nothing spent). A skipped publish
+	// spends no fresh tokens whatever Tokens says.
+	Provider, Model string
+	Tokens          receipt.Tokens
 }
 
 // ErrEmptySource is returned by a publish of a source directory that holds
@@ -301,6 +313,7 @@ func (v *Vault) landPublish(ctx context.Context, h *publishHead, b *objectBatch,
 		cfp = v.contractFingerprint(h.tipCommit.TreeHash, node)
 	}
 	r := newReceipt(v.Algorithm(), node, cfp, p.status, p.fps, h.prev)
+	applyRun(r, h.opt)
 	if p.status == "rendered" {
 		r.SemanticDiff = map[string]any{
 			"moved":   stringsToAny(p.moved),
@@ -515,6 +528,24 @@ func newReceipt(alg canon.Algorithm, node, cfp, status string, fps map[string]st
 		r.Prev = &h
 	}
 	return r
+}
+
+// applyRun fills the wake, input fingerprints and cost a reconciler's
+// render gives its publish.
+func applyRun(r *receipt.Receipt, opt PublishOptions) {
+	if opt.Wake != nil {
+		r.Wake.Source, r.Cost.SurpriseCause = opt.Wake.Source, opt.Wake.Source
+		r.Wake.Refs = append([]string{}, opt.Wake.Refs...)
+	}
+	if opt.InputFingerprints != nil {
+		r.InputFingerprints = append([]string{}, opt.InputFingerprints...)
+	}
+	if opt.Provider != "" {
+		r.Cost.Provider, r.Cost.Model, r.Cost.Tokens = opt.Provider, opt.Model, opt.Tokens
+		if r.Status == receipt.Skipped {
+			r.Cost.Tokens.Fresh = 0
+		}
+	}
 }
 
 // snapshotVersions is the scan's per-directory versions with the node root

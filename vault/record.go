@@ -28,6 +28,11 @@ type ReceiptOptions struct {
 	Reason error
 	// Now stamps the ledger commit (default time.Now).
 	Now func() time.Time
+	// InputFingerprints, when set, is the receipt's input_fingerprints
+	// (the memo key the wake was decided on); ContractFingerprint, when
+	// set, replaces the active manifest's.
+	InputFingerprints   []string
+	ContractFingerprint string
 }
 
 // RecordReceipt appends a skipped or failed receipt for node to the ledger
@@ -68,7 +73,14 @@ func (v *Vault) RecordReceipt(ctx context.Context, node string, status receipt.S
 			return nil, err
 		}
 	}
-	r := newReceipt(v.Algorithm(), node, v.contractFingerprint(tc.TreeHash, node), string(status), fps, prev)
+	cfp := opt.ContractFingerprint
+	if cfp == "" {
+		cfp = v.contractFingerprint(tc.TreeHash, node)
+	}
+	r := newReceipt(v.Algorithm(), node, cfp, string(status), fps, prev)
+	if opt.InputFingerprints != nil {
+		r.InputFingerprints = append([]string{}, opt.InputFingerprints...)
+	}
 	if opt.Source != "" {
 		r.Wake.Source, r.Cost.SurpriseCause = opt.Source, opt.Source
 	}

@@ -190,6 +190,7 @@ func (v *Vault) cleanTemps() {
 	for _, d := range []struct{ dir, prefix string }{
 		{filepath.Join(v.gitDir, "objects"), looseTempPrefix},
 		{filepath.Join(v.gitDir, "objects", "pack"), packTempPrefix},
+		{v.gitDir, gitLockTempPrefix},
 	} {
 		ents, _ := os.ReadDir(d.dir)
 		for _, e := range ents {

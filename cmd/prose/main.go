@@ -211,6 +211,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			initCommand(),
 			checkCommand(),
 			compileCommand(),
+			runCommand(), triggerCommand(), statusCommand(), inspectCommand(),
 			upgradeCommand(),
 			graphCommand(),
 			idCommand(),
