@@ -411,6 +411,10 @@ func (r *run) source(ctx context.Context, d *source.Document) error {
 	if err != nil {
 		return &StepError{"generation of " + d.Name, err}
 	}
+	// The source's own text, rendered by prose whatever the model wrote.
+	if err := r.document(d, p, tb); err != nil {
+		return &StepError{"rendering of " + d.Name, err}
+	}
 	// What the earlier version wrote and this one no longer says.
 	if err := r.letGo(d, p, tb, handed); err != nil {
 		return &StepError{"bookkeeping of " + d.Name, err}
@@ -552,8 +556,8 @@ func (r *run) templateFields() (names, details string) {
 	var ns []string
 	var sb strings.Builder
 	for _, t := range r.w.Templates() {
-		if t.Name == "folder" {
-			continue
+		if t.Name == "folder" || t.Name == "section" {
+			continue // prose writes these pages itself
 		}
 		ns = append(ns, t.Name)
 		fmt.Fprintf(&sb, "- %s: %s Slots:", t.Name, t.Description)

@@ -11,7 +11,7 @@ import (
 // memo key also holds the text of the prompts in force (built-in or the
 // vault's overrides), so changing a prompt re-runs ingests that would
 // otherwise be skipped.
-const PromptVersion = "wiki-pipeline-1"
+const PromptVersion = "wiki-pipeline-2"
 
 // prompts are the three prompts of the pipeline as a vault sees them.
 type prompts struct {

@@ -18,6 +18,10 @@ import (
 // that file pages.
 const MaxFolderPages = 10
 
+// SectionTemplate is the template of the pages prose splits a long source
+// into: a folder of them alone is never crowded.
+const SectionTemplate = "section"
+
 // Severities of lint findings. "Lint-clean" means no errors and no
 // warnings.
 const (
@@ -228,9 +232,15 @@ func (w *Wiki) LintFS(ctx context.Context, fsys fs.FS, progressOut io.Writer) (*
 	// Folders.
 	direct := map[string]int{}
 	subdirs := map[string]int{}
+	// A folder of a long source's section pages mirrors the source's
+	// outline: it is not crowded however many sections the source has.
+	sections := map[string]int{}
 	for rel := range files {
 		if path.Base(rel) != IndexName {
 			direct[path.Dir(rel)]++
+			if lp := pages[rel]; lp != nil && lp.page.Meta.Template() == SectionTemplate {
+				sections[path.Dir(rel)]++
+			}
 		}
 	}
 	for f := range folders {
@@ -260,7 +270,7 @@ func (w *Wiki) LintFS(ctx context.Context, fsys fs.FS, progressOut io.Writer) (*
 				add("folder-no-description", shown, "write one with `prose wiki write-slot "+strings.TrimSuffix(idx, ".html")+" description`")
 			}
 		}
-		if n := direct[f]; n > MaxFolderPages {
+		if n := direct[f]; n > MaxFolderPages && sections[f] < n {
 			add("crowded-folder", shown, fmt.Sprintf("%d pages directly in the folder (more than %d); group them into subfolders", n, MaxFolderPages))
 		}
 		if direct[f] == 0 && subdirs[f] == 0 && (f != "." || len(names) > 0 || len(files) > 0) {

@@ -1,0 +1,200 @@
+package ingest
+
+import (
+	"fmt"
+	"html"
+	"path"
+	"strings"
+
+	"github.com/prose-store/prose/ingest/plan"
+	"github.com/prose-store/prose/ingest/render"
+	"github.com/prose-store/prose/ingest/source"
+	"github.com/prose-store/prose/wiki"
+)
+
+// metaAnchor is the meta key of a section page naming the anchor of the
+// heading it starts at: with the page's source id, its origin.
+const metaAnchor = "source_anchor"
+
+// document writes the whole text of d, rendered by prose (package render),
+// into the document slot of its source page; a long document gets a
+// table of contents there and one section page per part, linked
+// previous/next/up. It runs after generation whatever the model did — a
+// model never copies a source — and writes through the guard like every
+// write of a run: a slot a person changed is kept and the text goes to
+// review. A source page the plan lacks is created where the plan's first
+// page went (else in notes/).
+func (r *run) document(d *source.Document, p *plan.Plan, tb *toolbox) error {
+	rel, err := r.sourcePage(d, p, tb)
+	if err != nil || rel == "" {
+		return err
+	}
+	pg, ok, err := r.tx.Page(rel)
+	if err != nil || !ok {
+		return err
+	}
+	t, err := r.w.Template(pg.Meta.Template())
+	if err != nil || !t.Declares(render.DocumentSlot) {
+		return nil // a vault's own source template without the slot
+	}
+	dir := strings.TrimSuffix(rel, ".html")
+	res := render.Document(d, render.Options{})
+	names := map[int]string{}
+	for i, part := range res.Parts {
+		names[i] = r.partPath(d, dir, part.Anchor)
+	}
+	links := r.termLinker(tb)
+	body := links.Link(res.Page(func(i int) string { return relPath(rel, names[i]) }), rel)
+	if err := r.put(tb, d, rel, render.DocumentSlot, body); err != nil {
+		return err
+	}
+	for i, part := range res.Parts {
+		prel := names[i]
+		if ok, err := r.exists(prel); err != nil {
+			return err
+		} else if !ok {
+			if _, _, err := r.tx.New(prel, wiki.NewOptions{Template: "section", Title: part.Title,
+				Meta: wiki.Meta{metaAnchor: part.Anchor}}); err != nil {
+				return err
+			}
+			tb.mark(prel, true)
+		} else if cur, _, _ := r.tx.Page(prel); cur.Meta.Title() != part.Title || cur.Meta.String(metaAnchor) != part.Anchor {
+			if _, err := r.tx.SetMeta(prel, map[string]any{wiki.KeyTitle: part.Title, metaAnchor: part.Anchor}, nil); err != nil {
+				return err
+			}
+		}
+		if err := r.put(tb, d, prel, render.NavSlot, navHTML(prel, rel, d.Title, names, res.Parts, i)); err != nil {
+			return err
+		}
+		if err := r.put(tb, d, prel, render.DocumentSlot, links.Link(part.HTML, prel)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *run) exists(rel string) (bool, error) {
+	_, ok, err := r.tx.Page(rel)
+	return ok, err
+}
+
+// partPath is where the section page of anchor goes: in the folder named
+// like the source page, named by the anchor; a page of that name another
+// source wrote keeps it, this one taking a suffix from its source's name.
+func (r *run) partPath(d *source.Document, dir, anchor string) string {
+	rel := dir + "/" + strings.TrimPrefix(anchor, "s-") + ".html"
+	if pg, ok, err := r.tx.Page(rel); err == nil && ok && !contains(pg.Meta.Strings(metaSources), d.ID) && pg.Meta.String(metaAnchor) != anchor {
+		rel = dir + "/" + strings.TrimPrefix(anchor, "s-") + "-" + plan.ShortHash(d.Name) + ".html"
+	}
+	return rel
+}
+
+// sourcePage is the page of d's plan made from the template "source", or
+// one created for d when the plan has none.
+func (r *run) sourcePage(d *source.Document, p *plan.Plan, tb *toolbox) (string, error) {
+	for _, pg := range p.Pages {
+		if pg.Template != "source" {
+			continue
+		}
+		if rel, err := r.tx.Resolve(pg.Path); err == nil {
+			if ok, _ := r.exists(rel); ok {
+				return rel, nil
+			}
+		}
+	}
+	dir := "notes"
+	if len(p.Pages) > 0 {
+		dir = path.Dir(p.Pages[0].Path)
+	}
+	stem := plan.Slug(d.Title)
+	rel := joinPath(dir, stem+".html")
+	for n := 2; ; n++ {
+		ok, err := r.exists(rel)
+		if err != nil {
+			return "", err
+		}
+		if !ok {
+			break
+		}
+		rel = joinPath(dir, fmt.Sprintf("%s-%d.html", stem, n))
+	}
+	if _, _, err := r.tx.New(rel, wiki.NewOptions{Template: "source", Title: d.Title}); err != nil {
+		return "", err
+	}
+	tb.mark(rel, true)
+	return rel, nil
+}
+
+// put writes one slot the pipeline renders itself, as a tool write would
+// (kept when a person changed it).
+func (r *run) put(tb *toolbox, d *source.Document, rel, slot, h string) error {
+	if r.guard.decide(r.tx, rel, slot) {
+		if err := r.guard.propose(r.tx, rel, slot, h, false, d.Name); err != nil {
+			return err
+		}
+		tb.mark(rel, false)
+		return nil
+	}
+	if _, err := r.tx.WriteSlot(rel, slot, h); err != nil {
+		return err
+	}
+	tb.mark(rel, false)
+	return nil
+}
+
+// navHTML links a section page to the one before, the source page (its
+// contents) and the one after.
+func navHTML(here, src, title string, names map[int]string, parts []render.Part, i int) string {
+	link := func(to, text, class string) string {
+		return fmt.Sprintf(`<a class="%s" href="%s">%s</a>`, class, html.EscapeString(relPath(here, to)), html.EscapeString(text))
+	}
+	prev := link(src, "← "+title, "prev")
+	if i > 0 {
+		prev = link(names[i-1], "← "+parts[i-1].Title, "prev")
+	}
+	out := prev + " " + link(src, "↑ Contents of "+title, "up")
+	if i+1 < len(parts) {
+		out += " " + link(names[i+1], parts[i+1].Title+" →", "next")
+	}
+	return "<p>" + out + "</p>"
+}
+
+// relPath is the link from the page at from to the page at to (wiki
+// paths).
+func relPath(from, to string) string {
+	fd := strings.Split(path.Dir(from), "/")
+	if path.Dir(from) == "." {
+		fd = nil
+	}
+	tp := strings.Split(to, "/")
+	common := 0
+	for common < len(fd) && common < len(tp)-1 && fd[common] == tp[common] {
+		common++
+	}
+	return strings.Repeat("../", len(fd)-common) + strings.Join(tp[common:], "/")
+}
+
+// termLinker links the first mention of each term the wiki defines (its
+// concept and entity pages, this run's included) on a rendered page.
+func (r *run) termLinker(tb *toolbox) *render.Linker {
+	var terms []render.Term
+	seen := map[string]bool{}
+	for _, p := range r.cat.paths() {
+		rec := r.cat.Pages[p]
+		if rec.Template == "concept" || rec.Template == "entity" {
+			terms = append(terms, render.Term{Title: rec.Title, Path: p})
+			seen[p] = true
+		}
+	}
+	for _, p := range append(append([]string{}, tb.created...), tb.updated...) {
+		if seen[p] {
+			continue
+		}
+		if pg, ok, err := r.tx.Page(p); err == nil && ok {
+			if t := pg.Meta.Template(); t == "concept" || t == "entity" {
+				terms = append(terms, render.Term{Title: pg.Meta.Title(), Path: p})
+			}
+		}
+	}
+	return render.NewLinker(terms)
+}
