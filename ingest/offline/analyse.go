@@ -51,8 +51,6 @@ type workspace struct {
 	folders  map[string]int // pages per folder, existing and planned
 	sents    []string       // the document's sentences, once split
 	lowSents []string       // the same in lower case, once
-	// pitfallText are the sentences that warn, once found.
-	pitfallText []string
 	// pitfallSecs are the indexes of the sections whose heading names
 	// pitfalls, once found: a source's pages are all written in one call,
 	// and each procedure page asks again.
@@ -150,8 +148,8 @@ func (w *workspace) candidates() []candidate {
 		s := &doc.Sections[i]
 		for j := range s.Blocks {
 			b := &s.Blocks[j]
-			if b.Kind != source.Steps || len(b.Items) < 2 {
-				continue
+			if !presentsSteps(doc, s, b) {
+				continue // only a list the document presents as steps
 			}
 			hasStructure = true
 			add(candidate{kind: "procedure", sec: s, block: b, text: sectionText(s),
@@ -162,10 +160,13 @@ func (w *workspace) candidates() []candidate {
 		s := &doc.Sections[i]
 		for j := range s.Blocks {
 			b := &s.Blocks[j]
-			if b.Kind != source.Definitions {
-				continue
+			if !declaresTerms(doc, s, b) {
+				continue // only what the text declares a definition
 			}
 			for _, d := range b.Defs {
+				if !isTerm(d.Term) {
+					continue // a common word or a fragment is no term
+				}
 				hasStructure = true
 				tmpl := "concept"
 				if isEntity(s.Heading, d.Term) {
