@@ -106,7 +106,8 @@ func (r *run) sourcePage(d *source.Document, p *plan.Plan, tb *toolbox) (string,
 	if len(p.Pages) > 0 {
 		dir = path.Dir(p.Pages[0].Path)
 	}
-	stem := plan.Slug(d.Title)
+	// Named by the source's file name, as its path names it.
+	stem := plan.Slug(strings.TrimSuffix(path.Base(d.Name), path.Ext(d.Name)))
 	rel := joinPath(dir, stem+".html")
 	for n := 2; ; n++ {
 		ok, err := r.exists(rel)

@@ -160,12 +160,12 @@ func (w *workspace) candidates() []candidate {
 		s := &doc.Sections[i]
 		for j := range s.Blocks {
 			b := &s.Blocks[j]
-			if !declaresTerms(doc, s, b) {
-				continue // only what the text declares a definition
+			if b.Kind != source.Definitions {
+				continue
 			}
 			for _, d := range b.Defs {
-				if !isTerm(d.Term) {
-					continue // a common word or a fragment is no term
+				if !declaresTerm(s, b, d) || !isTerm(d.Term) {
+					continue // only a declared definition of a name
 				}
 				hasStructure = true
 				tmpl := "concept"

@@ -39,15 +39,18 @@ func presentsSteps(doc *source.Document, s *source.Section, b *source.Block) boo
 // glossaryHeading names a section of definitions.
 var glossaryHeading = lazyre.New(`(?i)\b(glossary|terms|terminology|definitions?|vocabulary|concepts|roles|severity levels?|levels)\b`)
 
-// declaresTerms reports whether a definitions block is a declared list of
-// terms: two definitions or more (a definition list, a list of "Term:
-// meaning" items, a Term/Definition table), or one under a heading naming
-// a glossary. A lone "Note: …"-like line in running text is not.
-func declaresTerms(doc *source.Document, s *source.Section, b *source.Block) bool {
+// declaresTerm reports whether definition d of block b is declared as
+// one: in a list of two definitions or more (a definition list, a list of
+// "Term: meaning" items, a Term/Definition table), or alone under a
+// heading naming a glossary or the term itself ("What is a feature
+// flag?"). A lone "Implementation restriction: …" line in running text is
+// not.
+func declaresTerm(s *source.Section, b *source.Block, d source.Definition) bool {
 	if b.Kind != source.Definitions {
 		return false
 	}
-	return len(b.Defs) >= 2 || glossaryHeading().MatchString(s.Heading)
+	return len(b.Defs) >= 2 || glossaryHeading().MatchString(s.Heading) ||
+		containsPhrase(strings.ToLower(s.Heading), strings.ToLower(d.Term))
 }
 
 // isTerm reports whether a defined term deserves a page of its own: a

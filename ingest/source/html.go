@@ -33,7 +33,7 @@ func readHTML(d *Document, src []byte) error {
 	}
 	title := ""
 	if t := find(doc, atom.Title); t != nil {
-		title = clean(textOf(t))
+		title = trimMarks(clean(textOf(t)))
 		for _, sep := range []string{" | ", " · ", " — ", " – "} {
 			if i := strings.Index(title, sep); i > 0 {
 				title = title[:i]
@@ -75,7 +75,7 @@ func isChrome(n *html.Node) bool {
 	if n.Type != html.ElementNode {
 		return false
 	}
-	if chrome[n.DataAtom] {
+	if chrome[n.DataAtom] || isLinkChrome(n) {
 		return true
 	}
 	for _, a := range n.Attr {
@@ -125,7 +125,7 @@ func (r *htmlReader) node(n *html.Node) {
 	switch n.DataAtom {
 	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
 		r.flush()
-		r.d.addSection(int(n.Data[1]-'0'), Plain(r.inline(n)))
+		r.d.addSection(int(n.Data[1]-'0'), trimMarks(Plain(r.inline(n))))
 	case atom.P:
 		r.flush()
 		var lines []string

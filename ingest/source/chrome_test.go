@@ -1,0 +1,47 @@
+package source
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// Generators' navigation is not text: texinfo's "Next: … Previous: … Up:"
+// header (a real page of libffi's manual, with its copyright file), the
+// pilcrow links Sphinx and MkDocs put after headings, "skip to content"
+// links, breadcrumbs and DocBook's navigation tables are dropped; the
+// text around them stays.
+func TestGeneratorChromeIsDropped(t *testing.T) {
+	data, err := os.ReadFile("testdata/libffi/Multiple-ABIs.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := Read("Multiple-ABIs.html", data, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := d.Markdown()
+	if strings.Contains(md, "Next:") || strings.Contains(md, "Previous:") || strings.Contains(md, "Index") {
+		t.Errorf("texinfo's navigation header survived:\n%s", md)
+	}
+	if !strings.Contains(md, "A given platform may provide multiple different ABIs at once.") || !strings.Contains(md, "necessarily platform-specific") {
+		t.Errorf("text lost:\n%s", md)
+	}
+	page := `<html><head><title>Setup ¶</title></head><body>
+<a class="skip" href="#main">Skip to content</a><a href="#x">Skip to main content</a>
+<ol aria-label="Breadcrumb"><li><a href="/">Docs</a></li><li>Setup</li></ol>
+<div class="navheader"><table><tr><td><a href="a.html">Prev</a></td><td><a href="b.html">Next</a></td></tr></table></div>
+<div class="body"><h1>Setup<a class="headerlink" href="#setup" title="Link to this heading">¶</a></h1>
+<p>Install it.</p><h2 id="use">Use <a href="#use">§</a></h2><p>Use it.</p></div>
+<div class="navfooter"><p>Prev Up Next</p></div>
+<div class="footer">© Copyright 2024. Created using Sphinx.</div></body></html>`
+	d, err = Read("setup.html", []byte(page), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	md = d.Markdown()
+	want := "# Setup\n\nInstall it.\n\n## Use\n\nUse it.\n"
+	if md != want {
+		t.Errorf("got\n%q\nwant\n%q", md, want)
+	}
+}
