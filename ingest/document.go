@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"encoding/json"
 	"fmt"
 	"html"
 	"path"
@@ -198,4 +199,29 @@ func (r *run) termLinker(tb *toolbox) *render.Linker {
 		}
 	}
 	return render.NewLinker(terms)
+}
+
+// CollectionsDir holds, per collection, the boilerplate its documents were
+// read without (source.Boilerplate as JSON): what was found by comparing
+// them, kept beside the catalog.
+const CollectionsDir = "sources/collections"
+
+// memoOf is d's memo key: the boilerplate its collection's documents
+// repeat is part of it, so when that changes the source is read again,
+// and a changed file of a collection gives the pages the whole would.
+func (r *run) memoOf(d *source.Document) string {
+	return MemoKey(d.ID, r.opt, r.prompts.version()+d.Boilerplate.Token())
+}
+
+// keepBoilerplate records the boilerplate d was read without.
+func (r *run) keepBoilerplate(d *source.Document) {
+	b := d.Boilerplate
+	if b == nil || len(b.Blocks) == 0 {
+		return
+	}
+	data, err := json.MarshalIndent(b, "", "  ")
+	if err != nil {
+		return
+	}
+	r.files[CollectionsDir+"/"+plan.Slug(b.Collection)+".json"] = append(data, '\n')
 }

@@ -3,6 +3,8 @@ package ingest_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -140,3 +142,81 @@ func TestAnEditedDocumentSlotIsKept(t *testing.T) {
 }
 
 var _ = wiki.Node
+
+// readCollection reads a directory as `prose ingest DIR` does: its
+// boilerplate found by comparing its documents.
+func readCollection(t *testing.T, dir string) []*source.Document {
+	t.Helper()
+	inputs, _, err := source.Collect([]string{dir}, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	chrome := source.FindBoilerplate(inputs)
+	var docs []*source.Document
+	for _, in := range inputs {
+		d, err := source.ReadWith(in.Name, in.Data, in.Kind, chrome[in.Collection])
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, d)
+	}
+	return docs
+}
+
+// A collection's boilerplate is stored beside the catalog and is part of
+// the memo key: re-ingesting the collection with one file changed reads
+// that file without the boilerplate, exactly as the whole was read, and
+// skips the others.
+func TestCollectionBoilerplateIsStoredAndStable(t *testing.T) {
+	v, w := newWiki(t)
+	dir := filepath.Join(t.TempDir(), "libffi")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob("source/testdata/libffi/*.html")
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The bar's class renamed: only comparing the pages finds it.
+		data = []byte(strings.ReplaceAll(string(data), `class="header"`, `class="x-top"`))
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ingestDocs(t, w, readCollection(t, dir)...)
+	stored, ok, err := v.ReadFile("sources/collections/libffi.json")
+	if err != nil || !ok || !strings.Contains(string(stored), `"next: #, previous: #, up: # [#]"`) {
+		t.Fatalf("stored boilerplate %s %v %v", stored, ok, err)
+	}
+	noBar := func() {
+		t.Helper()
+		pages, _ := w.Pages()
+		for _, p := range pages {
+			if p.Template != "source" {
+				continue
+			}
+			if h := slotOf(t, w, p.Path, "document"); strings.Contains(h, "Previous:") {
+				t.Errorf("%s keeps the navigation bar:\n%s", p.Path, h)
+			}
+		}
+	}
+	noBar()
+	f := filepath.Join(dir, "Types.html")
+	data, _ := os.ReadFile(f)
+	if err := os.WriteFile(f, []byte(strings.Replace(string(data), "Types", "Types and more", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := ingestDocs(t, w, readCollection(t, dir)...)
+	n := 0
+	for _, s := range res.Sources {
+		if s.Status == "ingested" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d sources read again, want the one changed: %+v", n, res.Sources)
+	}
+	noBar()
+}

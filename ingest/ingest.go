@@ -343,7 +343,7 @@ func (r *run) ingest(ctx context.Context, docs []*source.Document) (*Result, err
 	var todo []*source.Document
 	for _, d := range docs {
 		sr := SourceResult{Name: d.Name, ID: d.ID, Kind: string(d.Kind), Title: d.Title, Redactions: d.Redactions, Pages: []string{}}
-		memo := MemoKey(d.ID, r.opt, r.prompts.version())
+		memo := r.memoOf(d)
 		if rec, ok := r.cat.Sources[d.ID]; ok && rec.Memo == memo && !r.opt.Force {
 			sr.Status = "skipped"
 			sr.Pages = append(sr.Pages, r.cat.pagesOf(d.ID)...)
@@ -457,7 +457,8 @@ func (r *run) source(ctx context.Context, d *source.Document) error {
 	}
 	sr.Status = "ingested"
 	sr.Pages = pages
-	r.cat.Sources[d.ID] = &sourceRecord{Name: d.Name, Kind: string(d.Kind), Title: d.Title, Memo: MemoKey(d.ID, r.opt, r.prompts.version()), Redactions: d.Redactions}
+	r.cat.Sources[d.ID] = &sourceRecord{Name: d.Name, Kind: string(d.Kind), Title: d.Title, Memo: r.memoOf(d), Redactions: d.Redactions}
+	r.keepBoilerplate(d)
 	r.files[SourcePath(d.ID)] = d.Data
 	return nil
 }

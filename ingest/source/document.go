@@ -35,6 +35,9 @@ type Document struct {
 	ID string
 	// Redactions counts the secrets replaced in Data.
 	Redactions int
+	// Boilerplate is the collection boilerplate left out of the document
+	// (ReadWith), nil when none was.
+	Boilerplate *Boilerplate `json:"-"`
 }
 
 // Section is a heading and the blocks under it up to the next heading. A

@@ -26,7 +26,7 @@ var (
 
 // readHTML fills d from an HTML page: the <title>, then the content of
 // <main> (or <article>, or <body>) with chrome dropped.
-func readHTML(d *Document, src []byte) error {
+func readHTML(d *Document, src []byte, b *Boilerplate) error {
 	doc, err := html.Parse(bytes.NewReader(src))
 	if err != nil {
 		return err
@@ -50,7 +50,7 @@ func readHTML(d *Document, src []byte) error {
 	if root == nil {
 		root = doc
 	}
-	r := htmlReader{d: d}
+	r := htmlReader{d: d, skip: b.skipped(doc)}
 	r.children(root)
 	r.flush()
 	if title != "" {
@@ -68,7 +68,8 @@ func readHTML(d *Document, src []byte) error {
 
 type htmlReader struct {
 	d     *Document
-	loose strings.Builder // inline text met directly inside a container
+	skip  map[*html.Node]bool // the collection's boilerplate
+	loose strings.Builder     // inline text met directly inside a container
 }
 
 func isChrome(n *html.Node) bool {
@@ -119,7 +120,7 @@ func (r *htmlReader) node(n *html.Node) {
 		r.loose.WriteString(EscapeText(n.Data))
 		return
 	}
-	if n.Type != html.ElementNode || isChrome(n) {
+	if n.Type != html.ElementNode || isChrome(n) || r.skip[n] {
 		return
 	}
 	switch n.DataAtom {
@@ -258,7 +259,7 @@ func (r *htmlReader) inlineBreaks(n *html.Node) string {
 			switch {
 			case c.Type == html.TextNode:
 				sb.WriteString(EscapeText(strings.ReplaceAll(c.Data, "\n", " ")))
-			case isChrome(c):
+			case isChrome(c) || r.skip[c]:
 			case c.DataAtom == atom.Br:
 				sb.WriteString("\n")
 			case c.DataAtom == atom.A:

@@ -76,10 +76,15 @@ func Sniff(data []byte) Kind {
 // describe the redacted bytes. Text that is not UTF-8 or holds NUL bytes
 // is refused as binary.
 func Read(name string, data []byte, kind Kind) (*Document, error) {
+	return readLimited(name, data, kind, nil)
+}
+
+// readLimited is Read, leaving out b's blocks of an HTML source.
+func readLimited(name string, data []byte, kind Kind, b *Boilerplate) (*Document, error) {
 	if len(data) > MaxSize {
 		return nil, fmt.Errorf("%s: %d bytes is larger than the %d MiB a source may have: split it into smaller files (by chapter or section) and ingest those", name, len(data), MaxSize>>20)
 	}
-	d, err := read(name, data, kind)
+	d, err := read(name, data, kind, b)
 	if err != nil {
 		return nil, err
 	}
@@ -96,10 +101,10 @@ func ReadQuoted(name string, data []byte) (*Document, error) {
 	if len(data) > MaxQuoted {
 		return nil, fmt.Errorf("%s: the quoted source is %d bytes, more than the %d MiB the outline of a source within the %d MiB limit comes to", name, len(data), MaxQuoted>>20, MaxSize>>20)
 	}
-	return read(name, data, Markdown)
+	return read(name, data, Markdown, nil)
 }
 
-func read(name string, data []byte, kind Kind) (*Document, error) {
+func read(name string, data []byte, kind Kind, b *Boilerplate) (*Document, error) {
 	if bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data) {
 		return nil, fmt.Errorf("%s: not text (binary or not UTF-8)", name)
 	}
@@ -118,7 +123,7 @@ func read(name string, data []byte, kind Kind) (*Document, error) {
 	case Text:
 		readText(d, redacted)
 	case HTML:
-		if err := readHTML(d, d.Data); err != nil {
+		if err := readHTML(d, d.Data, b); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 	case Conversation:
@@ -171,6 +176,9 @@ type Input struct {
 	Kind  Kind // "" unless the source was standard input read with a kind
 	Stdin bool // read from standard input ("-")
 	Found bool // found in a directory (not named on the command line)
+	// Collection is the directory argument a found file came from: the
+	// files of one are compared for their boilerplate (FindBoilerplate).
+	Collection string
 }
 
 // Skipped is a file a directory walk left out, and why.
@@ -407,7 +415,7 @@ func walk(dir string) ([]Input, []string, []Skipped) {
 			skipped = append(skipped, Skipped{shown, unwrapPathError(err).Error()})
 			return nil
 		}
-		inputs = append(inputs, Input{Name: shown, Data: data, Found: true})
+		inputs = append(inputs, Input{Name: shown, Data: data, Found: true, Collection: filepath.Clean(dir)})
 		paths = append(paths, p)
 		return nil
 	})
