@@ -128,6 +128,7 @@ def main():
     print("|---|---|---|---|---|---|")
     for name, d in cols:
         total = kept = 0
+        worst = []
         spans = set()
         nfiles = 0
         size = 0
@@ -145,6 +146,9 @@ def main():
                 sh = shingles(words(text))
                 total += len(sh)
                 kept += len(sh & wiki_sh)
+                if sh:
+                    lost = sorted(sh - wiki_sh)
+                    worst.append((len(sh & wiki_sh) / len(sh), os.path.relpath(p, d), " ".join(lost[0]) if lost else ""))
                 spans |= {c for c in codes if 2 < len(c) <= 40 and re.fullmatch(r"[A-Za-z_][\w.:-]*", c)}
         found = 0
         for c in sorted(spans):
@@ -159,6 +163,8 @@ def main():
         share = 100.0 * kept / total if total else 100.0
         recall = f"{found}/{len(spans)} ({100.0 * found / len(spans):.0f} %)" if spans else "no code spans"
         print(f"| {name} | {nfiles} | {size / 1e6:.2f} | {share:.1f} % | {recall} | {depth} |")
+        for share_f, rel, example in sorted(worst)[:int(os.environ.get("MEASURE_WORST", "0"))]:
+            print(f"|   worst: {rel} | {100 * share_f:.0f} % | e.g. lost: {example} |", file=sys.stderr)
     print()
     print(f"wiki: {len(content)} pages; named after navigation words: {len(nav_pages)}; titles with ¶/§: {len(pilcrow)}; "
           f"titles sharing a suffix (3+): {shared}; duplicate pages: {dups}; near-empty (<25 words): {near_empty}; folder depth: {wiki_depth}")

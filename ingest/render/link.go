@@ -15,7 +15,8 @@ type Term struct {
 }
 
 // Linker links the first mention of each term on a page to the term's
-// page: in text outside links, code, headings and tags, as a whole phrase,
+// page: in text outside links, code, headings and tags (a definition
+// list's term included), as a whole phrase,
 // ignoring ASCII case. It looks terms up by their first word, so a page
 // costs its length, not its length times the number of terms.
 type Linker struct {
@@ -79,7 +80,7 @@ func (l *Linker) Link(h, here string) string {
 				name = name[:j]
 			}
 			switch name {
-			case "a", "code", "pre", "h1", "h2", "h3", "h4", "h5", "h6", "dt":
+			case "a", "code", "pre", "h1", "h2", "h3", "h4", "h5", "h6":
 				if closing {
 					skip = max(skip-1, 0)
 				} else {
