@@ -45,3 +45,15 @@ func TestGeneratorChromeIsDropped(t *testing.T) {
 		t.Errorf("got\n%q\nwant\n%q", md, want)
 	}
 }
+
+// A link with no text (an icon's, as Doxygen writes before each file
+// name) shows nothing, not its URL.
+func TestAnIconLinkShowsNoURL(t *testing.T) {
+	d, err := Read("files.html", []byte(`<body><h1>Files</h1><table><tr><td><a href="lmdb_8h_source.html"><span class="icondoc"></span></a><b>lmdb.h</b></td><td>The header</td></tr></table></body>`), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if md := d.Markdown(); strings.Contains(md, "source.html") || !strings.Contains(md, "lmdb.h") {
+		t.Errorf("got\n%s", md)
+	}
+}

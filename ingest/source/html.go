@@ -237,8 +237,8 @@ func (r *htmlReader) table(n *html.Node) {
 func (r *htmlReader) anchor(a *html.Node) string {
 	text := strings.ReplaceAll(r.inlineBreaks(a), "\n", " ")
 	href := strings.TrimSpace(attr(a, "href"))
-	if href == "" || strings.HasPrefix(href, "#") {
-		return text
+	if href == "" || strings.HasPrefix(href, "#") || strings.TrimSpace(text) == "" {
+		return text // an in-page link, or an icon's: no text to show
 	}
 	r.d.Links = append(r.d.Links, Link{Text: clean(Plain(text)), URL: href})
 	return linkText(text, href)
