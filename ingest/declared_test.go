@@ -21,7 +21,9 @@ func TestOnlyDeclaredStructureBecomesPages(t *testing.T) {
 		"## Options\n\n<dl><dt>off</dt><dd>turns the feature off entirely</dd><dt>bool</dt><dd>a true or false value</dd>" +
 		"<dt>only present when `bigint</dt><dd>the field exists only then</dd><dt>pointer to above</dt><dd>the pointer of the struct above</dd>" +
 		"<dt>Closure</dt><dd>a function together with the data it was made with</dd></dl>\n\n" +
-		"## ffi_call\n\nImplementation restriction: A compiler may restrict the size of a call frame.\n"
+		"## ffi_call\n\nImplementation restriction: A compiler may restrict the size of a call frame.\n\n" +
+		"Implementation restriction: A compiler may refuse a byte order mark.\n\n" +
+		"## Terminating statements\n\n1. A return statement.\n2. A goto statement.\n"
 	chat := `[{"role":"system","content":"You are a helpful site reliability assistant."},
 {"role":"user","content":"How do I roll back?"},
 {"role":"assistant","content":"Never roll back during the invoice run.\n\n1. Run deployctl rollback.\n2. Watch the dashboard."}]`
@@ -58,7 +60,7 @@ func TestOnlyDeclaredStructureBecomesPages(t *testing.T) {
 			t.Errorf("pages %s lack %s", got, want)
 		}
 	}
-	for _, bad := range []string{":Background|", ":off|", ":bool|", "bigint", "pointer to above", "ffi_call", "Implementation restriction", "Steps:"} {
+	for _, bad := range []string{":Background|", ":off|", ":bool|", "bigint", "pointer to above", "ffi_call", "Implementation restriction", "Steps:", "Terminating"} {
 		if strings.Contains(got, bad) {
 			t.Errorf("pages %s include %q", got, bad)
 		}

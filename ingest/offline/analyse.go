@@ -156,6 +156,7 @@ func (w *workspace) candidates() []candidate {
 				page: plan.Page{Template: "procedure", Title: procedureTitle(doc, s), Why: fmt.Sprintf("%d numbered steps", len(b.Items))}}, topic)
 		}
 	}
+	once := definedOnce(doc)
 	for i := range doc.Sections {
 		s := &doc.Sections[i]
 		for j := range s.Blocks {
@@ -164,7 +165,7 @@ func (w *workspace) candidates() []candidate {
 				continue
 			}
 			for _, d := range b.Defs {
-				if !declaresTerm(s, b, d) || !isTerm(d.Term) {
+				if !declaresTerm(s, b, d) || !isTerm(d.Term) || !once[strings.ToLower(d.Term)] {
 					continue // only a declared definition of a name
 				}
 				hasStructure = true

@@ -18,8 +18,9 @@ import (
 
 // stepsHeading is a heading that presents what follows as steps: "Steps",
 // "Deploy steps", "How to …", "Installation", "Getting started", a
-// runbook, or an activity named by a gerund ("Opening an incident").
-var stepsHeading = lazyre.New(`(?i)^(how\b|steps?\b|procedures?\b|instructions?\b|install|setup\b|set[ -]up\b|getting started|quick ?start|tutorial|walk-?through|runbook|checklist|[a-z]+ing\b)|\b(steps|procedure|instructions|runbook|how to|how do i|checklist)\b`)
+// runbook, or an activity named by a gerund and its object ("Opening an
+// incident"; "Terminating statements" is no procedure).
+var stepsHeading = lazyre.New(`(?i)^(how\b|steps?\b|procedures?\b|instructions?\b|install|setup\b|set[ -]up\b|getting started|quick ?start|tutorial|walk-?through|runbook|checklist|[a-z]+ing\s+(a|an|the|your|our|my|this|that|new|up|to|it)\b)|\b(steps|procedure|instructions|runbook|how to|how do i|checklist)\b`)
 
 // presentsSteps reports whether the ordered list b of section s is a
 // procedure the document presents as such: a numbered list (two steps or
@@ -113,4 +114,21 @@ func set(words string) map[string]bool {
 		m[w] = true
 	}
 	return m
+}
+
+// definedOnce counts, per term (lower case), how often doc defines it: a
+// label the text repeats ("Implementation restriction: …" before each of
+// ten restrictions) is no term, and gets no page.
+func definedOnce(doc *source.Document) map[string]bool {
+	n := map[string]int{}
+	for _, d := range doc.Definitions() {
+		n[strings.ToLower(d.Term)]++
+	}
+	once := map[string]bool{}
+	for t, c := range n {
+		if c == 1 {
+			once[t] = true
+		}
+	}
+	return once
 }
