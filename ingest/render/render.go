@@ -149,9 +149,17 @@ type part struct {
 func (p *part) render() (string, []tocEntry) {
 	var sb strings.Builder
 	var hs []tocEntry
+	// The part's page is titled by its first heading: the headings under
+	// it move up, the first level below it becoming h2.
+	shift := max(p.level, 0)
 	for i, s := range p.secs {
 		first := i == 0 && p.skipFirst
-		s.write(&sb, !first)
+		if !first && s.shown {
+			sb.WriteString(headingAt(s, s.level-shift))
+		}
+		for _, b := range s.blocks {
+			sb.WriteString(b)
+		}
 		if !first && s.shown {
 			hs = append(hs, tocEntry{s.anchor, s.heading, s.level})
 		}
@@ -329,8 +337,11 @@ func (s *section) write(sb *strings.Builder, heading bool) {
 
 // headingHTML is a section's heading one level down (the page's title is
 // its only h1), h6 at most, with its anchor.
-func headingHTML(s *section) string {
-	l := min(max(s.level+1, 2), 6)
+func headingHTML(s *section) string { return headingAt(s, s.level) }
+
+// headingAt is headingHTML for a section shown at level.
+func headingAt(s *section, level int) string {
+	l := min(max(level+1, 2), 6)
 	return fmt.Sprintf("<h%d id=\"%s\">%s</h%d>\n", l, s.anchor, html.EscapeString(s.heading), l)
 }
 

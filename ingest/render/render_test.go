@@ -106,6 +106,9 @@ func TestLongDocumentSplitsIntoSections(t *testing.T) {
 			t.Errorf("part %q repeats its title as a heading", p.Title)
 		}
 	}
+	if !strings.Contains(res.Parts[0].HTML, `<h2 id="s-part-1-1">Part 1.1</h2>`) {
+		t.Errorf("a part's headings do not start at h2 on its page:\n%s", res.Parts[0].HTML)
+	}
 	want := "Chapter 1|Chapter 2|Part 2.1|Part 2.2|Part 2.3|Part 2.4|Part 2.5|Part 2.6|Chapter 3"
 	if strings.Join(titles, "|") != want {
 		t.Fatalf("parts %q, want %q", strings.Join(titles, "|"), want)
