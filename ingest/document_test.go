@@ -220,3 +220,33 @@ func TestCollectionBoilerplateIsStoredAndStable(t *testing.T) {
 	}
 	noBar()
 }
+
+// capture records the prompts a model is sent.
+type capture struct {
+	model.Model
+	prompts []string
+}
+
+func (c *capture) Call(ctx context.Context, req model.Request) (model.Response, error) {
+	for _, m := range req.Messages {
+		c.prompts = append(c.prompts, m.Text)
+	}
+	return c.Model.Call(ctx, req)
+}
+
+// Enrichment shows a model the slots it may write: never the source's
+// own text, which prose renders (a model spends no tokens on it).
+func TestEnrichmentLeavesTheDocumentOut(t *testing.T) {
+	_, w := newWiki(t)
+	d := readDoc(t, "manual.md", manualDoc)
+	ingestDocs(t, w, d)
+	page := pageOf(t, w, d.ID, "source")
+	c := &capture{Model: offline.Engine{}}
+	if _, err := ingest.Enrich(context.Background(), w, ingest.Selection{Pages: []string{page}}, opts(c)); err != nil {
+		t.Fatal(err)
+	}
+	all := strings.Join(c.prompts, "\n")
+	if !strings.Contains(all, `"abstract"`) || strings.Contains(all, `"document"`) || strings.Contains(all, "Last words.") {
+		t.Errorf("the enrichment prompt shows the document slot:\n%s", all)
+	}
+}
