@@ -57,3 +57,15 @@ func TestAnIconLinkShowsNoURL(t *testing.T) {
 		t.Errorf("got\n%s", md)
 	}
 }
+
+// The cells of a table inside a definition stay words apart (Doxygen's
+// parameter tables: "[in]env" then "An environment handle").
+func TestNestedBlocksKeepTheirWordsApart(t *testing.T) {
+	d, err := Read("p.html", []byte(`<body><h1>P</h1><dl><dt>Parameters</dt><dd><table><tr><td>[in]</td><td>env</td><td>An environment handle</td></tr></table></dd></dl></body>`), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if md := d.Markdown(); !strings.Contains(md, "env An environment") {
+		t.Errorf("got\n%s", md)
+	}
+}

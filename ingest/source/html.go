@@ -268,8 +268,8 @@ func (r *htmlReader) inlineBreaks(n *html.Node) string {
 				sb.WriteString(codeSpan(textOf(c)))
 			case c.Type == html.ElementNode:
 				walk(c)
-				if c.DataAtom == atom.Li || c.DataAtom == atom.P || c.DataAtom == atom.Div {
-					sb.WriteString(" ")
+				if blockish[c.DataAtom] {
+					sb.WriteString(" ") // the text of two blocks is two words
 				}
 			}
 		}
@@ -330,4 +330,13 @@ func textOf(n *html.Node) string {
 	}
 	walk(n)
 	return sb.String()
+}
+
+// blockish are the elements whose text never runs into the next one's
+// when a block's text is read inline (a table cell inside a definition).
+var blockish = map[atom.Atom]bool{
+	atom.Li: true, atom.P: true, atom.Div: true, atom.Td: true, atom.Th: true, atom.Tr: true, atom.Table: true,
+	atom.Dt: true, atom.Dd: true, atom.Dl: true, atom.Ul: true, atom.Ol: true, atom.Section: true,
+	atom.Blockquote: true, atom.Pre: true, atom.H1: true, atom.H2: true, atom.H3: true, atom.H4: true,
+	atom.H5: true, atom.H6: true, atom.Caption: true, atom.Figcaption: true, atom.Address: true,
 }
