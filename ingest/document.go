@@ -177,28 +177,26 @@ func relPath(from, to string) string {
 }
 
 // termLinker links the first mention of each term the wiki defines (its
-// concept and entity pages, this run's included) on a rendered page.
+// concept and entity pages, this run's included) on a rendered page. It
+// is built from the catalog once per run and then grows by the term pages
+// each source writes, so a run costs its pages, not sources × pages.
 func (r *run) termLinker(tb *toolbox) *render.Linker {
-	var terms []render.Term
-	seen := map[string]bool{}
-	for _, p := range r.cat.paths() {
-		rec := r.cat.Pages[p]
-		if rec.Template == "concept" || rec.Template == "entity" {
-			terms = append(terms, render.Term{Title: rec.Title, Path: p})
-			seen[p] = true
-		}
-	}
-	for _, p := range append(append([]string{}, tb.created...), tb.updated...) {
-		if seen[p] {
-			continue
-		}
-		if pg, ok, err := r.tx.Page(p); err == nil && ok {
-			if t := pg.Meta.Template(); t == "concept" || t == "entity" {
-				terms = append(terms, render.Term{Title: pg.Meta.Title(), Path: p})
+	if r.linker == nil {
+		r.linker = render.NewLinker(nil)
+		for _, p := range r.cat.paths() {
+			if rec := r.cat.Pages[p]; rec.Template == "concept" || rec.Template == "entity" {
+				r.linker.Add(render.Term{Title: rec.Title, Path: p})
 			}
 		}
 	}
-	return render.NewLinker(terms)
+	for _, p := range append(append([]string{}, tb.created...), tb.updated...) {
+		if pg, ok, err := r.tx.Page(p); err == nil && ok {
+			if t := pg.Meta.Template(); t == "concept" || t == "entity" {
+				r.linker.Add(render.Term{Title: pg.Meta.Title(), Path: p})
+			}
+		}
+	}
+	return r.linker
 }
 
 // CollectionsDir holds, per collection, the boilerplate its documents were

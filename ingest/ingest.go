@@ -14,6 +14,7 @@ import (
 
 	"github.com/prose-store/prose/canon"
 	"github.com/prose-store/prose/ingest/plan"
+	"github.com/prose-store/prose/ingest/render"
 	"github.com/prose-store/prose/ingest/source"
 	"github.com/prose-store/prose/internal/progress"
 	"github.com/prose-store/prose/model"
@@ -134,6 +135,8 @@ type run struct {
 	bar     *progress.Bar
 	// inRun are the ids of the run's sources.
 	inRun map[string]bool
+	// linker links the terms of the wiki on the pages prose renders.
+	linker *render.Linker
 }
 
 func (r *run) fail(step string) error {

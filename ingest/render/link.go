@@ -21,6 +21,7 @@ type Term struct {
 // costs its length, not its length times the number of terms.
 type Linker struct {
 	byFirst map[string][]linkTerm
+	seen    map[string]bool // the titles added, HTML-escaped in lower case
 }
 
 type linkTerm struct {
@@ -31,8 +32,14 @@ type linkTerm struct {
 // NewLinker is a Linker for terms; terms of fewer than four letters are
 // left out (they would match inside too much text).
 func NewLinker(terms []Term) *Linker {
-	l := &Linker{byFirst: map[string][]linkTerm{}}
-	seen := map[string]bool{}
+	l := &Linker{byFirst: map[string][]linkTerm{}, seen: map[string]bool{}}
+	l.Add(terms...)
+	return l
+}
+
+// Add adds terms (a title already known is kept with its first page).
+func (l *Linker) Add(terms ...Term) {
+	seen := l.seen
 	for _, t := range terms {
 		if utf8.RuneCountInString(strings.TrimSpace(t.Title)) < 4 {
 			continue
@@ -46,13 +53,10 @@ func NewLinker(terms []Term) *Linker {
 		if first == "" {
 			continue
 		}
-		l.byFirst[first] = append(l.byFirst[first], linkTerm{low, t.Path})
-	}
-	for k := range l.byFirst {
-		ts := l.byFirst[k]
+		ts := append(l.byFirst[first], linkTerm{low, t.Path})
 		sort.SliceStable(ts, func(i, j int) bool { return len(ts[i].lower) > len(ts[j].lower) })
+		l.byFirst[first] = ts
 	}
-	return l
 }
 
 // Link returns page HTML (as render writes it) with the first mention of
