@@ -67,7 +67,13 @@ func (r *run) document(d *source.Document, p *plan.Plan, tb *toolbox) error {
 		if err := r.put(tb, d, prel, render.NavSlot, navHTML(prel, rel, d.Title, names, res.Parts, i)); err != nil {
 			return err
 		}
-		if err := r.put(tb, d, prel, render.DocumentSlot, links.Link(part.HTML, prel)); err != nil {
+		body := part.HTML
+		if strings.TrimSpace(body) == "" {
+			// A heading with nothing before its subsections (each a page
+			// of its own): its page lists them.
+			body = subsections(prel, names, res.Parts, i)
+		}
+		if err := r.put(tb, d, prel, render.DocumentSlot, links.Link(body, prel)); err != nil {
 			return err
 		}
 	}
@@ -222,4 +228,17 @@ func (r *run) keepBoilerplate(d *source.Document) {
 		return
 	}
 	r.files[CollectionsDir+"/"+plan.Slug(b.Collection)+".json"] = append(data, '\n')
+}
+
+// subsections links, from part i's page, the parts under it (those after
+// it of a deeper level, up to the next of its level or above).
+func subsections(here string, names map[int]string, parts []render.Part, i int) string {
+	var sb strings.Builder
+	for j := i + 1; j < len(parts) && parts[j].Level > parts[i].Level; j++ {
+		fmt.Fprintf(&sb, `<li><a href="%s">%s</a></li>`, html.EscapeString(relPath(here, names[j])), html.EscapeString(parts[j].Title))
+	}
+	if sb.Len() == 0 {
+		return ""
+	}
+	return `<ul class="toc">` + sb.String() + "</ul>"
 }

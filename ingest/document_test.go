@@ -107,13 +107,7 @@ func TestLongSourceBecomesSectionPages(t *testing.T) {
 	if want := strings.Count(sb.String(), "lorem"); words != want {
 		t.Errorf("%d words on the section pages, the source has %d", words, want)
 	}
-	rep, err := w.Lint(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rep.Count("error")+rep.Count("warning") != 0 {
-		t.Errorf("lint: %+v", rep.Findings)
-	}
+	lintClean(t, w)
 	res, err := ingest.Ingest(context.Background(), w, []*source.Document{readDoc(t, "big.md", sb.String())}, ingest.Options{Model: offline.Engine{}, ModelSpec: "offline", Force: true, Now: opts(nil).Now})
 	if err != nil {
 		t.Fatal(err)
@@ -249,4 +243,25 @@ func TestEnrichmentLeavesTheDocumentOut(t *testing.T) {
 	if !strings.Contains(all, `"abstract"`) || strings.Contains(all, `"document"`) || strings.Contains(all, "Last words.") {
 		t.Errorf("the enrichment prompt shows the document slot:\n%s", all)
 	}
+}
+
+// A heading with nothing of its own before its subsections, each split
+// into a page, gets a page listing them (never an empty page).
+func TestAnEmptySectionListsItsSubsections(t *testing.T) {
+	_, w := newWiki(t)
+	var sb strings.Builder
+	sb.WriteString("# Reference\n\nLead.\n\n## Functions\n\n")
+	para := strings.Repeat("lorem ipsum dolor sit amet ", 200) + "\n\n"
+	for f := 1; f <= 8; f++ {
+		fmt.Fprintf(&sb, "### func%d\n\n%s%s", f, para, para)
+	}
+	sb.WriteString("## Types\n\nShort.\n")
+	d := readDoc(t, "ref.md", sb.String())
+	ingestDocs(t, w, d)
+	dir := strings.TrimSuffix(pageOf(t, w, d.ID, "source"), ".html")
+	got := slotOf(t, w, dir+"/functions.html", "document")
+	if !strings.Contains(got, `<a href="func1.html">func1</a>`) || !strings.Contains(got, `<a href="func8.html">func8</a>`) {
+		t.Fatalf("functions.html:\n%s", got)
+	}
+	lintClean(t, w)
 }
