@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"github.com/prose-store/prose/ingest/plan"
+	"github.com/prose-store/prose/ingest/render"
 	"github.com/prose-store/prose/internal/progress"
 	"github.com/prose-store/prose/receipt"
 	"github.com/prose-store/prose/vault"
@@ -181,6 +182,9 @@ func (r *run) enrichPage(ctx context.Context, rel string) error {
 	}
 	slots := map[string]string{}
 	for _, sd := range t.Slots {
+		if sd.ID == render.DocumentSlot || sd.ID == render.NavSlot {
+			continue // the source's own text, prose's to render: no model reads or writes it
+		}
 		h, _ := p.Slot(sd.ID)
 		slots[sd.ID] = h
 	}

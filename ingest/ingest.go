@@ -14,6 +14,7 @@ import (
 
 	"github.com/prose-store/prose/canon"
 	"github.com/prose-store/prose/ingest/plan"
+	"github.com/prose-store/prose/ingest/render"
 	"github.com/prose-store/prose/ingest/source"
 	"github.com/prose-store/prose/internal/progress"
 	"github.com/prose-store/prose/model"
@@ -154,6 +155,8 @@ type run struct {
 	// merged in name order.
 	base   *catalog
 	placed *placing
+	// linker links the terms of the wiki on the pages prose renders.
+	linker *render.Linker
 }
 
 func (r *run) fail(step string) error {
@@ -369,7 +372,7 @@ func (r *run) ingest(ctx context.Context, docs []*source.Document) (*Result, err
 	var todo []*source.Document
 	for _, d := range docs {
 		sr := SourceResult{Name: d.Name, ID: d.ID, Kind: string(d.Kind), Title: d.Title, Redactions: d.Redactions, Encoding: d.Encoding, Pages: []string{}}
-		memo := MemoKey(d.ID, r.opt, r.prompts.version())
+		memo := r.memoOf(d)
 		if rec, ok := r.cat.Sources[d.ID]; ok && rec.Memo == memo && !r.opt.Force {
 			sr.Status = "skipped"
 			sr.Pages = append(sr.Pages, r.cat.pagesOf(d.ID)...)
@@ -424,13 +427,17 @@ func (r *run) source(ctx context.Context, d *source.Document) error {
 	if err != nil {
 		return &StepError{"analysis of " + d.Name, err}
 	}
-	migs := r.place(d, p)
+	r.ensureSourcePage(d, p)
+	// The source's own text, rendered by prose whatever the model writes:
+	// a long one is split into section pages, placed with the plan's.
+	doc := render.Document(d, render.Options{})
+	migs, sections := r.place(d, p, doc.Parts)
 	if err := r.migrate(d, migs); err != nil {
 		return &StepError{"bookkeeping of " + d.Name, err}
 	}
 	if r.opt.DryRun {
 		sr.Status = "planned"
-		for _, pg := range p.Pages {
+		for _, pg := range append(append([]plan.Page{}, p.Pages...), sections...) {
 			sr.Pages = append(sr.Pages, pg.Path)
 			if pg.Action == plan.Create {
 				r.addOnce(&r.res.Created, pg.Path)
@@ -453,13 +460,17 @@ func (r *run) source(ctx context.Context, d *source.Document) error {
 	if err != nil {
 		return &StepError{"generation of " + d.Name, err}
 	}
+	// The source's own text, rendered by prose whatever the model wrote.
+	if err := r.document(d, p, doc, sections, tb); err != nil {
+		return &StepError{"rendering of " + d.Name, err}
+	}
 	// What the earlier version wrote and this one no longer says.
 	if err := r.letGo(d, p, tb, handed); err != nil {
 		return &StepError{"bookkeeping of " + d.Name, err}
 	}
 	// Every page this source wrote records it, and its origin.
 	origins := map[string]string{}
-	for _, pg := range p.Pages {
+	for _, pg := range append(append([]plan.Page{}, p.Pages...), sections...) {
 		origins[pg.Path] = pg.Origin
 	}
 	// A page the model created beside the plan gets an origin too, as
@@ -526,7 +537,8 @@ func (r *run) source(ctx context.Context, d *source.Document) error {
 	}
 	sr.Status = "ingested"
 	sr.Pages = pages
-	r.cat.Sources[d.ID] = &sourceRecord{Name: d.Name, Kind: string(d.Kind), Title: d.Title, Memo: MemoKey(d.ID, r.opt, r.prompts.version()), Redactions: d.Redactions}
+	r.cat.Sources[d.ID] = &sourceRecord{Name: d.Name, Kind: string(d.Kind), Title: d.Title, Memo: r.memoOf(d), Redactions: d.Redactions}
+	r.keepBoilerplate(d)
 	r.files[SourcePath(d.ID)] = d.Data
 	return nil
 }
@@ -626,8 +638,8 @@ func (r *run) templateFields() (names, details string) {
 	var ns []string
 	var sb strings.Builder
 	for _, t := range r.w.Templates() {
-		if t.Name == "folder" {
-			continue
+		if t.Name == "folder" || t.Name == "section" {
+			continue // prose writes these pages itself
 		}
 		ns = append(ns, t.Name)
 		fmt.Fprintf(&sb, "- %s: %s Slots:", t.Name, t.Description)

@@ -7,7 +7,9 @@ import (
 	"strings"
 
 	"github.com/prose-store/prose/ingest/plan"
+	"github.com/prose-store/prose/ingest/render"
 	"github.com/prose-store/prose/ingest/source"
+	"github.com/prose-store/prose/wiki"
 )
 
 // ReviewLayout is the kind of the review item a run queues for a page the
@@ -49,28 +51,27 @@ type migration struct {
 // it, else kept, with a review item naming the new page. Links between
 // the plan's pages follow. The placement reads nothing the run wrote, so
 // --dry-run plans exactly what the run does.
-func (r *run) place(d *source.Document, p *plan.Plan) []migration {
+func (r *run) place(d *source.Document, p *plan.Plan, parts []render.Part) ([]migration, []plan.Page) {
 	home := plan.SourceHome(d.Name, d.Collection, r.opt.Into)
 	ids := r.versionsOf(d)
 	moved := map[string]string{}
 	var migs []migration
-	for i := range p.Pages {
-		pg := &p.Pages[i]
+	one := func(pg *plan.Page) {
 		if pg.Action == plan.Update && pg.Origin == "" {
 			if rec, ok := r.pageAt(pg.Path); ok {
 				// The model updates a page it named by path: it stays.
 				pg.Origin = rec
-				continue
+				return
 			}
 		}
 		origin := originOf(d, pg)
 		pg.Origin = origin
-		if at, ok := r.findOrigin(origin); ok && r.ownedBy(at, origin, ids) {
+		if at, ok := r.findPage(origin, pg.Template); ok && r.ownedBy(at, origin, ids) {
 			if at != pg.Path {
 				moved[pg.Path] = at
 			}
 			pg.Action, pg.Path = plan.Update, at
-			continue
+			return
 		}
 		want := layoutPath(origin, home, pg)
 		if rec, ok := r.base.Pages[want]; ok && rec.Origin == "" && len(rec.Sources) == 0 && !r.placed.claimed[want] {
@@ -83,7 +84,7 @@ func (r *run) place(d *source.Document, p *plan.Plan) []migration {
 			r.placed.claimed[want] = true
 			pg.Action, pg.Path = plan.Update, want
 			r.placed.origins[origin], r.placed.paths[want] = want, origin
-			continue
+			return
 		}
 		to := r.freePath(want, origin)
 		if old, ok := r.earlierLayout(pg, origin, ids); ok {
@@ -97,7 +98,7 @@ func (r *run) place(d *source.Document, p *plan.Plan) []migration {
 				}
 				pg.Action, pg.Path = plan.Update, to
 				r.placed.origins[origin], r.placed.paths[to] = to, origin
-				continue
+				return
 			}
 		}
 		if pg.Path != to {
@@ -105,6 +106,27 @@ func (r *run) place(d *source.Document, p *plan.Plan) []migration {
 		}
 		pg.Action, pg.Path = plan.Create, to
 		r.placed.origins[origin], r.placed.paths[to] = to, origin
+	}
+	// The source page first: the pages beside it go in the folder named
+	// for where it is. Then the section pages of a split document, which
+	// are the document's own outline, then the plan's other pages.
+	src := -1
+	for i := range p.Pages {
+		if src < 0 && originOf(d, &p.Pages[i]) == d.Name {
+			src = i
+			one(&p.Pages[i])
+			home = p.Pages[i].Path
+		}
+	}
+	sections := make([]plan.Page, len(parts))
+	for i, part := range parts {
+		sections[i] = plan.Page{Action: plan.Create, Template: wiki.SectionTemplate, Title: part.Title, Origin: plan.Origin(d.Name, part.Anchor)}
+		one(&sections[i])
+	}
+	for i := range p.Pages {
+		if i != src {
+			one(&p.Pages[i])
+		}
 	}
 	if len(moved) > 0 {
 		for i := range p.Pages {
@@ -115,28 +137,72 @@ func (r *run) place(d *source.Document, p *plan.Plan) []migration {
 			}
 		}
 	}
-	return migs
+	return migs, sections
+}
+
+// ensureSourcePage adds d's source page to plan p when the plan (a
+// model's) has none: every source has one, placed by the layout like any
+// other page, so a dry run lists it and the run renders the document
+// into it.
+func (r *run) ensureSourcePage(d *source.Document, p *plan.Plan) {
+	for i := range p.Pages {
+		if originOf(d, &p.Pages[i]) == d.Name {
+			return
+		}
+	}
+	p.Pages = append([]plan.Page{{Action: plan.Create, Template: "source", Title: d.Title, Origin: d.Name,
+		Path: plan.SourceHome(d.Name, d.Collection, r.opt.Into), Why: "every ingested source gets a source page"}}, p.Pages...)
+}
+
+// findPage is the page of origin for a planned page of template tmpl.
+// A section page and a page derived from the same section (a procedure)
+// are told apart by the derived page's qualifier (plan.Derived); a page
+// found by the unqualified origin (written before the qualifier) is the
+// page only when its template is tmpl.
+func (r *run) findPage(origin, tmpl string) (string, bool) {
+	if at, ok := r.findOrigin(origin); ok {
+		if rec, inBase := r.base.Pages[at]; !inBase || rec.Template == "" || (rec.Template == wiki.SectionTemplate) == (tmpl == wiki.SectionTemplate) {
+			return at, true
+		}
+	}
+	if bare := plan.Underived(origin); bare != origin {
+		if at, ok := r.base.byOrigin(bare); ok {
+			if rec := r.base.Pages[at]; rec != nil && rec.Template == tmpl {
+				if _, taken := r.placed.paths[at]; !taken {
+					return at, true
+				}
+			}
+		}
+	}
+	return "", false
 }
 
 // originOf is the full origin of planned page pg of source d: the plan's
-// when it names d or a term, else derived from the template and title.
+// when it names d or a term, else derived from the template and title. A
+// page of one of d's sections that is not the section's own page (a
+// procedure, a note) carries its template as a qualifier (plan.Derived),
+// so a long source's section page and the procedure of that section are
+// two pages.
 func originOf(d *source.Document, pg *plan.Page) string {
 	o := pg.Origin
 	switch {
 	case plan.IsTermOrigin(o):
 		return o
 	case strings.HasPrefix(o, "#") && len(o) > 1:
-		return plan.Origin(d.Name, o[1:])
-	case o == d.Name || strings.HasPrefix(o, d.Name+"#"):
+		o = plan.Origin(d.Name, o[1:])
+	case o == d.Name:
 		return o
+	case strings.HasPrefix(o, d.Name+"#"):
+	default:
+		switch pg.Template {
+		case "source":
+			return d.Name
+		case "concept", "entity":
+			return plan.TermOrigin(pg.Title)
+		}
+		o = plan.Origin(d.Name, plan.Anchor(pg.Title))
 	}
-	switch pg.Template {
-	case "source":
-		return d.Name
-	case "concept", "entity":
-		return plan.TermOrigin(pg.Title)
-	}
-	return plan.Origin(d.Name, plan.Anchor(pg.Title))
+	return plan.Derived(o, pg.Template)
 }
 
 // layoutPath is where the layout puts a new page of origin.
@@ -147,7 +213,7 @@ func layoutPath(origin, home string, pg *plan.Page) string {
 	case !strings.Contains(origin, "#"):
 		return home
 	}
-	_, anchor, _ := strings.Cut(origin, "#")
+	_, anchor, _ := strings.Cut(plan.Underived(origin), "#")
 	return plan.DerivedPage(home, strings.TrimPrefix(anchor, "s-"))
 }
 
@@ -159,6 +225,12 @@ func (r *run) freePath(want, origin string) string {
 		return want
 	}
 	stem := strings.TrimSuffix(want, ".html")
+	if bare := plan.Underived(origin); bare != origin {
+		// A procedure beside the section page of its section.
+		if to := stem + "-" + plan.Slug(origin[len(bare)+1:]) + ".html"; !r.taken(to) {
+			return to
+		}
+	}
 	if ext := path.Ext(strings.SplitN(origin, "#", 2)[0]); ext != "" && !plan.IsTermOrigin(origin) {
 		// The source's extension tells "runbook.md" from "runbook.txt".
 		if to := stem + "-" + plan.Slug(ext[1:]) + ".html"; !r.taken(to) {

@@ -26,7 +26,7 @@ func generated(t testing.TB, n int) []*source.Document {
 		var sb strings.Builder
 		fmt.Fprintf(&sb, "# %s %s %d\n\nThe %s %s keeps a record of every request and answers within a budget.\n\n", strings.ToUpper(a[:1])+a[1:], strings.ToUpper(th[:1])+th[1:], i, a, th)
 		if i%3 == 0 {
-			sb.WriteString("## Restart\n\n1. Drain the node.\n2. Restart the node.\n\n")
+			sb.WriteString("## Restart steps\n\n1. Drain the node.\n2. Restart the node.\n\n")
 		}
 		if i%4 == 1 {
 			fmt.Fprintf(&sb, "## Glossary\n\n- %s lag %d: the delay before the %s catches up with writes\n\n", th, i, th)
@@ -120,7 +120,7 @@ func TestCollectionsMirrorTheirSources(t *testing.T) {
 	run := func(into string) (*wiki.Wiki, *ingest.Result) {
 		_, w := newWiki(t)
 		docs := []*source.Document{
-			collectionDoc(t, "docs/ops/runbook.md", "# Gateway Runbook\n\nThe gateway answers first.\n\n## Restart\n\n1. Drain the gateway.\n2. Restart the gateway.\n\n## Glossary\n\n- Gateway lag: the delay before the gateway catches up\n"),
+			collectionDoc(t, "docs/ops/runbook.md", "# Gateway Runbook\n\nThe gateway answers first.\n\n## Restart steps\n\n1. Drain the gateway.\n2. Restart the gateway.\n\n## Glossary\n\n- Gateway lag: the delay before the gateway catches up\n"),
 			collectionDoc(t, "docs/ops/deep/er/still.md", "# Still Deeper\n\nA page four folders down.\n"),
 			collectionDoc(t, "docs/intro.md", "# Introduction\n\nWhat the docs are about.\n"),
 			readDoc(t, "alone.md", "# Alone\n\nA file named on its own.\n"),
@@ -137,7 +137,7 @@ func TestCollectionsMirrorTheirSources(t *testing.T) {
 		return w, res
 	}
 	w, res := run("")
-	for _, want := range []string{"docs/ops/runbook.html", "docs/ops/runbook/restart.html", "glossary/gateway-lag.html",
+	for _, want := range []string{"docs/ops/runbook.html", "docs/ops/runbook/restart-steps.html", "glossary/gateway-lag.html",
 		"docs/ops/deep/er/still.html", "docs/intro.html", "notes/alone.html", "docs/many/item-29.html"} {
 		if !slices.Contains(res.Created, want) {
 			t.Errorf("%s not created: %v", want, res.Created)

@@ -69,8 +69,9 @@ func RegisterPrograms(reg *program.Registry, open WikiOpener) error {
 					return "", err
 				}
 				var docs []*source.Document
+				chrome := source.FindBoilerplate(inputs)
 				for _, in := range inputs {
-					d, err := source.Read(in.Name, in.Data, in.Kind)
+					d, err := source.ReadWith(in.Name, in.Data, in.Kind, chrome[in.Collection])
 					if err != nil {
 						return "", err
 					}

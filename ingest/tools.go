@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/prose-store/prose/ingest/plan"
+	"github.com/prose-store/prose/ingest/render"
 	"github.com/prose-store/prose/model"
 	"github.com/prose-store/prose/wiki"
 )
@@ -200,6 +201,9 @@ func (tb *toolbox) slot(args json.RawMessage, appendTo bool) (string, error) {
 	}
 	if err := tb.writable(a.Path); err != nil {
 		return "", err
+	}
+	if a.Slot == render.DocumentSlot {
+		return "", errors.New("the document slot holds the source's own text, which prose renders itself: write the other slots")
 	}
 	if tb.checked {
 		if err := tb.checkSlotSize(a, appendTo); err != nil {

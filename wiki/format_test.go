@@ -126,8 +126,8 @@ func TestGoldenTemplates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ts) != 11 {
-		t.Fatalf("%d built-in templates, want 11", len(ts))
+	if len(ts) != 12 {
+		t.Fatalf("%d built-in templates, want 12", len(ts))
 	}
 	for name, tm := range ts {
 		p := &Page{Meta: Meta{"title": "A " + name + " page", "template": name, "tags": []any{"demo", "golden"}, "updated": "2026-01-02", "related": []any{"other/page"}}}

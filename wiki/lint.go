@@ -18,6 +18,10 @@ import (
 // that file pages.
 const MaxFolderPages = 10
 
+// SectionTemplate is the template of the pages prose splits a long source
+// into: a folder of them alone is never crowded.
+const SectionTemplate = "section"
+
 // Severities of lint findings. "Lint-clean" means no errors and no
 // warnings.
 const (

@@ -39,6 +39,9 @@ var (
 		"details": {"open"},
 		"abbr":    {"title"},
 		"q":       {"cite"},
+		// Headings may carry an anchor in the source's namespace (see
+		// headingID), so a page links into a rendered source.
+		"h2": {"id"}, "h3": {"id"}, "h4": {"id"}, "h5": {"id"}, "h6": {"id"},
 	}
 	// class values: words of lowercase letters, digits, '-' and '_' (the
 	// palette's names and any plain class a page wants).
@@ -51,7 +54,16 @@ var (
 	// not ask for.
 	srcPattern = lazyre.New(`^(?i:data:image/(png|gif|jpeg|webp);base64,[a-z0-9+/=]+$|[^:]*$|[^:/?#]*[/?#])`)
 	numPattern = lazyre.New(`^[0-9]{1,4}$`)
+	// headingID is the one id a slot may hold: "s-" and a slug (lower-case
+	// letters of any script, their marks, digits, '-'), on h2–h6 only. The
+	// page's own ids ("slot-…", the shell's) never start with "s-", so a
+	// source's anchors cannot clobber them (DOM clobbering through id or
+	// name is refused for every other id and element).
+	headingID = lazyre.New(`^s-[\p{Ll}\p{Lo}\p{Lm}\p{M}\p{Nd}][\p{Ll}\p{Lo}\p{Lm}\p{M}\p{Nd}-]{0,95}$`)
 )
+
+// headingElements are the elements an anchor (headingID) may sit on.
+var headingElements = []string{"h2", "h3", "h4", "h5", "h6"}
 
 var (
 	policyOnce sync.Once
@@ -76,6 +88,7 @@ func slotPolicy() *bluemonday.Policy {
 		p.AllowAttrs("datetime").OnElements("time")
 		p.AllowAttrs("open").OnElements("details")
 		p.AllowAttrs("cite").Matching(hrefPattern()).OnElements("q")
+		p.AllowAttrs("id").Matching(headingID()).OnElements(headingElements...)
 		p.AllowURLSchemes("http", "https", "mailto", "data")
 		p.AllowRelativeURLs(true)
 		p.RequireParseableURLs(true)
@@ -143,6 +156,8 @@ func removals(in string) []string {
 					add("unsafe link " + shortURL(a.Val) + " on <a>")
 				case name == "src" && !srcPattern().MatchString(strings.TrimSpace(a.Val)):
 					add("remote or unsafe image " + shortURL(a.Val))
+				case name == "id" && !headingID().MatchString(a.Val):
+					add("id " + fmt.Sprintf("%q", a.Val) + " on <" + t.Data + "> (an anchor is \"s-\" and a lower-case slug)")
 				case name == "class" && !classPattern().MatchString(a.Val):
 					add("class " + fmt.Sprintf("%q", a.Val) + " on <" + t.Data + ">")
 				}

@@ -24,7 +24,7 @@ import (
 func checkoutSources(round int) map[string]string {
 	files := map[string]string{}
 	for i := 0; i < 30*(round+1); i++ {
-		body := fmt.Sprintf("# Runbook %d\n\nThe service number %d keeps a record of every request.\n\n## Restart %d\n\n1. Drain node %d.\n2. Restart it.\n", i, i, i, i)
+		body := fmt.Sprintf("# Runbook %d\n\nThe service number %d keeps a record of every request.\n\n## Restart steps %d\n\n1. Drain node %d.\n2. Restart it.\n", i, i, i, i)
 		if round > 0 {
 			body += fmt.Sprintf("\nThe quartzite budget of service %d is reviewed each quarter.\n", i)
 		}

@@ -58,8 +58,9 @@ func ingestCommand() *cli.Command {
 			}
 			var docs []*source.Document
 			reported := len(skipped)
+			chrome := source.FindBoilerplate(inputs)
 			for _, in := range inputs {
-				d, err := source.Read(in.Name, in.Data, in.Kind)
+				d, err := source.ReadWith(in.Name, in.Data, in.Kind, chrome[in.Collection])
 				if err != nil && in.Found {
 					// A file found in a directory that does not read is
 					// skipped, as one that cannot be opened is.

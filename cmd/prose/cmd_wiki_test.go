@@ -84,7 +84,7 @@ func TestWikiEveryOperationThroughTheCLI(t *testing.T) {
 	if s := r("list-slots", "transformers")["slots"].([]any); len(s) != 4 {
 		t.Fatalf("list-slots: %v", s)
 	}
-	if ts := r("templates")["templates"].([]any); len(ts) != 11 {
+	if ts := r("templates")["templates"].([]any); len(ts) != 12 {
 		t.Fatalf("templates: %d", len(ts))
 	}
 	if tr := r("tree")["folders"].([]any); len(tr) != 1 {

@@ -92,7 +92,7 @@ func TestIngestManyFilesLeavesNoCrowdedFolder(t *testing.T) {
 		a, th := areas[i%len(areas)], things[(i/len(areas))%len(things)]
 		body := fmt.Sprintf("# %s %s %d\n\nThe %s %s keeps a record of every request.\n", a, th, i, a, th)
 		if i%3 == 0 {
-			body += "\n## Restart\n\n1. Drain the node.\n2. Restart the node.\n"
+			body += "\n## Restart steps\n\n1. Drain the node.\n2. Restart the node.\n"
 		}
 		files[fmt.Sprintf("doc-%03d.md", i)] = body
 	}

@@ -53,9 +53,9 @@ func TestIngestChangedSourceLetsGoThroughTheCLI(t *testing.T) {
 func TestIngestFindsAPageByItsOriginThroughTheCLI(t *testing.T) {
 	dir := newIngestVault(t)
 	src := filepath.Join(t.TempDir(), "docs")
-	writeFiles(t, src, map[string]string{"ops/runbook.md": "# Runbook\n\nRestart things carefully.\n\n## Restart\n\n1. Drain the node.\n2. Restart it.\n"})
+	writeFiles(t, src, map[string]string{"ops/runbook.md": "# Runbook\n\nRestart things carefully.\n\n## Restart steps\n\n1. Drain the node.\n2. Restart it.\n"})
 	out := mustProse(t, "--vault", dir, "ingest", src)
-	if !strings.Contains(out, "created  docs/ops/runbook.html") || !strings.Contains(out, "created  docs/ops/runbook/restart.html") {
+	if !strings.Contains(out, "created  docs/ops/runbook.html") || !strings.Contains(out, "created  docs/ops/runbook/restart-steps.html") {
 		t.Fatalf("first ingest:\n%s", out)
 	}
 	if meta := mustProse(t, "--vault", dir, "wiki", "meta", "docs/ops/runbook"); !strings.Contains(meta, "origin: docs/ops/runbook.md\n") {
@@ -64,10 +64,10 @@ func TestIngestFindsAPageByItsOriginThroughTheCLI(t *testing.T) {
 	pages := func() string { return mustProse(t, "--vault", dir, "wiki", "tree") }
 	before := pages()
 	mustProse(t, "--vault", dir, "wiki", "set-meta", "docs/ops/runbook", "title=Our Restart Runbook")
-	mustProse(t, "--vault", dir, "wiki", "set-meta", "docs/ops/runbook/restart", "title=Restarting a node")
-	writeFiles(t, src, map[string]string{"ops/runbook.md": "# Node Runbook\n\nRestart things carefully, one node at a time.\n\n## Restart\n\n1. Drain the node.\n2. Restart it.\n3. Watch the logs.\n"})
+	mustProse(t, "--vault", dir, "wiki", "set-meta", "docs/ops/runbook/restart-steps", "title=Restarting a node")
+	writeFiles(t, src, map[string]string{"ops/runbook.md": "# Node Runbook\n\nRestart things carefully, one node at a time.\n\n## Restart steps\n\n1. Drain the node.\n2. Restart it.\n3. Watch the logs.\n"})
 	out = mustProse(t, "--vault", dir, "ingest", src)
-	if strings.Contains(out, "created") || !strings.Contains(out, "updated  docs/ops/runbook.html") || !strings.Contains(out, "updated  docs/ops/runbook/restart.html") {
+	if strings.Contains(out, "created") || !strings.Contains(out, "updated  docs/ops/runbook.html") || !strings.Contains(out, "updated  docs/ops/runbook/restart-steps.html") {
 		t.Errorf("the changed source did not update its pages where they are:\n%s", out)
 	}
 	if strings.Count(pages(), ".html") != strings.Count(before, ".html") {
@@ -82,7 +82,7 @@ func TestIngestFindsAPageByItsOriginThroughTheCLI(t *testing.T) {
 	if s := mustProse(t, "--vault", dir, "wiki", "slot", "docs/ops/runbook", "abstract"); !strings.Contains(s, "one node at a time") {
 		t.Errorf("the source page was not updated: %s", s)
 	}
-	if s := mustProse(t, "--vault", dir, "wiki", "slot", "docs/ops/runbook/restart", "steps"); !strings.Contains(s, "Watch the logs") {
+	if s := mustProse(t, "--vault", dir, "wiki", "slot", "docs/ops/runbook/restart-steps", "steps"); !strings.Contains(s, "Watch the logs") {
 		t.Errorf("the steps page was not updated: %s", s)
 	}
 	if lint := mustProse(t, "--vault", dir, "wiki", "lint"); !strings.Contains(lint, "0 errors, 0 warnings") {

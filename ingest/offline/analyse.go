@@ -51,8 +51,6 @@ type workspace struct {
 	folders  map[string]int // pages per folder, existing and planned
 	sents    []string       // the document's sentences, once split
 	lowSents []string       // the same in lower case, once
-	// pitfallText are the sentences that warn, once found.
-	pitfallText []string
 	// pitfallSecs are the indexes of the sections whose heading names
 	// pitfalls, once found: a source's pages are all written in one call,
 	// and each procedure page asks again.
@@ -156,8 +154,8 @@ func (w *workspace) candidates() []candidate {
 		s := &doc.Sections[i]
 		for j := range s.Blocks {
 			b := &s.Blocks[j]
-			if b.Kind != source.Steps || len(b.Items) < 2 {
-				continue
+			if !presentsSteps(doc, s, b) {
+				continue // only a list the document presents as steps
 			}
 			hasStructure = true
 			h := s.Heading
@@ -172,6 +170,7 @@ func (w *workspace) candidates() []candidate {
 				page: plan.Page{Template: "procedure", Title: procedureTitle(doc, s), Origin: "#" + anchor, Why: fmt.Sprintf("%d numbered steps", len(b.Items))}}, topic)
 		}
 	}
+	once := definedOnce(doc)
 	for i := range doc.Sections {
 		s := &doc.Sections[i]
 		for j := range s.Blocks {
@@ -180,6 +179,9 @@ func (w *workspace) candidates() []candidate {
 				continue
 			}
 			for _, d := range b.Defs {
+				if !declaresTerm(s, b, d) || !isTerm(d.Term) || !once[strings.ToLower(d.Term)] {
+					continue // only a declared definition of a name
+				}
 				hasStructure = true
 				tmpl := "concept"
 				if isEntity(s.Heading, d.Term) {

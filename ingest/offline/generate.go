@@ -529,9 +529,6 @@ func (w *workspace) prerequisites(text func(string) string) string {
 }
 
 func (w *workspace) pitfalls(text func(string) string) string {
-	if w.pitfallText == nil {
-		w.pitfallText = w.pitfallSentences()
-	}
 	if w.pitfallSecs == nil {
 		w.pitfallSecs = []int{}
 		for i, s := range w.doc.Sections {
@@ -557,43 +554,9 @@ func (w *workspace) pitfalls(text func(string) string) string {
 			}
 		}
 	}
-	if len(parts) > 0 {
-		return strings.Join(parts, "\n")
-	}
-	var warn []string
-	for _, s := range w.pitfallText {
-		warn = append(warn, text(s))
-	}
-	return list("ul", warn, 4)
-}
-
-// warnWords are what a sentence that warns says.
-var warnWords = []string{"never", "avoid", "don't", "do not", "must not", "careful", "roll back", "rollback"}
-
-// warns reports whether a sentence holds one of warnWords as a phrase.
-func warns(s string) bool {
-	lower := strings.ToLower(s)
-	for _, w := range warnWords {
-		if strings.Contains(lower, w) && containsPhrase(lower, w) {
-			return true
-		}
-	}
-	return false
-}
-
-// pitfallSentences are the first four sentences that warn (never, avoid,
-// must not…), found once per source.
-func (w *workspace) pitfallSentences() []string {
-	out := []string{}
-	for _, s := range w.sentences() {
-		if len(out) == 4 {
-			break
-		}
-		if warns(s) {
-			out = append(out, s)
-		}
-	}
-	return out
+	// Only sections the source heads as pitfalls: a sentence's shape
+	// ("never", "avoid") makes no pitfall.
+	return strings.Join(parts, "\n")
 }
 
 // mentionsOf lists up to three sentences of doc that use term, other than

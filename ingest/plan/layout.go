@@ -21,13 +21,40 @@ const GlossaryFolder = "glossary"
 
 // Origin is the identity of a page made from a source: the source's name
 // (stable across versions of the source: a changed source keeps its
-// name), and for a page of one of its sections (a procedure, a split
-// section) "#" and the section's anchor.
+// name), and for the page of one of its sections (a long source's
+// section page) "#" and the section's anchor; a page derived from a
+// section (a procedure) adds its template (Derived).
 func Origin(name, anchor string) string {
 	if anchor == "" {
 		return name
 	}
 	return name + "#" + anchor
+}
+
+// Derived is the origin of a page of template tmpl made from the section
+// of origin: a section's own page (template "section", or no template)
+// is origin itself; any other page (a procedure, a note) has the template
+// after a "/" ("runbook.md#s-deploy/procedure"), so the two are two
+// pages. Origins without an anchor (a source page) and origins already
+// qualified are returned as they are.
+func Derived(origin, tmpl string) string {
+	i := strings.LastIndexByte(origin, '#')
+	if i < 0 || tmpl == "" || tmpl == "section" || strings.Contains(origin[i:], "/") {
+		return origin
+	}
+	return origin + "/" + tmpl
+}
+
+// Underived is origin without the qualifier Derived adds.
+func Underived(origin string) string {
+	i := strings.LastIndexByte(origin, '#')
+	if i < 0 {
+		return origin
+	}
+	if j := strings.IndexByte(origin[i:], '/'); j >= 0 {
+		return origin[:i+j]
+	}
+	return origin
 }
 
 // TermOrigin is the identity of the term page of term: one per term and

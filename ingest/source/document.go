@@ -41,6 +41,9 @@ type Document struct {
 	// Encoding names the encoding the source was converted from to UTF-8
 	// (UTF16LE, UTF16BE, Windows1252), or is "" for a source in UTF-8.
 	Encoding string `json:",omitempty"`
+	// Boilerplate is the collection boilerplate left out of the document
+	// (ReadWith), nil when none was.
+	Boilerplate *Boilerplate `json:"-"`
 }
 
 // Section is a heading and the blocks under it up to the next heading. A

@@ -26,14 +26,14 @@ var (
 
 // readHTML fills d from an HTML page: the <title>, then the content of
 // <main> (or <article>, or <body>) with chrome dropped.
-func readHTML(d *Document, src []byte) error {
+func readHTML(d *Document, src []byte, b *Boilerplate) error {
 	doc, err := html.Parse(bytes.NewReader(src))
 	if err != nil {
 		return err
 	}
 	title := ""
 	if t := find(doc, atom.Title); t != nil {
-		title = clean(textOf(t))
+		title = trimMarks(clean(textOf(t)))
 		for _, sep := range []string{" | ", " · ", " — ", " – "} {
 			if i := strings.Index(title, sep); i > 0 {
 				title = title[:i]
@@ -50,7 +50,7 @@ func readHTML(d *Document, src []byte) error {
 	if root == nil {
 		root = doc
 	}
-	r := htmlReader{d: d}
+	r := htmlReader{d: d, skip: b.skipped(doc)}
 	r.children(root)
 	r.flush()
 	if title != "" {
@@ -68,14 +68,15 @@ func readHTML(d *Document, src []byte) error {
 
 type htmlReader struct {
 	d     *Document
-	loose strings.Builder // inline text met directly inside a container
+	skip  map[*html.Node]bool // the collection's boilerplate
+	loose strings.Builder     // inline text met directly inside a container
 }
 
 func isChrome(n *html.Node) bool {
 	if n.Type != html.ElementNode {
 		return false
 	}
-	if chrome[n.DataAtom] {
+	if chrome[n.DataAtom] || isLinkChrome(n) {
 		return true
 	}
 	for _, a := range n.Attr {
@@ -119,13 +120,13 @@ func (r *htmlReader) node(n *html.Node) {
 		r.loose.WriteString(EscapeText(n.Data))
 		return
 	}
-	if n.Type != html.ElementNode || isChrome(n) {
+	if n.Type != html.ElementNode || isChrome(n) || r.skip[n] {
 		return
 	}
 	switch n.DataAtom {
 	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
 		r.flush()
-		r.d.addSection(int(n.Data[1]-'0'), Plain(r.inline(n)))
+		r.d.addSection(int(n.Data[1]-'0'), trimMarks(Plain(r.inline(n))))
 	case atom.P:
 		r.flush()
 		var lines []string
@@ -236,8 +237,8 @@ func (r *htmlReader) table(n *html.Node) {
 func (r *htmlReader) anchor(a *html.Node) string {
 	text := strings.ReplaceAll(r.inlineBreaks(a), "\n", " ")
 	href := strings.TrimSpace(attr(a, "href"))
-	if href == "" || strings.HasPrefix(href, "#") {
-		return text
+	if href == "" || strings.HasPrefix(href, "#") || strings.TrimSpace(text) == "" {
+		return text // an in-page link, or an icon's: no text to show
 	}
 	r.d.Links = append(r.d.Links, Link{Text: clean(Plain(text)), URL: href})
 	return linkText(text, href)
@@ -258,7 +259,7 @@ func (r *htmlReader) inlineBreaks(n *html.Node) string {
 			switch {
 			case c.Type == html.TextNode:
 				sb.WriteString(EscapeText(strings.ReplaceAll(c.Data, "\n", " ")))
-			case isChrome(c):
+			case isChrome(c) || r.skip[c]:
 			case c.DataAtom == atom.Br:
 				sb.WriteString("\n")
 			case c.DataAtom == atom.A:
@@ -267,8 +268,8 @@ func (r *htmlReader) inlineBreaks(n *html.Node) string {
 				sb.WriteString(codeSpan(textOf(c)))
 			case c.Type == html.ElementNode:
 				walk(c)
-				if c.DataAtom == atom.Li || c.DataAtom == atom.P || c.DataAtom == atom.Div {
-					sb.WriteString(" ")
+				if blockish[c.DataAtom] {
+					sb.WriteString(" ") // the text of two blocks is two words
 				}
 			}
 		}
@@ -329,4 +330,13 @@ func textOf(n *html.Node) string {
 	}
 	walk(n)
 	return sb.String()
+}
+
+// blockish are the elements whose text never runs into the next one's
+// when a block's text is read inline (a table cell inside a definition).
+var blockish = map[atom.Atom]bool{
+	atom.Li: true, atom.P: true, atom.Div: true, atom.Td: true, atom.Th: true, atom.Tr: true, atom.Table: true,
+	atom.Dt: true, atom.Dd: true, atom.Dl: true, atom.Ul: true, atom.Ol: true, atom.Section: true,
+	atom.Blockquote: true, atom.Pre: true, atom.H1: true, atom.H2: true, atom.H3: true, atom.H4: true,
+	atom.H5: true, atom.H6: true, atom.Caption: true, atom.Figcaption: true, atom.Address: true,
 }

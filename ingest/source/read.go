@@ -79,10 +79,15 @@ func Sniff(data []byte) Kind {
 // limit is on the bytes as given. Bytes that are none of these, or hold
 // NUL bytes, are refused as binary.
 func Read(name string, data []byte, kind Kind) (*Document, error) {
+	return readWith(name, data, kind, nil)
+}
+
+// readWith is Read, leaving out b's blocks of an HTML source.
+func readWith(name string, data []byte, kind Kind, b *Boilerplate) (*Document, error) {
 	if len(data) > MaxSize {
 		return nil, tooLarge(name, int64(len(data)), true)
 	}
-	d, err := read(name, data, kind)
+	d, err := read(name, data, kind, b)
 	if err != nil {
 		return nil, err
 	}
@@ -99,10 +104,10 @@ func ReadQuoted(name string, data []byte) (*Document, error) {
 	if len(data) > MaxQuoted {
 		return nil, fmt.Errorf("%s: the quoted source is %d bytes, more than the %d MiB the outline of a source within the %d MiB limit comes to", name, len(data), MaxQuoted>>20, MaxSize>>20)
 	}
-	return read(name, data, Markdown)
+	return read(name, data, Markdown, nil)
 }
 
-func read(name string, data []byte, kind Kind) (*Document, error) {
+func read(name string, data []byte, kind Kind, b *Boilerplate) (*Document, error) {
 	named := kind
 	if named == "" {
 		named = KindOf(name)
@@ -127,7 +132,7 @@ func read(name string, data []byte, kind Kind) (*Document, error) {
 	case Text:
 		readText(d, redacted)
 	case HTML:
-		if err := readHTML(d, d.Data); err != nil {
+		if err := readHTML(d, d.Data, b); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 	case Conversation:
@@ -180,6 +185,9 @@ type Input struct {
 	Kind  Kind // "" unless the source was standard input read with a kind
 	Stdin bool // read from standard input ("-")
 	Found bool // found in a directory (not named on the command line)
+	// Collection is the directory argument a found file came from: the
+	// files of one are compared for their boilerplate (FindBoilerplate).
+	Collection string
 }
 
 // Skipped is a file a directory walk left out, and why.
@@ -426,7 +434,7 @@ func walk(dir string) ([]Input, []string, []Skipped) {
 			skipped = append(skipped, Skipped{shown, strings.TrimPrefix(unwrapPathError(err).Error(), shown+": ")})
 			return nil
 		}
-		inputs = append(inputs, Input{Name: shown, Data: data, Found: true})
+		inputs = append(inputs, Input{Name: shown, Data: data, Found: true, Collection: filepath.Clean(dir)})
 		paths = append(paths, p)
 		return nil
 	})

@@ -1,0 +1,79 @@
+package ingest_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/prose-store/prose/ingest/source"
+)
+
+// The offline engine makes pages only of what the text declares:
+// procedures of numbered lists under a heading that presents steps,
+// term pages of definition lists of names; no steps or pitfalls from a
+// sentence's shape, no page for a common word, a fragment, a lone
+// "Term: meaning" line or an API heading (which stays an anchored
+// section of the source page), and a conversation's turns stay turns.
+func TestOnlyDeclaredStructureBecomesPages(t *testing.T) {
+	_, w := newWiki(t)
+	doc := "# Library Manual\n\nNever call it twice. Avoid globals.\n\n" +
+		"## Background\n\n1. No case conversion is performed.\n2. The path is resolved.\n\n" +
+		"## Installation\n\n1. Download the archive.\n2. Run the installer.\n\n" +
+		"## Options\n\n<dl><dt>off</dt><dd>turns the feature off entirely</dd><dt>bool</dt><dd>a true or false value</dd>" +
+		"<dt>only present when `bigint</dt><dd>the field exists only then</dd><dt>pointer to above</dt><dd>the pointer of the struct above</dd>" +
+		"<dt>Closure</dt><dd>a function together with the data it was made with</dd></dl>\n\n" +
+		"## ffi_call\n\nImplementation restriction: A compiler may restrict the size of a call frame.\n\n" +
+		"Implementation restriction: A compiler may refuse a byte order mark.\n\n" +
+		"## Terminating statements\n\n1. A return statement.\n2. A goto statement.\n"
+	chat := `[{"role":"system","content":"You are a helpful site reliability assistant."},
+{"role":"user","content":"How do I roll back?"},
+{"role":"assistant","content":"Never roll back during the invoice run.\n\n1. Run deployctl rollback.\n2. Watch the dashboard."}]`
+	d1 := readDoc(t, "manual.md", doc)
+	d2 := readDoc(t, "chat.json", chat)
+	ingestDocs(t, w, []*source.Document{d1, d2}...)
+	pages, err := w.Pages()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var titles []string
+	for _, info := range pages {
+		p := info.Path
+		_, pg, err := w.Read(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasSuffix(p, "README.html") {
+			continue
+		}
+		titles = append(titles, pg.Meta.Template()+":"+pg.Meta.Title())
+		for _, s := range pg.Slots {
+			if strings.Contains(s.HTML, "alert") {
+				t.Errorf("%s slot %s holds a warning box: %s", p, s.ID, s.HTML)
+			}
+			if s.ID == "pitfalls" && s.HTML != "" {
+				t.Errorf("%s has pitfalls the source never headed as such: %s", p, s.HTML)
+			}
+		}
+	}
+	got := "|" + strings.Join(titles, "|") + "|"
+	for _, want := range []string{"|procedure:Installation|", "|concept:Closure|", "|source:Library Manual|", "|source:How do I roll back?|"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("pages %s lack %s", got, want)
+		}
+	}
+	for _, bad := range []string{":Background|", ":off|", ":bool|", "bigint", "pointer to above", "ffi_call", "Implementation restriction", "Steps:", "Terminating"} {
+		if strings.Contains(got, bad) {
+			t.Errorf("pages %s include %q", got, bad)
+		}
+	}
+	if n := strings.Count(got, "procedure:"); n != 1 {
+		t.Errorf("%d procedures (%s), want the one under Installation", n, got)
+	}
+	src := slotOf(t, w, pageOf(t, w, d1.ID, "source"), "document")
+	if !strings.Contains(src, `<h3 id="s-ffi-call">ffi_call</h3>`) || !strings.Contains(src, "<dt>pointer to above</dt>") {
+		t.Errorf("the source page lost its API section or a definition:\n%s", src)
+	}
+	turns := slotOf(t, w, pageOf(t, w, d2.ID, "source"), "document")
+	if !strings.Contains(turns, `<div class="turn turn-system"><p class="speaker"><strong>System</strong></p><p>You are a helpful site reliability assistant.</p></div>`) {
+		t.Errorf("the system prompt is not a turn:\n%s", turns)
+	}
+}

@@ -1,0 +1,137 @@
+package offline
+
+import (
+	"strings"
+	"sync"
+	"unicode"
+
+	"github.com/prose-store/prose/ingest/source"
+	"github.com/prose-store/prose/internal/lazyre"
+)
+
+// The engine cannot understand text, so it makes a page only of what a
+// source declares: a procedure of an ordered list the document presents
+// as steps (under a heading that says so), a term page of an explicit
+// definition (a glossary entry, a definition list, a list of "Term:
+// meaning" items, a Term/Definition table) of a term that is a name, not a
+// common word or a piece of a sentence. Everything else stays on the
+// source page, where prose renders the whole document.
+
+// stepsHeading is a heading that presents what follows as steps: "Steps",
+// "Deploy steps", "How to …", "Installation", "Getting started", a
+// runbook, or an activity named by a gerund and its object ("Opening an
+// incident"; "Terminating statements" is no procedure).
+var stepsHeading = lazyre.New(`(?i)^(how\b|steps?\b|procedures?\b|instructions?\b|install|setup\b|set[ -]up\b|getting started|quick ?start|tutorial|walk-?through|runbook|checklist|[a-z]+ing\s+(a|an|the|your|our|my|this|that|new|up|to|it)\b)|\b(steps|procedure|instructions|runbook|how to|how do i|checklist)\b`)
+
+// presentsSteps reports whether the ordered list b of section s is a
+// procedure the document presents as such: a numbered list (two steps or
+// more) under a heading that says so, in a document that is not a
+// conversation (whose answers stay turns).
+func presentsSteps(doc *source.Document, s *source.Section, b *source.Block) bool {
+	if doc.Kind == source.Conversation || b.Kind != source.Steps || len(b.Items) < 2 {
+		return false
+	}
+	h := s.Heading
+	if h == "" {
+		h = doc.Title
+	}
+	return stepsHeading().MatchString(strings.TrimSpace(h))
+}
+
+// glossaryHeading names a section of definitions.
+var glossaryHeading = lazyre.New(`(?i)\b(glossary|terms|terminology|definitions?|vocabulary|concepts|roles|severity levels?|levels)\b`)
+
+// declaresTerm reports whether definition d of block b is declared as
+// one: in a list of two definitions or more (a definition list, a list of
+// "Term: meaning" items, a Term/Definition table), or alone under a
+// heading naming a glossary or the term itself ("What is a feature
+// flag?"). A lone "Implementation restriction: …" line in running text is
+// not.
+func declaresTerm(s *source.Section, b *source.Block, d source.Definition) bool {
+	if b.Kind != source.Definitions {
+		return false
+	}
+	return len(b.Defs) >= 2 || glossaryHeading().MatchString(s.Heading) ||
+		containsPhrase(strings.ToLower(s.Heading), strings.ToLower(d.Term))
+}
+
+// isTerm reports whether a defined term deserves a page of its own: a
+// name, not a stop word, a single common word (or a type keyword) or a
+// fragment of a sentence ("only present when `bigint", "pointer to
+// above").
+func isTerm(term string) bool {
+	term = strings.TrimSpace(term)
+	words := strings.Fields(term)
+	if len(words) == 0 || len(words) > 6 || len([]rune(term)) < 2 {
+		return false
+	}
+	if strings.Count(term, "`")%2 == 1 || strings.Count(term, "(") != strings.Count(term, ")") ||
+		strings.Count(term, "[") != strings.Count(term, "]") || strings.Count(term, "\"")%2 == 1 {
+		return false // cut in the middle of code or a quotation
+	}
+	lower := make([]string, len(words))
+	for i, w := range words {
+		lower[i] = strings.ToLower(strings.Trim(w, ".,;:!?"))
+	}
+	if len(words) == 1 {
+		return !commonWord()[lower[0]]
+	}
+	// A fragment starts or ends with a word that joins a sentence.
+	if joinWord()[lower[0]] || joinWord()[lower[len(lower)-1]] {
+		return false
+	}
+	// "only present when …": a lower-case adverb or verb starts it.
+	r := []rune(words[0])[0]
+	if unicode.IsLower(r) && commonWord()[lower[0]] {
+		return false
+	}
+	return true
+}
+
+// joinWord are the words a sentence joins its parts with: a term never
+// starts or ends with one.
+var joinWord = sync.OnceValue(func() map[string]bool {
+	return set("a an the and or but nor of to in on at by for with from into onto over under above below " +
+		"as than that which who whom whose when where while if then else so not no only also just very is are was were be " +
+		"been being has have had do does did can could may might must shall should will would this these those it its")
+})
+
+// commonWord are words too common to be a term on their own: the join
+// words, common English words a manual's option tables define ("on",
+// "off", "yes"), and type keywords.
+var commonWord = sync.OnceValue(func() map[string]bool {
+	m := set("on off yes no true false none all any some each every other more most less least many much few " +
+		"here there now new old same own next previous prev up down back top bottom home index contents " +
+		"first last only one two three see note notes example examples default value values type types name names " +
+		"bool boolean int integer char float double long short void struct union enum string byte bytes " +
+		"null nil undefined object array list map set function method class interface")
+	for w := range joinWord() {
+		m[w] = true
+	}
+	return m
+})
+
+func set(words string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		m[w] = true
+	}
+	return m
+}
+
+// definedOnce counts, per term (lower case), how often doc defines it: a
+// label the text repeats ("Implementation restriction: …" before each of
+// ten restrictions) is no term, and gets no page.
+func definedOnce(doc *source.Document) map[string]bool {
+	n := map[string]int{}
+	for _, d := range doc.Definitions() {
+		n[strings.ToLower(d.Term)]++
+	}
+	once := map[string]bool{}
+	for t, c := range n {
+		if c == 1 {
+			once[t] = true
+		}
+	}
+	return once
+}

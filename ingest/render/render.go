@@ -1,0 +1,484 @@
+// Package render writes a source's document as page HTML: every heading
+// (with an anchor), paragraph, list, table, code block, definition list,
+// quote and conversation turn, in the source's order, nothing left out.
+// It is the faithful part of the wiki pipeline: prose renders it itself,
+// with any model or none, outside the model's tool calls.
+//
+// A document whose rendering passes SplitAt bytes is split into parts at
+// the shallowest heading level that keeps each part within SplitAt (a
+// part that still passes it is split again at the next level, and a part
+// with no heading left to split at, by its blocks at MaxPart); the
+// source page then holds what comes before the first part and a table of
+// contents, and each part becomes a section page of its own.
+package render
+
+import (
+	"fmt"
+	"html"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/prose-store/prose/ingest/plan"
+	"github.com/prose-store/prose/ingest/source"
+)
+
+// SplitAt is the size of rendered HTML past which a document is split
+// into section pages.
+const SplitAt = 64 << 10
+
+// MaxPart is the most HTML a part holds when it has no heading left to
+// split at: well within the 4 MiB a vault's text file may hold, with the
+// page's shell and escaping around it.
+const MaxPart = 1 << 20
+
+// DocumentSlot is the slot of the source and section templates that holds
+// the rendered text; prose writes it, never a model.
+const DocumentSlot = "document"
+
+// NavSlot is the slot of a section page holding its previous, up and next
+// links.
+const NavSlot = "nav"
+
+// Part is one section page of a split document.
+type Part struct {
+	// Title is the heading the part starts with (the page's title).
+	Title string
+	// Anchor is that heading's anchor ("s-…"): the part's name.
+	Anchor string
+	// Level is that heading's level in the source.
+	Level int
+	// HTML is the part's text, its first heading left out (the page's
+	// title says it).
+	HTML string
+	// headings are the anchors and text of the part's other headings, for
+	// the table of contents.
+	headings []tocEntry
+}
+
+type tocEntry struct {
+	anchor, text string
+	level        int
+}
+
+// Result is a rendered document.
+type Result struct {
+	// HTML is the whole document, or (split) what comes before its first
+	// part: see Page.
+	HTML string
+	// Parts are the section pages of a split document, in order; nil when
+	// the document fits one page.
+	Parts []Part
+}
+
+// Page is the source page's document slot: the whole document, or (split)
+// what comes before the first part and the table of contents, part i's
+// page linked as href(i) (nil: the anchor's name and ".html").
+func (r Result) Page(href func(i int) string) string {
+	if len(r.Parts) == 0 {
+		return r.HTML
+	}
+	return r.HTML + toc(r.Parts, href)
+}
+
+// Options tune a rendering.
+type Options struct {
+	// SplitAt overrides SplitAt (tests); 0 means SplitAt.
+	SplitAt int
+}
+
+// section is one section of the document, rendered.
+type section struct {
+	level   int
+	heading string
+	anchor  string
+	shown   bool     // its heading is rendered
+	title   bool     // its heading is the document's title
+	blocks  []string // each block's HTML
+	size    int
+}
+
+// Document renders d.
+func Document(d *source.Document, opt Options) Result {
+	limit := opt.SplitAt
+	if limit <= 0 {
+		limit = SplitAt
+	}
+	link := func(s string) string { return s }
+	secs := sections(d, link)
+	total := 0
+	for _, s := range secs {
+		total += s.size
+	}
+	if total <= limit {
+		var sb strings.Builder
+		for _, s := range secs {
+			s.write(&sb, true)
+		}
+		return Result{HTML: sb.String()}
+	}
+	lead, parts := split(secs, 0, limit)
+	if len(parts) == 0 {
+		// One section: its blocks are split.
+		lead, parts = nil, blockParts(secs, d.Title)
+	}
+	var sb strings.Builder
+	for _, s := range lead {
+		s.write(&sb, true)
+	}
+	for i := range parts {
+		parts[i].HTML, parts[i].headings = parts[i].render()
+	}
+	out := Result{HTML: sb.String()}
+	for _, p := range parts {
+		out.Parts = append(out.Parts, Part{Title: p.title, Anchor: p.anchor, Level: p.level, HTML: p.HTML, headings: p.headings})
+	}
+	return out
+}
+
+// part is a run of sections that becomes one page.
+type part struct {
+	title, anchor string
+	level         int
+	secs          []*section
+	skipFirst     bool // the first section's heading is the page's title
+	HTML          string
+	headings      []tocEntry
+}
+
+func (p *part) render() (string, []tocEntry) {
+	var sb strings.Builder
+	var hs []tocEntry
+	// The part's page is titled by its first heading: the headings under
+	// it move up, the first level below it becoming h2.
+	shift := max(p.level, 0)
+	for i, s := range p.secs {
+		first := i == 0 && p.skipFirst
+		if !first && s.shown {
+			sb.WriteString(headingAt(s, s.level-shift))
+		}
+		for _, b := range s.blocks {
+			sb.WriteString(b)
+		}
+		if !first && s.shown {
+			hs = append(hs, tocEntry{s.anchor, s.heading, s.level})
+		}
+	}
+	return sb.String(), hs
+}
+
+// split cuts secs into the sections that come before the first part and
+// the parts, at the shallowest heading level deeper than above that starts
+// at least two of them; a part past limit is split again below its level.
+func split(secs []*section, above, limit int) (lead []*section, parts []*part) {
+	level := 0
+	for l := above + 1; l <= 6 && level == 0; l++ {
+		n := 0
+		for _, s := range secs {
+			if s.heading != "" && !s.title && s.level == l {
+				n++
+			}
+		}
+		if n >= 2 || n == 1 && secs[0].level != l {
+			level = l
+		}
+	}
+	if level == 0 {
+		return secs, nil
+	}
+	var cur *part
+	for _, s := range secs {
+		if s.heading != "" && !s.title && s.level <= level && s.level > above {
+			cur = &part{title: s.heading, anchor: s.anchor, level: s.level, skipFirst: true}
+			parts = append(parts, cur)
+		}
+		if cur == nil {
+			lead = append(lead, s)
+			continue
+		}
+		cur.secs = append(cur.secs, s)
+	}
+	var out []*part
+	for _, p := range parts {
+		size := 0
+		for _, s := range p.secs {
+			size += s.size
+		}
+		if size <= limit || len(p.secs) < 2 {
+			out = append(out, p)
+			continue
+		}
+		subLead, sub := split(p.secs, p.level, limit)
+		if len(sub) == 0 {
+			out = append(out, p)
+			continue
+		}
+		p.secs = subLead
+		out = append(out, p)
+		out = append(out, sub...)
+	}
+	// A part past MaxPart with no heading left is cut by its blocks.
+	var final []*part
+	for _, p := range out {
+		size := 0
+		for _, s := range p.secs {
+			size += s.size
+		}
+		if size <= MaxPart {
+			final = append(final, p)
+			continue
+		}
+		final = append(final, cutBlocks(p)...)
+	}
+	return lead, final
+}
+
+// blockParts splits a document with no heading to split at by its blocks.
+func blockParts(secs []*section, title string) []*part {
+	p := &part{title: title, anchor: "s-" + plan.Slug(title), secs: secs}
+	return cutBlocks(p)
+}
+
+// cutBlocks cuts a part into parts of at most about MaxPart bytes each,
+// at block boundaries; the second and later are titled "… (2)" and so on.
+func cutBlocks(p *part) []*part {
+	var out []*part
+	cur := &part{title: p.title, anchor: p.anchor, level: p.level, skipFirst: p.skipFirst}
+	size := 0
+	n := 1
+	for _, s := range p.secs {
+		piece := &section{level: s.level, heading: s.heading, anchor: s.anchor, shown: s.shown}
+		if s.shown {
+			piece.size = len(headingHTML(s))
+		}
+		for _, b := range s.blocks {
+			if size+len(b) > MaxPart && size > 0 {
+				if len(piece.blocks) > 0 {
+					cur.secs = append(cur.secs, piece)
+				}
+				out = append(out, cur)
+				n++
+				cur = &part{title: fmt.Sprintf("%s (%d)", p.title, n), anchor: fmt.Sprintf("%s-%d", p.anchor, n), level: p.level}
+				piece = &section{level: s.level}
+				size = 0
+			}
+			piece.blocks = append(piece.blocks, b)
+			piece.size += len(b)
+			size += len(b)
+		}
+		cur.secs = append(cur.secs, piece)
+	}
+	return append(out, cur)
+}
+
+// toc is the table of contents of a split document: each part linked to
+// its page, its headings to their anchors there.
+func toc(parts []Part, href func(int) string) string {
+	if href == nil {
+		href = func(i int) string { return strings.TrimPrefix(parts[i].Anchor, "s-") + ".html" }
+	}
+	var sb strings.Builder
+	sb.WriteString(`<div class="toc"><h2>Contents</h2><ol>`)
+	for i, p := range parts {
+		h := href(i)
+		fmt.Fprintf(&sb, `<li><a href="%s">%s</a>`, html.EscapeString(h), html.EscapeString(p.Title))
+		if len(p.headings) > 0 {
+			sb.WriteString("<ul>")
+			for _, e := range p.headings {
+				fmt.Fprintf(&sb, `<li class="toc-%d"><a href="%s#%s">%s</a></li>`, min(e.level, 6), html.EscapeString(h), e.anchor, html.EscapeString(e.text))
+			}
+			sb.WriteString("</ul>")
+		}
+		sb.WriteString("</li>")
+	}
+	sb.WriteString("</ol></div>\n")
+	return sb.String()
+}
+
+// sections renders each section of d: its heading (shown unless it is the
+// document's title heading, or d is a conversation, whose headings are its
+// questions, which its turns say) and its blocks.
+func sections(d *source.Document, link func(string) string) []*section {
+	used := map[string]int{}
+	var out []*section
+	firstHeading := true
+	for _, s := range d.Sections {
+		sec := &section{level: s.Level, heading: s.Heading}
+		if s.Heading != "" {
+			sec.anchor = anchor(s.Heading, used)
+			sec.title = firstHeading && s.Level == 1 && s.Heading == d.Title
+			sec.shown = d.Kind != source.Conversation && !sec.title
+			firstHeading = false
+		}
+		for _, b := range s.Blocks {
+			if d.Kind == source.Conversation && b.Kind != source.Turn {
+				continue // the structure of an answer is in its turn's text
+			}
+			h := block(b, link)
+			sec.blocks = append(sec.blocks, h)
+			sec.size += len(h)
+		}
+		if sec.shown {
+			sec.size += len(headingHTML(sec))
+		}
+		out = append(out, sec)
+	}
+	return out
+}
+
+func (s *section) write(sb *strings.Builder, heading bool) {
+	if heading && s.shown {
+		sb.WriteString(headingHTML(s))
+	}
+	for _, b := range s.blocks {
+		sb.WriteString(b)
+	}
+}
+
+// headingHTML is a section's heading one level down (the page's title is
+// its only h1), h6 at most, with its anchor.
+func headingHTML(s *section) string { return headingAt(s, s.level) }
+
+// headingAt is headingHTML for a section shown at level.
+func headingAt(s *section, level int) string {
+	l := min(max(level+1, 2), 6)
+	return fmt.Sprintf("<h%d id=\"%s\">%s</h%d>\n", l, s.anchor, html.EscapeString(s.heading), l)
+}
+
+// anchor is a heading's anchor: "s-" and the slug of its text, made
+// distinct within the document by "-2", "-3"….
+func anchor(heading string, used map[string]int) string {
+	base := "s-" + plan.Slug(heading)
+	used[base]++
+	a := base
+	if n := used[base]; n > 1 {
+		a = fmt.Sprintf("%s-%d", base, n)
+		for used[a] > 0 {
+			n++
+			a = fmt.Sprintf("%s-%d", base, n)
+		}
+		used[a]++
+	}
+	return a
+}
+
+// Anchor is the anchor Document gives the first heading with this text.
+func Anchor(heading string) string { return "s-" + plan.Slug(heading) }
+
+// block renders one block.
+func block(b source.Block, link func(string) string) string {
+	text := func(s string) string { return link(source.InlineHTML(s)) }
+	var sb strings.Builder
+	switch b.Kind {
+	case source.Paragraph:
+		sb.WriteString("<p>" + text(b.Text) + "</p>")
+	case source.Quote:
+		sb.WriteString("<blockquote><p>" + text(b.Text) + "</p></blockquote>")
+	case source.List, source.Steps:
+		tag := "ul"
+		if b.Kind == source.Steps {
+			tag = "ol"
+		}
+		sb.WriteString("<" + tag + ">")
+		for _, it := range b.Items {
+			sb.WriteString("<li>" + text(it) + "</li>")
+		}
+		sb.WriteString("</" + tag + ">")
+	case source.Definitions:
+		sb.WriteString("<dl>")
+		for _, d := range b.Defs {
+			sb.WriteString("<dt>" + html.EscapeString(d.Term) + "</dt><dd>" + text(d.Meaning) + "</dd>")
+		}
+		sb.WriteString("</dl>")
+	case source.Table:
+		sb.WriteString("<table>")
+		if len(b.Header) > 0 {
+			sb.WriteString("<thead><tr>")
+			for _, h := range b.Header {
+				sb.WriteString("<th>" + text(h) + "</th>")
+			}
+			sb.WriteString("</tr></thead>")
+		}
+		sb.WriteString("<tbody>")
+		for _, r := range b.Rows {
+			sb.WriteString("<tr>")
+			for _, c := range r {
+				sb.WriteString("<td>" + text(c) + "</td>")
+			}
+			sb.WriteString("</tr>")
+		}
+		sb.WriteString("</tbody></table>")
+	case source.Code:
+		class := ""
+		if l := langClass(b.Lang); l != "" {
+			class = ` class="language-` + l + `"`
+		}
+		sb.WriteString("<pre><code" + class + ">" + html.EscapeString(b.Text) + "</code></pre>")
+	case source.Turn:
+		sb.WriteString(turn(b, link))
+	}
+	sb.WriteString("\n")
+	return sb.String()
+}
+
+// turn renders one message of a conversation: who said it, then what they
+// said, its Markdown read as a document's blocks.
+func turn(b source.Block, link func(string) string) string {
+	role := roleName(b.Role)
+	var sb strings.Builder
+	fmt.Fprintf(&sb, `<div class="turn turn-%s"><p class="speaker"><strong>%s</strong></p>`, roleClass(b.Role), html.EscapeString(role))
+	body, err := source.Read("turn.md", []byte(b.Text), source.Markdown)
+	if err != nil {
+		sb.WriteString("<p>" + html.EscapeString(b.Text) + "</p>")
+	} else {
+		for _, s := range body.Sections {
+			if s.Heading != "" {
+				l := min(s.Level+3, 6)
+				fmt.Fprintf(&sb, "<h%d>%s</h%d>", l, html.EscapeString(s.Heading), l)
+			}
+			for _, x := range s.Blocks {
+				sb.WriteString(strings.TrimSuffix(block(x, link), "\n"))
+			}
+		}
+	}
+	sb.WriteString("</div>")
+	return sb.String()
+}
+
+// roleName is how a turn's speaker is shown: the role with a capital.
+func roleName(role string) string {
+	role = strings.TrimSpace(role)
+	if role == "" {
+		return "Unknown"
+	}
+	r, n := utf8.DecodeRuneInString(role)
+	return string(unicode.ToUpper(r)) + role[n:]
+}
+
+// roleClass is the role as a class word (lower-case ASCII letters).
+func roleClass(role string) string {
+	var sb strings.Builder
+	for _, r := range strings.ToLower(role) {
+		if r >= 'a' && r <= 'z' {
+			sb.WriteRune(r)
+		}
+	}
+	if sb.Len() == 0 {
+		return "other"
+	}
+	return sb.String()
+}
+
+// langClass is a code block's language as a class word, or "".
+func langClass(lang string) string {
+	lang = strings.ToLower(strings.TrimSpace(lang))
+	if lang == "" || len(lang) > 32 {
+		return ""
+	}
+	for _, r := range lang {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return ""
+		}
+	}
+	return lang
+}

@@ -1,0 +1,149 @@
+package render
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/prose-store/prose/ingest/source"
+	"github.com/prose-store/prose/wiki"
+)
+
+func read(t *testing.T, name, text string) *source.Document {
+	t.Helper()
+	d, err := source.Read(name, []byte(text), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// The whole document, in its order: every kind of block, headings with
+// anchors (distinct when two headings share a text), inline code and safe
+// links, unsafe links as text; the rendering passes the sanitizer as it is.
+func TestDocumentKeepsEveryBlockInOrder(t *testing.T) {
+	d := read(t, "guide.md", "# Guide\n\nIntro with `ffi_call` and a [link](https://example.com/x) and [bad](javascript:alert(1)).\n\n"+
+		"## Setup\n\n- one\n- two\n\n1. first\n2. second\n\n> quoted words\n\n```go\nfunc main() {}\n```\n\n"+
+		"| a | b |\n|---|---|\n| 1 | 2 |\n\nTerm\n: what it means\n\n## Setup\n\nagain <b>bold</b>.\n")
+	got := Document(d, Options{}).Page(nil)
+	want := []string{
+		`<p>Intro with <code>ffi_call</code> and a <a href="https://example.com/x">link</a> and bad.</p>`,
+		`<h3 id="s-setup">Setup</h3>`,
+		`<ul><li>one</li><li>two</li></ul>`,
+		`<ol><li>first</li><li>second</li></ol>`,
+		`<blockquote><p>quoted words</p></blockquote>`,
+		`<pre><code class="language-go">func main() {}</code></pre>`,
+		`<table><thead><tr><th>a</th><th>b</th></tr></thead><tbody><tr><td>1</td><td>2</td></tr></tbody></table>`,
+		`<dl><dt>Term</dt><dd>what it means</dd></dl>`,
+		`<h3 id="s-setup-2">Setup</h3>`,
+		`<p>again bold.</p>`,
+	}
+	at := 0
+	for _, w := range want {
+		i := strings.Index(got[at:], w)
+		if i < 0 {
+			t.Fatalf("missing or out of order: %s\nin:\n%s", w, got)
+		}
+		at += i + len(w)
+	}
+	if strings.Contains(got, "<h2>Guide") || strings.Contains(got, ">Guide</h") {
+		t.Errorf("the title heading is rendered again (the page's h1 says it):\n%s", got)
+	}
+	clean, removed, err := wiki.Sanitize(got)
+	if err != nil || clean != got {
+		t.Errorf("the sanitizer changed the rendering (removed %v):\n%s\n---\n%s", removed, got, clean)
+	}
+}
+
+// A conversation keeps its turns as turns: who said it, then what, the
+// system prompt included; its answer's steps stay inside the turn once.
+func TestConversationKeepsItsTurns(t *testing.T) {
+	d := read(t, "chat.json", `[{"role":"system","content":"You are a helpful site reliability assistant."},
+{"role":"user","content":"Why did it fail?"},
+{"role":"assistant","content":"Never do that again.\n\n1. Open the logs.\n2. Search."}]`)
+	got := Document(d, Options{}).Page(nil)
+	for _, w := range []string{
+		`<div class="turn turn-system"><p class="speaker"><strong>System</strong></p><p>You are a helpful site reliability assistant.</p></div>`,
+		`<div class="turn turn-user"><p class="speaker"><strong>User</strong></p><p>Why did it fail?</p></div>`,
+		`<div class="turn turn-assistant"><p class="speaker"><strong>Assistant</strong></p><p>Never do that again.</p><ol><li>Open the logs.</li><li>Search.</li></ol></div>`,
+	} {
+		if !strings.Contains(got, w) {
+			t.Errorf("missing %s\nin:\n%s", w, got)
+		}
+	}
+	if strings.Count(got, "Open the logs") != 1 || strings.Contains(got, "alert") {
+		t.Errorf("a turn's structure is rendered twice, or as a warning:\n%s", got)
+	}
+}
+
+// A long document is split at the shallowest heading level that keeps
+// each part within the limit: the source page keeps its lead and a table
+// of contents linking every part and the headings in it; a part still
+// too long is split at the next level.
+func TestLongDocumentSplitsIntoSections(t *testing.T) {
+	var sb strings.Builder
+	sb.WriteString("# Manual\n\nThe lead paragraph.\n\n")
+	para := strings.Repeat("word ", 60) + "\n\n"
+	for c := 1; c <= 3; c++ {
+		fmt.Fprintf(&sb, "## Chapter %d\n\n%s", c, para)
+		n := 1
+		if c == 2 {
+			n = 6 // chapter 2 is too long for one page
+		}
+		for s := 1; s <= n; s++ {
+			fmt.Fprintf(&sb, "### Part %d.%d\n\n%s%s", c, s, para, para)
+		}
+	}
+	d := read(t, "manual.md", sb.String())
+	res := Document(d, Options{SplitAt: 2000})
+	var titles []string
+	for _, p := range res.Parts {
+		titles = append(titles, p.Title)
+		if len(p.HTML) > 2000 && !strings.HasPrefix(p.Title, "Chapter 2") {
+			t.Errorf("part %q is %d bytes, past the limit", p.Title, len(p.HTML))
+		}
+		if strings.Contains(p.HTML, ">"+p.Title+"</h") {
+			t.Errorf("part %q repeats its title as a heading", p.Title)
+		}
+	}
+	if !strings.Contains(res.Parts[0].HTML, `<h2 id="s-part-1-1">Part 1.1</h2>`) {
+		t.Errorf("a part's headings do not start at h2 on its page:\n%s", res.Parts[0].HTML)
+	}
+	want := "Chapter 1|Chapter 2|Part 2.1|Part 2.2|Part 2.3|Part 2.4|Part 2.5|Part 2.6|Chapter 3"
+	if strings.Join(titles, "|") != want {
+		t.Fatalf("parts %q, want %q", strings.Join(titles, "|"), want)
+	}
+	page := res.Page(func(i int) string { return "manual/" + strings.TrimPrefix(res.Parts[i].Anchor, "s-") + ".html" })
+	for _, w := range []string{"<p>The lead paragraph.</p>", `<a href="manual/chapter-1.html">Chapter 1</a>`,
+		`<a href="manual/chapter-1.html#s-part-1-1">Part 1.1</a>`, `<a href="manual/part-2-6.html">Part 2.6</a>`} {
+		if !strings.Contains(page, w) {
+			t.Errorf("the source page lacks %s:\n%s", w, page)
+		}
+	}
+	// Nothing lost: every word of the document is on one of its pages.
+	all := page
+	for _, p := range res.Parts {
+		all += p.HTML
+	}
+	if n, want := strings.Count(all, "word"), strings.Count(sb.String(), "word"); n != want {
+		t.Errorf("%d words rendered, the document has %d", n, want)
+	}
+	if short := Document(d, Options{}); len(short.Parts) != 0 {
+		t.Errorf("a %d-byte document split at the default limit", len(sb.String()))
+	}
+}
+
+// The first mention of a term on a page links to its page, outside code,
+// links and headings, as a whole word; a page never links to itself.
+func TestLinkerLinksTheFirstMention(t *testing.T) {
+	l := NewLinker([]Term{{Title: "Migration gate", Path: "glossary/migration-gate.html"}, {Title: "Rollback", Path: "ops/rollback.html"}, {Title: "on", Path: "x/on.html"}})
+	in := `<h3 id="s-rollback">Rollback</h3><p><code>rollback</code> rollbacks, then a Rollback and another rollback; the migration gate, on.</p>`
+	got := l.Link(in, "ops/guide.html")
+	want := `<h3 id="s-rollback">Rollback</h3><p><code>rollback</code> rollbacks, then a <a class="term" href="rollback.html">Rollback</a> and another rollback; the <a class="term" href="../glossary/migration-gate.html">migration gate</a>, on.</p>`
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	if self := l.Link(in, "ops/rollback.html"); strings.Contains(self, `href="rollback.html"`) {
+		t.Errorf("a term page links to itself: %s", self)
+	}
+}

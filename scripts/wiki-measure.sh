@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Measure a wiki made from real collections, with a reader independent of
+# prose's own (scripts/wiki_measure.py, Python's html.parser over the raw
+# files): a fresh vault, one `prose ingest` of every collection given (one
+# run), then per collection the share of its 8-word runs readable in the
+# wiki, search recall over its code spans, and the wiki's page checks;
+# peak RSS and MB/s of the ingest from /usr/bin/time.
+#
+#   scripts/wiki-measure.sh NAME=DIR [NAME=DIR …]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+[ $# -gt 0 ] || { echo "usage: scripts/wiki-measure.sh NAME=DIR [NAME=DIR …]" >&2; exit 2; }
+mkdir -p bin
+go build -o bin/prose ./cmd/prose
+prose="$root/bin/prose"
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+vault="$scratch/vault"
+"$prose" init "$vault" >/dev/null
+dirs=()
+bytes=0
+for a in "$@"; do
+  d=${a#*=}
+  dirs+=("$d")
+  bytes=$((bytes + $(du -sb "$d" | cut -f1)))
+done
+/usr/bin/time -v "$prose" --vault "$vault" ingest "${dirs[@]}" >"$scratch/out" 2>"$scratch/time" || { cat "$scratch/time" >&2; exit 1; }
+rss=$(awk -F': ' '/Maximum resident/ {print $2}' "$scratch/time")
+secs=$(awk -F': ' '/Elapsed \(wall/ {print $2}' "$scratch/time" | awk -F: '{ if (NF==3) print $1*3600+$2*60+$3; else print $1*60+$2 }')
+python3 scripts/wiki_measure.py "$prose" "$vault" "$@"
+lint=$("$prose" --vault "$vault" wiki lint 2>&1 | tail -1 || true)
+awk -v b="$bytes" -v s="$secs" -v r="$rss" 'BEGIN { printf "ingest: %.2f MB in %.1f s (%.2f MB/s), peak RSS %.0f MB\n", b/1e6, s, (s > 0 ? b/1e6/s : 0), r/1024 }'
+echo "lint: $lint"
