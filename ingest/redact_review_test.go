@@ -29,9 +29,10 @@ func (q quoting) Call(_ context.Context, req model.Request) (model.Response, err
 
 // TestTheCommittedReviewQueueIsRedacted: a model that quotes a key-shaped
 // token (sk-…) and the configured key's literal (a token of no known
-// shape) into a kept-edit proposal and into a review item's detail, page
-// and kind commits a review queue holding neither; the items are filed,
-// redacted. A configured placeholder key of a few characters is no secret
+// shape) into a kept-edit proposal and into a review item's detail
+// commits a review queue holding neither; the items are filed, redacted
+// (an item's page and kind are checked when the model answers: only an
+// existing page and a known kind are filed). A configured placeholder key of a few characters is no secret
 // and leaves words alone.
 func TestTheCommittedReviewQueueIsRedacted(t *testing.T) {
 	const configured = "ZZTOKEN123456"
@@ -39,13 +40,13 @@ func TestTheCommittedReviewQueueIsRedacted(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", configured)
 	t.Setenv("ANTHROPIC_API_KEY", "x")
 	v, w := newWiki(t)
-	const page = "service/canary.html"
+	const page = "glossary/canary.html"
 	ingestDocs(t, w, readDoc(t, "deploy.md", deployV1))
 	writeSlot(t, w, page, "summary", "<p>Watched for ten minutes.</p>")
 
 	review, _ := json.Marshal([]map[string]string{{
-		"page":   "service/" + configured + ".html",
-		"kind":   "leak-" + shaped,
+		"page":   page,
+		"kind":   "check",
 		"detail": "The key " + configured + " and " + shaped + " were in the notes; rotate them (exactly as written).",
 	}})
 	m := quoting{page, "summary", "<p>Use " + configured + " or " + shaped + " to deploy.</p>", string(review)}
