@@ -232,6 +232,17 @@ func (tx *Tx) discardedShell(rel string, data, before []byte, p *Page) []string 
 	for _, t := range shellTexts(before) {
 		had[t]++
 	}
+	left, seen := 0, map[shellText]int{}
+	for _, t := range edited {
+		if seen[t]++; seen[t] > had[t] {
+			left++
+		}
+	}
+	if left == 0 {
+		return nil // the shell says what it said: nothing to name
+	}
+	// What the re-rendered shell says is not lost (a retitle that also
+	// changed the heading).
 	if next, err := tx.renderPage(rel, p.Clone()); err == nil {
 		for _, t := range shellTexts(next) {
 			had[t]++
