@@ -30,8 +30,9 @@ func (q quoting) Call(_ context.Context, req model.Request) (model.Response, err
 // TestTheCommittedReviewQueueIsRedacted: a model that quotes a key-shaped
 // token (sk-…) and the configured key's literal (a token of no known
 // shape) into a kept-edit proposal and into a review item's detail
-// commits a review queue holding neither; the items are filed,
-// redacted. A configured placeholder key of a few characters is no secret
+// commits a review queue holding neither; the items are filed, redacted
+// (an item's page and kind are checked when the model answers: only an
+// existing page and a known kind are filed). A configured placeholder key of a few characters is no secret
 // and leaves words alone.
 func TestTheCommittedReviewQueueIsRedacted(t *testing.T) {
 	const configured = "ZZTOKEN123456"
@@ -44,7 +45,7 @@ func TestTheCommittedReviewQueueIsRedacted(t *testing.T) {
 	writeSlot(t, w, page, "summary", "<p>Watched for ten minutes.</p>")
 
 	review, _ := json.Marshal([]map[string]string{{
-		"page":   page, // a page or kind of no existing page or known kind is refused (checkReview), so never filed
+		"page":   page,
 		"kind":   "check",
 		"detail": "The key " + configured + " and " + shaped + " were in the notes; rotate them (exactly as written).",
 	}})

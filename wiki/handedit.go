@@ -1,6 +1,7 @@
 package wiki
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +11,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"golang.org/x/net/html"
 
 	"github.com/prose-store/prose/internal/progress"
 )
@@ -73,7 +76,11 @@ func (w *Wiki) CommitHandEditsWith(ctx context.Context, fn func(tx *Tx, deleted 
 		}
 		takeIn[e.Path] = data
 		rels[rel] = true
-		if err := tx.takeIn(rel, data, out); err != nil {
+		before, _, err := tx.st.raw(rel)
+		if err != nil {
+			return nil, err
+		}
+		if err := tx.takeIn(rel, data, before, out); err != nil {
 			return nil, err
 		}
 	}
@@ -116,7 +123,13 @@ func (w *Wiki) CommitHandEditsWith(ctx context.Context, fn func(tx *Tx, deleted 
 			if err != nil {
 				return nil, err
 			}
-			if err := tx.takeIn(rel, data, out); err != nil {
+			var prev []byte
+			if bh, ok := before[rel]; ok {
+				if prev, err = w.v.Blob(bh); err != nil {
+					return nil, err
+				}
+			}
+			if err := tx.takeIn(rel, data, prev, out); err != nil {
 				return nil, err
 			}
 		}
@@ -165,8 +178,9 @@ func (w *Wiki) CommitHandEditsWith(ctx context.Context, fn func(tx *Tx, deleted 
 	return out, nil
 }
 
-// takeIn reads one hand-edited page into the Tx.
-func (tx *Tx) takeIn(rel string, data []byte, out *HandEditResult) error {
+// takeIn reads one hand-edited page into the Tx; before is the page's
+// file as the last receipt left it (nil for a page added by hand).
+func (tx *Tx) takeIn(rel string, data, before []byte, out *HandEditResult) error {
 	if !strings.HasSuffix(rel, ".html") {
 		return fmt.Errorf("%s/%s: only .html pages live in the wiki; move the file elsewhere", Dir, rel)
 	}
@@ -195,10 +209,122 @@ func (tx *Tx) takeIn(rel string, data []byte, out *HandEditResult) error {
 			out.Removed[rel] = appendRemoved(out.Removed[rel], removed...)
 		}
 	}
+	if lost := tx.discardedShell(rel, data, before, p); len(lost) > 0 {
+		out.Discarded[rel] = lost
+	}
 	tx.put(rel, p, "commit "+rel)
 	tx.force[rel] = true
 	out.Pages = append(out.Pages, rel)
 	return nil
+}
+
+// discardedShell names the text a person wrote into page rel's shell —
+// outside its slots and meta, as in the hand-edited file data — that
+// taking the page in discards: text the shell held neither before (the
+// file as the last receipt left it) nor holds after (p re-rendered). Each is named with the
+// element it sat in and where such text goes instead.
+func (tx *Tx) discardedShell(rel string, data, before []byte, p *Page) []string {
+	edited := shellTexts(data)
+	if len(edited) == 0 {
+		return nil
+	}
+	had := map[shellText]int{}
+	for _, t := range shellTexts(before) {
+		had[t]++
+	}
+	left, seen := 0, map[shellText]int{}
+	for _, t := range edited {
+		if seen[t]++; seen[t] > had[t] {
+			left++
+		}
+	}
+	if left == 0 {
+		return nil // the shell says what it said: nothing to name
+	}
+	// What the re-rendered shell says is not lost (a retitle that also
+	// changed the heading).
+	if next, err := tx.renderPage(rel, p.Clone()); err == nil {
+		for _, t := range shellTexts(next) {
+			had[t]++
+		}
+	}
+	page := strings.TrimSuffix(rel, ".html")
+	var out []string
+	for _, t := range edited {
+		if had[t] > 0 {
+			had[t]--
+			continue
+		}
+		where := "a slot (prose wiki write-slot " + page + " ID; prose wiki list-slots " + page + " lists them)"
+		if t.elem == "h1" || t.elem == "title" {
+			where = "the title (prose wiki set-meta " + page + " title=…)"
+		}
+		s := t.text
+		if r := []rune(s); len(r) > 80 {
+			s = string(r[:79]) + "…"
+		}
+		out = appendRemoved(out, fmt.Sprintf("%q in <%s>, outside the slots: the shell is rendered from the meta and the template, so it goes; put it in %s", s, t.elem, where))
+	}
+	return out
+}
+
+// voidElements have no end tag.
+var voidElements = map[string]bool{"area": true, "base": true, "br": true, "col": true, "embed": true, "hr": true, "img": true, "input": true, "link": true, "meta": true, "source": true, "track": true, "wbr": true}
+
+// shellText is one text of a page's shell and the element it sits in.
+type shellText struct{ elem, text string }
+
+// shellTexts returns the texts of a page file outside its slots and its
+// meta block, as a browser's tokenizer reads them (style and script
+// content left out).
+func shellTexts(data []byte) []shellText {
+	var out []shellText
+	var stack []string
+	inSlot := false
+	z := html.NewTokenizer(bytes.NewReader(data))
+	for {
+		switch z.Next() {
+		case html.ErrorToken:
+			return out
+		case html.CommentToken:
+			raw := string(z.Raw())
+			switch {
+			case strings.HasPrefix(raw, slotPrefix):
+				inSlot = true
+			case strings.HasPrefix(raw, slotEnd):
+				inSlot = false
+			}
+		case html.StartTagToken:
+			name, _ := z.TagName()
+			if !inSlot && !voidElements[string(name)] {
+				stack = append(stack, string(name))
+			}
+		case html.EndTagToken:
+			name, _ := z.TagName()
+			if !inSlot {
+				for i := len(stack) - 1; i >= 0; i-- {
+					if stack[i] == string(name) {
+						stack = stack[:i]
+						break
+					}
+				}
+			}
+		case html.TextToken:
+			if inSlot {
+				continue
+			}
+			elem := "body"
+			if len(stack) > 0 {
+				elem = stack[len(stack)-1]
+			}
+			if elem == "style" || elem == "script" {
+				continue
+			}
+			if t := strings.Join(strings.Fields(string(z.Text())), " "); t != "" {
+				out = append(out, shellText{elem, t})
+			}
+		}
+	}
 }
 
 // Rebuild re-renders every page's shell with the current templates and

@@ -95,6 +95,11 @@ func Parse(data []byte) (*Page, error) {
 	if !utf8.Valid(data) {
 		return nil, &FormatError{Msg: "the page is not valid UTF-8", Fix: "save it as UTF-8"}
 	}
+	// Line ends as a browser reads them: CRLF and a lone CR are LF (an
+	// editor that saved the page with CRLF line ends changed nothing).
+	if bytes.IndexByte(data, '\r') >= 0 {
+		data = bytes.ReplaceAll(bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n")), []byte("\r"), []byte("\n"))
+	}
 	p := &Page{}
 	seenMeta := false
 	seen := map[string]bool{}
@@ -153,6 +158,11 @@ func Parse(data []byte) (*Page, error) {
 		}
 	}
 	if !seenMeta {
+		if i := bytes.Index(data, []byte("prose:meta")); i >= 0 {
+			// A meta block a person's edit bent out of shape is not a
+			// page prose never owned: say what is wrong with it.
+			return nil, &FormatError{Line: lineAt(data, i), Msg: "the prose:meta comment is not in its form", Fix: "write it as <!-- prose:meta on a line of its own (one space after <!--), the YAML, and a line holding only -->"}
+		}
 		return nil, ErrNotOwned
 	}
 	return p, nil

@@ -846,7 +846,7 @@ func wikiCommitCommand() *cli.Command {
 			}
 			return report(out, &res.Result, wrote{
 				what:   "commit (" + nounCount(len(res.Pages), "page") + ")",
-				fields: map[string]any{"pages": res.Pages, "removed": res.Removed, "deleted": res.Deleted, "broken": res.Broken},
+				fields: map[string]any{"pages": res.Pages, "removed": res.Removed, "deleted": res.Deleted, "broken": res.Broken, "discarded": res.Discarded},
 				more: func(out *output) {
 					for _, p := range res.Pages {
 						out.printf("  %s\n", p)
@@ -854,6 +854,11 @@ func wikiCommitCommand() *cli.Command {
 					for _, rel := range res.Deleted {
 						for _, p := range res.Broken[rel] {
 							fmt.Fprintf(c.App.ErrWriter, "prose: warning: %s links to %s, which was removed: edit the link and take the page in with prose wiki commit (prose wiki lint lists broken links)\n", p, rel)
+						}
+					}
+					for _, p := range res.Pages {
+						for _, d := range res.Discarded[p] {
+							fmt.Fprintf(c.App.ErrWriter, "prose: warning: %s: discarded %s\n", p, d)
 						}
 					}
 					for p, rm := range res.Removed {
