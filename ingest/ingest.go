@@ -144,6 +144,9 @@ type run struct {
 	// merged in name order.
 	base   *catalog
 	placed *placing
+	// raw are the sources' titles as read, by id (the catalog keeps a
+	// title's original when cleaning changed it).
+	raw map[string]string
 }
 
 func (r *run) fail(step string) error {
@@ -194,7 +197,20 @@ func MemoKey(id string, opt Options, promptVersion string) string {
 func Ingest(ctx context.Context, w *wiki.Wiki, docs []*source.Document, opt Options) (*Result, error) {
 	opt.defaults()
 	refs := refsOf(w, docs)
-	return runQueued(ctx, w, opt, refs, func(r *run) (*Result, error) { return r.ingest(ctx, docs) })
+	raw := make([]string, len(docs))
+	for i, d := range docs {
+		raw[i] = d.Title
+	}
+	return runQueued(ctx, w, opt, refs, func(r *run) (*Result, error) {
+		for i, d := range docs {
+			d.Title = raw[i] // cleaned again against the catalog of this attempt
+		}
+		r.raw = map[string]string{}
+		for _, d := range docs {
+			r.raw[d.ID] = d.Title
+		}
+		return r.ingest(ctx, docs)
+	})
 }
 
 // distinctNames refuses two documents of other bytes under one name.
@@ -345,6 +361,14 @@ func (r *run) ingest(ctx context.Context, docs []*source.Document) (*Result, err
 	if err := r.begin(ctx); err != nil {
 		return nil, err
 	}
+	known := map[string]string{}
+	for _, rec := range r.cat.Sources {
+		known[rec.Name] = rec.Original
+		if rec.Original == "" {
+			known[rec.Name] = rec.Title
+		}
+	}
+	cleanTitles(docs, known)
 	bar := progress.New(r.opt.Progress, int64(len(docs)), "ingest", progress.Items)
 	defer bar.Finish()
 	r.bar = bar
@@ -494,6 +518,9 @@ func (r *run) source(ctx context.Context, d *source.Document) error {
 	sr.Status = "ingested"
 	sr.Pages = pages
 	r.cat.Sources[d.ID] = &sourceRecord{Name: d.Name, Kind: string(d.Kind), Title: d.Title, Memo: MemoKey(d.ID, r.opt, r.prompts.version()), Redactions: d.Redactions}
+	if raw := r.raw[d.ID]; raw != d.Title {
+		r.cat.Sources[d.ID].Original = raw
+	}
 	r.files[SourcePath(d.ID)] = d.Data
 	return nil
 }
