@@ -98,9 +98,18 @@ type Result struct {
 	Commit  string           `json:"commit,omitempty"`
 	// ReviewCommit is the commit of the review queue alone, made when the
 	// run's pages came out as they were but it queued review items.
-	ReviewCommit string         `json:"review_commit,omitempty"`
-	Tokens       receipt.Tokens `json:"-"`
-	Narrowed     bool           `json:"narrowed,omitempty"`
+	ReviewCommit string `json:"review_commit,omitempty"`
+	// Layout counts the earlier engine's pages the run moved to where the
+	// layout puts them, and those it kept (a person's words on them).
+	Layout   *LayoutMoves   `json:"layout,omitempty"`
+	Tokens   receipt.Tokens `json:"-"`
+	Narrowed bool           `json:"narrowed,omitempty"`
+}
+
+// LayoutMoves counts what a run did with pages of the earlier layout.
+type LayoutMoves struct {
+	Moved int `json:"moved"`
+	Kept  int `json:"kept"`
 }
 
 // SourcePlan is the plan made for one source (printed by --dry-run).
