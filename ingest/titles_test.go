@@ -8,7 +8,9 @@ import (
 
 	"github.com/prose-store/prose/ingest"
 	"github.com/prose-store/prose/ingest/offline"
+	"github.com/prose-store/prose/ingest/plan"
 	"github.com/prose-store/prose/ingest/source"
+	"github.com/prose-store/prose/wiki"
 )
 
 func htmlDoc(t *testing.T, name, title, body string) *source.Document {
@@ -70,4 +72,11 @@ func TestTitlesAreTheDocumentsOwn(t *testing.T) {
 		t.Errorf("a changed file ingested alone is titled %q", got)
 	}
 	lintClean(t, w)
+}
+
+// The pipeline's origin key is the one lint reads.
+func TestOriginKeyIsTheWikis(t *testing.T) {
+	if plan.MetaOrigin != wiki.KeyOrigin {
+		t.Fatalf("plan.MetaOrigin %q, wiki.KeyOrigin %q", plan.MetaOrigin, wiki.KeyOrigin)
+	}
 }
