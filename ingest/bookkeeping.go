@@ -112,10 +112,23 @@ func (r *run) bookkeeping(ctx context.Context) error {
 		list = append(list, d)
 	}
 	sort.Strings(list)
+	emptied, err := r.emptiedByMoves()
+	if err != nil {
+		return &StepError{"bookkeeping", err}
+	}
 	for _, d := range list {
 		shown := d
 		if d == "." {
 			shown = ""
+		}
+		if emptied[d] {
+			// A folder of the earlier layout the run's moves emptied: its
+			// description, in the pipeline's words, goes, and the folder
+			// with it.
+			if _, err := r.tx.WriteSlot(d+"/"+wiki.IndexName, "description", ""); err != nil {
+				return &StepError{"bookkeeping", fmt.Errorf("folder %s: %w", d, err)}
+			}
+			continue
 		}
 		r.res.Folders = append(r.res.Folders, shown)
 		if _, err := r.tx.Describe(shown, r.describe(shown)); err != nil {
@@ -138,6 +151,43 @@ func (r *run) bookkeeping(ctx context.Context) error {
 		r.files[name] = data
 	}
 	return nil
+}
+
+// emptiedByMoves are the folders the run's moves left with no page at any
+// depth whose description is one the pipeline wrote (describe's words):
+// the earlier layout's topic folders, which go with their pages.
+func (r *run) emptiedByMoves() (map[string]bool, error) {
+	out := map[string]bool{}
+	if len(r.res.Moved) == 0 {
+		return out, nil
+	}
+	all, err := r.tx.List()
+	if err != nil {
+		return nil, err
+	}
+	busy := map[string]bool{}
+	for _, rel := range all {
+		if path.Base(rel) == wiki.IndexName {
+			continue
+		}
+		for d := path.Dir(rel); d != "."; d = path.Dir(d) {
+			busy[d] = true
+		}
+	}
+	for _, m := range r.res.Moved {
+		for d := path.Dir(m.From); d != "." && !busy[d] && !out[d]; d = path.Dir(d) {
+			p, ok, err := r.tx.Page(d + "/" + wiki.IndexName)
+			if err != nil || !ok {
+				break
+			}
+			desc, _ := p.Slot("description")
+			if !strings.HasPrefix(desc, "<p>Pages on ") && !strings.HasPrefix(desc, "<p>The topics of ") {
+				break // a person's description keeps the folder
+			}
+			out[d] = true
+		}
+	}
+	return out, nil
 }
 
 // fileReview adds the run's review items to the queue, once each.

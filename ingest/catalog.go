@@ -177,9 +177,12 @@ func (c *catalog) snapshot() *catalog {
 func (c *catalog) paths() []string { return c.pages().sorted }
 
 type sourceRecord struct {
-	Name       string `json:"name"`
-	Kind       string `json:"kind"`
-	Title      string `json:"title"`
+	Name  string `json:"name"`
+	Kind  string `json:"kind"`
+	Title string `json:"title"`
+	// Original is the title as the source gave it, when cleaning changed
+	// it (titles.go): what a collection's shared suffix is found from.
+	Original   string `json:"original_title,omitempty"`
 	Memo       string `json:"memo"`
 	Redactions int    `json:"redactions"`
 }

@@ -105,9 +105,18 @@ type Result struct {
 	ReviewCommit string `json:"review_commit,omitempty"`
 	// NotRecreated are the pages a person removed that the run would have
 	// written again; they stay removed.
-	NotRecreated []string       `json:"not_recreated,omitempty"`
-	Tokens       receipt.Tokens `json:"-"`
-	Narrowed     bool           `json:"narrowed,omitempty"`
+	NotRecreated []string `json:"not_recreated,omitempty"`
+	// Layout counts the earlier engine's pages the run moved to where the
+	// layout puts them, and those it kept (a person's words on them).
+	Layout   *LayoutMoves   `json:"layout,omitempty"`
+	Tokens   receipt.Tokens `json:"-"`
+	Narrowed bool           `json:"narrowed,omitempty"`
+}
+
+// LayoutMoves counts what a run did with pages of the earlier layout.
+type LayoutMoves struct {
+	Moved int `json:"moved"`
+	Kept  int `json:"kept"`
 }
 
 // SourcePlan is the plan made for one source (printed by --dry-run).
@@ -157,6 +166,9 @@ type run struct {
 	placed *placing
 	// linker links the terms of the wiki on the pages prose renders.
 	linker *render.Linker
+	// raw are the sources' titles as read, by id (the catalog keeps a
+	// title's original when cleaning changed it).
+	raw map[string]string
 }
 
 func (r *run) fail(step string) error {
@@ -207,7 +219,20 @@ func MemoKey(id string, opt Options, promptVersion string) string {
 func Ingest(ctx context.Context, w *wiki.Wiki, docs []*source.Document, opt Options) (*Result, error) {
 	opt.defaults()
 	refs := refsOf(w, docs)
-	return runQueued(ctx, w, opt, refs, func(r *run) (*Result, error) { return r.ingest(ctx, docs) })
+	raw := make([]string, len(docs))
+	for i, d := range docs {
+		raw[i] = d.Title
+	}
+	return runQueued(ctx, w, opt, refs, func(r *run) (*Result, error) {
+		for i, d := range docs {
+			d.Title = raw[i] // cleaned again against the catalog of this attempt
+		}
+		r.raw = map[string]string{}
+		for _, d := range docs {
+			r.raw[d.ID] = d.Title
+		}
+		return r.ingest(ctx, docs)
+	})
 }
 
 // distinctNames refuses two documents of other bytes under one name.
@@ -362,6 +387,14 @@ func (r *run) ingest(ctx context.Context, docs []*source.Document) (*Result, err
 	if err := r.begin(ctx); err != nil {
 		return nil, err
 	}
+	known := map[string]string{}
+	for _, rec := range r.cat.Sources {
+		known[rec.Name] = rec.Original
+		if rec.Original == "" {
+			known[rec.Name] = rec.Title
+		}
+	}
+	cleanTitles(docs, known)
 	bar := progress.New(r.opt.Progress, int64(len(docs)), "ingest", progress.Items)
 	defer bar.Finish()
 	r.bar = bar
@@ -538,6 +571,9 @@ func (r *run) source(ctx context.Context, d *source.Document) error {
 	sr.Status = "ingested"
 	sr.Pages = pages
 	r.cat.Sources[d.ID] = &sourceRecord{Name: d.Name, Kind: string(d.Kind), Title: d.Title, Memo: r.memoOf(d), Redactions: d.Redactions}
+	if raw := r.raw[d.ID]; raw != d.Title {
+		r.cat.Sources[d.ID].Original = raw
+	}
 	r.keepBoilerplate(d)
 	r.files[SourcePath(d.ID)] = d.Data
 	return nil

@@ -24,10 +24,13 @@ type placing struct {
 	origins map[string]string // origin → path, planned this run
 	paths   map[string]string // path → origin, planned this run
 	claimed map[string]bool   // earlier-layout pages taken over this run
+	// moves are the earlier-layout pages moved this run, old path → new:
+	// links the model planned to an old path follow.
+	moves map[string]string
 }
 
 func newPlacing() *placing {
-	return &placing{origins: map[string]string{}, paths: map[string]string{}, claimed: map[string]bool{}}
+	return &placing{origins: map[string]string{}, paths: map[string]string{}, claimed: map[string]bool{}, moves: map[string]string{}}
 }
 
 // migration is an earlier-layout page a run moves to its place in the
@@ -93,6 +96,7 @@ func (r *run) place(d *source.Document, p *plan.Plan, parts []render.Part) ([]mi
 			migs = append(migs, m)
 			if !m.keep {
 				// Moved before generation, then updated at its new place.
+				r.placed.moves[old] = to
 				if pg.Path != to {
 					moved[pg.Path] = to
 				}
@@ -128,12 +132,12 @@ func (r *run) place(d *source.Document, p *plan.Plan, parts []render.Part) ([]mi
 			one(&p.Pages[i])
 		}
 	}
-	if len(moved) > 0 {
-		for i := range p.Pages {
-			for j, l := range p.Pages[i].Links {
-				if to, ok := moved[l.Path]; ok {
-					p.Pages[i].Links[j].Path = to
-				}
+	for i := range p.Pages {
+		for j, l := range p.Pages[i].Links {
+			if to, ok := moved[l.Path]; ok {
+				p.Pages[i].Links[j].Path = to
+			} else if to, ok := r.placed.moves[l.Path]; ok {
+				p.Pages[i].Links[j].Path = to // a page this run moved to the layout
 			}
 		}
 	}
@@ -376,6 +380,14 @@ func (r *run) personWrote(rel string) bool {
 // item names the page of the new layout.
 func (r *run) migrate(d *source.Document, migs []migration) error {
 	for _, m := range migs {
+		if r.res.Layout == nil {
+			r.res.Layout = &LayoutMoves{}
+		}
+		if m.keep {
+			r.res.Layout.Kept++
+		} else {
+			r.res.Layout.Moved++
+		}
 		if m.keep {
 			r.review = append(r.review, plan.ReviewItem{Page: m.from, Kind: ReviewLayout, Detail: fmt.Sprintf(
 				"made by the earlier engine and changed by a person since, so it is kept where it is; the page of %s is now %s. Move what should stay there, then remove this page (prose wiki rm %s) and resolve this item.",

@@ -343,6 +343,19 @@ func (tx *Tx) listing(d string) (*FolderListing, error) {
 		}
 		return strings.Compare(a.Href, b.Href)
 	})
+	// Pages of one title are told apart by what differs, their file
+	// names ("Introduction (intro.html)"), never by a number.
+	same := make([]bool, len(l.Pages))
+	for i := 1; i < len(l.Pages); i++ {
+		if strings.EqualFold(l.Pages[i-1].Title, l.Pages[i].Title) {
+			same[i-1], same[i] = true, true
+		}
+	}
+	for i := range l.Pages {
+		if same[i] {
+			l.Pages[i].Title += " (" + l.Pages[i].Href + ")"
+		}
+	}
 	return l, nil
 }
 

@@ -108,6 +108,13 @@ func ingestCommand() *cli.Command {
 	}
 }
 
+func pick(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
 // intoFolder checks a --into folder: a wiki path of folders, no page.
 func intoFolder(f string) (string, error) {
 	f = strings.Trim(strings.ReplaceAll(f, "\\", "/"), "/")
@@ -195,6 +202,9 @@ func printPipeline(c *cli.Context, v *vault.Vault, res *ingest.Result) error {
 		if res.ReviewCommit != "" {
 			doc["review_commit"] = res.ReviewCommit
 		}
+		if res.Layout != nil {
+			doc["layout"] = res.Layout
+		}
 		return out.emit(doc)
 	}
 	for _, s := range res.Sources {
@@ -224,6 +234,10 @@ func printPipeline(c *cli.Context, v *vault.Vault, res *ingest.Result) error {
 	}
 	for _, p := range res.NotRecreated {
 		out.printf("  removed by a person, not re-created: %s\n", p)
+	}
+	if l := res.Layout; l != nil {
+		out.printf("  layout   %s of the earlier layout moved to where its source puts %s (listed above); %d kept where %s, as a person wrote on %s (see the review items)\n",
+			nounCount(l.Moved, "page"), pick(l.Moved, "it", "them"), l.Kept, pick(l.Kept, "it is", "they are"), pick(l.Kept, "it", "them"))
 	}
 	for _, r := range res.Review {
 		if r.Page != "" {

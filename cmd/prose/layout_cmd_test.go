@@ -59,3 +59,43 @@ func TestIngestDryRunPlansWhatTheRunDoes(t *testing.T) {
 		}
 	}
 }
+
+// A vault the earlier engine filled: its pages have no origin and sit in
+// topic folders. The next ingest moves a page no person edited to where
+// the layout puts it (one receipt, the move listed, links following) and
+// keeps a page with a person's words where it is, with a review item
+// naming the new page; it says both in its output, and lint stays clean.
+func TestIngestMovesTheEarlierLayout(t *testing.T) {
+	dir := newIngestVault(t)
+	src := filepath.Join(t.TempDir(), "kb")
+	writeFiles(t, src, map[string]string{
+		"deploy.md": "# Deploying\n\nWe deploy on Tuesdays; see the rollback notes.\n\n## Glossary\n\nCanary: a small slice of traffic that sees a release first.\nRollback: going back to the last release.\n",
+	})
+	mustProse(t, "--vault", dir, "ingest", src)
+	// As the earlier engine left them: no origin, topic folders.
+	for _, mv := range [][2]string{{"kb/deploy", "deploying/deploying"}, {"glossary/canary", "deploying/canary"}, {"glossary/rollback", "deploying/rollback"}} {
+		mustProse(t, "--vault", dir, "wiki", "set-meta", mv[0], "origin=")
+		mustProse(t, "--vault", dir, "wiki", "mv", mv[0], mv[1])
+	}
+	mustProse(t, "--vault", dir, "wiki", "write-slot", "deploying/rollback", "summary", "--content", "<p>Ours: how we roll back.</p>")
+	head := headOf(t, dir)
+	out := mustProse(t, "--vault", dir, "ingest", "--force", src)
+	if parentOf(t, dir, "HEAD") != head {
+		t.Fatalf("not one commit:\n%s", out)
+	}
+	for _, want := range []string{"moved    deploying/deploying.html -> kb/deploy.html", "moved    deploying/canary.html -> glossary/canary.html",
+		"created  glossary/rollback.html", "layout   2 pages of the earlier layout moved", "1 kept", "deploying/rollback.html: made by the earlier engine"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the ingest does not say %q:\n%s", want, out)
+		}
+	}
+	if got := mustProse(t, "--vault", dir, "wiki", "slot", "deploying/rollback", "summary"); got != "<p>Ours: how we roll back.</p>" {
+		t.Errorf("the person's page was written over: %q", got)
+	}
+	if meta := mustProse(t, "--vault", dir, "wiki", "meta", "glossary/canary"); !strings.Contains(meta, "origin: term:canary\n") {
+		t.Errorf("the moved page has no origin:\n%s", meta)
+	}
+	if lint := mustProse(t, "--vault", dir, "wiki", "lint"); !strings.Contains(lint, "0 errors, 0 warnings") {
+		t.Errorf("lint after the move:\n%s", lint)
+	}
+}

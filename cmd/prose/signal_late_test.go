@@ -25,7 +25,9 @@ func TestSignalAfterTheCommitSaysItLanded(t *testing.T) {
 	vdir := filepath.Join(tmp, "v")
 	mustProse(t, "init", vdir)
 	files := map[string]string{}
-	for i := 0; i < 60; i++ {
+	// Enough sources that what the command prints (a line per source and
+	// per page) is more than the pipe below holds.
+	for i := 0; i < 150; i++ {
 		files[fmt.Sprintf("doc-%03d.md", i)] = fmt.Sprintf("# Runbook %d\n\nThe service number %d keeps a record of every request.\n", i, i)
 	}
 	src := filepath.Join(tmp, "src")

@@ -51,10 +51,18 @@ type workspace struct {
 	folders  map[string]int // pages per folder, existing and planned
 	sents    []string       // the document's sentences, once split
 	lowSents []string       // the same in lower case, once
+	// sentWords are the sentences (their indexes, in order) by the
+	// lower-case words they hold, once.
+	sentWords map[string][]int
+	// pitfallText are the sentences that warn, once found.
+	pitfallText []string
 	// pitfallSecs are the indexes of the sections whose heading names
 	// pitfalls, once found: a source's pages are all written in one call,
 	// and each procedure page asks again.
 	pitfallSecs []int
+	// prereqSec is 1 + the index of the section whose heading names
+	// prerequisites, -1 when there is none, 0 before it is looked for.
+	prereqSec int
 }
 
 func (e Engine) analyse(prompt string) (model.Response, error) {
@@ -242,6 +250,20 @@ func (w *workspace) link(cs []candidate) {
 			targets = append(targets, target{e.Path, e.Title, strings.ToLower(e.Title)})
 		}
 	}
+	// The targets by the first word of their title: a text is checked
+	// only against the titles whose first word it holds, so linking a
+	// source of n definitions costs about n, not n².
+	byFirst := map[string][]int{}
+	for k, t := range targets {
+		if len(t.title) < 4 {
+			continue
+		}
+		if ws := strings.FieldsFunc(t.lower, func(r rune) bool { return !isWordRune(r) }); len(ws) > 0 {
+			byFirst[ws[0]] = append(byFirst[ws[0]], k)
+		} else {
+			byFirst[""] = append(byFirst[""], k) // no word: checked against every text
+		}
+	}
 	for i := range cs {
 		c := &cs[i]
 		var links []plan.Link
@@ -264,8 +286,17 @@ func (w *workspace) link(cs []candidate) {
 			}
 		}
 		lower := strings.ToLower(c.text)
-		for _, t := range targets {
-			if len(t.title) >= 4 && containsPhrase(lower, t.lower) {
+		cands := append([]int{}, byFirst[""]...)
+		seenWord := map[string]bool{}
+		for _, word := range strings.FieldsFunc(lower, func(r rune) bool { return !isWordRune(r) }) {
+			if !seenWord[word] {
+				seenWord[word] = true
+				cands = append(cands, byFirst[word]...)
+			}
+		}
+		sort.Ints(cands) // in the targets' order, as a scan of them all would
+		for _, k := range cands {
+			if t := targets[k]; !linked[t.path] && !titled[t.lower] && containsPhrase(lower, t.lower) {
 				addLink(t)
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"github.com/prose-store/prose/internal/lazyre"
 	"html"
 	"path"
+	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -316,7 +317,8 @@ func (w *workspace) sourceLink(c candidate) string {
 func (w *workspace) slots(c candidate) map[string]string {
 	doc := w.doc
 	here, links := c.page.Path, c.page.Links
-	text := func(s string) string { return linkify(s, here, links) }
+	lk := newLinker(here, links)
+	text := lk.html
 	out := map[string]string{}
 	switch c.kind {
 	case "source":
@@ -451,6 +453,11 @@ func sectionLead(s *source.Section) string {
 		case source.Definitions:
 			var terms []string
 			for _, d := range b.Defs {
+				if len(terms) == 12 {
+					// A key point names a few: linking thousands of terms
+					// in one line costs their square.
+					return fmt.Sprintf("defines %s and %d more", strings.Join(terms, ", "), len(b.Defs)-12)
+				}
 				terms = append(terms, d.Term)
 			}
 			return "defines " + strings.Join(terms, ", ")
@@ -506,10 +513,18 @@ var (
 )
 
 func (w *workspace) prerequisites(text func(string) string) string {
-	for _, s := range w.doc.Sections {
-		if !prereqHeading().MatchString(s.Heading) {
-			continue
+	if w.prereqSec == 0 {
+		// Found once per source: each procedure page asks again.
+		w.prereqSec = -1
+		for i, s := range w.doc.Sections {
+			if prereqHeading().MatchString(s.Heading) {
+				w.prereqSec = i + 1
+				break
+			}
 		}
+	}
+	if w.prereqSec > 0 {
+		s := w.doc.Sections[w.prereqSec-1]
 		var parts []string
 		for _, b := range s.Blocks {
 			switch b.Kind {
@@ -560,24 +575,48 @@ func (w *workspace) pitfalls(text func(string) string) string {
 }
 
 // mentionsOf lists up to three sentences of doc that use term, other than
-// its definition (mentions, with the sentences lower-cased once per
-// source rather than once per term).
+// its definition (mentions, with the sentences lower-cased and indexed by
+// their words once per source rather than once per term: only the
+// sentences holding the term's rarest word are looked at, so a source of
+// n definitions costs about n, not n²).
 func (w *workspace) mentionsOf(term, meaning string) []string {
 	sents := w.sentences()
 	if w.lowSents == nil {
 		w.lowSents = make([]string, len(sents))
+		w.sentWords = map[string][]int{}
 		for i, s := range sents {
 			w.lowSents[i] = strings.ToLower(s)
+			seen := map[string]bool{}
+			for _, word := range strings.FieldsFunc(w.lowSents[i], func(r rune) bool { return !isWordRune(r) }) {
+				if !seen[word] {
+					seen[word] = true
+					w.sentWords[word] = append(w.sentWords[word], i)
+				}
+			}
 		}
 	}
 	if len(term) < 4 {
 		return nil
 	}
 	lowTerm := strings.ToLower(term)
+	words := strings.FieldsFunc(lowTerm, func(r rune) bool { return !isWordRune(r) })
+	if len(words) == 0 {
+		return nil
+	}
+	rare := w.sentWords[words[0]]
+	for _, word := range words[1:] {
+		if l := w.sentWords[word]; len(l) < len(rare) {
+			rare = l
+		}
+	}
 	var out []string
-	for i, s := range sents {
+	for _, i := range rare {
 		if len(out) == 3 {
 			break
+		}
+		s := sents[i]
+		if len(s) > maxMention {
+			continue // a run of lines with no full stop (a list of definitions) is no sentence
 		}
 		if containsPhrase(w.lowSents[i], lowTerm) && !strings.Contains(s, meaning) && !strings.HasPrefix(s, term+":") {
 			out = append(out, s)
@@ -585,6 +624,10 @@ func (w *workspace) mentionsOf(term, meaning string) []string {
 	}
 	return out
 }
+
+// maxMention is the longest sentence a page quotes as a mention of its
+// term.
+const maxMention = 400
 
 // sentences are the document's sentences, split once per workspace.
 func (w *workspace) sentences() []string {
@@ -703,12 +746,53 @@ func related(here string, links []plan.Link) string {
 // the first mention of each linked page's title outside tags, code and
 // links.
 func linkify(text, here string, links []plan.Link) string {
-	out := source.InlineHTML(text)
-	for _, l := range links {
-		if l.Path == here || len([]rune(l.Title)) < 4 {
+	return newLinker(here, links).html(text)
+}
+
+// linker links the titles of a page's links in its texts. It indexes the
+// links by the first word of their titles once, so that each text is
+// checked only against the titles whose first word it holds: a source
+// page linking thousands of pages renders each of its thousands of
+// sections in time of that section, not of every link.
+type linker struct {
+	here    string
+	links   []plan.Link
+	byFirst map[string][]int
+}
+
+func newLinker(here string, links []plan.Link) *linker {
+	l := &linker{here: here, links: links, byFirst: map[string][]int{}}
+	for i, ln := range links {
+		if ln.Path == here || len([]rune(ln.Title)) < 4 {
 			continue
 		}
-		title := asciiLower(html.EscapeString(l.Title))
+		ws := strings.FieldsFunc(asciiLower(html.EscapeString(ln.Title)), func(r rune) bool { return !isWordRune(r) })
+		first := ""
+		if len(ws) > 0 {
+			first = ws[0]
+		}
+		l.byFirst[first] = append(l.byFirst[first], i)
+	}
+	return l
+}
+
+func (l *linker) html(text string) string {
+	out := source.InlineHTML(text)
+	if len(l.byFirst) == 0 {
+		return out
+	}
+	cands := append([]int{}, l.byFirst[""]...)
+	seen := map[string]bool{}
+	for _, w := range strings.FieldsFunc(asciiLower(out), func(r rune) bool { return !isWordRune(r) }) {
+		if !seen[w] {
+			seen[w] = true
+			cands = append(cands, l.byFirst[w]...)
+		}
+	}
+	sort.Ints(cands) // in the links' order
+	for _, k := range cands {
+		ln := l.links[k]
+		title := asciiLower(html.EscapeString(ln.Title))
 		lower := asciiLower(out)
 		i := -1
 		for off := 0; off < len(out); {
@@ -726,7 +810,7 @@ func linkify(text, here string, links []plan.Link) string {
 			continue
 		}
 		end := i + len(title)
-		a := fmt.Sprintf(`<a href="%s">%s</a>`, html.EscapeString(rel(here, l.Path)), out[i:end])
+		a := fmt.Sprintf(`<a href="%s">%s</a>`, html.EscapeString(rel(l.here, ln.Path)), out[i:end])
 		out = out[:i] + a + out[end:]
 	}
 	return out

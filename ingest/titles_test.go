@@ -1,0 +1,82 @@
+package ingest_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/prose-store/prose/ingest"
+	"github.com/prose-store/prose/ingest/offline"
+	"github.com/prose-store/prose/ingest/plan"
+	"github.com/prose-store/prose/ingest/source"
+	"github.com/prose-store/prose/wiki"
+)
+
+func htmlDoc(t *testing.T, name, title, body string) *source.Document {
+	t.Helper()
+	d, err := source.Read(name, []byte(fmt.Sprintf("<html><head><title>%s</title></head><body>%s</body></html>", title, body)), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Collection = true
+	return d
+}
+
+// A page's title is the document's own: without the suffix its whole
+// collection shares (the manual's name), without pilcrows or a section
+// number; a changed file of the collection ingested alone keeps the
+// suffix cut (the catalog remembers the collection's titles); two pages of
+// one title in a folder are told apart in its listing by file name.
+func TestTitlesAreTheDocumentsOwn(t *testing.T) {
+	_, w := newWiki(t)
+	const site = " (libffi: the portable foreign function interface library)"
+	docs := []*source.Document{
+		htmlDoc(t, "manual/Closures.html", "Closures"+site, "<h1>Closures</h1><p>A closure wraps a function.</p><h2>ffi_closure_alloc ¶</h2><p>Allocates a closure.</p>"),
+		htmlDoc(t, "manual/Types.html", "2.1 Types"+site, "<h1>Types</h1><p>Types describe arguments.</p>"),
+		htmlDoc(t, "manual/Intro.html", "Introduction"+site, "<h1>Introduction</h1><p>What the library does.</p>"),
+		htmlDoc(t, "manual/Introduction.html", "Introduction"+site, "<h1>Introduction</h1><p>Another introduction, elsewhere.</p>"),
+	}
+	if _, err := ingest.Ingest(context.Background(), w, docs, opts(offline.Engine{})); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"manual/closures.html": "Closures", "manual/types.html": "Types", "manual/intro.html": "Introduction", "manual/introduction.html": "Introduction"}
+	for p, title := range want {
+		_, pg, err := w.Read(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := pg.Meta.Title(); got != title {
+			t.Errorf("%s is titled %q, want %q", p, got, title)
+		}
+	}
+	pages, err := w.Pages()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pi := range pages {
+		if strings.ContainsAny(pi.Title, "¶§") || strings.Contains(pi.Title, "libffi:") {
+			t.Errorf("%s is titled %q", pi.Path, pi.Title)
+		}
+	}
+	readme := pageText(t, w, "manual/README.html")
+	if !strings.Contains(readme, "Introduction (intro.html)") || !strings.Contains(readme, "Introduction (introduction.html)") {
+		t.Errorf("the listing does not tell the two Introductions apart by file name:\n%s", readme)
+	}
+	changed := htmlDoc(t, "manual/Types.html", "2.1 Types"+site, "<h1>Types</h1><p>Types describe arguments and results.</p>")
+	res, err := ingest.Ingest(context.Background(), w, []*source.Document{changed}, opts(offline.Engine{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Sources[0].Title; got != "Types" {
+		t.Errorf("a changed file ingested alone is titled %q", got)
+	}
+	lintClean(t, w)
+}
+
+// The pipeline's origin key is the one lint reads.
+func TestOriginKeyIsTheWikis(t *testing.T) {
+	if plan.MetaOrigin != wiki.KeyOrigin {
+		t.Fatalf("plan.MetaOrigin %q, wiki.KeyOrigin %q", plan.MetaOrigin, wiki.KeyOrigin)
+	}
+}
