@@ -50,6 +50,9 @@ func (r *run) document(d *source.Document, p *plan.Plan, tb *toolbox) error {
 		return err
 	}
 	for i, part := range res.Parts {
+		if part.Empty {
+			continue // listed in the contents, no page
+		}
 		prel := names[i]
 		if ok, err := r.exists(prel); err != nil {
 			return err
@@ -157,12 +160,18 @@ func navHTML(here, src, title string, names map[int]string, parts []render.Part,
 		return fmt.Sprintf(`<a class="%s" href="%s">%s</a>`, class, html.EscapeString(relPath(here, to)), html.EscapeString(text))
 	}
 	prev := link(src, "← "+title, "prev")
-	if i > 0 {
-		prev = link(names[i-1], "← "+parts[i-1].Title, "prev")
+	for j := i - 1; j >= 0; j-- {
+		if !parts[j].Empty {
+			prev = link(names[j], "← "+parts[j].Title, "prev")
+			break
+		}
 	}
 	out := prev + " " + link(src, "↑ Contents of "+title, "up")
-	if i+1 < len(parts) {
-		out += " " + link(names[i+1], parts[i+1].Title+" →", "next")
+	for j := i + 1; j < len(parts); j++ {
+		if !parts[j].Empty {
+			out += " " + link(names[j], parts[j].Title+" →", "next")
+			break
+		}
 	}
 	return "<p>" + out + "</p>"
 }
