@@ -45,6 +45,9 @@ func (r *run) document(d *source.Document, p *plan.Plan, res render.Result, sect
 		return err
 	}
 	for i, part := range res.Parts {
+		if part.Empty {
+			continue // listed in the contents, no page
+		}
 		prel := names[i]
 		origin := sections[i].Origin
 		if ok, err := r.exists(prel); err != nil {
@@ -127,12 +130,18 @@ func navHTML(here, src, title string, names map[int]string, parts []render.Part,
 		return fmt.Sprintf(`<a class="%s" href="%s">%s</a>`, class, html.EscapeString(relPath(here, to)), html.EscapeString(text))
 	}
 	prev := link(src, "← "+title, "prev")
-	if i > 0 {
-		prev = link(names[i-1], "← "+parts[i-1].Title, "prev")
+	for j := i - 1; j >= 0; j-- {
+		if !parts[j].Empty {
+			prev = link(names[j], "← "+parts[j].Title, "prev")
+			break
+		}
 	}
 	out := prev + " " + link(src, "↑ Contents of "+title, "up")
-	if i+1 < len(parts) {
-		out += " " + link(names[i+1], parts[i+1].Title+" →", "next")
+	for j := i + 1; j < len(parts); j++ {
+		if !parts[j].Empty {
+			out += " " + link(names[j], parts[j].Title+" →", "next")
+			break
+		}
 	}
 	return "<p>" + out + "</p>"
 }
@@ -205,6 +214,10 @@ func (r *run) keepBoilerplate(d *source.Document) {
 func subsections(here string, names map[int]string, parts []render.Part, i int) string {
 	var sb strings.Builder
 	for j := i + 1; j < len(parts) && parts[j].Level > parts[i].Level; j++ {
+		if parts[j].Empty {
+			fmt.Fprintf(&sb, `<li>%s</li>`, html.EscapeString(parts[j].Title)) // no page
+			continue
+		}
 		fmt.Fprintf(&sb, `<li><a href="%s">%s</a></li>`, html.EscapeString(relPath(here, names[j])), html.EscapeString(parts[j].Title))
 	}
 	if sb.Len() == 0 {

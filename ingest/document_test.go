@@ -246,7 +246,8 @@ func TestEnrichmentLeavesTheDocumentOut(t *testing.T) {
 }
 
 // A heading with nothing of its own before its subsections, each split
-// into a page, gets a page listing them (never an empty page).
+// into a page, gets a page listing them; a heading with nothing under it
+// at all gets none (never an empty page).
 func TestAnEmptySectionListsItsSubsections(t *testing.T) {
 	_, w := newWiki(t)
 	var sb strings.Builder
@@ -255,7 +256,7 @@ func TestAnEmptySectionListsItsSubsections(t *testing.T) {
 	for f := 1; f <= 8; f++ {
 		fmt.Fprintf(&sb, "### func%d\n\n%s%s", f, para, para)
 	}
-	sb.WriteString("## Types\n\nShort.\n")
+	sb.WriteString("## Detailed Description\n\n## Types\n\nShort.\n")
 	d := readDoc(t, "ref.md", sb.String())
 	ingestDocs(t, w, d)
 	dir := strings.TrimSuffix(pageOf(t, w, d.ID, "source"), ".html")
@@ -263,11 +264,19 @@ func TestAnEmptySectionListsItsSubsections(t *testing.T) {
 	if !strings.Contains(got, `<a href="func1.html">func1</a>`) || !strings.Contains(got, `<a href="func8.html">func8</a>`) {
 		t.Fatalf("functions.html:\n%s", got)
 	}
+	// A heading with nothing under it at all is listed, with no page.
+	if toc := slotOf(t, w, dir+".html", "document"); !strings.Contains(toc, "<li>Detailed Description</li>") {
+		t.Errorf("contents:\n%s", toc)
+	}
+	if nav := slotOf(t, w, dir+"/func8.html", "nav"); !strings.Contains(nav, `href="types.html">Types →`) {
+		t.Errorf("func8 nav skips to %s", nav)
+	}
 	lintClean(t, w)
 }
 
 // bigDoc is a document past render.SplitAt of twelve chapters; chapter 3
-// presents steps ("Install steps"), and extra is added to chapter 5.
+// presents steps ("Install steps"), extra is added to chapter 5, and a
+// last heading has nothing under it.
 func bigDoc(extra string) string {
 	var sb strings.Builder
 	sb.WriteString("# Big Manual\n\nThe lead.\n\n")
@@ -285,6 +294,7 @@ func bigDoc(extra string) string {
 			sb.WriteString(extra)
 		}
 	}
+	sb.WriteString("## Appendix\n") // nothing under it: no page
 	return sb.String()
 }
 

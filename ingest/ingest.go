@@ -471,6 +471,9 @@ func (r *run) source(ctx context.Context, d *source.Document) error {
 	if r.opt.DryRun {
 		sr.Status = "planned"
 		for _, pg := range append(append([]plan.Page{}, p.Pages...), sections...) {
+			if pg.Path == "" {
+				continue // an empty part of a split source: no page
+			}
 			sr.Pages = append(sr.Pages, pg.Path)
 			if pg.Action == plan.Create {
 				r.addOnce(&r.res.Created, pg.Path)
@@ -504,7 +507,9 @@ func (r *run) source(ctx context.Context, d *source.Document) error {
 	// Every page this source wrote records it, and its origin.
 	origins := map[string]string{}
 	for _, pg := range append(append([]plan.Page{}, p.Pages...), sections...) {
-		origins[pg.Path] = pg.Origin
+		if pg.Path != "" {
+			origins[pg.Path] = pg.Origin
+		}
 	}
 	// A page the model created beside the plan gets an origin too, as
 	// the plan's page of its template and title would: a page without

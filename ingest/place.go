@@ -122,8 +122,11 @@ func (r *run) place(d *source.Document, p *plan.Plan, parts []render.Part) ([]mi
 			home = p.Pages[i].Path
 		}
 	}
-	sections := make([]plan.Page, len(parts))
+	sections := make([]plan.Page, len(parts)) // an empty part (no page) has no path
 	for i, part := range parts {
+		if part.Empty {
+			continue
+		}
 		sections[i] = plan.Page{Action: plan.Create, Template: wiki.SectionTemplate, Title: part.Title, Origin: plan.Origin(d.Name, part.Anchor)}
 		one(&sections[i])
 	}

@@ -51,6 +51,9 @@ type Part struct {
 	// HTML is the part's text, its first heading left out (the page's
 	// title says it).
 	HTML string
+	// Empty is a heading the source gives nothing under, not even
+	// subsections: it gets no page, and the contents list it as text.
+	Empty bool
 	// headings are the anchors and text of the part's other headings, for
 	// the table of contents.
 	headings []tocEntry
@@ -130,8 +133,9 @@ func Document(d *source.Document, opt Options) Result {
 		parts[i].HTML, parts[i].headings = parts[i].render()
 	}
 	out := Result{HTML: sb.String()}
-	for _, p := range parts {
-		out.Parts = append(out.Parts, Part{Title: p.title, Anchor: p.anchor, Level: p.level, HTML: p.HTML, headings: p.headings})
+	for i, p := range parts {
+		empty := strings.TrimSpace(p.HTML) == "" && (i+1 == len(parts) || parts[i+1].level <= p.level)
+		out.Parts = append(out.Parts, Part{Title: p.title, Anchor: p.anchor, Level: p.level, HTML: p.HTML, headings: p.headings, Empty: empty})
 	}
 	return out
 }
@@ -280,6 +284,10 @@ func toc(parts []Part, href func(int) string) string {
 	var sb strings.Builder
 	sb.WriteString(`<div class="toc"><h2>Contents</h2><ol>`)
 	for i, p := range parts {
+		if p.Empty {
+			fmt.Fprintf(&sb, "<li>%s</li>", html.EscapeString(p.Title))
+			continue
+		}
 		h := href(i)
 		fmt.Fprintf(&sb, `<li><a href="%s">%s</a>`, html.EscapeString(h), html.EscapeString(p.Title))
 		if len(p.headings) > 0 {
