@@ -115,6 +115,18 @@ func (w *Wiki) openIndex(ctx context.Context) (bleve.Index, error) {
 				return nil, err
 			}
 		}
+		if b.Size() >= searchBatch {
+			// Bleve analyses a batch whole and builds one segment of it:
+			// a large write's pages go in batches, so the memory this
+			// takes stays bounded however many pages changed. The state
+			// file moves only after the last, so an interrupted update
+			// is made again from the same tree.
+			if err := idx.Batch(b); err != nil {
+				idx.Close()
+				return nil, err
+			}
+			b.Reset()
+		}
 		if !strings.HasSuffix(c.Path, ".html") {
 			continue
 		}
@@ -153,6 +165,9 @@ func (w *Wiki) openIndex(ctx context.Context) (bleve.Index, error) {
 	}
 	return idx, nil
 }
+
+// searchBatch is how many pages go into the search index at once.
+const searchBatch = 500
 
 // indexChanged brings the search index up to date after a write. The
 // write is committed already: a failure here only leaves the cache

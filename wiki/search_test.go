@@ -2,6 +2,7 @@ package wiki
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -154,5 +155,36 @@ func TestSearchAndFindNormalizeUnicode(t *testing.T) {
 		if err != nil || len(found) != 1 || found[0].Path != "food/coffee.html" {
 			t.Errorf("find %q: %+v %v", q, found, err)
 		}
+	}
+}
+
+// TestSearchIndexesALargeWriteInBatches: a write of more pages than one
+// search batch holds indexes every page (the first batch's, the last's),
+// and a search counts each page once.
+func TestSearchIndexesALargeWriteInBatches(t *testing.T) {
+	w := newWiki(t)
+	n := 2*searchBatch + 7
+	mustUpdate(t, w, func(tx *Tx) error {
+		for i := 0; i < n; i++ {
+			body := "<p>Common words on every page.</p>"
+			if i == 0 || i == n-1 {
+				body = "<p>The marker word zanzibarite is on the first and the last page.</p>"
+			}
+			if _, _, err := tx.New(fmt.Sprintf("f%d/p%04d", i%40, i), NewOptions{Title: fmt.Sprintf("Page %d", i), Slots: map[string]string{"body": body}}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	got := hitPaths(t, w, "zanzibarite")
+	if len(got) != 2 || !got["f0/p0000.html"] || !got[fmt.Sprintf("f%d/p%04d.html", (n-1)%40, n-1)] {
+		t.Fatalf("zanzibarite finds %v, want the first and the last page", got)
+	}
+	hits, err := w.Search(context.Background(), "common", n+10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != n-2 {
+		t.Fatalf("common finds %d pages, want %d", len(hits), n-2)
 	}
 }
