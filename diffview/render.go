@@ -126,7 +126,9 @@ func SummaryLine(r *Report) string {
 			pages = append(pages, fmt.Sprintf("%d %s", k.n, k.op))
 		}
 	}
-	parts = append(parts, pages...)
+	if len(pages) > 0 {
+		parts = append(parts, strings.Join(pages, ", "))
+	}
 	if s.ReviewOpened > 0 || s.ReviewResolved > 0 {
 		var rv []string
 		if s.ReviewOpened > 0 {
@@ -135,7 +137,7 @@ func SummaryLine(r *Report) string {
 		if s.ReviewResolved > 0 {
 			rv = append(rv, fmt.Sprintf("%d resolved", s.ReviewResolved))
 		}
-		parts = append(parts, "review items "+strings.Join(rv, ", "))
+		parts = append(parts, strings.Replace(strings.Join(rv, ", "), " ", plural(s.ReviewOpened+s.ReviewResolved, " review item ", " review items "), 1))
 	}
 	if s.Nodes > 0 {
 		parts = append(parts, fmt.Sprintf("%s changed (%s)", count(s.Nodes, "world-model node", "world-model nodes"), count(s.WorldModelChanges, "path", "paths")))
@@ -229,8 +231,18 @@ func render(r *Report, opt Options, st style, limit int) string {
 	section := func(op, name string) string {
 		return h(4, fmt.Sprintf("%s (%d)", name, len(byOp[op])))
 	}
+	var quiet []string
 	for _, p := range byOp["changed"] {
+		if !opt.Verbose && len(p.Slots) == 0 && len(p.Meta) == 0 {
+			// Only prose's bookkeeping changed: one line for them all.
+			quiet = append(quiet, st.code(p.Path)+" ("+bookkeepingLine(p.Bookkeeping)+")")
+			continue
+		}
 		o.entry("pages changed", section("changed", "Pages changed"), pageDetail(st, p, opt.Verbose))
+	}
+	if len(quiet) > 0 {
+		o.entry("pages changed", section("changed", "Pages changed"),
+			"Only prose's bookkeeping changed on "+strings.Join(quiet, ", ")+"; `--verbose` shows it.\n\n")
 	}
 	for _, p := range byOp["moved"] {
 		o.entry("pages moved", section("moved", "Pages moved"), pageDetail(st, p, opt.Verbose))
@@ -288,7 +300,7 @@ func render(r *Report, opt Options, st style, limit int) string {
 	for _, rc := range r.Review {
 		line := "- " + rc.Op + " " + st.code(rc.ID)
 		if rc.Page != "" {
-			line += " on " + st.code(rc.Page)
+			line += " on " + st.code(strings.TrimSuffix(rc.Page, ".html"))
 		}
 		if rc.Kind != "" {
 			line += " (" + st.esc(rc.Kind)
@@ -303,7 +315,7 @@ func render(r *Report, opt Options, st style, limit int) string {
 		if rc.How != "" {
 			line += " — " + st.esc(rc.How)
 		}
-		o.entry("review items", h(4, fmt.Sprintf("Review queue (%d)", len(r.Review))), line+"\n")
+		o.entry("review items", h(4, fmt.Sprintf("Review queue (%d)", len(r.Review)))+reviewHint(st), line+"\n")
 	}
 	if o.heads["review items"] && st.md {
 		o.b.WriteString("\n")
@@ -344,6 +356,13 @@ func render(r *Report, opt Options, st style, limit int) string {
 			CommentLimit, strings.Join(left, ", "), cmd)
 	}
 	return o.b.String()
+}
+
+func reviewHint(st style) string {
+	if !st.md {
+		return ""
+	}
+	return "`prose wiki review list` shows the open items, `prose wiki review show ID` one of them.\n\n"
 }
 
 func short(h string) string {
@@ -407,11 +426,26 @@ func slotLine(st style, s Slot) string {
 		}
 	}
 	if len(s.Markup) > 0 {
-		var ms []string
+		var del, ins []string
 		for _, m := range s.Markup {
-			ms = append(ms, st.code(m))
+			switch {
+			case strings.HasPrefix(m, Del):
+				del = append(del, st.code(m[1:]))
+			case strings.HasPrefix(m, Ins):
+				ins = append(ins, st.code(m[1:]))
+			}
 		}
-		line += " (markup " + strings.Join(ms, " ") + ")"
+		var ms []string
+		if len(del) > 0 {
+			ms = append(ms, "removed "+strings.Join(del, " "))
+		}
+		if len(ins) > 0 {
+			ms = append(ms, "added "+strings.Join(ins, " "))
+		}
+		if s.Markup[len(s.Markup)-1] == "…" {
+			ms = append(ms, "and more")
+		}
+		line += " (markup " + strings.Join(ms, "; ") + ")"
 	}
 	return line
 }

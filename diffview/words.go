@@ -45,7 +45,7 @@ type WordDiff struct {
 const (
 	maxWords     = 200_000 // words read from one side; more counts only
 	maxCells     = 1 << 20 // LCS table cells (n*m) of the changed middle
-	contextWords = 8       // unchanged words kept on each side of a change
+	contextWords = 12      // unchanged words kept on each side of a change
 	maxSpanWords = 60      // words shown of one added or removed run
 	maxHunks     = 6       // separate changes shown of one text
 )
