@@ -67,11 +67,11 @@ func TestDiffGoldenSlotEdit(t *testing.T) {
 	head := headOf(t, vdir)
 	out := mustProse(t, "--vault", vdir, "diff", base, head, "--format", "markdown")
 	for _, want := range []string{
-		"~~come from~~ **are the softmax of**",      // the change itself, word by word
-		"every token offers an answer",              // the words before it (the window)
-		"mixes the values",                          // and after it
-		"markup only, the text is the same",         // the link added
-		"added `<a href=\"transformers.html\">`",    // names the tag
+		"~~come from~~ **are the softmax of**",   // the change itself, word by word
+		"every token offers an answer",           // the words before it (the window)
+		"mixes the values",                       // and after it
+		"markup only, the text is the same",      // the link added
+		"added `<a href=\"transformers.html\">`", // names the tag
 		"meta `title` `\"Attention\"` → `\"Self-attention\"`",
 	} {
 		if !strings.Contains(out, want) {
