@@ -108,6 +108,7 @@ func TestBuildPagesMovesAndBookkeeping(t *testing.T) {
 		wikiChange(`ml.attention\.html.slots.summary`, "removed", "<p>Weights tokens.</p>", nil),
 		wikiChange(`ml.other\.html.meta.generated.summary`, "changed", "blake3:1", "blake3:2"),
 		wikiChange(`ml.other\.html.meta.sources[1]`, "added", nil, "blake3:9"),
+		wikiChange(`ml.other\.html.meta.source_mark`, "changed", "from-1", "from-2"),
 		wikiChange(`ml.other\.html.meta.tags[0]`, "changed", "x", "y"),
 		{Node: "node.one", Facet: "items", Path: "items.a.n", Op: "changed", Old: 1.0, New: 2.0},
 	}}
@@ -125,11 +126,11 @@ func TestBuildPagesMovesAndBookkeeping(t *testing.T) {
 			other = p
 		}
 	}
-	if other == nil || len(other.Meta) != 1 || other.Meta[0].Key != "tags[0]" || len(other.Bookkeeping) != 2 {
+	if other == nil || len(other.Meta) != 1 || other.Meta[0].Key != "tags[0]" || len(other.Bookkeeping) != 3 {
 		t.Fatalf("meta people set vs bookkeeping: %+v", other)
 	}
 	md := Markdown(r, Options{Range: "a..b"})
-	if !strings.Contains(md, "prose bookkeeping: generated, sources (`--verbose` shows it)") || strings.Contains(md, "blake3:2") {
+	if !strings.Contains(md, "prose bookkeeping: generated, source_mark, sources (`--verbose` shows it)") || strings.Contains(md, "blake3:2") || strings.Contains(md, "from-2") {
 		t.Fatalf("bookkeeping not collapsed:\n%s", md)
 	}
 	if v := Markdown(r, Options{Range: "a..b", Verbose: true}); !strings.Contains(v, "`generated.summary` `\"blake3:1\"` → `\"blake3:2\"`") {
