@@ -113,6 +113,15 @@ func TestBuildPagesMovesAndBookkeeping(t *testing.T) {
 		{Node: "node.one", Facet: "items", Path: "items.a.n", Op: "changed", Old: 1.0, New: 2.0},
 	}}
 	r := Build(Input{Result: res, Receipts: 2})
+	// A new page with no slots yet: its empty slots object is no slot.
+	empty := Build(Input{Result: &vault.DiffResult{Changes: []vault.Change{
+		wikiChange(`ml.new\.html.meta.title`, "added", nil, "New"),
+		wikiChange(`ml.new\.html.meta.template`, "added", nil, "concept"),
+		wikiChange(`ml.new\.html.slots`, "added", nil, map[string]any{}),
+	}}})
+	if len(empty.Pages) != 1 || empty.Pages[0].Op != "created" || len(empty.Pages[0].Slots) != 0 {
+		t.Fatalf("a page with no slots: %+v", empty.Pages)
+	}
 	if r.Summary.PagesMoved != 1 || r.Summary.PagesChanged != 1 || r.Summary.PagesCreated != 0 || r.Summary.PagesRemoved != 0 {
 		t.Fatalf("summary: %+v", r.Summary)
 	}

@@ -259,6 +259,9 @@ func render(r *Report, opt Options, st style, limit int) string {
 			}
 			o.entry("pages created", head, text)
 		}
+		if o.heads["pages created"] && !st.md && !o.full {
+			o.b.WriteString("\n")
+		}
 		if o.heads["pages created"] && st.md {
 			o.b.WriteString("\n")
 			if !opt.Verbose && !o.full {
@@ -276,7 +279,7 @@ func render(r *Report, opt Options, st style, limit int) string {
 		}
 		o.entry("pages removed", section("removed", "Pages removed"), line+"\n")
 	}
-	if o.heads["pages removed"] && st.md {
+	if o.heads["pages removed"] {
 		o.b.WriteString("\n")
 	}
 	if len(r.Folders) > 0 {
@@ -317,7 +320,7 @@ func render(r *Report, opt Options, st style, limit int) string {
 		}
 		o.entry("review items", h(4, fmt.Sprintf("Review queue (%d)", len(r.Review)))+reviewHint(st), line+"\n")
 	}
-	if o.heads["review items"] && st.md {
+	if o.heads["review items"] {
 		o.b.WriteString("\n")
 	}
 	if len(r.Nodes) > 0 {
