@@ -180,3 +180,27 @@ func TestMarkdownFitsACommentAndSaysWhatIsLeftOut(t *testing.T) {
 		t.Fatal("text leaves changes out")
 	}
 }
+
+// BenchmarkDiffSlot: a 1,000-word slot with one sentence changed in the
+// middle, the common case of a slot edit.
+func BenchmarkDiffSlot(b *testing.B) {
+	a := words(1000, "w")
+	c := append([]string{}, a...)
+	c[500], c[501] = "changed", "words"
+	for i := 0; i < b.N; i++ {
+		DiffTokens(a, c)
+	}
+}
+
+// BenchmarkDiffScattered: 1,000 words, a change every 100 words, so the
+// LCS table covers most of the text.
+func BenchmarkDiffScattered(b *testing.B) {
+	a := words(1000, "w")
+	c := append([]string{}, a...)
+	for i := 5; i < 1000; i += 100 {
+		c[i] = "x"
+	}
+	for i := 0; i < b.N; i++ {
+		DiffTokens(a, c)
+	}
+}

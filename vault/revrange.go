@@ -41,6 +41,9 @@ func (v *Vault) ResolveRev(rev string) (plumbing.Hash, error) {
 		}
 		return v.Resolve(tip.String() + back)
 	}
+	if strings.HasPrefix(err.Error(), "unknown revision") {
+		return plumbing.ZeroHash, fmt.Errorf("unknown revision %q: give a commit, %s~N, another branch or a remote-tracking name (origin/main), or a receipt hash", rev, v.cfg.Branch)
+	}
 	return plumbing.ZeroHash, err
 }
 
