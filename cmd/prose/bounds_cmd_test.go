@@ -4,6 +4,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/prose-store/prose/ingest/source"
 )
 
 // refusalRSS is the most memory refusing a source may take: refusing is
@@ -66,6 +69,7 @@ func TestIngestRefusesSourcesThatMayNeverEnd(t *testing.T) {
 		t.Skip("no /dev/zero")
 	}
 	defer zero.Close()
+	limit := fmt.Sprintf("limit of %d MiB", source.MaxSize>>20)
 	tests := []struct {
 		name  string
 		stdin *os.File
@@ -75,8 +79,8 @@ func TestIngestRefusesSourcesThatMayNeverEnd(t *testing.T) {
 		{"/dev/zero", nil, []string{"/dev/zero"}, []string{"/dev/zero is a character device", "not a regular file", "prose ingest -"}},
 		{"/dev/urandom", nil, []string{"/dev/urandom"}, []string{"/dev/urandom is a character device", "not a regular file"}},
 		{"FIFO", nil, []string{fifo}, []string{"notes.md is a named pipe (FIFO)", "not a regular file", "prose ingest -"}},
-		{"sparse 1.5 GB", nil, []string{sparse}, []string{"big.md: 1610612736 bytes", "limit of 1 MiB", "split it"}},
-		{"stdin from /dev/zero", zero, []string{"-"}, []string{"standard input", "more than 1048576 bytes", "limit of 1 MiB"}},
+		{"sparse 1.5 GB", nil, []string{sparse}, []string{"big.md: 1610612736 bytes", limit, "split it"}},
+		{"stdin from /dev/zero", zero, []string{"-"}, []string{"standard input", fmt.Sprintf("more than %d bytes", source.MaxSize), limit}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

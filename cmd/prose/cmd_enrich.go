@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/prose-store/prose/internal/gctune"
 	"github.com/urfave/cli/v2"
 
 	"github.com/prose-store/prose/ingest"
@@ -20,6 +21,7 @@ func enrichCommand() *cli.Command {
 			&cli.IntFlag{Name: "limit", Usage: "at most `N` pages"},
 		),
 		Action: func(c *cli.Context) error {
+			gctune.Pipeline()
 			if c.NArg() == 0 && !c.Bool("all") && c.String("template") == "" {
 				return usageErrorf("enrich needs PAGE names, --all or --template (see prose enrich --help)")
 			}

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/prose-store/prose/internal/gctune"
 	"os"
 	"strings"
 	"time"
@@ -46,6 +47,7 @@ func ingestCommand() *cli.Command {
 			&cli.BoolFlag{Name: "force", Usage: "ingest sources again even when their memo key was seen"},
 		),
 		Action: func(c *cli.Context) error {
+			gctune.Pipeline()
 			if c.NArg() == 0 {
 				return usageErrorf("ingest needs at least one SOURCE (a file, a directory, or - for standard input)")
 			}

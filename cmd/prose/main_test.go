@@ -146,7 +146,7 @@ func TestPublishLogDiffFsckThroughTheCLI(t *testing.T) {
 		t.Fatalf("diff json: %v %s", err, out)
 	}
 	out = mustProse(t, "diff", "--vault", vdir, "--format", "markdown")
-	if !strings.Contains(out, "| node.one | items |") {
+	if !strings.Contains(out, "##### `node.one` · facet `items`") || !strings.Contains(out, "| `items.a.n` | changed | `1` | `2` |") {
 		t.Fatalf("diff markdown: %s", out)
 	}
 	mustProse(t, "receipts", "verify", "--vault", vdir)

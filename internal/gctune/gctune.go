@@ -23,6 +23,13 @@
 //   - History, for commands that read the whole history (log, receipts
 //     verify): the heap may grow to five times what is live, never past
 //     1 GiB.
+//   - Pipeline, for ingest and enrich: Go's defaults (GOGC=100), but the
+//     heap is held to PipelineLimit. A large ingest keeps a few hundred
+//     MB live at its one commit (the rendered pages) and would otherwise
+//     let its heap grow to twice that; under the limit the collector runs
+//     more often near the commit instead (Go bounds the collector's share
+//     of the CPU, so a run whose live heap passes the limit slows, never
+//     stops).
 //
 // GOGC or GOMEMLIMIT in the environment win over all of this.
 package gctune
@@ -67,6 +74,21 @@ func Command() {
 	debug.SetMemoryLimit(SoftLimit)
 	tuned = true
 	armAfterGC()
+}
+
+// PipelineLimit is the heap limit of Pipeline.
+const PipelineLimit = 384 << 20
+
+// Pipeline sets the collector for ingest and enrich (see the package doc).
+func Pipeline() {
+	if fromEnv() {
+		return
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	tuned = false
+	debug.SetGCPercent(100)
+	debug.SetMemoryLimit(PipelineLimit)
 }
 
 // History sets the collector for a command that reads the whole history.

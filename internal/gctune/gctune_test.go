@@ -73,3 +73,27 @@ func TestCommand(t *testing.T) {
 	}
 	sink = nil
 }
+
+// TestPipeline: ingest and enrich run with Go's GC percent under
+// PipelineLimit, and a collection that finds a large live heap leaves
+// that limit in force (it does not fall back to no limit).
+func TestPipeline(t *testing.T) {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		t.Skip("the environment sets the collector")
+	}
+	defer debug.SetGCPercent(percent())
+	defer debug.SetMemoryLimit(limit())
+	Command()
+	Pipeline()
+	if p, l := percent(), limit(); p != 100 || l != PipelineLimit {
+		t.Fatalf("after Pipeline: GOGC %d, limit %d; want 100, %d", p, l, PipelineLimit)
+	}
+	sink = append(sink, make([]byte, 2*LargeLive))
+	runtime.GC()
+	runtime.GC()
+	time.Sleep(10 * time.Millisecond)
+	sink = nil
+	if l := limit(); l != PipelineLimit {
+		t.Fatalf("after a large collection the limit is %d, want %d", l, PipelineLimit)
+	}
+}
