@@ -676,10 +676,34 @@ func scoreText(score float64) string {
 func wikiLintCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "lint",
-		Usage: "check pages and folders; exit 1 on errors",
+		Usage: "check pages and folders; exit 1 on errors (--fix turns links to missing pages into plain text first)",
+		Flags: []cli.Flag{&cli.BoolFlag{Name: "fix", Usage: "turn every link to a page that does not exist into plain text (one commit), then check"}},
 		Action: wikiReaderChecked(nil, func(c *cli.Context, w *wiki.Wiki, out *output, rc vault.ReaderCheck) error {
 			var rep *wiki.LintReport
 			var err error
+			var fixedDoc map[string]any
+			if c.Bool("fix") {
+				var fixed map[string][]string
+				res, err := w.Update(c.Context, func(tx *wiki.Tx) error {
+					var err error
+					fixed, err = tx.UnlinkMissing()
+					return err
+				})
+				if err != nil {
+					return wikiErr(err)
+				}
+				n := 0
+				for _, p := range sortedKeys(fixed) {
+					for _, t := range fixed[p] {
+						out.printf("  %s: unlinked %s, which does not exist\n", p, t)
+						n++
+					}
+				}
+				printResult(out, res, fmt.Sprintf("lint --fix: %s unlinked in %s", nounCount(n, "missing page"), nounCount(len(fixed), "page")))
+				fixedDoc = resultDoc(res, map[string]any{"unlinked": fixed})
+				// Check what was committed.
+				rc.Behind = true
+			}
 			if rc.Behind {
 				// The working tree is a mix of two commits: lint the
 				// committed wiki, which is one.
@@ -697,8 +721,15 @@ func wikiLintCommand() *cli.Command {
 				out.printf("%s: %s: %s: %s\n", f.Page, f.Severity, f.Kind, f.Detail)
 			}
 			ne, nw, ni := rep.Count(wiki.SevError), rep.Count(wiki.SevWarning), rep.Count(wiki.SevInfo)
-			out.printf("%d pages, %d folders: %d errors, %d warnings, %d notes\n", rep.Pages, rep.Folders, ne, nw, ni)
-			if err := out.emit(rep); err != nil {
+			out.printf("%s, %s: %s, %s, %s\n", nounCount(rep.Pages, "page"), nounCount(rep.Folders, "folder"), nounCount(ne, "error"), nounCount(nw, "warning"), nounCount(ni, "note"))
+			var doc any = rep
+			if fixedDoc != nil {
+				doc = struct {
+					*wiki.LintReport
+					Fix map[string]any `json:"fix"`
+				}{rep, fixedDoc}
+			}
+			if err := out.emit(doc); err != nil {
 				return err
 			}
 			if ne > 0 {
@@ -780,9 +811,12 @@ func wikiMvCommand() *cli.Command {
 func wikiRmCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "rm",
-		Usage:     "remove PAGE; report the links that now break (or rewrite them to text with --unlink)",
+		Usage:     "remove PAGE; refuse while other pages link to it, unless --unlink (links become plain text) or --force (they stay, broken)",
 		ArgsUsage: "PAGE",
-		Flags:     []cli.Flag{&cli.BoolFlag{Name: "unlink", Usage: "turn links to the page into plain text"}},
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "unlink", Usage: "turn links to the page into plain text"},
+			&cli.BoolFlag{Name: "force", Usage: "remove the page even though pages link to it, leaving those links broken (prose wiki lint --fix unlinks them later)"},
+		},
 		Action: func(c *cli.Context) error {
 			if err := needArgs(c, 1, "PAGE"); err != nil {
 				return err
@@ -790,6 +824,9 @@ func wikiRmCommand() *cli.Command {
 			unlink := c.Bool("unlink")
 			return wikiWriteFollowingReview(c, func(tx *wiki.Tx) (wrote, map[string]string, map[string]bool, error) {
 				rel, linkers, err := tx.Remove(c.Args().First(), unlink)
+				if err == nil && !unlink && !c.Bool("force") && len(linkers) > 0 {
+					return wrote{}, nil, nil, fmt.Errorf("wiki rm: %s %s to %s (%s): nothing removed; pass --unlink to turn those links into plain text as the page goes, or --force to remove it and leave them broken", nounCount(len(linkers), "page"), map[bool]string{true: "links", false: "link"}[len(linkers) == 1], rel, strings.Join(linkers, ", "))
+				}
 				key := "broken"
 				if unlink {
 					key = "unlinked"
@@ -802,7 +839,7 @@ func wikiRmCommand() *cli.Command {
 							if unlink {
 								out.printf("  links unlinked in %s\n", p)
 							} else {
-								fmt.Fprintf(c.App.ErrWriter, "prose: warning: %s links to %s, which is gone: edit the link by hand and take the page in with prose wiki commit (prose wiki lint lists broken links; rm --unlink turns such links into plain text as it removes a page)\n", p, rel)
+								fmt.Fprintf(c.App.ErrWriter, "prose: warning: %s links to %s, which is gone: run prose wiki lint --fix to turn such links into plain text, or edit the link by hand and take the page in with prose wiki commit\n", p, rel)
 							}
 						}
 					},

@@ -106,7 +106,11 @@ func TestWikiEveryOperationThroughTheCLI(t *testing.T) {
 	if !strings.Contains(r("slot", "transformers", "summary")["html"].(string), `href="../core/attention.html"`) {
 		t.Fatal("mv did not rewrite the link")
 	}
-	doc = w(1, "rm", "core/attention")
+	// Pages link to it: rm refuses, exit 1, and removes nothing.
+	if out, errs, code := prose(t, "--vault", vdir, "--json", "wiki", "rm", "core/attention"); code != 1 || !strings.Contains(errs, "--unlink") || !strings.Contains(errs, "--force") || jsonOf(t, out)["ok"] != false {
+		t.Fatalf("rm of a linked page: exit %d %s %s", code, out, errs)
+	}
+	doc = w(1, "rm", "--force", "core/attention")
 	if b := doc["broken"].([]any); len(b) != 1 {
 		t.Fatalf("rm: %v", doc)
 	}
