@@ -276,10 +276,14 @@ func nonNil[T any](s []T) []T {
 }
 
 // printMeta prints a page's meta, one key a line.
-func printMeta(out *output, m wiki.Meta) {
-	for _, k := range sortedKeys(m) {
-		out.printf("%s: %v\n", k, m[k])
+// printMeta prints a page's meta as YAML, as the meta block stores it.
+func printMeta(out *output, m wiki.Meta) error {
+	y, err := m.YAML()
+	if err != nil {
+		return err
 	}
+	out.printf("%s", y)
+	return nil
 }
 
 func metaFlags() []cli.Flag {
@@ -449,7 +453,9 @@ func wikiReadCommand() *cli.Command {
 				return wikiErr(err)
 			}
 			out.printf("# %s (%s)\n", p.Meta.Title(), rel)
-			printMeta(out, p.Meta)
+			if err := printMeta(out, p.Meta); err != nil {
+				return err
+			}
 			slots := nonNil(p.Slots)
 			for _, s := range slots {
 				out.printf("\n## %s\n%s\n", s.ID, s.HTML)
@@ -469,7 +475,9 @@ func wikiMetaCommand() *cli.Command {
 			if err != nil {
 				return wikiErr(err)
 			}
-			printMeta(out, p.Meta)
+			if err := printMeta(out, p.Meta); err != nil {
+				return err
+			}
 			return out.emit(map[string]any{"page": rel, "meta": p.Meta})
 		}),
 	}
