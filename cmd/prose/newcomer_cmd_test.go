@@ -28,3 +28,18 @@ func TestWikiMetaPrintsYAML(t *testing.T) {
 		t.Fatalf("wiki meta YAML %v, --json %v", got, want)
 	}
 }
+
+// A bare model name (--model gpt-4) is answered with PROVIDER:NAME and the
+// providers listed, not "write gpt-4:NAME".
+func TestBareModelNameSuggestsProviders(t *testing.T) {
+	_, errs, code := prose(t, "--model", "gpt-4", "enrich", "--all", "--vault", t.TempDir())
+	out, _, _ := prose(t, "--model", "gpt-4", "doctor")
+	for _, s := range []string{errs, out} {
+		if strings.Contains(s, "gpt-4:NAME") {
+			t.Errorf("suggests gpt-4:NAME: %s", s)
+		}
+	}
+	if !strings.Contains(out, "write PROVIDER:NAME, e.g. openai:gpt-4; the providers are anthropic, ") || !strings.Contains(out, "openai-chat") {
+		t.Errorf("doctor --model gpt-4 (exit %d): %s %s", code, out, errs)
+	}
+}
