@@ -43,3 +43,32 @@ func TestBareModelNameSuggestsProviders(t *testing.T) {
 		t.Errorf("doctor --model gpt-4 (exit %d): %s %s", code, out, errs)
 	}
 }
+
+// prose init with no DIR refuses in a non-empty directory and suggests
+// `prose init .`, which makes a vault of it; a directory holding a git
+// repository is refused with what to do.
+func TestInitWithoutDirRefusesANonEmptyDirectory(t *testing.T) {
+	needGit(t)
+	dir := t.TempDir()
+	t.Chdir(dir)
+	writeFiles(t, filepath.Join(dir, "notes"), map[string]string{"a.md": "mine"})
+	_, errs, code := prose(t, "init")
+	if code != 2 || !strings.Contains(errs, "`prose init .`") {
+		t.Fatalf("init in a non-empty directory: exit %d %q", code, errs)
+	}
+	if _, _, c := prose(t, "log", "--vault", dir); c == 0 {
+		t.Fatal("the refused init made a vault")
+	}
+	mustProse(t, "init", ".")
+	mustProse(t, "log", "--vault", dir)
+	_, errs, code = prose(t, "init", dir)
+	if code != 1 || !strings.Contains(errs, "already a prose vault") {
+		t.Fatalf("init of a vault: exit %d %q", code, errs)
+	}
+	empty := filepath.Join(dir, "notes")
+	gitIn(t, empty, "init", "-q")
+	_, errs, code = prose(t, "init", empty)
+	if code != 1 || !strings.Contains(errs, "already a git repository") || !strings.Contains(errs, "`prose init DIR` with a new directory") {
+		t.Fatalf("init of a git repository: exit %d %q", code, errs)
+	}
+}
