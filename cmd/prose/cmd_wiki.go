@@ -616,8 +616,12 @@ func wikiIndexCommand() *cli.Command {
 func wikiFindCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "find",
-		Usage:     "list pages whose path or title contains PATTERN (or matches it as a glob)",
+		Usage:     "list pages whose path or title contains PATTERN, or that match it as a glob",
 		ArgsUsage: "[PATTERN]",
+		Description: "PATTERN is a text the page's path or title contains (any case), or a glob: * and ? match\n" +
+			"within one folder name, ** crosses folders (ops/**, **/canary*), [abc] is a class. A pattern\n" +
+			"without / matches the page's base name in any folder: '*sev*' finds ops/incidents/sev1.html.\n" +
+			"Quote it so the shell does not expand it.",
 		Action: wikiReader(nil, func(c *cli.Context, w *wiki.Wiki, out *output) error {
 			ps, err := w.Find(c.Args().First())
 			if err != nil {

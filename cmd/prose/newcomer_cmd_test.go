@@ -72,3 +72,37 @@ func TestInitWithoutDirRefusesANonEmptyDirectory(t *testing.T) {
 		t.Fatalf("init of a git repository: exit %d %q", code, errs)
 	}
 }
+
+// wiki find: ** crosses folders, and a pattern without / matches the base
+// name, so '*sev*' finds a page deep in the tree; help says so.
+func TestWikiFindGlobs(t *testing.T) {
+	needGit(t)
+	vdir := filepath.Join(t.TempDir(), "v")
+	mustProse(t, "init", vdir)
+	for _, p := range []string{"ops/incidents/sev1", "ops/runbooks/deploy", "ml/attention"} {
+		mustProse(t, "--vault", vdir, "wiki", "new", p, "--template", "note")
+	}
+	for pattern, want := range map[string][]string{
+		"*sev*":        {"ops/incidents/sev1.html"},
+		"ops/**":       {"ops/incidents/sev1.html", "ops/runbooks/deploy.html"},
+		"**/dep*":      {"ops/runbooks/deploy.html"},
+		"ops/*/dep?oy": {"ops/runbooks/deploy.html"},
+	} {
+		doc := jsonOf(t, mustProse(t, "--vault", vdir, "--json", "wiki", "find", pattern))
+		got := map[string]bool{}
+		for _, p := range doc["pages"].([]any) {
+			got[p.(map[string]any)["path"].(string)] = true
+		}
+		for _, w := range want {
+			if !got[w] {
+				t.Errorf("wiki find %q: %v lacks %s", pattern, got, w)
+			}
+		}
+		if got["ml/attention.html"] {
+			t.Errorf("wiki find %q matched ml/attention.html", pattern)
+		}
+	}
+	if help := mustProse(t, "wiki", "find", "--help"); !strings.Contains(help, "** crosses folders") || !strings.Contains(help, "without / matches the page's base name") {
+		t.Errorf("wiki find --help:\n%s", help)
+	}
+}
