@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -104,5 +105,35 @@ func TestWikiFindGlobs(t *testing.T) {
 	}
 	if help := mustProse(t, "wiki", "find", "--help"); !strings.Contains(help, "** crosses folders") || !strings.Contains(help, "without / matches the page's base name") {
 		t.Errorf("wiki find --help:\n%s", help)
+	}
+}
+
+// The log and commit summary lines of the wiki say what happened to pages
+// (created, changed, removed), not which facets moved; other nodes keep
+// their moved facets.
+func TestWikiSummaryLinesNamePages(t *testing.T) {
+	requireGitCLI(t)
+	tmp := t.TempDir()
+	vdir := filepath.Join(tmp, "v")
+	mustProse(t, "init", vdir)
+	mustProse(t, "--vault", vdir, "wiki", "new", "ops/a", "--template", "note")
+	mustProse(t, "--vault", vdir, "wiki", "write-slot", "ops/a", "body", "--content", "<p>x</p>")
+	mustProse(t, "--vault", vdir, "wiki", "new", "ops/b", "--template", "note")
+	mustProse(t, "--vault", vdir, "wiki", "rm", "ops/b")
+	src := filepath.Join(tmp, "src")
+	writeFiles(t, src, map[string]string{"x.json": `{}`})
+	mustProse(t, "--vault", vdir, "publish", "node.one", src)
+	log := mustProse(t, "--vault", vdir, "log")
+	for _, want := range []string{"wiki  1 page created: ops/a.html", "wiki  1 page changed: ops/a.html", "wiki  1 page removed: ops/b.html", "node.one  moved @atomic"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("log lacks %q:\n%s", want, log)
+		}
+	}
+	if strings.Contains(log, "wiki  moved") {
+		t.Errorf("log says moved for the wiki:\n%s", log)
+	}
+	out, err := exec.Command("git", "-C", vdir, "log", "--format=%s", "-n", "3").Output()
+	if err != nil || !strings.Contains(string(out), "wiki: rendered (1 page removed: ops/b.html)") {
+		t.Errorf("commit subjects: %v\n%s", err, out)
 	}
 }
