@@ -8,6 +8,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/urfave/cli/v2"
@@ -661,8 +662,15 @@ func wikiSearchCommand() *cli.Command {
 			if len(hits) == 0 {
 				out.printf("no page matches %q\n", q)
 			}
+			// One width for each column, so the scores line up whatever
+			// the length of the paths.
+			pathW, scoreW := 40, 6
 			for _, h := range hits {
-				out.printf("%-40s %6s  %s\n", h.Path, scoreText(h.Score), h.Title)
+				pathW = max(pathW, utf8.RuneCountInString(h.Path))
+				scoreW = max(scoreW, len(scoreText(h.Score)))
+			}
+			for _, h := range hits {
+				out.printf("%-*s %*s  %s\n", pathW, h.Path, scoreW, scoreText(h.Score), h.Title)
 				if h.Snippet != "" {
 					// The snippet is HTML: marks become brackets, entities
 					// the characters they stand for.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"os"
 	"reflect"
 	"strings"
 
@@ -112,11 +113,36 @@ func jsonRequested(args []string) bool {
 	return false
 }
 
+// sameDestination reports whether a and b write to the same file (one
+// terminal for both, or 2>&1 into one file).
+func sameDestination(a, b io.Writer) bool {
+	unwrap := func(w io.Writer) *os.File {
+		for {
+			if r, ok := w.(interface{ Raw() io.Writer }); ok {
+				w = r.Raw()
+				continue
+			}
+			f, _ := w.(*os.File)
+			return f
+		}
+	}
+	fa, fb := unwrap(a), unwrap(b)
+	if fa == nil || fb == nil {
+		return false
+	}
+	sa, err1 := fa.Stat()
+	sb, err2 := fb.Stat()
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+}
+
 // countingWriter tells whether anything was written through it.
 type countingWriter struct {
 	w io.Writer
 	n int64
 }
+
+// Raw is the writer underneath, for the terminal checks.
+func (c *countingWriter) Raw() io.Writer { return c.w }
 
 func (c *countingWriter) Write(p []byte) (int, error) {
 	n, err := c.w.Write(p)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -135,5 +136,71 @@ func TestWikiSummaryLinesNamePages(t *testing.T) {
 	out, err := exec.Command("git", "-C", vdir, "log", "--format=%s", "-n", "3").Output()
 	if err != nil || !strings.Contains(string(out), "wiki: rendered (1 page removed: ops/b.html)") {
 		t.Errorf("commit subjects: %v\n%s", err, out)
+	}
+}
+
+// Search's score column lines up whatever the length of the paths.
+func TestSearchScoreColumnAligns(t *testing.T) {
+	needGit(t)
+	vdir := filepath.Join(t.TempDir(), "v")
+	mustProse(t, "init", vdir)
+	long := "operations/incidents/postmortems/a-rather-long-page-name"
+	for _, p := range []string{long, "ml/short"} {
+		mustProse(t, "--vault", vdir, "wiki", "new", p, "--template", "note")
+		mustProse(t, "--vault", vdir, "wiki", "write-slot", p, "body", "--content", "<p>canary canary rollout</p>")
+	}
+	out := mustProse(t, "--vault", vdir, "wiki", "search", "canary")
+	var cols []int
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "    ") || l == "" {
+			continue
+		}
+		// The score ends where two spaces and the title start.
+		i := strings.LastIndex(l, "  ")
+		cols = append(cols, i)
+	}
+	if len(cols) != 2 || cols[0] != cols[1] {
+		t.Fatalf("score columns at %v:\n%s", cols, out)
+	}
+}
+
+// graph's diagnostics are said once when stdout and stderr are one
+// destination (a terminal, or 2>&1 into a file): the graph carries them as
+// comments.
+func TestGraphDiagnosticsOnce(t *testing.T) {
+	needGit(t)
+	tmp := t.TempDir()
+	vdir := filepath.Join(tmp, "v")
+	mustProse(t, "init", vdir)
+	writeFiles(t, filepath.Join(vdir, "src"), map[string]string{"a.prose.md": "---\nname: a\nkind: responsibility\n---\n\n### Maintains\n\nthe a things\n\n### Requires\n\n- nothing-provides-this\n"})
+	for _, format := range []string{"mermaid"} {
+		f, err := os.Create(filepath.Join(tmp, "out-"+format))
+		if err != nil {
+			t.Fatal(err)
+		}
+		code := run([]string{"prose", "--vault", vdir, "graph", "--format", format}, f, f)
+		f.Close()
+		data, _ := os.ReadFile(f.Name())
+		if n := strings.Count(string(data), "unsatisfied"); code != 1 || n != 1 {
+			t.Errorf("graph --format %s into one file: exit %d, the diagnostic %d times:\n%s", format, code, n, data)
+		}
+	}
+	// Apart, stderr still has them (for a graph piped into dot).
+	_, errs, _ := prose(t, "--vault", vdir, "graph", "--format", "mermaid")
+	if !strings.Contains(errs, "unsatisfied") {
+		t.Errorf("graph stderr lacks the diagnostic: %s", errs)
+	}
+}
+
+// The empty-source error says what to do once.
+func TestEmptySourceErrorSaysItOnce(t *testing.T) {
+	needGit(t)
+	vdir := filepath.Join(t.TempDir(), "v")
+	mustProse(t, "init", vdir)
+	empty := filepath.Join(t.TempDir(), "empty.md")
+	os.WriteFile(empty, nil, 0o644)
+	_, errs, code := prose(t, "--vault", vdir, "ingest", empty)
+	if code != 1 || strings.Count(errs, "leave") != 1 || !strings.Contains(errs, "the source is empty") {
+		t.Fatalf("ingest of an empty source: exit %d %q", code, errs)
 	}
 }
