@@ -112,7 +112,7 @@ func fsckFix(kind, where, reason string) string {
 	case kind == "receipt", strings.HasPrefix(where, "ledger"):
 		return ledger
 	case kind == "cas":
-		return "`prose cas gc` drops it when nothing refers to it; else put the original bytes back with `prose cas put FILE`"
+		return "put the original bytes back with `prose cas put FILE`, or drop it with `prose cas gc --root ID…` naming the objects to keep"
 	case strings.HasPrefix(where, "object "), strings.HasPrefix(where, "history from "):
 		return "a git object is damaged or missing: restore it from a clone or a backup (move the damaged file under .git/objects aside, then `git fetch CLONE` in the vault), then run `prose fsck`"
 	}
