@@ -375,6 +375,9 @@ func (a *pageAcc) page() Page {
 	for _, s := range a.changes {
 		switch s.rest[0] {
 		case "slots":
+			if len(s.rest) < 2 {
+				continue // the slots object itself (a page with none yet): no slot
+			}
 			old, _ := s.ch.Old.(string)
 			new, _ := s.ch.New.(string)
 			p.Slots = append(p.Slots, slotChange(strings.Join(s.rest[1:], "."), s.ch.Op, old, new))

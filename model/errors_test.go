@@ -162,7 +162,8 @@ func TestMissingKey(t *testing.T) {
 func TestSpecs(t *testing.T) {
 	cases := map[string]string{
 		"":                             "has no provider",
-		"gpt-5":                        "names no model",
+		"gpt-5":                        "names no provider (write PROVIDER:NAME, e.g. openai:gpt-5; the providers are ",
+		"openai":                       "names no model (write openai:NAME)",
 		"OpenAI:gpt":                   "invalid provider name",
 		"nosuch:x":                     `unknown model provider "nosuch"`,
 		"offline":                      "not available in this build yet",

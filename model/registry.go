@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -99,6 +100,10 @@ func ParseSpec(spec string) (provider, name string, err error) {
 		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-') {
 			return "", "", &Error{Op: "open model", Kind: KindConfig, Message: fmt.Sprintf("model %q has an invalid provider name %q", spec, provider), Hint: "write PROVIDER:NAME with a lower-case provider such as openai, openai-chat, anthropic, replay or offline"}
 		}
+	}
+	if name == "" && provider != Offline && !slices.Contains(Providers(), provider) {
+		// A bare model name (gpt-4): it needs its provider in front.
+		return "", "", &Error{Op: "open model", Kind: KindConfig, Message: fmt.Sprintf("model %q names no provider", spec), Hint: fmt.Sprintf("write PROVIDER:NAME, e.g. openai:%s; the providers are %s", provider, strings.Join(Providers(), ", "))}
 	}
 	if name == "" && provider != Offline {
 		return "", "", &Error{Op: "open model", Kind: KindConfig, Message: fmt.Sprintf("model %q names no model", spec), Hint: fmt.Sprintf("write %s:NAME", provider)}

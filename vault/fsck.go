@@ -51,7 +51,7 @@ func (v *Vault) Fsck(ctx context.Context) (*FsckReport, error) {
 	// Repair first, as every writer does; when it cannot write (a full
 	// disk), check the vault as it stands and report why.
 	if err := v.repair(); err != nil {
-		rep.Problems = append(rep.Problems, Problem{"repair", fmt.Sprintf("%v (fsck checked the vault as it stands; free space or fix what the error names, then run prose fsck again to repair)", err)})
+		rep.Problems = append(rep.Problems, Problem{"repair", fmt.Sprintf("%v (fsck checked the vault as it stands; free space or fix what the error names, then run `prose fsck` again to repair)", err)})
 	}
 	n, probs := v.checkLooseObjects(ctx)
 	rep.Objects = n
@@ -274,6 +274,12 @@ func handCommitFix(node string) string {
 	return "run `prose publish " + node + " DIR` with the node's render to restore the published truth"
 }
 
+// noReceiptFix says how to settle a node directory committed without a
+// receipt: publish it (a receipt records it), or remove it.
+func noReceiptFix(node, esc string) string {
+	return "publish it with `prose publish " + node + " DIR` (a receipt then records it), or remove it with `git rm -r published/" + esc + "` and commit"
+}
+
 // checkPublished recomputes each node's fingerprints from the committed
 // tree and compares them with the node's last receipt.
 func (v *Vault) checkPublished(ctx context.Context, root, ledger plumbing.Hash) (int, []Problem, error) {
@@ -289,7 +295,7 @@ func (v *Vault) checkPublished(ctx context.Context, root, ledger plumbing.Hash) 
 	for _, ne := range t.Entries {
 		node, err := published.UnescapeNode(ne.Name)
 		if err != nil {
-			probs = append(probs, Problem{"published/" + ne.Name, "not a node directory name: " + err.Error()})
+			probs = append(probs, Problem{"published/" + ne.Name, "not a node directory name: " + err.Error() + "; move it out of published/ with `git mv` (or remove it with `git rm -r`) and commit"})
 			continue
 		}
 		last, err := v.lastReceiptAt(ledger, node)
@@ -298,7 +304,7 @@ func (v *Vault) checkPublished(ctx context.Context, root, ledger plumbing.Hash) 
 		}
 		where := "published/" + ne.Name
 		if last == nil {
-			probs = append(probs, Problem{where, "committed without a receipt"})
+			probs = append(probs, Problem{where, "committed without a receipt: a commit outside prose added it; " + noReceiptFix(node, ne.Name)})
 			continue
 		}
 		// What the branch must hold is what the newest receipt that
@@ -308,12 +314,12 @@ func (v *Vault) checkPublished(ctx context.Context, root, ledger plumbing.Hash) 
 			return 0, nil, err
 		}
 		if last == nil {
-			probs = append(probs, Problem{where, "committed without a receipt that published it (the node's receipts are all failed runs): a commit outside prose added it"})
+			probs = append(probs, Problem{where, "committed without a receipt that published it (the node's receipts are all failed runs): a commit outside prose added it; " + noReceiptFix(node, ne.Name)})
 			continue
 		}
 		spec, err := v.storedSpec(root, "dist/canonicalizers/"+ne.Name+".json")
 		if err != nil {
-			probs = append(probs, Problem{where, err.Error()})
+			probs = append(probs, Problem{where, err.Error() + "; restore the last good spec (`git log -- dist/canonicalizers/" + ne.Name + ".json` finds it; `git checkout COMMIT -- FILE`, then commit), or publish the node again with `prose publish " + node + " DIR --spec FILE`"})
 			continue
 		}
 		fps, err := v.committedFingerprints(ctx, ne.Hash, spec, viewOf(node))
@@ -321,7 +327,7 @@ func (v *Vault) checkPublished(ctx context.Context, root, ledger plumbing.Hash) 
 			if ctx.Err() != nil {
 				return 0, nil, err
 			}
-			probs = append(probs, Problem{where, err.Error()})
+			probs = append(probs, Problem{where, err.Error() + ": the vault's committed copy is broken (a commit outside prose); " + handCommitFix(node)})
 			continue
 		}
 		for facet, tok := range last.Fingerprints {
@@ -482,7 +488,7 @@ func (v *Vault) checkMissingNodes(root, ledger plumbing.Hash) ([]Problem, error)
 		}
 		empty, err := published.FingerprintFiles(map[string][]byte{}, published.Options{Algorithm: v.Algorithm(), Spec: spec})
 		if err == nil && empty[canon.Atomic] != last.Fingerprints[canon.Atomic] {
-			probs = append(probs, Problem{"published/" + esc, fmt.Sprintf("node %s has receipts (last %s) but the branch holds none of its files (removed by hand?); publish it again", node, last.ContentHash)})
+			probs = append(probs, Problem{"published/" + esc, fmt.Sprintf("node %s has receipts (last %s) but the branch holds none of its files (removed by hand?); %s, or restore its files from the commit of that receipt (`prose log %s` names it) with `git checkout COMMIT -- published/%s` and commit", node, last.ContentHash, handCommitFix(node), node, esc)})
 		}
 	}
 	return probs, nil

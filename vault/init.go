@@ -42,7 +42,7 @@ func Init(dir string, opt InitOptions) (*Vault, error) {
 		return nil, fmt.Errorf("%s is already a prose vault", dir)
 	}
 	if _, err := os.Stat(filepath.Join(root, ".git")); err == nil {
-		return nil, fmt.Errorf("%s is already a git repository; prose init makes a new vault, so pick an empty directory", dir)
+		return nil, fmt.Errorf("%s is already a git repository: a vault is a git repository of its own, so prose init does not take one over; run `prose init DIR` with a new directory (outside it, or a subdirectory you add to its .gitignore)", dir)
 	}
 	if _, err := os.Lstat(filepath.Join(root, ConfigFile)); err == nil {
 		return nil, fmt.Errorf("%s already has a %s (but no .git); prose init would overwrite it: move it away, or restore the vault's .git from a clone", dir, ConfigFile)

@@ -49,7 +49,9 @@ func receiptMessage(r *receipt.Receipt, moved []string) ([]byte, error) {
 	}
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "%s: %s", r.Node, r.Status)
-	if len(moved) > 0 {
+	if s := Summary(r); s != "" && len(moved) > 0 {
+		fmt.Fprintf(&b, " (%s)", s)
+	} else if len(moved) > 0 {
 		fmt.Fprintf(&b, " (moved %s)", strings.Join(moved, ", "))
 	}
 	b.WriteString("\n\n")

@@ -187,7 +187,11 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 		View:      viewOf(node),
 	})
 	if err != nil {
-		return nil, fmt.Errorf("publish %s: %w", node, err)
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("publish %s: %w", node, err)
+		}
+		// The render's own file: say so, the vault's copy is not at fault.
+		return nil, fmt.Errorf("publish %s: in the render %s: %w (fix the render's file and publish again; nothing was stored)", node, dir, err)
 	}
 	clock.mark("scan")
 	if len(snap.Entries) == 0 && !opt.AllowEmpty {

@@ -215,7 +215,7 @@ func (v *Vault) OffBranchReceipts() ([]Problem, error) {
 		if !rec.Commit.IsZero() && !on[rec.Commit] {
 			probs = append(probs, Problem{
 				Where:  fmt.Sprintf("receipt %s (%s)", rec.Receipt.ContentHash, rec.Receipt.Node),
-				Reason: fmt.Sprintf("its commit %s is not on the branch %s: the branch was rewritten by hand (git commit --amend, git reset or a rebase); the receipt is kept in the ledger. Restore the commit (git reflog) or publish the node again", rec.Commit, v.cfg.Branch),
+				Reason: fmt.Sprintf("its commit %s is not on the branch %s: the branch was rewritten by hand (git commit --amend, git reset or a rebase); the receipt is kept in the ledger. Restore the commit (find it with `git reflog`, then `git reset --hard COMMIT`) or publish the node again (`prose publish %s DIR`)", rec.Commit, v.cfg.Branch, rec.Receipt.Node),
 			})
 		}
 		return nil

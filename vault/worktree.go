@@ -299,7 +299,7 @@ func (d *realDirs) ancestors(root, rel string) (link string, missing bool) {
 // linkEdit is the hand edit a symlinked directory on the way to rel makes.
 func (v *Vault) linkEdit(rel string) HandEdit {
 	a := v.linkedAncestor(rel)
-	return HandEdit{rel, "the directory " + a + " was replaced by a symlink; prose never writes or deletes through one (restore it: rm " + a + " && git checkout -- " + a + ")"}
+	return HandEdit{rel, "the directory " + a + " was replaced by a symlink; prose never writes or deletes through one (restore it: `rm " + a + " && git checkout -- " + a + "`)"}
 }
 
 // blockingFile returns the slash path of the nearest ancestor of rel that

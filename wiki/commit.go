@@ -73,6 +73,25 @@ func (tx *Tx) CommitWith(o CommitOptions) (*Result, error) {
 		pages = append(pages, rel)
 	}
 	diff := map[string]any{"pages": pages}
+	// What happened to each page, for the summary line (pageSummary).
+	if base, err := tx.st.list(); err == nil {
+		var created, removed []any
+		for _, rel := range tx.order {
+			_, had := base[rel]
+			switch p := tx.pages[rel]; {
+			case p == nil && had:
+				removed = append(removed, rel)
+			case p != nil && !had:
+				created = append(created, rel)
+			}
+		}
+		if created != nil {
+			diff["created"] = created
+		}
+		if removed != nil {
+			diff["removed"] = removed
+		}
+	}
 	for k, v := range o.Diff {
 		diff[k] = v
 	}

@@ -106,6 +106,10 @@ func (m Meta) material() map[string]any {
 	return out
 }
 
+// YAML returns m as the meta block stores it: a YAML mapping with sorted
+// keys (before the comment escaping of the block).
+func (m Meta) YAML() ([]byte, error) { return m.yaml() }
+
 // yaml encodes m as a YAML mapping with sorted keys.
 func (m Meta) yaml() ([]byte, error) {
 	if m == nil {

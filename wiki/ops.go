@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -190,16 +191,64 @@ func (w *Wiki) Find(pattern string) ([]PageInfo, error) {
 		return nil, err
 	}
 	q := strings.ToLower(norm.NFC.String(pattern))
+	re := globRegexp(norm.NFC.String(pattern))
 	var out []PageInfo
 	for _, p := range all {
-		stem := strings.TrimSuffix(p.Path, ".html")
-		glob, _ := path.Match(pattern, stem)
-		glob2, _ := path.Match(pattern, p.Path)
-		if q == "" || glob || glob2 || strings.Contains(strings.ToLower(norm.NFC.String(p.Path)), q) || strings.Contains(strings.ToLower(norm.NFC.String(p.Title)), q) {
+		name := norm.NFC.String(p.Path)
+		if !strings.Contains(pattern, "/") {
+			name = path.Base(name) // a pattern without / matches the base name
+		}
+		glob := re != nil && (re.MatchString(name) || re.MatchString(strings.TrimSuffix(name, ".html")))
+		if q == "" || glob || strings.Contains(strings.ToLower(norm.NFC.String(p.Path)), q) || strings.Contains(strings.ToLower(norm.NFC.String(p.Title)), q) {
 			out = append(out, p)
 		}
 	}
 	return out, nil
+}
+
+// globRegexp compiles a find pattern as a case-insensitive glob: * and ?
+// stay within one path segment, ** crosses / (**/ also matches no
+// folder), [...] is a class. It is nil when the pattern has no glob
+// character or does not compile.
+func globRegexp(pattern string) *regexp.Regexp {
+	if !strings.ContainsAny(pattern, "*?[") {
+		return nil
+	}
+	var b strings.Builder
+	b.WriteString("(?i)^")
+	for i := 0; i < len(pattern); i++ {
+		switch c := pattern[i]; {
+		case strings.HasPrefix(pattern[i:], "**/"):
+			b.WriteString("(?:.*/)?")
+			i += 2
+		case strings.HasPrefix(pattern[i:], "**"):
+			b.WriteString(".*")
+			i++
+		case c == '*':
+			b.WriteString("[^/]*")
+		case c == '?':
+			b.WriteString("[^/]")
+		case c == '[':
+			j := strings.IndexByte(pattern[i:], ']')
+			if j < 0 {
+				return nil
+			}
+			class := pattern[i+1 : i+j]
+			if strings.HasPrefix(class, "!") {
+				class = "^" + class[1:]
+			}
+			b.WriteString("[" + strings.ReplaceAll(class, `\`, `\\`) + "]")
+			i += j
+		default:
+			b.WriteString(regexp.QuoteMeta(pattern[i : i+1]))
+		}
+	}
+	b.WriteString("$")
+	re, err := regexp.Compile(b.String())
+	if err != nil {
+		return nil
+	}
+	return re
 }
 
 // TreeNode is a folder of the wiki tree.

@@ -1,6 +1,7 @@
 package wiki
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/prose-store/prose/vault"
@@ -9,6 +10,54 @@ import (
 func init() {
 	vault.RegisterView(Node, pageView{})
 	vault.RegisterHandCommitFix(Node, "run `prose wiki commit` to take it in (a failed or refused run takes nothing in)")
+	vault.RegisterSummary(Node, pageSummary)
+}
+
+// pageSummary says what a wiki receipt did to pages: "1 page created:
+// ops/a.html; 2 pages changed: …", from its semantic diff.
+func pageSummary(diff map[string]any) string {
+	strs := func(k string) []string {
+		var out []string
+		l, _ := diff[k].([]any)
+		for _, x := range l {
+			if s, ok := x.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	created, removed := strs("created"), strs("removed")
+	done := map[string]bool{}
+	for _, p := range append(append([]string{}, created...), removed...) {
+		done[p] = true
+	}
+	var changed []string
+	for _, p := range strs("pages") {
+		if !done[p] {
+			done[p] = true
+			changed = append(changed, p)
+		}
+	}
+	var parts []string
+	for _, g := range []struct {
+		what  string
+		pages []string
+	}{{"created", created}, {"changed", changed}, {"removed", removed}} {
+		if len(g.pages) == 0 {
+			continue
+		}
+		noun := "pages"
+		if len(g.pages) == 1 {
+			noun = "page"
+		}
+		names := g.pages
+		more := ""
+		if len(names) > 3 {
+			names, more = names[:3], ", …"
+		}
+		parts = append(parts, fmt.Sprintf("%d %s %s: %s%s", len(g.pages), noun, g.what, strings.Join(names, ", "), more))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // pageView reads a page file as its structured truth: its meta without the

@@ -160,7 +160,7 @@ func lintWorkingTree(t *testing.T, dir string) string {
 		fmt.Fprintf(&b, "%s: %s: %s: %s\n", f.Page, f.Severity, f.Kind, f.Detail)
 	}
 	ne, nw, ni := rep.Count(wiki.SevError), rep.Count(wiki.SevWarning), rep.Count(wiki.SevInfo)
-	fmt.Fprintf(&b, "%d pages, %d folders: %d errors, %d warnings, %d notes\n", rep.Pages, rep.Folders, ne, nw, ni)
+	fmt.Fprintf(&b, "%s, %s: %s, %s, %s\n", nounCount(rep.Pages, "page"), nounCount(rep.Folders, "folder"), nounCount(ne, "error"), nounCount(nw, "warning"), nounCount(ni, "note"))
 	return b.String()
 }
 

@@ -165,6 +165,12 @@ func runChild(t *testing.T, addressMB int, args ...string) childResult {
 // draws it on a terminal (a pseudo-terminal from script(1)), naming the
 // step under way, and draws nothing when stderr is a pipe.
 func TestProgressOnATerminalOnly(t *testing.T) {
+	if testing.Short() {
+		// 8,000 files to outlast the bar's delay; internal/progress's
+		// tests cover drawing on a terminal only, and this package's
+		// publish tests the command without one.
+		t.Skip("-short: a publish of 8,000 files on a pseudo-terminal (internal/progress covers the bar)")
+	}
 	script, err := exec.LookPath("script")
 	if err != nil {
 		if os.Getenv("CI") == "true" {

@@ -53,6 +53,14 @@ func graphCommand() *cli.Command {
 				return err
 			}
 			doc := newDiagnosticsDoc(set.project, diags)
+			if format != "json" && sameDestination(c.App.Writer, c.App.ErrWriter) {
+				// The graph carries them as comments, and stdout and
+				// stderr are one terminal (or one file): say them once.
+				if doc.Errors > 0 {
+					return findings("graph found %s", nounCount(doc.Errors, "error"))
+				}
+				return nil
+			}
 			printDiagnostics(c.App.ErrWriter, diags, out.quiet)
 			if !out.quiet {
 				fmt.Fprintln(c.App.ErrWriter, doc.summary())

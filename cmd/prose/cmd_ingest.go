@@ -71,6 +71,10 @@ func ingestCommand() *cli.Command {
 					continue
 				}
 				if err != nil {
+					if strings.Contains(err.Error(), "leave it out") {
+						// The reason already says what to do.
+						return &exitError{code: 1, err: fmt.Errorf("%v; nothing was ingested", err)}
+					}
 					return &exitError{code: 1, err: fmt.Errorf("%v; nothing was ingested (fix or leave out that source)", err)}
 				}
 				if d.Encoding != "" {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/prose-store/prose/canon"
@@ -23,6 +25,9 @@ func initCommand() *cli.Command {
 			dir := "."
 			if c.NArg() == 1 {
 				dir = c.Args().First()
+			} else if ents, err := os.ReadDir("."); err == nil && len(ents) > 0 {
+				// A vault of an existing folder is made on purpose only.
+				return usageErrorf("init without DIR would make a vault of the current directory, which is not empty (%s): run `prose init .` to make a vault of it (its files stay, untracked), or `prose init DIR` for a new one", nounCount(len(ents), "file"))
 			}
 			alg, err := canon.ParseAlgorithm(c.String("hash"))
 			if err != nil {

@@ -63,8 +63,8 @@ func logCommand() *cli.Command {
 				}
 				moved := movedOf(r.SemanticDiff)
 				line := rec.When.Local().Format(time.DateTime) + "  " + string(r.Status) + "  " + r.Node
-				if len(moved) > 0 {
-					line += "  moved " + strings.Join(moved, ", ")
+				if s := vault.Summary(r); s != "" {
+					line += "  " + s
 				}
 				out.printf("%s  %s\n", short(strings.TrimPrefix(strings.TrimPrefix(r.ContentHash, "blake3:"), "sha256:")), line)
 				if !out.json {

@@ -78,9 +78,14 @@ func publishCommand() *cli.Command {
 			}
 			r := res.Receipt
 			verbose := c.Bool("verbose")
-			if r.Status == "rendered" {
+			switch {
+			case r.Status == "rendered" && len(res.Moved) == 0:
+				// A repair publish: the render is the last receipt's, put
+				// back on the branch.
+				out.printf("%s: rendered %s (nothing moved; restored the published truth)\n", r.Node, short(res.Commit.String()))
+			case r.Status == "rendered":
 				out.printf("%s: rendered %s (moved %s)\n", r.Node, short(res.Commit.String()), listed(res.Moved, verbose))
-			} else {
+			default:
 				out.printf("%s: skipped (no material change)\n", r.Node)
 			}
 			out.printf("  receipt  %s\n  version  %s\n", r.ContentHash, res.Version)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/urfave/cli/v2"
@@ -276,10 +277,14 @@ func nonNil[T any](s []T) []T {
 }
 
 // printMeta prints a page's meta, one key a line.
-func printMeta(out *output, m wiki.Meta) {
-	for _, k := range sortedKeys(m) {
-		out.printf("%s: %v\n", k, m[k])
+// printMeta prints a page's meta as YAML, as the meta block stores it.
+func printMeta(out *output, m wiki.Meta) error {
+	y, err := m.YAML()
+	if err != nil {
+		return err
 	}
+	out.printf("%s", y)
+	return nil
 }
 
 func metaFlags() []cli.Flag {
@@ -449,7 +454,9 @@ func wikiReadCommand() *cli.Command {
 				return wikiErr(err)
 			}
 			out.printf("# %s (%s)\n", p.Meta.Title(), rel)
-			printMeta(out, p.Meta)
+			if err := printMeta(out, p.Meta); err != nil {
+				return err
+			}
 			slots := nonNil(p.Slots)
 			for _, s := range slots {
 				out.printf("\n## %s\n%s\n", s.ID, s.HTML)
@@ -469,7 +476,9 @@ func wikiMetaCommand() *cli.Command {
 			if err != nil {
 				return wikiErr(err)
 			}
-			printMeta(out, p.Meta)
+			if err := printMeta(out, p.Meta); err != nil {
+				return err
+			}
 			return out.emit(map[string]any{"page": rel, "meta": p.Meta})
 		}),
 	}
@@ -608,8 +617,12 @@ func wikiIndexCommand() *cli.Command {
 func wikiFindCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "find",
-		Usage:     "list pages whose path or title contains PATTERN (or matches it as a glob)",
+		Usage:     "list pages whose path or title contains PATTERN, or that match it as a glob",
 		ArgsUsage: "[PATTERN]",
+		Description: "PATTERN is a text the page's path or title contains (any case), or a glob: * and ? match\n" +
+			"within one folder name, ** crosses folders (ops/**, **/canary*), [abc] is a class. A pattern\n" +
+			"without / matches the page's base name in any folder: '*sev*' finds ops/incidents/sev1.html.\n" +
+			"Quote it so the shell does not expand it.",
 		Action: wikiReader(nil, func(c *cli.Context, w *wiki.Wiki, out *output) error {
 			ps, err := w.Find(c.Args().First())
 			if err != nil {
@@ -649,8 +662,15 @@ func wikiSearchCommand() *cli.Command {
 			if len(hits) == 0 {
 				out.printf("no page matches %q\n", q)
 			}
+			// One width for each column, so the scores line up whatever
+			// the length of the paths.
+			pathW, scoreW := 40, 6
 			for _, h := range hits {
-				out.printf("%-40s %6s  %s\n", h.Path, scoreText(h.Score), h.Title)
+				pathW = max(pathW, utf8.RuneCountInString(h.Path))
+				scoreW = max(scoreW, len(scoreText(h.Score)))
+			}
+			for _, h := range hits {
+				out.printf("%-*s %*s  %s\n", pathW, h.Path, scoreW, scoreText(h.Score), h.Title)
 				if h.Snippet != "" {
 					// The snippet is HTML: marks become brackets, entities
 					// the characters they stand for.
@@ -676,10 +696,34 @@ func scoreText(score float64) string {
 func wikiLintCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "lint",
-		Usage: "check pages and folders; exit 1 on errors",
+		Usage: "check pages and folders; exit 1 on errors (--fix turns links to missing pages into plain text first)",
+		Flags: []cli.Flag{&cli.BoolFlag{Name: "fix", Usage: "turn every link to a page that does not exist into plain text (one commit), then check"}},
 		Action: wikiReaderChecked(nil, func(c *cli.Context, w *wiki.Wiki, out *output, rc vault.ReaderCheck) error {
 			var rep *wiki.LintReport
 			var err error
+			var fixedDoc map[string]any
+			if c.Bool("fix") {
+				var fixed map[string][]string
+				res, err := w.Update(c.Context, func(tx *wiki.Tx) error {
+					var err error
+					fixed, err = tx.UnlinkMissing()
+					return err
+				})
+				if err != nil {
+					return wikiErr(err)
+				}
+				n := 0
+				for _, p := range sortedKeys(fixed) {
+					for _, t := range fixed[p] {
+						out.printf("  %s: unlinked %s, which does not exist\n", p, t)
+						n++
+					}
+				}
+				printResult(out, res, fmt.Sprintf("lint --fix: %s unlinked in %s", nounCount(n, "missing page"), nounCount(len(fixed), "page")))
+				fixedDoc = resultDoc(res, map[string]any{"unlinked": fixed})
+				// Check what was committed.
+				rc.Behind = true
+			}
 			if rc.Behind {
 				// The working tree is a mix of two commits: lint the
 				// committed wiki, which is one.
@@ -697,8 +741,15 @@ func wikiLintCommand() *cli.Command {
 				out.printf("%s: %s: %s: %s\n", f.Page, f.Severity, f.Kind, f.Detail)
 			}
 			ne, nw, ni := rep.Count(wiki.SevError), rep.Count(wiki.SevWarning), rep.Count(wiki.SevInfo)
-			out.printf("%d pages, %d folders: %d errors, %d warnings, %d notes\n", rep.Pages, rep.Folders, ne, nw, ni)
-			if err := out.emit(rep); err != nil {
+			out.printf("%s, %s: %s, %s, %s\n", nounCount(rep.Pages, "page"), nounCount(rep.Folders, "folder"), nounCount(ne, "error"), nounCount(nw, "warning"), nounCount(ni, "note"))
+			var doc any = rep
+			if fixedDoc != nil {
+				doc = struct {
+					*wiki.LintReport
+					Fix map[string]any `json:"fix"`
+				}{rep, fixedDoc}
+			}
+			if err := out.emit(doc); err != nil {
 				return err
 			}
 			if ne > 0 {
@@ -780,9 +831,12 @@ func wikiMvCommand() *cli.Command {
 func wikiRmCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "rm",
-		Usage:     "remove PAGE; report the links that now break (or rewrite them to text with --unlink)",
+		Usage:     "remove PAGE; refuse while other pages link to it, unless --unlink (links become plain text) or --force (they stay, broken)",
 		ArgsUsage: "PAGE",
-		Flags:     []cli.Flag{&cli.BoolFlag{Name: "unlink", Usage: "turn links to the page into plain text"}},
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "unlink", Usage: "turn links to the page into plain text"},
+			&cli.BoolFlag{Name: "force", Usage: "remove the page even though pages link to it, leaving those links broken (prose wiki lint --fix unlinks them later)"},
+		},
 		Action: func(c *cli.Context) error {
 			if err := needArgs(c, 1, "PAGE"); err != nil {
 				return err
@@ -790,6 +844,9 @@ func wikiRmCommand() *cli.Command {
 			unlink := c.Bool("unlink")
 			return wikiWriteFollowingReview(c, func(tx *wiki.Tx) (wrote, map[string]string, map[string]bool, error) {
 				rel, linkers, err := tx.Remove(c.Args().First(), unlink)
+				if err == nil && !unlink && !c.Bool("force") && len(linkers) > 0 {
+					return wrote{}, nil, nil, fmt.Errorf("wiki rm: %s %s to %s (%s): nothing removed; pass --unlink to turn those links into plain text as the page goes, or --force to remove it and leave them broken", nounCount(len(linkers), "page"), map[bool]string{true: "links", false: "link"}[len(linkers) == 1], rel, strings.Join(linkers, ", "))
+				}
 				key := "broken"
 				if unlink {
 					key = "unlinked"
@@ -802,7 +859,7 @@ func wikiRmCommand() *cli.Command {
 							if unlink {
 								out.printf("  links unlinked in %s\n", p)
 							} else {
-								fmt.Fprintf(c.App.ErrWriter, "prose: warning: %s links to %s, which is gone: edit the link by hand and take the page in with prose wiki commit (prose wiki lint lists broken links; rm --unlink turns such links into plain text as it removes a page)\n", p, rel)
+								fmt.Fprintf(c.App.ErrWriter, "prose: warning: %s links to %s, which is gone: run prose wiki lint --fix to turn such links into plain text, or edit the link by hand and take the page in with prose wiki commit\n", p, rel)
 							}
 						}
 					},

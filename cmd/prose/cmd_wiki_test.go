@@ -106,7 +106,11 @@ func TestWikiEveryOperationThroughTheCLI(t *testing.T) {
 	if !strings.Contains(r("slot", "transformers", "summary")["html"].(string), `href="../core/attention.html"`) {
 		t.Fatal("mv did not rewrite the link")
 	}
-	doc = w(1, "rm", "core/attention")
+	// Pages link to it: rm refuses, exit 1, and removes nothing.
+	if out, errs, code := prose(t, "--vault", vdir, "--json", "wiki", "rm", "core/attention"); code != 1 || !strings.Contains(errs, "--unlink") || !strings.Contains(errs, "--force") || jsonOf(t, out)["ok"] != false {
+		t.Fatalf("rm of a linked page: exit %d %s %s", code, out, errs)
+	}
+	doc = w(1, "rm", "--force", "core/attention")
 	if b := doc["broken"].([]any); len(b) != 1 {
 		t.Fatalf("rm: %v", doc)
 	}
@@ -222,9 +226,9 @@ func TestWikiAndIngestUsageMessages(t *testing.T) {
 func TestHandEditFixNamesTheRightCommand(t *testing.T) {
 	for _, c := range []struct{ where, reason, want string }{
 		{"published/wiki/a/b.html", "modified by hand", "keep it with `prose wiki commit`, or restore it with `git checkout -- published/wiki/a/b.html`"},
-		{"published/wiki/a/c.html", "added by hand (not in any receipt)", "keep it with `prose wiki commit`, or remove the file"},
-		{"published/wm/f/x.json", "deleted by hand", "keep it by publishing the node again, or restore it with `git checkout -- published/wm/f/x.json`"},
-		{"published/wm/f/y.json", "staged by hand (git add) but in no receipt", "keep it by publishing the node again, or undo it with `git restore --staged -- published/wm/f/y.json`"},
+		{"published/wiki/a/c.html", "added by hand (not in any receipt)", "keep it with `prose wiki commit`, or remove the file with `rm published/wiki/a/c.html`"},
+		{"published/wm/f/x.json", "deleted by hand", "keep it by publishing the node again with `prose publish wm DIR`, or restore it with `git checkout -- published/wm/f/x.json`"},
+		{"published/wm/f/y.json", "staged by hand (git add) but in no receipt", "keep it by publishing the node again with `prose publish wm DIR`, or undo it with `git restore --staged -- published/wm/f/y.json`"},
 		{"published/wm/sub", "the directory published/wm/sub was replaced by a symlink; prose never writes or deletes through one (restore it: …)", ""},
 	} {
 		if got := handEditFix(c.where, c.reason); got != c.want {

@@ -131,7 +131,7 @@ func encodeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	if err := enc.Encode(emptyLists(v)); err != nil {
 		return err
 	}
 	_, err := io.WriteString(w, jsonSafe(b.String()))

@@ -92,8 +92,10 @@ func watchHeapPeak(file string) (stop func()) {
 func run(args []string, stdout, stderr io.Writer) int {
 	ctx, interrupted, stop := signalContext()
 	defer stop()
-	app := newApp(stdout, stderr)
-	err := app.RunContext(ctx, versionFlag(interspersed(app, hoistGlobalFlags(app, args))))
+	out := &countingWriter{w: stdout}
+	app := newApp(out, stderr)
+	args = versionFlag(interspersed(app, hoistGlobalFlags(app, args)))
+	err := app.RunContext(ctx, args)
 	if err == nil {
 		if sig := interrupted(); sig != nil {
 			// The signal came too late to stop anything: the command had
@@ -104,11 +106,22 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if sig := interrupted(); sig != nil {
 		fmt.Fprintf(stderr, "prose: interrupted by %s: stopped at a safe point; the vault is as it was before this command\n", signalName(sig))
+		if out.n == 0 && jsonRequested(args) {
+			writeJSONError(stdout, context.Canceled, 128+int(sig.(syscall.Signal)), "interrupted by "+signalName(sig)+": stopped at a safe point; the vault is as it was before this command")
+		}
 		return 128 + int(sig.(syscall.Signal))
 	}
 	code, msg := classify(err)
 	if msg != "" {
 		fmt.Fprintf(stderr, "prose: %s\n", terminalSafe(msg))
+	}
+	if out.n == 0 && jsonRequested(args) {
+		// --json promises one document on stdout, a failure included;
+		// a command that printed its own (fsck's findings) has kept it.
+		if msg == "" {
+			msg = err.Error()
+		}
+		writeJSONError(stdout, err, code, msg)
 	}
 	return code
 }

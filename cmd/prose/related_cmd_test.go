@@ -96,7 +96,7 @@ func TestRelatedFollowsMovesAndRemovals(t *testing.T) {
 		t.Fatalf("lint after rm --unlink: exit %d\n%s%s", code, out, errs)
 	}
 
-	_, errs, _ := prose(t, "--vault", dir, "wiki", "rm", "ml/d")
+	_, errs, _ := prose(t, "--vault", dir, "wiki", "rm", "--force", "ml/d")
 	if !strings.Contains(errs, "ml/a.html links to ml/d.html") {
 		t.Errorf("wiki rm does not report the related entry it breaks: %q", errs)
 	}

@@ -110,7 +110,7 @@ func TestARemovedPageStaysRemoved(t *testing.T) {
 		t.Fatalf("no open kept-edit items for %s and %s: %+v", canary, rollback, reviewItems(t, dir))
 	}
 
-	_, errs, _ := prose(t, "--vault", dir, "wiki", "rm", canary)
+	_, errs, _ := prose(t, "--vault", dir, "wiki", "rm", "--force", canary)
 	if !strings.Contains(errs, "links to "+canary) {
 		t.Errorf("wiki rm does not report the links it breaks: %q", errs)
 	}

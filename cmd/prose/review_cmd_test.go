@@ -192,7 +192,7 @@ func TestReviewItemsOfARemovedPageAreClosed(t *testing.T) {
 		t.Fatalf("kept-edit items: %+v", items)
 	}
 	id := items[0].ID
-	mustProse(t, "--vault", dir, "wiki", "rm", "canary")
+	mustProse(t, "--vault", dir, "wiki", "rm", "--force", "canary")
 	if it := keptItems(t, dir)[0]; it.Resolved != "2026-01-31" || !strings.Contains(it.Closed, "page was removed") {
 		t.Fatalf("the item after wiki rm of its page: %+v", it)
 	}

@@ -31,6 +31,9 @@ func TestRuntimeKillAndResume(t *testing.T) {
 		t.Skip("the shop fixture's render needs GNU date -d")
 	}
 	kills := 30
+	if testing.Short() {
+		kills = 4 // -short: a few kills; the full run makes 30
+	}
 	if n, err := strconv.Atoi(os.Getenv("PROSE_KILLS")); err == nil && n > 0 {
 		kills = n
 	}
