@@ -107,7 +107,9 @@ func Sanitize(in string) (out string, removed []string, err error) {
 		return "", nil, fmt.Errorf("slot content is not valid UTF-8; save it as UTF-8")
 	}
 	removed = removals(in)
-	out = in
+	// Line ends are LF, as an HTML parser reads CR LF and a lone CR, and
+	// as a page file is read back (a page saved with CR LF is read).
+	out = strings.ReplaceAll(strings.ReplaceAll(in, "\r\n", "\n"), "\r", "\n")
 	// The sanitizer's output is stable after one pass for everything seen
 	// so far; a few more passes make the fixed point certain.
 	for range 4 {
