@@ -131,6 +131,13 @@ func (tx *Tx) CommitWith(o CommitOptions) (*Result, error) {
 func (tx *Tx) files() (map[string][]byte, error) {
 	out := map[string][]byte{}
 	dirs := map[string]bool{}
+	var refs map[string]bool
+	if len(tx.order) > 0 {
+		var err error
+		if refs, err = tx.backlinkTargets(); err != nil {
+			return nil, err
+		}
+	}
 	for _, rel := range tx.order {
 		p := tx.pages[rel]
 		old, had, err := tx.st.page(rel)
@@ -158,7 +165,7 @@ func (tx *Tx) files() (map[string][]byte, error) {
 				}
 			}
 		}
-		if had && old != nil && !tx.rebuild && !tx.force[rel] && materialEqual(old, p) {
+		if had && old != nil && !tx.rebuild && !tx.force[rel] && !refs[rel] && materialEqual(old, p) {
 			continue // nothing material: the file and its date stay
 		}
 		if !(had && old != nil && materialEqual(old, p)) {
@@ -176,6 +183,30 @@ func (tx *Tx) files() (map[string][]byte, error) {
 		out[rel] = data
 		markDirs(dirs, rel)
 	}
+	// The pages the Tx did not write whose "Referenced by" changed: their
+	// shells are re-rendered in the same commit, nothing material (their
+	// date stays), and a folder index's by the indexes below.
+	for _, rel := range slices.Sorted(maps.Keys(refs)) {
+		if _, ok := tx.pages[rel]; ok {
+			continue
+		}
+		if path.Base(rel) == IndexName {
+			dirs[path.Dir(rel)] = true
+			continue
+		}
+		p, ok, err := tx.st.page(rel)
+		if err != nil || !ok {
+			continue // a broken link, or a file prose does not own
+		}
+		data, err := tx.renderPage(rel, p)
+		if err != nil {
+			return nil, err
+		}
+		if raw, ok, _ := tx.st.raw(rel); ok && string(raw) == string(data) {
+			continue
+		}
+		out[rel] = data
+	}
 	if err := tx.indexes(dirs, out); err != nil {
 		return nil, err
 	}
@@ -192,13 +223,16 @@ func (tx *Tx) renderPage(rel string, p *Page) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var listing *FolderListing
+	var sh shell
 	if path.Base(rel) == IndexName {
-		if listing, err = tx.listing(path.Dir(rel)); err != nil {
+		if sh.Folder, err = tx.listing(path.Dir(rel)); err != nil {
 			return nil, err
 		}
 	}
-	return render(t, rel, p, listing)
+	if sh.Backlinks, sh.More, err = tx.backlinkShell(rel); err != nil {
+		return nil, err
+	}
+	return render(t, rel, p, sh)
 }
 
 // markDirs marks the folder of rel. Folders above it are marked by
@@ -269,7 +303,11 @@ func (tx *Tx) indexes(dirs map[string]bool, out map[string][]byte) error {
 		if err != nil {
 			return err
 		}
-		data, err := render(t, rel, p, listing)
+		sh := shell{Folder: listing}
+		if sh.Backlinks, sh.More, err = tx.backlinkShell(rel); err != nil {
+			return err
+		}
+		data, err := render(t, rel, p, sh)
 		if err != nil {
 			return err
 		}

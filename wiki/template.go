@@ -201,7 +201,17 @@ type renderData struct {
 	Up, Home                       string
 	Extra                          []Slot
 	Folder                         *FolderListing
+	Backlinks                      []Link
+	More                           *MoreBacklinks
 	page                           *Page
+}
+
+// shell is what a page's shell shows that is derived from other pages:
+// a folder index's listing, and every page's "Referenced by".
+type shell struct {
+	Folder    *FolderListing
+	Backlinks []Link
+	More      *MoreBacklinks
 }
 
 // Slot returns slot id with its markers; an absent slot renders empty, so
@@ -213,7 +223,7 @@ func (d *renderData) Slot(id string) template.HTML {
 
 // render renders page p at wiki path rel (for example "ml/attention.html")
 // with template t.
-func render(t *Template, rel string, p *Page, folder *FolderListing) ([]byte, error) {
+func render(t *Template, rel string, p *Page, sh shell) ([]byte, error) {
 	meta, err := encodeMeta(p.Meta)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", rel, err)
@@ -227,7 +237,8 @@ func render(t *Template, rel string, p *Page, folder *FolderListing) ([]byte, er
 	d := &renderData{
 		Lang: "en", Title: p.Meta.Title(), Template: t.Name, Updated: p.Meta.String(KeyUpdated),
 		Tags: p.Meta.Tags(), CSS: template.CSS(Stylesheet()), MetaBlock: template.HTML(meta),
-		Home: up + "README.html", Up: "README.html", Folder: folder, page: p,
+		Home: up + "README.html", Up: "README.html", Folder: sh.Folder, page: p,
+		Backlinks: sh.Backlinks, More: sh.More,
 	}
 	if l := p.Meta.String("lang"); l != "" && published.CheckIdent(strings.ToLower(l)) == nil {
 		d.Lang = l

@@ -40,6 +40,7 @@ func wikiCommand() *cli.Command {
 			wikiTreeCommand(),
 			wikiIndexCommand(),
 			wikiFindCommand(),
+			wikiBacklinksCommand(),
 			wikiSearchCommand(),
 			wikiLintCommand(),
 			wikiRebuildCommand(),
@@ -635,6 +636,27 @@ func wikiFindCommand() *cli.Command {
 				out.printf("no page's path or title matches %q (prose wiki search looks in the text)\n", c.Args().First())
 			}
 			return out.emit(map[string]any{"pages": nonNil(ps)})
+		}),
+	}
+}
+
+func wikiBacklinksCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "backlinks",
+		Usage:     "list every page that links to PAGE (from a slot or its related meta): its \"Referenced by\", uncapped",
+		ArgsUsage: "PAGE",
+		Action: wikiReader(takes(1, "PAGE"), func(c *cli.Context, w *wiki.Wiki, out *output) error {
+			rel, bl, err := w.Backlinks(c.Context, c.Args().First())
+			if err != nil {
+				return wikiErr(err)
+			}
+			for _, b := range bl {
+				out.printf("%-40s %s\n", b.Path, b.Title)
+			}
+			if len(bl) == 0 {
+				out.printf("no page links to %s\n", rel)
+			}
+			return out.emit(map[string]any{"page": rel, "backlinks": bl})
 		}),
 	}
 }
