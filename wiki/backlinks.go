@@ -238,6 +238,31 @@ func (tx *Tx) changedLinks() (map[string]*linkRec, map[string][]string) {
 	return fwd, rev
 }
 
+// setIndex puts a folder index the Tx re-rendered into its pages, keeping
+// the links of the written pages current without computing them again.
+func (tx *Tx) setIndex(rel string, p *Page) {
+	current := tx.txLinks != nil && tx.linkGen == tx.gen
+	tx.pages[rel] = p
+	tx.gen++
+	if !current {
+		return
+	}
+	if old := tx.txLinks[rel]; old != nil {
+		for _, t := range old.targets {
+			tx.txRev[t] = slices.DeleteFunc(tx.txRev[t], func(q string) bool { return q == rel })
+		}
+		delete(tx.txLinks, rel)
+	}
+	if p != nil {
+		r := pageLinks(rel, p)
+		tx.txLinks[rel] = r
+		for _, t := range r.targets {
+			tx.txRev[t] = append(tx.txRev[t], rel)
+		}
+	}
+	tx.linkGen = tx.gen
+}
+
 // Backlink is one page that links to another.
 type Backlink struct {
 	Path  string `json:"path"`

@@ -289,7 +289,7 @@ func (tx *Tx) indexes(dirs map[string]bool, out map[string][]byte) error {
 		if len(listing.Folders) == 0 && len(listing.Pages) == 0 && strings.TrimSpace(desc) == "" && d != "." {
 			if had {
 				out[rel] = nil
-				tx.pages[rel] = nil
+				tx.setIndex(rel, nil)
 			}
 			if wasCommitted {
 				pending[path.Dir(d)] = true
@@ -315,7 +315,7 @@ func (tx *Tx) indexes(dirs map[string]bool, out map[string][]byte) error {
 			continue
 		}
 		out[rel] = data
-		tx.pages[rel] = p
+		tx.setIndex(rel, p)
 	}
 	return nil
 }
