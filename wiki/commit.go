@@ -188,10 +188,12 @@ func (tx *Tx) files() (map[string][]byte, error) {
 	// date stays), and a folder index's by the indexes below.
 	for _, rel := range slices.Sorted(maps.Keys(refs)) {
 		if _, ok := tx.pages[rel]; ok {
+			markDirs(dirs, rel) // the folder's index lists the terms that link to its pages
 			continue
 		}
+		// The folder's index lists the terms that link to its pages.
+		dirs[path.Dir(rel)] = true
 		if path.Base(rel) == IndexName {
-			dirs[path.Dir(rel)] = true
 			continue
 		}
 		p, ok, err := tx.st.page(rel)
@@ -364,6 +366,8 @@ func (tx *Tx) listing(d string) (*FolderListing, error) {
 		files[rest] = p != nil
 	}
 	l := &FolderListing{}
+	terms := &folderTerms{tx: tx, dir: dir, seen: map[string]bool{}}
+	names := &folderNames{}
 	for name := range folders {
 		sub := prefix + name
 		alive, err := tx.folderAlive(sub)
@@ -390,16 +394,22 @@ func (tx *Tx) listing(d string) (*FolderListing, error) {
 				pe.Title = t
 			}
 			pe.Template, pe.Updated = p.Meta.Template(), p.Meta.String(KeyUpdated)
+			pe.Lead, pe.origin = firstSentence(p), p.Meta.String(KeyOrigin)
+			names.add(name, pe.Title, p)
+		}
+		if err := terms.add(prefix + name); err != nil {
+			return nil, err
 		}
 		l.Pages = append(l.Pages, pe)
 	}
+	l.Terms, l.MoreTerms = terms.list()
+	l.Names, l.MoreNames = names.list()
+	rank, err := tx.contentsOrder(d)
+	if err != nil {
+		return nil, err
+	}
 	slices.SortFunc(l.Folders, func(a, b FolderEntry) int { return strings.Compare(a.Name, b.Name) })
-	slices.SortFunc(l.Pages, func(a, b PageEntry) int {
-		if c := strings.Compare(strings.ToLower(a.Title), strings.ToLower(b.Title)); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Href, b.Href)
-	})
+	slices.SortFunc(l.Pages, func(a, b PageEntry) int { return comparePages(a, b, rank) })
 	// Pages of one title are told apart by what differs, their file
 	// names ("Introduction (intro.html)"), never by a number.
 	same := make([]bool, len(l.Pages))

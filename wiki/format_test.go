@@ -138,7 +138,8 @@ func TestGoldenTemplates(t *testing.T) {
 		var listing *FolderListing
 		if name == "folder" {
 			rel = "topic/README.html"
-			listing = &FolderListing{Folders: []FolderEntry{{Name: "sub", Href: "sub/README.html", Note: "Below."}}, Pages: []PageEntry{{Title: "One", Href: "one.html", Template: "note", Updated: "2026-01-02"}}}
+			listing = &FolderListing{Folders: []FolderEntry{{Name: "sub", Href: "sub/README.html", Note: "Below."}}, Pages: []PageEntry{{Title: "One", Href: "one.html", Template: "note", Updated: "2026-01-02", Lead: "The first sentence."}},
+				Terms: []Link{{Href: "../glossary/cif.html", Text: "ffi_cif"}}, Names: []Name{{Name: "ffi_call", Href: "one.html#s-ffi-call", Page: "One"}}}
 		}
 		data, err := render(tm, rel, p, shell{Folder: listing})
 		if err != nil {

@@ -168,12 +168,30 @@ func loadTemplates(root string) (map[string]*Template, error) {
 }
 
 // Link is a link in a page's shell.
-type Link struct{ Href, Text string }
+type Link struct {
+	Href string `json:"href"`
+	Text string `json:"text"`
+}
 
 // FolderListing is what a folder index lists.
 type FolderListing struct {
 	Folders []FolderEntry `json:"folders"`
 	Pages   []PageEntry   `json:"pages"`
+	// Terms are the glossary pages that link to the folder's pages (the
+	// terms its documents define); Names the API names its pages' headings
+	// give (ffi_call, fs.realpath(path…)), each linked to its section.
+	Terms     []Link `json:"terms,omitempty"`
+	MoreTerms int    `json:"more_terms,omitempty"`
+	Names     []Name `json:"names,omitempty"`
+	MoreNames int    `json:"more_names,omitempty"`
+}
+
+// Name is one entry of a folder's index of names: a heading that names
+// an API, and the page and section it heads.
+type Name struct {
+	Name string `json:"name"`
+	Href string `json:"href"`
+	Page string `json:"page"`
 }
 
 // FolderEntry is one subfolder in a folder index.
@@ -189,6 +207,8 @@ type PageEntry struct {
 	Href     string `json:"href"`
 	Template string `json:"template"`
 	Updated  string `json:"updated"`
+	Lead     string `json:"lead,omitempty"` // the page's first sentence
+	origin   string
 }
 
 // renderData is what a template sees.
