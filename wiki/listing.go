@@ -204,7 +204,7 @@ func APIName(s string) string {
 			return ""
 		}
 	}
-	if call || labelled && len(fields) > 1 {
+	if call {
 		return name
 	}
 	for i := 1; i < len(name)-1; i++ {
