@@ -271,11 +271,11 @@ func paragraphs(s string, n int) []string {
 }
 
 // sentence returns text up to its first full stop, question or
-// exclamation mark followed by a space and a capital (or the end), cut at
-// a word past 160 characters.
+// exclamation mark (or, 20 characters in, colon) followed by a space and
+// a capital (or the end), cut at a word past 160 characters.
 func sentence(s string) string {
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c == '.' || c == '?' || c == '!' {
+		if c := s[i]; c == '.' || c == '?' || c == '!' || c == ':' && i >= 20 {
 			if i+1 == len(s) {
 				break
 			}
