@@ -240,3 +240,23 @@ func TestReferencedByIsShellForHandEdits(t *testing.T) {
 	gitStatusClean(t, w)
 	fsckOK(t, w)
 }
+
+// A folder's index shows the pages linking to the folder, and a folder
+// description's links count like any page's.
+func TestReferencedByOfAFolderIndex(t *testing.T) {
+	w := newWiki(t)
+	newPage(t, w, "ops/runbook", "note", nil)
+	newPage(t, w, "docs/intro", "note", map[string]string{"body": `<p>See <a href="../ops/">the ops folder</a>.</p>`})
+	mustUpdate(t, w, func(tx *Tx) error {
+		_, err := tx.WriteSlot("docs/README", "description", `<p>Start at <a href="../ops/runbook.html">the runbook</a>.</p>`)
+		return err
+	})
+	if got, _ := referencedBy(t, w, "ops/README"); got["../docs/intro.html"] != "Intro" {
+		t.Fatalf("the folder index: %v", got)
+	}
+	if got, _ := referencedBy(t, w, "ops/runbook"); got["../docs/README.html"] != "Docs" {
+		t.Fatalf("linked from a folder description: %v", got)
+	}
+	gitStatusClean(t, w)
+	fsckOK(t, w)
+}
