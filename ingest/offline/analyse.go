@@ -190,7 +190,7 @@ func (w *workspace) candidates() []candidate {
 				if !declaresTerm(s, b, d) || !isTerm(d.Term) || !once[strings.ToLower(d.Term)] {
 					continue // only a declared definition of a name
 				}
-					tmpl := "concept"
+				tmpl := "concept"
 				if isEntity(s.Heading, d.Term) {
 					tmpl = "entity"
 				}
