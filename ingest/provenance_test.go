@@ -300,3 +300,33 @@ func TestChangedSourceReplacesItsPartOfAMergedPage(t *testing.T) {
 	}
 	lintClean(t, w)
 }
+
+// TestEarlierExcerptsAreEmptied: a source page an earlier engine wrote
+// excerpts on (the pipeline's, by its record) loses them when its source
+// changes: the page renders the whole source, a quotation above it only
+// said it twice.
+func TestEarlierExcerptsAreEmptied(t *testing.T) {
+	_, w := newWiki(t)
+	const page = "notes/deploy.html"
+	ingestDocs(t, w, readDoc(t, "deploy.md", deployV1))
+	quote := "<blockquote><p>We deploy the service every Tuesday.</p></blockquote>"
+	if _, err := w.Update(context.Background(), func(tx *wiki.Tx) error {
+		if _, err := tx.WriteSlot(page, "excerpts", quote); err != nil {
+			return err
+		}
+		_, p, err := tx.Read(page)
+		if err != nil {
+			return err
+		}
+		gen, _ := p.Meta[wiki.KeyGenerated].(map[string]any)
+		gen["excerpts"] = wiki.SlotToken(quote)
+		_, err = tx.SetMeta(page, map[string]any{wiki.KeyGenerated: gen}, nil)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	ingestDocs(t, w, readDoc(t, "deploy.md", strings.Replace(deployV1, "Tuesday", "Wednesday", 1)))
+	if got := slotOf(t, w, page, "excerpts"); got != "" {
+		t.Errorf("the earlier excerpts stayed: %q", got)
+	}
+}

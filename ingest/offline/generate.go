@@ -157,7 +157,7 @@ func (w *workspace) writes(p *plan.Plan, existing map[string]PageView) []model.T
 			}
 		}
 		for _, id := range slotOrder(pg.Template) {
-			if h, ok := slots[id]; ok && h != "" {
+			if h, ok := slots[id]; ok && (h != "" || had && strings.TrimSpace(v.Slots[id]) != "") {
 				cs = append(cs, call(plan.ToolWriteSlot, plan.SlotArgs{Path: pg.Path, Slot: id, HTML: h}))
 			}
 		}
@@ -342,7 +342,9 @@ func (w *workspace) slots(c candidate) map[string]string {
 		out["key_points"] = list("ul", points, 12)
 		// No excerpts: the page renders the whole source below, so a
 		// quotation of it (a conversation's turns, a paragraph the
-		// abstract already gives) would only say it twice.
+		// abstract already gives) would only say it twice. An earlier
+		// version's excerpts are emptied.
+		out["excerpts"] = ""
 	case "procedure":
 		out["summary"] = "<p>" + text(procedureSummary(doc, c.sec)) + "</p>"
 		var steps []string
