@@ -2,6 +2,7 @@ package diffview
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -518,7 +519,7 @@ func bookkeepingFull(st style, p Page) string {
 
 func createdRow(st style, p Page) string {
 	var begins string
-	for _, s := range p.Slots {
+	for _, s := range beginOrder(p.Slots) {
 		if t := WordsText(s.Text, Ins); strings.TrimSpace(t) != "" {
 			begins = Excerpt(t, 16)
 			break
@@ -605,4 +606,23 @@ func valueRow(st style, v Value) string {
 	}
 	return fmt.Sprintf("| %s | %s | %s | %s |\n", st.code(v.Path), v.Op,
 		cell(before, v.Op != "added", v.Text != nil), cell(after, v.Op != "removed", v.Text != nil))
+}
+
+// leadSlots are the slots a page's text begins with, in the order a
+// reader meets them; a citation says where the text is from, not what
+// it says, so it comes last.
+var leadSlots = map[string]int{"summary": 1, "abstract": 2, "description": 3, "body": 4, "document": 5, "citation": 100}
+
+// beginOrder returns a page's slots in the order its "begins" cell reads
+// them: the lead slots first, then the rest as given.
+func beginOrder(slots []Slot) []Slot {
+	out := slices.Clone(slots)
+	rank := func(id string) int {
+		if r, ok := leadSlots[id]; ok {
+			return r
+		}
+		return 50
+	}
+	slices.SortStableFunc(out, func(a, b Slot) int { return rank(a.Slot) - rank(b.Slot) })
+	return out
 }

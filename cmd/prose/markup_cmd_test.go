@@ -18,19 +18,19 @@ func TestIngestTextThatLooksLikeMarkup(t *testing.T) {
 		t.Helper()
 		return mustProse(t, "--vault", dir, "wiki", "slot", page, id)
 	}
-	abstract := slot("markup/escaping", "abstract")
+	doc := slot("markup/escaping", "document")
 	for _, want := range []string{"<code>&lt;script&gt;</code>", "<code>&lt;br&gt;</code>", "Write &lt;tag&gt; in text", `<a href="https://example.com/spec">the spec</a>`} {
-		if !strings.Contains(abstract, want) {
-			t.Errorf("escaping-notes abstract lacks %s:\n%s", want, abstract)
+		if !strings.Contains(doc, want) {
+			t.Errorf("escaping-notes document lacks %s:\n%s", want, doc)
 		}
 	}
 	if meta := mustProse(t, "--vault", dir, "wiki", "meta", "markup/hostile"); !strings.Contains(meta, "title: Hostile <Page>\n") {
 		t.Errorf("the HTML source's title lost its brackets:\n%s", meta)
 	}
-	hostile := slot("markup/hostile", "abstract")
+	hostile := slot("markup/hostile", "document")
 	for _, want := range []string{`<a href="https://example.com/x?a=1&amp;b=2">the guide</a>, this and that.`, "<code>&lt;div&gt;</code>", `&lt;!-- /prose:slot id=&#34;body&#34; --&gt; is text`} {
 		if !strings.Contains(hostile, want) {
-			t.Errorf("hostile-page abstract lacks %s:\n%s", want, hostile)
+			t.Errorf("hostile-page document lacks %s:\n%s", want, hostile)
 		}
 	}
 	note := slot("markup/hostile", "document")
@@ -47,7 +47,7 @@ func TestIngestTextThatLooksLikeMarkup(t *testing.T) {
 	if !strings.Contains(page, "<title>Hostile &lt;Page&gt;</title>") || !strings.Contains(page, "<h1>Hostile &lt;Page&gt;</h1>") {
 		t.Errorf("the page's title is not written escaped:\n%s", page)
 	}
-	for _, text := range []string{abstract, hostile, note, page} {
+	for _, text := range []string{doc, hostile, note, page} {
 		for _, bad := range []string{"&amp;lt;", "javascript:", "data:text", "<script", "<div>", "<br>"} {
 			if strings.Contains(text, bad) {
 				t.Errorf("a page holds %q:\n%s", bad, text)

@@ -23,11 +23,11 @@ func TestIngestSameTitleAndForceThroughTheCLI(t *testing.T) {
 	if !strings.Contains(out, "created  b/guide.html") || strings.Contains(out, "review") {
 		t.Fatalf("the second source has no page of its own:\n%s", out)
 	}
-	if s := mustProse(t, "--vault", dir, "wiki", "slot", "b/guide", "abstract"); !strings.Contains(s, "beta gateway") {
-		t.Errorf("b/guide abstract: %s", s)
+	if s := mustProse(t, "--vault", dir, "wiki", "slot", "b/guide", "document"); !strings.Contains(s, "beta gateway") {
+		t.Errorf("b/guide document: %s", s)
 	}
-	if s := mustProse(t, "--vault", dir, "wiki", "slot", "a/guide", "abstract"); !strings.Contains(s, "alpha widget") {
-		t.Errorf("a/guide abstract: %s", s)
+	if s := mustProse(t, "--vault", dir, "wiki", "slot", "a/guide", "document"); !strings.Contains(s, "alpha widget") {
+		t.Errorf("a/guide document: %s", s)
 	}
 	head := headOf(t, dir)
 	out = mustProse(t, "--vault", dir, "ingest", "--force", filepath.Join(src, "b"))

@@ -170,7 +170,7 @@ func TestMovedPagesKeepTheirProvenanceAndReviewItems(t *testing.T) {
 	if items := keptItems(t, dir); len(items) != 1 {
 		t.Fatalf("the moved pages read as changed by a person:\n%s\n%+v", out, items)
 	}
-	if got := mustProse(t, "--vault", dir, "wiki", "slot", "guides/deploy", "abstract"); !strings.Contains(got, "every Wednesday") {
+	if got := mustProse(t, "--vault", dir, "wiki", "slot", "guides/deploy", "document"); !strings.Contains(got, "every Wednesday") {
 		t.Fatalf("the moved source page was not updated: %q", got)
 	}
 	if got := mustProse(t, "--vault", dir, "wiki", "slot", "other/canary", "body"); !strings.Contains(got, "“Terms”") {

@@ -64,8 +64,8 @@ func TestIngestTwoFilesOfOneNameThroughTheCLI(t *testing.T) {
 	if !strings.Contains(out, "ingested  a/README.md") || !strings.Contains(out, "skipped   b/README.md") || strings.Contains(out, "billing/") {
 		t.Fatalf("a changed a/README.md:\n%s", out)
 	}
-	if s := mustProse(t, "--vault", dir, "wiki", "slot", "notes/a/readme-file", "abstract"); !strings.Contains(s, "Tuesdays") {
-		t.Errorf("notes/a/readme-file abstract after the change: %s", s)
+	if s := mustProse(t, "--vault", dir, "wiki", "slot", "notes/a/readme-file", "document"); !strings.Contains(s, "Tuesdays") {
+		t.Errorf("notes/a/readme-file document after the change: %s", s)
 	}
 	if got := readPageMeta(t, dir, "notes/b/readme-file.html").Strings("sources"); !slices.Equal(got, []string{ids["b/README.md"]}) {
 		t.Errorf("notes/b/readme-file sources after a's change %q", got)
@@ -84,11 +84,11 @@ func TestIngestTwoGuidesOfOneNameThroughTheCLI(t *testing.T) {
 	if !strings.Contains(out, "created  notes/a/guide.html") || !strings.Contains(out, "created  notes/b/guide.html") {
 		t.Fatalf("two guides:\n%s", out)
 	}
-	if s := mustProse(t, "--vault", dir, "wiki", "slot", "notes/a/guide", "abstract"); !strings.Contains(s, "alpha widget") {
-		t.Errorf("notes/a/guide abstract: %s", s)
+	if s := mustProse(t, "--vault", dir, "wiki", "slot", "notes/a/guide", "document"); !strings.Contains(s, "alpha widget") {
+		t.Errorf("notes/a/guide document: %s", s)
 	}
-	if s := mustProse(t, "--vault", dir, "wiki", "slot", "notes/b/guide", "abstract"); !strings.Contains(s, "beta gateway") {
-		t.Errorf("notes/b/guide abstract: %s", s)
+	if s := mustProse(t, "--vault", dir, "wiki", "slot", "notes/b/guide", "document"); !strings.Contains(s, "beta gateway") {
+		t.Errorf("notes/b/guide document: %s", s)
 	}
 }
 
@@ -107,8 +107,8 @@ func TestIngestSourceWhoseEscapingGrowsThroughTheCLI(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "ingested  s2/ascii.txt") || !strings.Contains(out, "ingested  s2/ok.md") {
 		t.Fatalf("exit %d\n%s%s", code, out, errs)
 	}
-	if s := mustProse(t, "--vault", dir, "wiki", "slot", "s2/ok", "abstract"); !strings.Contains(s, "A normal source.") {
-		t.Errorf("s2/ok abstract: %s", s)
+	if s := mustProse(t, "--vault", dir, "wiki", "slot", "s2/ok", "document"); !strings.Contains(s, "A normal source.") {
+		t.Errorf("s2/ok document: %s", s)
 	}
 }
 
@@ -119,10 +119,10 @@ func TestIngestMarkdownKeepsTextThatLooksLikeMarkupThroughTheCLI(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "src")
 	writeFiles(t, src, map[string]string{"g.md": "# Generics Primer\n\nA List<String> holds strings, and Optional<T> may be empty. See ![the architecture diagram](arch.png) for details.\n\n<div>\nImportant: this paragraph must not vanish.\n</div>\n"})
 	mustProse(t, "--vault", dir, "ingest", filepath.Join(src, "g.md"))
-	s := mustProse(t, "--vault", dir, "wiki", "slot", "notes/g", "abstract")
+	s := mustProse(t, "--vault", dir, "wiki", "slot", "notes/g", "document")
 	for _, want := range []string{"A List&lt;String&gt; holds strings, and Optional&lt;T&gt; may be empty. See the architecture diagram for details.", "this paragraph must not vanish."} {
 		if !strings.Contains(s, want) {
-			t.Errorf("the abstract lost %q: %s", want, s)
+			t.Errorf("the document lost %q: %s", want, s)
 		}
 	}
 }

@@ -79,7 +79,7 @@ func TestIngestFindsAPageByItsOriginThroughTheCLI(t *testing.T) {
 	if meta := mustProse(t, "--vault", dir, "wiki", "meta", "docs/ops/runbook"); !strings.Contains(meta, "title: Our Restart Runbook\n") {
 		t.Errorf("the person's title was not kept:\n%s", meta)
 	}
-	if s := mustProse(t, "--vault", dir, "wiki", "slot", "docs/ops/runbook", "abstract"); !strings.Contains(s, "one node at a time") {
+	if s := mustProse(t, "--vault", dir, "wiki", "slot", "docs/ops/runbook", "document"); !strings.Contains(s, "one node at a time") {
 		t.Errorf("the source page was not updated: %s", s)
 	}
 	if s := mustProse(t, "--vault", dir, "wiki", "slot", "docs/ops/runbook/restart-steps", "steps"); !strings.Contains(s, "Watch the logs") {

@@ -322,24 +322,15 @@ func (w *workspace) slots(c candidate) map[string]string {
 	out := map[string]string{}
 	switch c.kind {
 	case "source":
-		out["citation"] = fmt.Sprintf("<p><cite>%s</cite> — a %s source, ingested as <code>%s</code>.</p>",
-			html.EscapeString(doc.Title), kindWord(doc.Kind), html.EscapeString(shortID(w.sourceID)))
-		out["abstract"] = "<p>" + text(source.LeadingSentences(leadText(doc), 3)) + "</p>"
-		var points []string
-		for _, l := range links {
-			if l.Path != here {
-				points = append(points, fmt.Sprintf(`<a href="%s">%s</a>`, html.EscapeString(rel(here, l.Path)), html.EscapeString(l.Title)))
-			}
-		}
-		for _, s := range doc.Sections {
-			if s.Heading == "" || s.Heading == doc.Title {
-				continue
-			}
-			if lead := sectionLead(&s); lead != "" {
-				points = append(points, "<strong>"+html.EscapeString(s.Heading)+"</strong>: "+text(lead))
-			}
-		}
-		out["key_points"] = list("ul", points, 12)
+		// The engine cannot understand the text, so it writes no abstract
+		// and no key points of its own: the page renders the whole source
+		// below, and what links here (the terms it defines, the pages
+		// that cite it) is the page's derived "Referenced by". Empty slots
+		// also clear what an earlier engine wrote there on a re-ingest.
+		out["citation"] = fmt.Sprintf("<p><cite>%s</cite> — %s <code>%s</code>.</p>",
+			html.EscapeString(doc.Title), kindWord(doc.Kind), html.EscapeString(doc.Name))
+		out["abstract"] = ""
+		out["key_points"] = ""
 		// No excerpts: the page renders the whole source below, so a
 		// quotation of it (a conversation's turns, a paragraph the
 		// abstract already gives) would only say it twice. An earlier
@@ -382,20 +373,13 @@ func (w *workspace) slots(c candidate) map[string]string {
 func kindWord(k source.Kind) string {
 	switch k {
 	case source.HTML:
-		return "web page"
+		return "the web page"
 	case source.Conversation:
-		return "conversation"
+		return "the conversation"
 	case source.Text:
-		return "plain-text"
+		return "the text file"
 	}
-	return "Markdown"
-}
-
-func shortID(id string) string {
-	if len(id) > 19 {
-		return id[:19] + "…"
-	}
-	return id
+	return "the Markdown file"
 }
 
 // leadText is the first paragraphs of a document (or its first turns).
@@ -421,34 +405,6 @@ var rolePrefix = lazyre.New(`^(?:User|Assistant|System|Human|Model|Tool):\s*`)
 
 // stripRole drops the "User:" a quoted conversation turn starts with.
 func stripRole(s string) string { return rolePrefix().ReplaceAllString(s, "") }
-
-// sectionLead is the first sentence of a section's first paragraph, or of
-// its first list.
-func sectionLead(s *source.Section) string {
-	for _, b := range s.Blocks {
-		switch b.Kind {
-		case source.Paragraph, source.Quote:
-			if rolePrefix().MatchString(b.Text) && !strings.HasPrefix(b.Text, "Assistant") {
-				continue // a question is the heading already
-			}
-			return source.LeadingSentences(stripRole(b.Text), 1)
-		case source.List, source.Steps:
-			return fmt.Sprintf("%d items, starting with %s", len(b.Items), strings.TrimSuffix(lowerFirst(b.Items[0]), "."))
-		case source.Definitions:
-			var terms []string
-			for _, d := range b.Defs {
-				if len(terms) == 12 {
-					// A key point names a few: linking thousands of terms
-					// in one line costs their square.
-					return fmt.Sprintf("defines %s and %d more", strings.Join(terms, ", "), len(b.Defs)-12)
-				}
-				terms = append(terms, d.Term)
-			}
-			return "defines " + strings.Join(terms, ", ")
-		}
-	}
-	return ""
-}
 
 func procedureSummary(doc *source.Document, s *source.Section) string {
 	for _, b := range s.Blocks {
