@@ -35,6 +35,12 @@ func (v *Vault) repair() error {
 	if tip.IsZero() {
 		return fmt.Errorf("vault branch %s does not exist; the vault is damaged (restore .git from a clone)", v.Branch())
 	}
+	if err := v.finishPull(); err != nil {
+		return err
+	}
+	if tip, err = v.readRef(v.Branch()); err != nil {
+		return err
+	}
 	if err := v.rollForwardLedger(tip); err != nil {
 		return err
 	}
