@@ -579,10 +579,12 @@ func (v *Vault) Push(ctx context.Context, remote string, dryRun bool) (*PushResu
 		args = append(args, "--dry-run")
 	}
 	args = append(args, remote, branch.String()+":refs/heads/"+v.cfg.Branch, ledger.String()+":"+string(LedgerRef))
-	if _, err := runGit(ctx, v.root, "push to "+remote, args...); err != nil {
+	if out, err := runGit(ctx, v.root, "push to "+remote, args...); err != nil {
+		// --porcelain reports each ref on stdout, "!" for one refused.
 		var ge *GitError
-		if errors.As(err, &ge) && (strings.Contains(ge.Stderr, "rejected") || strings.Contains(ge.Stderr, "declined") || strings.Contains(ge.Stderr, "non-fast-forward")) {
-			return nil, fmt.Errorf("push rejected by remote %s: %s; nothing changed in this vault (if it moved meanwhile, run `prose pull %s` and push again)", remote, lastLines(strings.TrimSpace(ge.Stderr), 3), remote)
+		if errors.As(err, &ge) && (strings.HasPrefix(out, "!") || strings.Contains(out, "\n!")) {
+			why := rejectedWhy(out, ge.Stderr)
+			return nil, fmt.Errorf("push rejected by remote %s: %s; nothing changed in this vault (if the remote moved meanwhile, run `prose pull %s` and push again)", remote, why, remote)
 		}
 		return nil, remoteError(remote, err)
 	}
@@ -750,4 +752,31 @@ func adoptClone(ctx context.Context, root, remote string, opt Options) (*Vault, 
 		return nil, err
 	}
 	return v, nil
+}
+
+// rejectedWhy gathers why a push was refused: the remote's own messages
+// (a hook's "remote: …" lines) and git's reason for each refused ref.
+func rejectedWhy(porcelain, stderr string) string {
+	var why []string
+	for _, l := range strings.Split(stderr, "\n") {
+		if m, ok := strings.CutPrefix(l, "remote: "); ok {
+			if m = strings.TrimSpace(m); m != "" {
+				why = append(why, m)
+			}
+		}
+	}
+	for _, l := range strings.Split(porcelain, "\n") {
+		if f := strings.Split(l, "\t"); len(f) == 3 && strings.HasPrefix(f[0], "!") {
+			ref, _, _ := strings.Cut(f[1], ":")
+			_, to, _ := strings.Cut(f[1], ":")
+			if to == "" {
+				to = ref
+			}
+			why = append(why, to+" "+f[2])
+		}
+	}
+	if len(why) == 0 {
+		return lastLines(strings.TrimSpace(stderr), 3)
+	}
+	return strings.Join(why, "; ")
 }

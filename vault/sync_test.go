@@ -1,0 +1,72 @@
+package vault
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/prose-store/prose/internal/durable"
+)
+
+// A pull that stops between its two ref moves (the branch moved, the
+// ledger not) is finished by the next writer's repair: the ledger takes
+// the remote's very commit, never a roll-forward copy of its receipt.
+func TestPullStoppedBetweenRefMovesIsFinishedByRepair(t *testing.T) {
+	requireGit(t)
+	ctx := context.Background()
+	t.Setenv("GIT_TERMINAL_PROMPT", "0")
+	root := t.TempDir()
+	remote := filepath.Join(root, "remote.git")
+	git(t, root, "init", "--quiet", "--bare", remote)
+	a, err := Init(filepath.Join(root, "a"), InitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(root, "src")
+	writeTree(t, src, map[string]string{"x.txt": "1\n"})
+	publish(t, a, "notes", src, PublishOptions{})
+	if err := a.AddRemote(ctx, "origin", remote); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Push(ctx, "origin", false); err != nil {
+		t.Fatal(err)
+	}
+	b, err := Clone(ctx, remote, filepath.Join(root, "b"), CloneOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeTree(t, src, map[string]string{"x.txt": "2\n"})
+	publish(t, a, "notes", src, PublishOptions{})
+	if _, err := a.Push(ctx, "origin", false); err != nil {
+		t.Fatal(err)
+	}
+	restore := durable.SetFault(durable.FailAt(durable.StepRename, filepath.Join("refs", "prose", "ledger")))
+	_, err = b.Pull(ctx, "origin")
+	restore()
+	if err == nil {
+		t.Fatal("the pull did not stop at the ledger's move")
+	}
+	wantBranch, _ := a.readRef(a.Branch())
+	wantLedger, _ := a.readRef(LedgerRef)
+	if got, _ := b.readRef(b.Branch()); got != wantBranch {
+		t.Fatalf("the branch did not move before the stop")
+	}
+	if got, _ := b.readRef(LedgerRef); got == wantLedger {
+		t.Fatalf("the ledger moved despite the fault")
+	}
+	if err := b.Repair(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := b.readRef(LedgerRef); got != wantLedger {
+		t.Fatalf("repair left the ledger at %s, want the remote's %s", got, wantLedger)
+	}
+	rep, err := b.VerifyReceipts()
+	if err != nil || len(rep.Problems) > 0 || rep.Receipts != 2 {
+		t.Fatalf("verify after repair: %v %+v", err, rep)
+	}
+	if data := git(t, b.Root(), "status", "--porcelain"); strings.TrimSpace(data) != "" {
+		t.Fatalf("git status after repair:\n%s", data)
+	}
+	checkGitClean(t, b)
+}
