@@ -240,12 +240,17 @@ func (v *Vault) isAncestor(ctx context.Context, a, b plumbing.Hash) (bool, error
 	return err == nil, err
 }
 
-// countFirstParent counts the commits on b's first-parent line that are
-// not reachable from a.
-func (v *Vault) countFirstParent(ctx context.Context, a, b plumbing.Hash) (int, error) {
-	args := []string{"rev-list", "--count", "--first-parent", b.String()}
+// countReceipts counts the receipts on ledger b that ledger a lacks: the
+// ledger commits b reaches and a does not, less ledger merges and the
+// branch commits that rendered receipts name (all reachable from branch,
+// b's branch tip).
+func (v *Vault) countReceipts(ctx context.Context, a, b, branch plumbing.Hash) (int, error) {
+	args := []string{"rev-list", "--count", "--max-parents=2", b.String()}
 	if !a.IsZero() {
 		args = append(args, "^"+a.String())
+	}
+	if !branch.IsZero() {
+		args = append(args, "^"+branch.String())
 	}
 	lines, err := gitLines(ctx, v.root, "count receipts", args...)
 	if err != nil || len(lines) == 0 {
@@ -269,25 +274,23 @@ type PullResult struct {
 	LocalAhead   int           `json:"local_ahead"`   // receipts here the remote lacks
 	Configured   []string      `json:"configured"`    // refspec lines written
 	RemoteLedger bool          `json:"remote_ledger"` // the remote has a ledger
+	Merged       bool          `json:"merged"`        // a merge commit joined the two histories
+	Summary      string        `json:"summary"`       // the merge commit's account of what came from where
 }
 
-// ErrDiverged reports a pull or push whose two sides both have receipts
-// the other lacks.
+// ErrDiverged reports a push refused because the remote holds receipts
+// this vault lacks.
 var ErrDiverged = errors.New("diverged")
 
-// DivergedError names both heads of a refused pull or push.
+// DivergedError names both ledger heads of a refused push.
 type DivergedError struct {
-	Remote              string
-	Ours, Theirs        plumbing.Hash // ledger tips
-	OursOnly, TheirOnly int           // receipts on one side only
-	Push                bool
+	Remote       string
+	Ours, Theirs plumbing.Hash // ledger tips
+	TheirOnly    int           // receipts the remote has and this vault lacks
 }
 
 func (e *DivergedError) Error() string {
-	if e.Push {
-		return fmt.Sprintf("push refused: remote %s has %s this vault lacks (its ledger %s is not in this vault's history); a push would lose them, and prose never forces: run `prose pull %s` first, then push", e.Remote, plural(e.TheirOnly, "receipt"), short(e.Theirs), e.Remote)
-	}
-	return fmt.Sprintf("pull refused: this vault and remote %s have diverged (%s here, ledger %s; %s there, ledger %s); nothing changed in this vault. prose pull takes in fast-forwards only so far: push from the side whose receipts the other lacks after it has pulled, or keep the two vaults' histories apart (docs/sync.md)", e.Remote, plural(e.OursOnly, "receipt"), short(e.Ours), plural(e.TheirOnly, "receipt"), short(e.Theirs))
+	return fmt.Sprintf("push refused: remote %s has %s this vault lacks (its ledger %s is not in this vault's history); a push would lose them, and prose never forces: run `prose pull %s` first, then push", e.Remote, plural(e.TheirOnly, "receipt"), short(e.Theirs), e.Remote)
 }
 
 func (e *DivergedError) Unwrap() error { return ErrDiverged }
@@ -364,7 +367,7 @@ func (v *Vault) Pull(ctx context.Context, remote string) (*PullResult, error) {
 			res.UpToDate = true
 			return res, nil
 		}
-		if res.Receipts, err = v.countFirstParent(ctx, oursLedger, theirsLedger); err != nil {
+		if res.Receipts, err = v.countReceipts(ctx, oursLedger, theirsLedger, theirsBranch); err != nil {
 			return nil, err
 		}
 		if err := v.fastForward(ctx, oursBranch, theirsBranch, oursLedger, theirsLedger); err != nil {
@@ -383,17 +386,23 @@ func (v *Vault) Pull(ctx context.Context, remote string) (*PullResult, error) {
 	}
 	if branchAhead && ledgerAhead {
 		res.UpToDate = true
-		res.LocalAhead, err = v.countFirstParent(ctx, theirsLedger, oursLedger)
+		res.LocalAhead, err = v.countReceipts(ctx, theirsLedger, oursLedger, oursBranch)
 		return res, err
 	}
-	d := &DivergedError{Remote: remote, Ours: oursLedger, Theirs: theirsLedger}
-	if d.OursOnly, err = v.countFirstParent(ctx, theirsLedger, oursLedger); err != nil {
+	if ledgerBehind || ledgerAhead || branchBehind || branchAhead {
+		// One ref is behind the remote's and the other ahead: only a
+		// hand-moved ref does that. Merge nothing.
+		return nil, fmt.Errorf("pull refused: the branch and the ledger disagree about remote %s (one is ahead of it, the other behind); a ref was moved by hand: run `prose fsck`; nothing changed in this vault", remote)
+	}
+	if res.Receipts, err = v.countReceipts(ctx, oursLedger, theirsLedger, theirsBranch); err != nil {
 		return nil, err
 	}
-	if d.TheirOnly, err = v.countFirstParent(ctx, oursLedger, theirsLedger); err != nil {
+	branch, ledger, summary, err := v.mergeDiverged(ctx, remote, oursBranch, theirsBranch, oursLedger, theirsLedger)
+	if err != nil {
 		return nil, err
 	}
-	return nil, d
+	res.Branch, res.Ledger, res.Merged, res.Summary = branch, ledger, true, summary
+	return res, nil
 }
 
 // pullRecord is the file that makes a fast-forward of two refs one step:
@@ -555,9 +564,9 @@ func (v *Vault) Push(ctx context.Context, remote string, dryRun bool) (*PushResu
 		return nil, err
 	}
 	if !ledgerOK || !branchOK {
-		d := &DivergedError{Remote: remote, Ours: ledger, Theirs: theirsLedger, Push: true}
+		d := &DivergedError{Remote: remote, Ours: ledger, Theirs: theirsLedger}
 		if !theirsLedger.IsZero() {
-			d.TheirOnly, _ = v.countFirstParent(ctx, ledger, theirsLedger)
+			d.TheirOnly, _ = v.countReceipts(ctx, ledger, theirsLedger, theirsBranch)
 		}
 		if !ledgerOK || d.TheirOnly == 0 {
 			d.TheirOnly = max(d.TheirOnly, 1)
@@ -571,7 +580,7 @@ func (v *Vault) Push(ctx context.Context, remote string, dryRun bool) (*PushResu
 		res.UpToDate = true
 		return res, nil
 	}
-	if res.Receipts, err = v.countFirstParent(ctx, theirsLedger, ledger); err != nil {
+	if res.Receipts, err = v.countReceipts(ctx, theirsLedger, ledger, branch); err != nil {
 		return nil, err
 	}
 	args := []string{"push", "--quiet", "--atomic", "--porcelain"}

@@ -107,10 +107,12 @@ func pullCommand() *cli.Command {
 				out.printf("nothing to pull: %s lacks %s of this vault (`prose push %s` sends them)\n", remote, nounCount(res.LocalAhead, "receipt"), remote)
 			case res.UpToDate:
 				out.printf("already up to date with %s\n", remote)
+			case res.Merged:
+				out.printf("merged %s from %s (merge commit %s)\n%s", nounCount(res.Receipts, "receipt"), remote, res.Branch.String()[:12], indent(res.Summary))
 			default:
 				out.printf("pulled %s from %s (branch now %s)\n", nounCount(res.Receipts, "receipt"), remote, res.Branch.String()[:12])
 			}
-			return out.emit(map[string]any{"remote": remote, "receipts": res.Receipts, "up_to_date": res.UpToDate, "local_ahead": res.LocalAhead, "configured": res.Configured, "branch": res.Branch.String(), "ledger": res.Ledger.String()})
+			return out.emit(map[string]any{"remote": remote, "receipts": res.Receipts, "up_to_date": res.UpToDate, "merged": res.Merged, "summary": res.Summary, "local_ahead": res.LocalAhead, "configured": res.Configured, "branch": res.Branch.String(), "ledger": res.Ledger.String()})
 		},
 	}
 }
@@ -238,4 +240,15 @@ func doctorRemotes(c *cli.Context, out *output, rep map[string]any) []string {
 		problems = append(problems, fmt.Sprintf("remote %s lacks %s, so plain git push and fetch leave the ledger behind (%s): run `prose pull %s` or `prose push %s` once, which writes them", r["remote"], nounCount(len(missing), "refspec"), strings.Join(missing, "; "), r["remote"], r["remote"]))
 	}
 	return problems
+}
+
+// indent puts two spaces before every line of s.
+func indent(s string) string {
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(s, "\n") {
+		if l != "" {
+			b.WriteString("  " + l)
+		}
+	}
+	return b.String()
 }

@@ -174,16 +174,17 @@ func TestSyncCloneFastForwardPushPull(t *testing.T) {
 	checkVaults(t, a, b)
 }
 
-func TestSyncDivergedIsRefusedAndChangesNothing(t *testing.T) {
+func TestSyncDivergedMergesNodesChangedOnOneSide(t *testing.T) {
 	root, remote, a := syncWorld(t)
 	b := filepath.Join(root, "b")
 	mustProse(t, "clone", remote, b)
 	publishFiles(t, root, a, "notes", map[string]string{"x.txt": "from a\n"})
 	publishFiles(t, root, b, "other", map[string]string{"o.txt": "from b\n"})
 	mustProse(t, "--vault", a, "push")
-	remoteRefs, bRefs := refsOf(t, remote), refsOf(t, b)
-	bReceipts := receiptHashes(t, b)
+	remoteRefs := refsOf(t, remote)
+	aReceipts, bReceipts := receiptHashes(t, a), receiptHashes(t, b)
 
+	// b's push would drop a's receipt: refused, by prose and by plain git.
 	_, errs, code := prose(t, "--vault", b, "push")
 	if code != 1 || !strings.Contains(errs, "push refused") || !strings.Contains(errs, "prose pull origin") || !strings.Contains(errs, "never forces") {
 		t.Fatalf("diverged push: exit %d\n%s", code, errs)
@@ -191,16 +192,54 @@ func TestSyncDivergedIsRefusedAndChangesNothing(t *testing.T) {
 	if refsOf(t, remote) != remoteRefs {
 		t.Fatal("a refused push changed the remote")
 	}
-	// Plain git refuses as well: the push refspecs carry no +.
 	cmd := exec.Command("git", "push", "origin")
 	cmd.Dir = b
 	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "rejected") || refsOf(t, remote) != remoteRefs {
 		t.Fatalf("plain git push of a diverged vault was not rejected: %v\n%s", err, out)
 	}
 
-	_, errs, code = prose(t, "--vault", b, "pull")
-	if code != 1 || !strings.Contains(errs, "diverged") || !strings.Contains(errs, "nothing changed") {
-		t.Fatalf("diverged pull: exit %d\n%s", code, errs)
+	// b pulls: notes changed there only, other here only: one merge.
+	out := mustProse(t, "--vault", b, "pull")
+	if !strings.Contains(out, "merged 1 receipt from origin") || !strings.Contains(out, "from origin: node notes") || !strings.Contains(out, "from here: node other") {
+		t.Fatalf("merge pull:\n%s", out)
+	}
+	if parents := strings.Fields(syncGit(t, b, "log", "-1", "--format=%P")); len(parents) != 2 {
+		t.Fatalf("the pull made no merge commit: parents %v", parents)
+	}
+	if msg := syncGit(t, b, "log", "-1", "--format=%B"); !strings.Contains(msg, "from origin: node notes") {
+		t.Fatalf("merge commit message does not say what came from where:\n%s", msg)
+	}
+	for p, want := range map[string]string{"published/notes/x.txt": "from a\n", "published/other/o.txt": "from b\n"} {
+		if data, err := os.ReadFile(filepath.Join(b, p)); err != nil || string(data) != want {
+			t.Fatalf("%s after the merge: %q %v", p, data, err)
+		}
+	}
+	hasAll(t, "b after the merge", receiptHashes(t, b), append(aReceipts, bReceipts...))
+	checkVaults(t, a, b)
+
+	// The merge travels: b pushes it, a fast-forwards to it.
+	mustProse(t, "--vault", b, "push")
+	mustProse(t, "--vault", a, "pull")
+	hasAll(t, "a after pulling the merge", receiptHashes(t, a), append(aReceipts, bReceipts...))
+	checkVaults(t, a, b)
+	// Later work goes on from the merge on both sides.
+	publishFiles(t, root, a, "other", map[string]string{"o.txt": "from b\n", "p.txt": "a again\n"})
+	mustProse(t, "--vault", a, "push")
+	mustProse(t, "--vault", b, "pull")
+	checkVaults(t, a, b)
+}
+
+func TestSyncSameNodeOnBothSidesIsRefusedAndChangesNothing(t *testing.T) {
+	root, remote, a := syncWorld(t)
+	b := filepath.Join(root, "b")
+	mustProse(t, "clone", remote, b)
+	publishFiles(t, root, a, "notes", map[string]string{"x.txt": "from a\n"})
+	publishFiles(t, root, b, "notes", map[string]string{"x.txt": "from b\n"})
+	mustProse(t, "--vault", a, "push")
+	bRefs, bReceipts := refsOf(t, b), receiptHashes(t, b)
+	_, errs, code := prose(t, "--vault", b, "pull")
+	if code != 1 || !strings.Contains(errs, "advanced on both sides: node notes") || !strings.Contains(errs, "nothing changed in this vault") {
+		t.Fatalf("same-node pull: exit %d\n%s", code, errs)
 	}
 	// The fetch moved b's remote-tracking refs only.
 	after := refsOf(t, b)
@@ -208,6 +247,9 @@ func TestSyncDivergedIsRefusedAndChangesNothing(t *testing.T) {
 		if !strings.HasPrefix(line, "refs/remotes/") && !strings.Contains(after, line) {
 			t.Fatalf("a refused pull moved %s:\n%s", line, after)
 		}
+	}
+	if data, _ := os.ReadFile(filepath.Join(b, "published", "notes", "x.txt")); string(data) != "from b\n" {
+		t.Fatalf("a refused pull changed the working tree: %q", data)
 	}
 	hasAll(t, "b after a refused pull", receiptHashes(t, b), bReceipts)
 	checkVaults(t, a, b)
