@@ -65,7 +65,7 @@ func verify(rs []*Receipt, reportNil bool, hashes []string, hashErrs []error) []
 		}
 	}
 	graphs := map[string]*nodeGraph{}
-	last := make(map[string]int)            // node → index of its latest receipt
+	last := make(map[string]int) // node → index of its latest receipt
 	// Recomputing the content hashes is most of the work and each is
 	// independent: do them on every core first.
 	computed := hashes != nil

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -112,16 +113,38 @@ func (v *Vault) Remotes(ctx context.Context) ([]string, error) {
 	return gitLines(ctx, v.root, "list remotes", "remote")
 }
 
+// remoteConfig reads the url, fetch and push lines of remote's config
+// with one git call.
+func (v *Vault) remoteConfig(ctx context.Context, remote string) (url string, have map[string]bool, err error) {
+	if err := checkRemoteName(remote); err != nil {
+		return "", nil, err
+	}
+	lines, err := gitLines(ctx, v.root, "read remote "+remote, "config", "--get-regexp", `^remote\.`+strings.ReplaceAll(remote, ".", `\.`)+`\.(url|fetch|push)$`)
+	var ge *GitError
+	if err != nil && !errors.As(err, &ge) { // exit 1: no such key
+		return "", nil, err
+	}
+	have = map[string]bool{}
+	prefix := "remote." + remote + "."
+	for _, l := range lines {
+		key, val, _ := strings.Cut(l, " ")
+		kind := strings.TrimPrefix(strings.ToLower(key), strings.ToLower(prefix))
+		if kind == "url" {
+			url = val
+			continue
+		}
+		have[kind+" = "+val] = true
+	}
+	if url == "" {
+		return "", nil, fmt.Errorf("the vault has no remote %q: add one with `prose remote add %s URL`", remote, remote)
+	}
+	return url, have, nil
+}
+
 // RemoteURL is the URL of remote, or an error naming `prose remote add`.
 func (v *Vault) RemoteURL(ctx context.Context, remote string) (string, error) {
-	if err := checkRemoteName(remote); err != nil {
-		return "", err
-	}
-	lines, err := gitLines(ctx, v.root, "read remote "+remote, "config", "--get", "remote."+remote+".url")
-	if err != nil || len(lines) == 0 {
-		return "", fmt.Errorf("the vault has no remote %q: add one with `prose remote add %s URL`", remote, remote)
-	}
-	return lines[0], nil
+	url, _, err := v.remoteConfig(ctx, remote)
+	return url, err
 }
 
 // checkRemoteName refuses a remote name git would read as an option or
@@ -136,21 +159,15 @@ func checkRemoteName(name string) error {
 // MissingRefspecs returns the refspec lines (`fetch = …`, `push = …`) the
 // config of remote lacks.
 func (v *Vault) MissingRefspecs(ctx context.Context, remote string) ([]string, error) {
-	if err := checkRemoteName(remote); err != nil {
+	_, have, err := v.remoteConfig(ctx, remote)
+	if err != nil {
 		return nil, err
 	}
+	return v.missingRefspecs(remote, have), nil
+}
+
+func (v *Vault) missingRefspecs(remote string, have map[string]bool) []string {
 	fetch, push := Refspecs(remote, v.cfg.Branch)
-	have := map[string]bool{}
-	for _, kind := range []string{"fetch", "push"} {
-		lines, err := gitLines(ctx, v.root, "read remote "+remote, "config", "--get-all", "remote."+remote+"."+kind)
-		var ge *GitError
-		if err != nil && !errors.As(err, &ge) { // exit 1: no such key
-			return nil, err
-		}
-		for _, l := range lines {
-			have[kind+" = "+l] = true
-		}
-	}
 	var missing []string
 	for _, l := range fetch {
 		if !have["fetch = "+l] {
@@ -162,20 +179,18 @@ func (v *Vault) MissingRefspecs(ctx context.Context, remote string) ([]string, e
 			missing = append(missing, "push = "+l)
 		}
 	}
-	return missing, nil
+	return missing
 }
 
 // ConfigureRemote writes the refspecs of remote its config lacks, so plain
 // `git push` and `git fetch` carry the branch and refs/prose/*. It returns
 // the lines it added.
 func (v *Vault) ConfigureRemote(ctx context.Context, remote string) ([]string, error) {
-	if _, err := v.RemoteURL(ctx, remote); err != nil {
-		return nil, err
-	}
-	missing, err := v.MissingRefspecs(ctx, remote)
+	_, have, err := v.remoteConfig(ctx, remote)
 	if err != nil {
 		return nil, err
 	}
+	missing := v.missingRefspecs(remote, have)
 	for _, l := range missing {
 		kind, spec, _ := strings.Cut(l, " = ")
 		if _, err := runGit(ctx, v.root, "configure remote "+remote, "config", "--add", "remote."+remote+"."+kind, spec); err != nil {
@@ -207,7 +222,7 @@ func (v *Vault) AddRemote(ctx context.Context, name, url string) error {
 // refs. Nothing local outside refs/remotes/<remote>/ moves.
 func (v *Vault) fetch(ctx context.Context, remote string) error {
 	fetch, _ := Refspecs(remote, v.cfg.Branch)
-	args := append([]string{"fetch", "--quiet", "--no-tags", "--prune", remote}, fetch...)
+	args := append([]string{"fetch", "--quiet", "--no-tags", remote}, fetch...)
 	if _, err := runGit(ctx, v.root, "fetch from "+remote, args...); err != nil {
 		return remoteError(remote, err)
 	}
@@ -354,21 +369,25 @@ func (v *Vault) Pull(ctx context.Context, remote string) (*PullResult, error) {
 		return nil, err
 	}
 	res.Branch, res.Ledger, res.From = oursBranch, oursLedger, oursLedger
-	branchBehind, err := v.isAncestor(ctx, oursBranch, theirsBranch)
-	if err != nil {
-		return nil, err
-	}
-	ledgerBehind, err := v.isAncestor(ctx, oursLedger, theirsLedger)
-	if err != nil {
+	// The three questions are independent git calls: ask them at once.
+	var branchBehind, ledgerBehind bool
+	var berr, lerr, cerr error
+	var wg sync.WaitGroup
+	wg.Add(3)
+	go func() { defer wg.Done(); branchBehind, berr = v.isAncestor(ctx, oursBranch, theirsBranch) }()
+	go func() { defer wg.Done(); ledgerBehind, lerr = v.isAncestor(ctx, oursLedger, theirsLedger) }()
+	go func() {
+		defer wg.Done()
+		res.Receipts, cerr = v.countReceipts(ctx, oursLedger, theirsLedger, theirsBranch)
+	}()
+	wg.Wait()
+	if err := errors.Join(berr, lerr, cerr); err != nil {
 		return nil, err
 	}
 	if branchBehind && ledgerBehind {
 		if oursBranch == theirsBranch && oursLedger == theirsLedger {
 			res.UpToDate = true
 			return res, nil
-		}
-		if res.Receipts, err = v.countReceipts(ctx, oursLedger, theirsLedger, theirsBranch); err != nil {
-			return nil, err
 		}
 		if err := v.fastForward(ctx, oursBranch, theirsBranch, oursLedger, theirsLedger); err != nil {
 			return nil, err
@@ -393,9 +412,6 @@ func (v *Vault) Pull(ctx context.Context, remote string) (*PullResult, error) {
 		// One ref is behind the remote's and the other ahead: only a
 		// hand-moved ref does that. Merge nothing.
 		return nil, fmt.Errorf("pull refused: the branch and the ledger disagree about remote %s (one is ahead of it, the other behind); a ref was moved by hand: run `prose fsck`; nothing changed in this vault", remote)
-	}
-	if res.Receipts, err = v.countReceipts(ctx, oursLedger, theirsLedger, theirsBranch); err != nil {
-		return nil, err
 	}
 	branch, ledger, summary, err := v.mergeDiverged(ctx, remote, oursBranch, theirsBranch, oursLedger, theirsLedger)
 	if err != nil {
