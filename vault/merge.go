@@ -379,3 +379,81 @@ func unescapeNodeDir(dir string) string {
 	}
 	return dir
 }
+
+// continueMerge takes in a merge git made: the branch at tip already
+// holds theirsBranch, the ledger lacks theirs' receipts. The ledger moves
+// to theirs' (when it is behind) or joins it with a ledger merge commit
+// whose branch parent is tip; the branch is left as git made it. Refused,
+// with nothing changed, when a node was advanced on both sides or the
+// merge git made holds a node's files other than the side that advanced
+// it published. The caller holds the writer lock.
+func (v *Vault) continueMerge(ctx context.Context, remote string, tip, theirsBranch, oursLedger, theirsLedger plumbing.Hash, ledgerBehind bool) (ledger plumbing.Hash, summary string, err error) {
+	baseLedger, err := v.mergeBase(ctx, oursLedger, theirsLedger)
+	if err != nil {
+		return ledger, "", err
+	}
+	var lt [3]plumbing.Hash
+	for i, h := range []plumbing.Hash{baseLedger, oursLedger, theirsLedger} {
+		if !h.IsZero() {
+			c, err := v.commit(h)
+			if err != nil {
+				return ledger, "", err
+			}
+			lt[i] = c.TreeHash
+		}
+	}
+	b := v.newBatch()
+	defer b.abort()
+	var conflicts []mergeConflict
+	ledgerTree, err := b.mergeTrees(lt[0], lt[1], lt[2], "", func(string) bool { return false }, &conflicts)
+	if err != nil {
+		return ledger, "", err
+	}
+	if len(conflicts) > 0 {
+		ce := &ConflictError{Remote: remote, Ours: tip, Theirs: theirsBranch}
+		for _, c := range conflicts {
+			ce.Nodes = append(ce.Nodes, nodeOfLedgerPath(c.Path))
+		}
+		return ledger, "", ce
+	}
+	tc, err := v.commit(tip)
+	if err != nil {
+		return ledger, "", err
+	}
+	thc, err := v.commit(theirsBranch)
+	if err != nil {
+		return ledger, "", err
+	}
+	theirs := v.advancedOn(lt[0], lt[2])
+	for _, node := range theirs {
+		p := "published/" + published.EscapeNode(node)
+		got, _, err := v.lookup(tc.TreeHash, p)
+		if err != nil {
+			return ledger, "", err
+		}
+		want, _, err := v.lookup(thc.TreeHash, p)
+		if err != nil {
+			return ledger, "", err
+		}
+		if got.Hash != want.Hash {
+			return ledger, "", fmt.Errorf("the merge git made (commit %s) holds files of node %s other than remote %s published (its last receipt there describes %s); nothing changed in this vault. Undo that merge with `git reset --hard ORIG_HEAD` and run `prose pull %s`, or publish the node again after `prose pull --continue` is possible", short(tip), node, remote, short(theirsBranch), remote)
+		}
+	}
+	summary = mergeSummary(remote, v.advancedOn(lt[0], lt[1]), theirs)
+	if ledgerBehind {
+		ledger = theirsLedger
+	} else {
+		sig := v.signature(time.Now())
+		lmsg := fmt.Sprintf("%s\n\nours %s\ntheirs %s\nbranch %s\n", ledgerMergeSubject, oursLedger, theirsLedger, tip)
+		if ledger, err = b.putCommit(&object.Commit{Author: sig, Committer: sig, Message: lmsg, TreeHash: ledgerTree, ParentHashes: []plumbing.Hash{oursLedger, theirsLedger, tip}}); err != nil {
+			return ledger, "", err
+		}
+		if err := b.flush(); err != nil {
+			return ledger, "", err
+		}
+	}
+	if err := v.fastForward(ctx, tip, tip, oursLedger, ledger); err != nil {
+		return ledger, "", err
+	}
+	return ledger, summary, nil
+}

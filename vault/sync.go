@@ -278,6 +278,13 @@ func (v *Vault) countReceipts(ctx context.Context, a, b, branch plumbing.Hash) (
 	return n, err
 }
 
+// PullOptions tune Pull.
+type PullOptions struct {
+	// Continue takes in a merge git made on the branch (git pull, git
+	// merge): the ledger records it, the branch stays as git left it.
+	Continue bool
+}
+
 // PullResult says what a pull did.
 type PullResult struct {
 	Remote       string        `json:"remote"`
@@ -324,7 +331,7 @@ func plural(n int, what string) string {
 // remote's and the working tree is brought along, as every write brings
 // it. A remote without a ledger, or one whose history diverged from the
 // vault's, changes nothing.
-func (v *Vault) Pull(ctx context.Context, remote string) (*PullResult, error) {
+func (v *Vault) Pull(ctx context.Context, remote string, opt PullOptions) (*PullResult, error) {
 	res := &PullResult{Remote: remote}
 	var err error
 	if res.Configured, err = v.ConfigureRemote(ctx, remote); err != nil {
@@ -408,8 +415,21 @@ func (v *Vault) Pull(ctx context.Context, remote string) (*PullResult, error) {
 		res.LocalAhead, err = v.countReceipts(ctx, theirsLedger, oursLedger, oursBranch)
 		return res, err
 	}
+	if branchAhead && !ledgerAhead {
+		// The branch holds the remote's, the ledger does not: a merge
+		// git made (git pull, git merge). Take it in, never undo it.
+		if !opt.Continue {
+			return nil, fmt.Errorf("the branch holds remote %s's branch (a merge git made, commit %s) but the ledger lacks its receipts: run `prose pull --continue` to record that merge in the ledger (nothing is undone); nothing changed in this vault", remote, short(oursBranch))
+		}
+		ledger, summary, err := v.continueMerge(ctx, remote, oursBranch, theirsBranch, oursLedger, theirsLedger, ledgerBehind)
+		if err != nil {
+			return nil, err
+		}
+		res.Ledger, res.Merged, res.Summary = ledger, true, summary
+		return res, nil
+	}
 	if ledgerBehind || ledgerAhead || branchBehind || branchAhead {
-		// One ref is behind the remote's and the other ahead: only a
+		// The ledger holds the remote's and the branch does not: only a
 		// hand-moved ref does that. Merge nothing.
 		return nil, fmt.Errorf("pull refused: the branch and the ledger disagree about remote %s (one is ahead of it, the other behind); a ref was moved by hand: run `prose fsck`; nothing changed in this vault", remote)
 	}

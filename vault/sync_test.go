@@ -47,7 +47,7 @@ func TestPullStoppedBetweenRefMovesIsFinishedByRepair(t *testing.T) {
 		t.Fatal(err)
 	}
 	restore := durable.SetFault(durable.FailAt(durable.StepRename, filepath.Join("refs", "prose", "ledger")))
-	_, err = b.Pull(ctx, "origin")
+	_, err = b.Pull(ctx, "origin", PullOptions{})
 	restore()
 	if err == nil {
 		t.Fatal("the pull did not stop at the ledger's move")

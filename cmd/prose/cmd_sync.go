@@ -84,8 +84,11 @@ func pushCommand() *cli.Command {
 func pullCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "pull",
-		Usage:     "fetch a remote and take in its receipts (a fast-forward of the branch and the ledger); a diverged history is refused and nothing changes",
+		Usage:     "fetch a remote and take in its receipts: a fast-forward, or one merge commit when the two sides changed different nodes; the same node on both sides is refused and nothing changes",
 		ArgsUsage: "[REMOTE]",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "continue", Usage: "take in a merge git made (git pull, git merge): record it in the ledger, never undo it"},
+		},
 		Action: func(c *cli.Context) error {
 			remote, err := remoteArg(c, "pull")
 			if err != nil {
@@ -96,7 +99,7 @@ func pullCommand() *cli.Command {
 				return err
 			}
 			defer v.Close()
-			res, err := v.Pull(c.Context, remote)
+			res, err := v.Pull(c.Context, remote, vault.PullOptions{Continue: c.Bool("continue")})
 			if err != nil {
 				return err
 			}

@@ -386,3 +386,38 @@ func TestSyncOverGitDaemonAndSmartHTTP(t *testing.T) {
 		})
 	}
 }
+
+func TestPullContinueTakesInAMergeGitMade(t *testing.T) {
+	root, remote, a := syncWorld(t)
+	for k, v := range map[string]string{"GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "T", "GIT_COMMITTER_EMAIL": "t@example.com"} {
+		t.Setenv(k, v)
+	}
+	b := filepath.Join(root, "b")
+	mustProse(t, "clone", remote, b)
+	publishFiles(t, root, a, "notes", map[string]string{"x.txt": "from a\n"})
+	publishFiles(t, root, b, "other", map[string]string{"o.txt": "from b\n"})
+	mustProse(t, "--vault", a, "push")
+	want := append(receiptHashes(t, a), receiptHashes(t, b)...)
+
+	// A plain git pull merges the branch (the refspecs fetch the ledger
+	// beside it), but git does not merge the ledger.
+	syncGit(t, b, "pull", "--quiet", "--no-rebase", "--no-edit", "origin", "main")
+	merge := syncGit(t, b, "rev-parse", "HEAD")
+	_, errs, code := prose(t, "--vault", b, "pull")
+	if code != 1 || !strings.Contains(errs, "prose pull --continue") || !strings.Contains(errs, "a merge git made") {
+		t.Fatalf("pull after a git merge: exit %d\n%s", code, errs)
+	}
+	out := mustProse(t, "--vault", b, "pull", "--continue")
+	if !strings.Contains(out, "from origin: node notes") || !strings.Contains(out, "from here: node other") {
+		t.Fatalf("pull --continue:\n%s", out)
+	}
+	if got := syncGit(t, b, "rev-parse", "HEAD"); got != merge {
+		t.Fatalf("pull --continue moved the branch git made: %s, was %s", got, merge)
+	}
+	hasAll(t, "b after pull --continue", receiptHashes(t, b), want)
+	checkVaults(t, a, b)
+	mustProse(t, "--vault", b, "push")
+	mustProse(t, "--vault", a, "pull")
+	hasAll(t, "a after pulling the merge", receiptHashes(t, a), want)
+	checkVaults(t, a, b)
+}
