@@ -75,3 +75,66 @@ func TestPullStoppedBetweenRefMovesIsFinishedByRepair(t *testing.T) {
 	}
 	checkGitClean(t, b)
 }
+
+// A merge pull stopped between its two ref moves is finished the same way:
+// the ledger takes the ledger merge commit the pull made, and every
+// receipt of both sides verifies.
+func TestMergePullStoppedBetweenRefMovesIsFinishedByRepair(t *testing.T) {
+	requireGit(t)
+	ctx := context.Background()
+	t.Setenv("GIT_TERMINAL_PROMPT", "0")
+	root := t.TempDir()
+	remote := filepath.Join(root, "remote.git")
+	git(t, root, "init", "--quiet", "--bare", remote)
+	a, err := Init(filepath.Join(root, "a"), InitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(root, "src")
+	writeTree(t, src, map[string]string{"x.txt": "1\n"})
+	publish(t, a, "notes", src, PublishOptions{})
+	if err := a.AddRemote(ctx, "origin", remote); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Push(ctx, "origin", false); err != nil {
+		t.Fatal(err)
+	}
+	b, err := Clone(ctx, remote, filepath.Join(root, "b"), CloneOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeTree(t, src, map[string]string{"x.txt": "2\n"})
+	publish(t, a, "notes", src, PublishOptions{})
+	if _, err := a.Push(ctx, "origin", false); err != nil {
+		t.Fatal(err)
+	}
+	writeTree(t, src, map[string]string{"o.txt": "b\n"})
+	publish(t, b, "other", src, PublishOptions{})
+	before, _ := b.readRef(LedgerRef)
+	restore := durable.SetFault(durable.FailAt(durable.StepRename, filepath.Join("refs", "prose", "ledger")))
+	_, err = b.Pull(ctx, "origin", PullOptions{})
+	restore()
+	if err == nil {
+		t.Fatal("the merge pull did not stop at the ledger's move")
+	}
+	if got, _ := b.readRef(LedgerRef); got != before {
+		t.Fatal("the ledger moved despite the fault")
+	}
+	if err := b.Repair(ctx); err != nil {
+		t.Fatal(err)
+	}
+	lt, _ := b.readRef(LedgerRef)
+	lc, err := b.commit(lt)
+	if err != nil || !isLedgerMerge(lc.ParentHashes, []byte(lc.Message)) {
+		t.Fatalf("repair did not finish the ledger merge: %v %v", err, lc)
+	}
+	rep, err := b.VerifyReceipts()
+	if err != nil || len(rep.Problems) > 0 || rep.Receipts != 3 || rep.Nodes != 2 {
+		t.Fatalf("verify after repair: %v %+v", err, rep)
+	}
+	frep, err := b.Fsck(ctx)
+	if err != nil || !frep.OK() {
+		t.Fatalf("fsck after repair: %v %+v", err, frep)
+	}
+	checkGitClean(t, b)
+}
