@@ -7,11 +7,11 @@
 # afresh every round; one runs `prose pull`, the other plain `git pull
 # --ff-only` with the refspecs prose writes (so git fetches the same refs,
 # the ledger included, and checks out the same files). $ROUNDS rounds
-# (default 5); the median wall time of each and their ratio are printed.
+# (default 7); the median wall time of each and their ratio are printed.
 # The checks every pull is tested with (fsck, receipts verify, git fsck)
 # run once after the last round, outside the timing.
 #
-#   scripts/bench-pull.sh            RECEIPTS=1000 PAGES=5000 ROUNDS=5
+#   scripts/bench-pull.sh            RECEIPTS=1000 PAGES=5000 ROUNDS=7
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=$(mktemp -d)
@@ -21,7 +21,7 @@ go build -o "$work/prose" ./cmd/prose
 go build -o "$work/wikicorpus" ./internal/cmd/wikicorpus
 P="$work/prose"
 export PROSE_NOW=2026-01-31 GIT_TERMINAL_PROMPT=0
-rounds=${ROUNDS:-5}
+rounds=${ROUNDS:-7}
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 git daemon --reuseaddr --export-all --enable=receive-pack --listen=127.0.0.1 --port="$port" --base-path="$work" "$work" 2>/dev/null &
 daemon=$!
@@ -55,11 +55,11 @@ bench() {
     sync
     # alternate which goes first, so neither always has the warmer cache
     if [ $((r % 2)) -eq 0 ]; then
-      t0=$(now_ms); git -C "$work/$name-y" pull -q --ff-only origin main; t1=$(now_ms); gt+=("$(echo "$t1 - $t0" | bc)")
+      t0=$(now_ms); git -C "$work/$name-y" pull -q --ff-only origin main 2>/dev/null; t1=$(now_ms); gt+=("$(echo "$t1 - $t0" | bc)")
       t0=$(now_ms); "$P" --vault "$work/$name-x" pull >/dev/null; t1=$(now_ms); pt+=("$(echo "$t1 - $t0" | bc)")
     else
       t0=$(now_ms); "$P" --vault "$work/$name-x" pull >/dev/null; t1=$(now_ms); pt+=("$(echo "$t1 - $t0" | bc)")
-      t0=$(now_ms); git -C "$work/$name-y" pull -q --ff-only origin main; t1=$(now_ms); gt+=("$(echo "$t1 - $t0" | bc)")
+      t0=$(now_ms); git -C "$work/$name-y" pull -q --ff-only origin main 2>/dev/null; t1=$(now_ms); gt+=("$(echo "$t1 - $t0" | bc)")
     fi
   done
   "$P" --vault "$work/$name-x" fsck >/dev/null

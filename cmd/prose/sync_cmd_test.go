@@ -299,6 +299,33 @@ func TestSyncRejectedPushAndUnreachableRemote(t *testing.T) {
 	if _, err := os.Stat(dst); !os.IsNotExist(err) {
 		t.Fatalf("a failed clone left %s", dst)
 	}
+	// A clone into a directory that holds files is refused, leaving them.
+	full := filepath.Join(root, "full")
+	writeFiles(t, full, map[string]string{"keep.txt": "mine\n"})
+	if _, errs, code := prose(t, "clone", remote, full); code != 1 || !strings.Contains(errs, "not empty") {
+		t.Fatalf("clone into a non-empty directory: exit %d\n%s", code, errs)
+	}
+	if data, err := os.ReadFile(filepath.Join(full, "keep.txt")); err != nil || string(data) != "mine\n" {
+		t.Fatalf("a refused clone touched the directory's files: %q %v", data, err)
+	}
+	// A clone of a git repository that is no vault removes what it made.
+	plain := filepath.Join(root, "plain.git")
+	syncGit(t, root, "init", "--quiet", "--bare", plain)
+	work := filepath.Join(root, "plainwork")
+	syncGit(t, root, "init", "--quiet", "-b", "main", work)
+	writeFiles(t, filepath.Join(work, "d"), map[string]string{"f.txt": "x\n"})
+	syncGit(t, work, "add", ".")
+	syncGit(t, work, "-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "--quiet", "-m", "x")
+	syncGit(t, work, "push", "--quiet", plain, "main")
+	if _, errs, code := prose(t, "clone", plain, filepath.Join(root, "np")); code != 1 || !strings.Contains(errs, "not a prose vault") {
+		t.Fatalf("clone of a plain repository: exit %d\n%s", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(root, "np")); !os.IsNotExist(err) {
+		t.Fatal("a refused clone left its directory")
+	}
+	if _, errs, code := prose(t, "clone", remote); code != 2 || !strings.Contains(errs, "clone needs URL and DIR") {
+		t.Fatalf("clone with one argument: exit %d\n%s", code, errs)
+	}
 	if _, errs, code := prose(t, "--vault", a, "push", "nosuch"); code != 1 || !strings.Contains(errs, "prose remote add nosuch URL") {
 		t.Fatalf("push to an unknown remote: exit %d\n%s", code, errs)
 	}
