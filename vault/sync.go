@@ -599,16 +599,13 @@ func (v *Vault) Push(ctx context.Context, remote string, dryRun bool) (*PushResu
 	if err != nil {
 		return nil, err
 	}
-	if !ledgerOK || !branchOK {
+	if ledgerOK && !branchOK {
+		return nil, fmt.Errorf("push refused: remote %s's branch %s has commits this vault lacks (%s is not in its history); a push would lose them, and prose never forces: run `prose pull %s` first", remote, v.cfg.Branch, short(theirsBranch), remote)
+	}
+	if !ledgerOK {
 		d := &DivergedError{Remote: remote, Ours: ledger, Theirs: theirsLedger}
-		if !theirsLedger.IsZero() {
-			d.TheirOnly, _ = v.countReceipts(ctx, ledger, theirsLedger, theirsBranch)
-		}
-		if !ledgerOK || d.TheirOnly == 0 {
-			d.TheirOnly = max(d.TheirOnly, 1)
-		}
-		if ledgerOK {
-			return nil, fmt.Errorf("push refused: remote %s's branch %s has commits this vault lacks (%s is not in its history); a push would lose them, and prose never forces: run `prose pull %s` first", remote, v.cfg.Branch, short(theirsBranch), remote)
+		if d.TheirOnly, err = v.countReceipts(ctx, ledger, theirsLedger, theirsBranch); err != nil {
+			return nil, err
 		}
 		return nil, d
 	}
