@@ -326,11 +326,14 @@ func plural(n int, what string) string {
 	return fmt.Sprintf("%d %ss", n, what)
 }
 
-// Pull fetches remote and takes in what it has: when the local branch and
-// ledger are both in the remote's history, both refs fast-forward to the
-// remote's and the working tree is brought along, as every write brings
-// it. A remote without a ledger, or one whose history diverged from the
-// vault's, changes nothing.
+// Pull fetches remote and takes in what it has, under the writer lock:
+// when the local branch and ledger are both in the remote's history, both
+// refs fast-forward to the remote's; when both sides have work the other
+// lacks, one merge commit joins them if every node and file changed on one
+// side only (mergeDiverged), else nothing changes (ConflictError); with
+// opt.Continue, a merge git made is taken in (continueMerge). The working
+// tree is brought along as every write brings it. A remote without a
+// ledger changes nothing.
 func (v *Vault) Pull(ctx context.Context, remote string, opt PullOptions) (*PullResult, error) {
 	res := &PullResult{Remote: remote}
 	var err error
