@@ -255,6 +255,44 @@ func (v *Vault) isAncestor(ctx context.Context, a, b plumbing.Hash) (bool, error
 	return err == nil, err
 }
 
+// firstParentsTo walks from along first parents looking for to (an
+// ancestor of from, or from itself). It returns whether it found it, how
+// many commits before it were neither a merge nor a root (for a ledger:
+// its receipts), and plain: no commit on the way had more than two
+// parents (a ledger merge, whose other side the walk does not count). A
+// walk that reaches a root without finding to says no: to may still be
+// reachable through other parents.
+func (v *Vault) firstParentsTo(from, to plumbing.Hash) (found bool, n int, plain bool, err error) {
+	plain = true
+	cache := v.newHistoryCache()
+	for h := from; ; {
+		if h == to {
+			return true, n, plain, nil
+		}
+		if h.IsZero() {
+			return to.IsZero(), n, plain, nil
+		}
+		body, err := v.gitCommit(cache, h)
+		if err != nil {
+			return false, 0, false, err
+		}
+		lc, err := parseCommitBody(h, body)
+		if err != nil {
+			return false, 0, false, err
+		}
+		switch {
+		case len(lc.parents) > 2:
+			plain = false
+		case len(lc.parents) > 0:
+			n++
+		}
+		if len(lc.parents) == 0 {
+			return to.IsZero(), n, plain, nil
+		}
+		h = lc.parents[0]
+	}
+}
+
 // countReceipts counts the receipts on ledger b that ledger a lacks: the
 // ledger commits b reaches and a does not, less ledger merges and the
 // branch commits that rendered receipts name (all reachable from branch,
@@ -379,20 +417,34 @@ func (v *Vault) Pull(ctx context.Context, remote string, opt PullOptions) (*Pull
 		return nil, err
 	}
 	res.Branch, res.Ledger, res.From = oursBranch, oursLedger, oursLedger
-	// The three questions are independent git calls: ask them at once.
-	var branchBehind, ledgerBehind bool
-	var berr, lerr, cerr error
-	var wg sync.WaitGroup
-	wg.Add(3)
-	go func() { defer wg.Done(); branchBehind, berr = v.isAncestor(ctx, oursBranch, theirsBranch) }()
-	go func() { defer wg.Done(); ledgerBehind, lerr = v.isAncestor(ctx, oursLedger, theirsLedger) }()
-	go func() {
-		defer wg.Done()
-		res.Receipts, cerr = v.countReceipts(ctx, oursLedger, theirsLedger, theirsBranch)
-	}()
-	wg.Wait()
-	if err := errors.Join(berr, lerr, cerr); err != nil {
+	// The common pull is a fast-forward along first parents: answer it
+	// in-process, from the commits the fetch brought. Anything else asks
+	// git, which reads every parent.
+	v.reindex() // the fetch may have added a pack
+	branchBehind, _, _, err := v.firstParentsTo(theirsBranch, oursBranch)
+	if err != nil {
 		return nil, err
+	}
+	ledgerBehind, n, plain, err := v.firstParentsTo(theirsLedger, oursLedger)
+	if err != nil {
+		return nil, err
+	}
+	res.Receipts = n
+	if !branchBehind || !ledgerBehind || !plain {
+		// The three questions are independent git calls: ask them at once.
+		var berr, lerr, cerr error
+		var wg sync.WaitGroup
+		wg.Add(3)
+		go func() { defer wg.Done(); branchBehind, berr = v.isAncestor(ctx, oursBranch, theirsBranch) }()
+		go func() { defer wg.Done(); ledgerBehind, lerr = v.isAncestor(ctx, oursLedger, theirsLedger) }()
+		go func() {
+			defer wg.Done()
+			res.Receipts, cerr = v.countReceipts(ctx, oursLedger, theirsLedger, theirsBranch)
+		}()
+		wg.Wait()
+		if err := errors.Join(berr, lerr, cerr); err != nil {
+			return nil, err
+		}
 	}
 	if branchBehind && ledgerBehind {
 		if oursBranch == theirsBranch && oursLedger == theirsLedger {
