@@ -17,7 +17,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 work=$(mktemp -d)
 daemon=
-trap '[ -n "$daemon" ] && kill "$daemon" 2>/dev/null; rm -rf "$work"' EXIT
+trap '[ -n "$daemon" ] && kill "$daemon" 2>/dev/null; wait 2>/dev/null; rm -rf "$work" 2>/dev/null || true' EXIT
 go build -o "$work/prose" ./cmd/prose
 go build -o "$work/wikicorpus" ./internal/cmd/wikicorpus
 P="$work/prose"
