@@ -232,7 +232,7 @@ func (e *ConflictError) Error() string {
 	if len(e.Paths) > 0 {
 		fmt.Fprintf(&b, "; changed differently on both sides: %s", strings.Join(e.Paths, ", "))
 	}
-	b.WriteString(". prose merges nodes and files changed on one side only; for the same node on both sides, keep one side's work: publish it again after the pull in the other vault, or push from one vault and re-clone the other (docs/sync.md)")
+	b.WriteString(". prose merges nodes and files changed on one side only so far (the same node on both sides, the wiki's page merge included, is not built): to combine the work, clone the remote afresh (`prose clone URL NEWDIR`) and ingest or publish this vault's sources again there (docs/sync.md)")
 	return b.String()
 }
 
