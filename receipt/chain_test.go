@@ -250,3 +250,99 @@ func BenchmarkParseStored(b *testing.B) {
 		}
 	})
 }
+
+// fork builds a node's receipts on two sides of a merge: a base, one
+// receipt on each side, and (when join) the merge receipt joining them.
+func fork(t *testing.T, join bool, edit func(m *Receipt)) []*Receipt {
+	t.Helper()
+	base := newReceipt("wiki", nil, Rendered)
+	seal := func(r *Receipt, i int) *Receipt {
+		r.SemanticDiff["i"] = float64(i)
+		if err := r.Seal(); err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	seal(base, 0)
+	ours := seal(newReceipt("wiki", base, Rendered), 1)
+	other := seal(newReceipt("notes", nil, Rendered), 2)
+	theirs := seal(newReceipt("wiki", base, Rendered), 3)
+	rs := []*Receipt{base, ours, other, theirs}
+	if join {
+		m := newReceipt("wiki", ours, Rendered)
+		m.Wake = Wake{Source: WakeExternal, Refs: []string{theirs.ContentHash}}
+		m.Cost.SurpriseCause = WakeExternal
+		m.SemanticDiff["merge"] = map[string]any{"ours": ours.ContentHash, "theirs": theirs.ContentHash, "taken": "both"}
+		if edit != nil {
+			edit(m)
+		}
+		rs = append(rs, seal(m, 4))
+	}
+	return rs
+}
+
+func TestVerifyAcceptsAForkOnlyWhereAMergeReceiptJoinsIt(t *testing.T) {
+	if p := VerifyChains(fork(t, true, nil)); len(p) != 0 {
+		t.Fatalf("a joined fork is reported: %v", p)
+	}
+	p := VerifyChains(fork(t, false, nil))
+	if len(p) != 1 || !strings.Contains(p[0].Reason, "forks") {
+		t.Fatalf("an unjoined fork: %v", p)
+	}
+	rs := fork(t, false, nil)
+	// The fork is reported as before when the node holds no merge receipt.
+	if p := VerifyChains(rs); !strings.Contains(p[0].Reason, "forks") {
+		t.Fatalf("fork without merge receipts: %v", p)
+	}
+	for name, c := range map[string]struct {
+		edit func(m *Receipt)
+		want string
+	}{
+		"theirs differs from wake.refs": {func(m *Receipt) { m.Wake.Refs = []string{m.SemanticDiff["merge"].(map[string]any)["ours"].(string)} }, "wake.refs[0]"},
+		"theirs names another node": {func(m *Receipt) {
+			m.SemanticDiff["merge"].(map[string]any)["theirs"] = "x"
+			m.Wake.Refs = []string{"x"}
+		}, "no earlier receipt"},
+		"ours is not prev": {func(m *Receipt) { m.SemanticDiff["merge"].(map[string]any)["ours"] = m.Wake.Refs[0] }, "must equal its prev"},
+	} {
+		p := VerifyChains(fork(t, true, c.edit))
+		found := false
+		for _, q := range p {
+			found = found || strings.Contains(q.Reason, c.want)
+		}
+		if !found {
+			t.Errorf("%s: want a problem saying %q, got %v", name, c.want, p)
+		}
+	}
+	// Two first receipts (both sides created the node), joined.
+	a := newReceipt("wiki", nil, Rendered)
+	a.SemanticDiff["i"] = 1.0
+	b := newReceipt("wiki", nil, Rendered)
+	b.SemanticDiff["i"] = 2.0
+	a.Seal()
+	b.Seal()
+	m := newReceipt("wiki", a, Rendered)
+	m.Wake = Wake{Source: WakeExternal, Refs: []string{b.ContentHash}}
+	m.Cost.SurpriseCause = WakeExternal
+	m.SemanticDiff["merge"] = map[string]any{"ours": a.ContentHash, "theirs": b.ContentHash}
+	m.Seal()
+	if p := VerifyChains([]*Receipt{a, b, m}); len(p) != 0 {
+		t.Fatalf("two first receipts joined: %v", p)
+	}
+	if p := VerifyChains([]*Receipt{a, b}); len(p) != 1 {
+		t.Fatalf("two first receipts unjoined: %v", p)
+	}
+}
+
+func TestVerifyReportsAForkLeftBesideAJoinedOne(t *testing.T) {
+	rs := fork(t, true, nil)
+	stray := newReceipt("wiki", rs[0], Rendered) // a third side, never joined
+	stray.SemanticDiff["i"] = 9.0
+	if err := stray.Seal(); err != nil {
+		t.Fatal(err)
+	}
+	p := VerifyChains(append(rs, stray))
+	if len(p) != 1 || !strings.Contains(p[0].Reason, "no merge receipt joins it") || !strings.Contains(p[0].Reason, stray.ContentHash) {
+		t.Fatalf("a stray fork beside a joined one: %v", p)
+	}
+}

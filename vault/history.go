@@ -360,6 +360,10 @@ func (v *Vault) walkLedgerWith(cache *historyCache, tip plumbing.Hash, hashes bo
 			if lc.err != nil {
 				return fmt.Errorf("ledger commit %s: %w", lc.id, lc.err)
 			}
+			if !lc.ok && isLedgerMerge(lc.parents, lc.msg) {
+				// A merged ledger is a graph: walk the rest as one.
+				return v.walkLedgerDAG(cache, lc.id, hashes, fn)
+			}
 			if !lc.ok && len(lc.parents) == 0 {
 				return nil // the ledger's root
 			}

@@ -35,6 +35,12 @@ func (v *Vault) repair() error {
 	if tip.IsZero() {
 		return fmt.Errorf("vault branch %s does not exist; the vault is damaged (restore .git from a clone)", v.Branch())
 	}
+	if err := v.finishPull(); err != nil {
+		return err
+	}
+	if tip, err = v.readRef(v.Branch()); err != nil {
+		return err
+	}
 	if err := v.rollForwardLedger(tip); err != nil {
 		return err
 	}
@@ -98,6 +104,8 @@ func (v *Vault) rollForwardLedger(tip plumbing.Hash) error {
 	// The common case: the ledger's newest receipt is the branch tip's.
 	if lc, err := v.commit(ledgerTip); err == nil && len(lc.ParentHashes) == 2 && lc.ParentHashes[1] == tip {
 		return nil
+	} else if err == nil && isLedgerMerge(lc.ParentHashes, []byte(lc.Message)) && lc.ParentHashes[2] == tip {
+		return nil // the ledger merge of the branch's merge commit
 	}
 	c, r, err := v.newestReceiptCommit(tip)
 	if err != nil || c == nil {

@@ -50,6 +50,7 @@ func doctorCommand() *cli.Command {
 					problems = append(problems, err.Error())
 				}
 			}
+			problems = append(problems, doctorRemotes(c, out, rep)...)
 			if problems == nil {
 				problems = []string{}
 			}

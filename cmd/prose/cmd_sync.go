@@ -1,0 +1,257 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/prose-store/prose/vault"
+)
+
+// syncCommands are clone, push, pull and remote: the vault shared through
+// git remotes (docs/sync.md).
+func syncCommands() []*cli.Command {
+	return []*cli.Command{cloneCommand(), pushCommand(), pullCommand(), remoteCommand()}
+}
+
+func cloneCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "clone",
+		Usage:     "copy a vault from a git remote, its receipts (refs/prose/*) included, with the refspecs that make plain git carry them",
+		ArgsUsage: "URL DIR",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "origin", Value: "origin", Usage: "name of the remote in the new vault"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 2 {
+				return usageErrorf("clone needs URL and DIR, got %s (see prose clone --help)", nounCount(c.NArg(), "argument"))
+			}
+			url, dir := c.Args().Get(0), c.Args().Get(1)
+			v, err := vault.Clone(c.Context, url, dir, vault.CloneOptions{Options: vaultOptions(c), Remote: c.String("origin")})
+			if err != nil {
+				return err
+			}
+			defer v.Close()
+			n := 0
+			if recs, err := v.AllReceipts(); err == nil {
+				n = len(recs)
+			}
+			out := newOutput(c)
+			out.printf("Cloned %s into %s (branch %s, %s)\n", url, v.Root(), v.Config().Branch, nounCount(n, "receipt"))
+			return out.emit(map[string]any{"vault": v.Root(), "url": url, "remote": c.String("origin"), "branch": v.Config().Branch, "receipts": n})
+		},
+	}
+}
+
+func pushCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "push",
+		Usage:     "send the branch and the ledger to a remote, both or neither; refused, never forced, when the remote has receipts this vault lacks",
+		ArgsUsage: "[REMOTE]",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "check and say what would be sent, send nothing"},
+		},
+		Action: func(c *cli.Context) error {
+			remote, err := remoteArg(c, "push")
+			if err != nil {
+				return err
+			}
+			v, err := openVault(c)
+			if err != nil {
+				return err
+			}
+			defer v.Close()
+			res, err := v.Push(c.Context, remote, c.Bool("dry-run"))
+			if err != nil {
+				return err
+			}
+			out := newOutput(c)
+			configured(out, remote, res.Configured)
+			switch {
+			case res.UpToDate:
+				out.printf("%s is up to date\n", remote)
+			case res.DryRun:
+				out.printf("would push %s to %s (branch %s, ledger %s); nothing was sent\n", nounCount(res.Receipts, "receipt"), remote, res.Branch[:12], res.Ledger[:12])
+			default:
+				out.printf("pushed %s to %s (branch %s, ledger %s)\n", nounCount(res.Receipts, "receipt"), remote, res.Branch[:12], res.Ledger[:12])
+			}
+			return out.emit(res)
+		},
+	}
+}
+
+func pullCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "pull",
+		Usage:     "fetch a remote and take in its receipts: a fast-forward, or one merge commit when the two sides changed different nodes; the same node on both sides is refused and nothing changes",
+		ArgsUsage: "[REMOTE]",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "continue", Usage: "take in a merge git made (git pull, git merge): record it in the ledger, never undo it"},
+		},
+		Action: func(c *cli.Context) error {
+			remote, err := remoteArg(c, "pull")
+			if err != nil {
+				return err
+			}
+			v, err := openVault(c)
+			if err != nil {
+				return err
+			}
+			defer v.Close()
+			res, err := v.Pull(c.Context, remote, vault.PullOptions{Continue: c.Bool("continue")})
+			if err != nil {
+				return err
+			}
+			out := newOutput(c)
+			configured(out, remote, res.Configured)
+			switch {
+			case res.LocalAhead > 0:
+				out.printf("nothing to pull: %s lacks %s of this vault (`prose push %s` sends them)\n", remote, nounCount(res.LocalAhead, "receipt"), remote)
+			case res.UpToDate:
+				out.printf("already up to date with %s\n", remote)
+			case res.Merged:
+				out.printf("merged %s from %s (merge commit %s)\n%s", nounCount(res.Receipts, "receipt"), remote, res.Branch.String()[:12], indent(res.Summary))
+			default:
+				out.printf("pulled %s from %s (branch now %s)\n", nounCount(res.Receipts, "receipt"), remote, res.Branch.String()[:12])
+			}
+			return out.emit(map[string]any{"remote": remote, "receipts": res.Receipts, "up_to_date": res.UpToDate, "merged": res.Merged, "summary": res.Summary, "local_ahead": res.LocalAhead, "configured": res.Configured, "branch": res.Branch.String(), "ledger": res.Ledger.String()})
+		},
+	}
+}
+
+func remoteCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "remote",
+		Usage: "add git remotes with the refspecs prose needs, or list them",
+		Subcommands: []*cli.Command{
+			{
+				Name:      "add",
+				Usage:     "add a remote and write its refspecs, so plain git push and git fetch carry the branch and refs/prose/*",
+				ArgsUsage: "NAME URL",
+				Action: func(c *cli.Context) error {
+					if c.NArg() != 2 {
+						return usageErrorf("remote add needs NAME and URL, got %s", nounCount(c.NArg(), "argument"))
+					}
+					v, err := openVault(c)
+					if err != nil {
+						return err
+					}
+					defer v.Close()
+					name, url := c.Args().Get(0), c.Args().Get(1)
+					if err := v.AddRemote(c.Context, name, url); err != nil {
+						return err
+					}
+					out := newOutput(c)
+					out.printf("added remote %s (%s); `prose push %s` sends the branch and the ledger\n", name, url, name)
+					return out.emit(map[string]any{"remote": name, "url": url})
+				},
+			},
+			{
+				Name:  "list",
+				Usage: "list the remotes, each with its URL and the refspecs it lacks",
+				Action: func(c *cli.Context) error {
+					v, err := openVault(c)
+					if err != nil {
+						return err
+					}
+					defer v.Close()
+					out := newOutput(c)
+					doc, err := remoteReport(c, v)
+					if err != nil {
+						return err
+					}
+					for _, r := range doc {
+						out.printf("%s\t%s", r["remote"], r["url"])
+						if m := r["missing"].([]string); len(m) > 0 {
+							out.printf("\t(lacks %s; the next prose push or pull writes them)", nounCount(len(m), "refspec"))
+						}
+						out.printf("\n")
+					}
+					return out.emit(doc)
+				},
+			},
+		},
+	}
+}
+
+// remoteReport lists each remote with its URL and missing refspec lines.
+func remoteReport(c *cli.Context, v *vault.Vault) ([]map[string]any, error) {
+	names, err := v.Remotes(c.Context)
+	if err != nil {
+		return nil, err
+	}
+	var doc []map[string]any
+	for _, n := range names {
+		url, _ := v.RemoteURL(c.Context, n)
+		missing, err := v.MissingRefspecs(c.Context, n)
+		if err != nil {
+			return nil, err
+		}
+		if missing == nil {
+			missing = []string{}
+		}
+		doc = append(doc, map[string]any{"remote": n, "url": url, "missing": missing})
+	}
+	return doc, nil
+}
+
+// remoteArg is the optional REMOTE argument, origin by default.
+func remoteArg(c *cli.Context, cmd string) (string, error) {
+	switch c.NArg() {
+	case 0:
+		return "origin", nil
+	case 1:
+		return c.Args().First(), nil
+	}
+	return "", usageErrorf("%s takes at most one remote, got %s", cmd, nounCount(c.NArg(), "argument"))
+}
+
+// configured says which refspec lines a push or pull wrote.
+func configured(out *output, remote string, lines []string) {
+	if len(lines) > 0 {
+		out.printf("wrote %s for %s into .git/config, so plain git push and fetch carry refs/prose/*\n", nounCount(len(lines), "refspec"), remote)
+	}
+}
+
+// doctorRemotes checks, when a vault is found, that each remote's config
+// carries the refspecs prose needs; it prints one line per remote and
+// returns the problems.
+func doctorRemotes(c *cli.Context, out *output, rep map[string]any) []string {
+	dir, err := vaultDir(c.String("vault"))
+	if err != nil {
+		return nil // doctor also runs outside any vault
+	}
+	v, err := vault.Open(dir, vaultOptions(c))
+	if err != nil {
+		return []string{err.Error()}
+	}
+	defer v.Close()
+	doc, err := remoteReport(c, v)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	rep["remotes"] = doc
+	var problems []string
+	for _, r := range doc {
+		missing := r["missing"].([]string)
+		if len(missing) == 0 {
+			out.printf("remote     %s %s (refspecs carry refs/prose/*)\n", r["remote"], r["url"])
+			continue
+		}
+		out.printf("remote     %s %s lacks %s\n", r["remote"], r["url"], nounCount(len(missing), "refspec"))
+		problems = append(problems, fmt.Sprintf("remote %s lacks %s, so plain git push and fetch leave the ledger behind (%s): run `prose pull %s` or `prose push %s` once, which writes them", r["remote"], nounCount(len(missing), "refspec"), strings.Join(missing, "; "), r["remote"], r["remote"]))
+	}
+	return problems
+}
+
+// indent puts two spaces before every line of s.
+func indent(s string) string {
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(s, "\n") {
+		if l != "" {
+			b.WriteString("  " + l)
+		}
+	}
+	return b.String()
+}

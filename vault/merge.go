@@ -1,0 +1,459 @@
+package vault
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/prose-store/prose/published"
+)
+
+// A merge joins two diverged histories without rewriting a receipt
+// (docs/vault-format.md, Merges): one branch merge commit (parents ours,
+// theirs) and one ledger merge commit (parents ours' ledger, theirs'
+// ledger, the branch merge commit) whose table is the union of the two.
+
+// ledgerMergeSubject starts the message of every ledger merge commit.
+const ledgerMergeSubject = "prose ledger merge"
+
+// isLedgerMerge reports whether a ledger commit joins two ledgers.
+func isLedgerMerge(parents []plumbing.Hash, msg []byte) bool {
+	return len(parents) == 3 && bytes.HasPrefix(msg, []byte(ledgerMergeSubject+"\n"))
+}
+
+// ledgerParents are the parents of a ledger commit that are ledger
+// commits: the first, and for a ledger merge the second too.
+func ledgerParents(parents []plumbing.Hash, msg []byte) []plumbing.Hash {
+	switch {
+	case len(parents) == 0:
+		return nil
+	case isLedgerMerge(parents, msg):
+		return parents[:2]
+	}
+	return parents[:1]
+}
+
+// walkLedgerDAG is walkLedgerWith for a ledger that holds merge commits:
+// every ledger commit reachable from tip (through first parents, and the
+// first two parents of a ledger merge) once, newest first, each after
+// every ledger commit that descends from it.
+func (v *Vault) walkLedgerDAG(cache *historyCache, tip plumbing.Hash, hashes bool, fn func(Record) error) error {
+	commits := map[plumbing.Hash]*ledgerCommit{}
+	children := map[plumbing.Hash]int{}
+	stack := []plumbing.Hash{tip}
+	for len(stack) > 0 {
+		h := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if commits[h] != nil {
+			continue
+		}
+		body, err := v.gitCommit(cache, h)
+		if err != nil {
+			return err
+		}
+		lc, err := parseCommitBody(h, body)
+		if err != nil {
+			return err
+		}
+		commits[h] = &lc
+		for _, p := range ledgerParents(lc.parents, lc.msg) {
+			children[p]++
+			stack = append(stack, p)
+		}
+	}
+	ready := []plumbing.Hash{tip}
+	for len(ready) > 0 {
+		h := ready[len(ready)-1]
+		ready = ready[:len(ready)-1]
+		lc := commits[h]
+		ps := ledgerParents(lc.parents, lc.msg)
+		// The first parent is pushed last, so ours' history comes first.
+		for i := len(ps) - 1; i >= 0; i-- {
+			if children[ps[i]]--; children[ps[i]] == 0 {
+				ready = append(ready, ps[i])
+			}
+		}
+		if len(lc.parents) == 0 || isLedgerMerge(lc.parents, lc.msg) {
+			continue
+		}
+		r, ok, err := parseReceiptBytes(lc.msg)
+		if err != nil {
+			return fmt.Errorf("ledger commit %s: %w", h, err)
+		}
+		if !ok {
+			return fmt.Errorf("ledger commit %s carries no receipt; the ledger ref was moved by hand", h)
+		}
+		rec := Record{Receipt: r, Ledger: h, When: signatureTime(lc.committer), message: lc.msg}
+		if hashes {
+			rec.hash, rec.hashErr = r.ComputeContentHash()
+			rec.shapeErr = r.CheckShape()
+		}
+		if len(lc.parents) > 1 {
+			rec.Commit = lc.parents[1]
+		}
+		if err := fn(rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mergeBase is git's merge base of a and b, zero when they share none.
+func (v *Vault) mergeBase(ctx context.Context, a, b plumbing.Hash) (plumbing.Hash, error) {
+	lines, err := gitLines(ctx, v.root, "find the merge base", "merge-base", a.String(), b.String())
+	var ge *GitError
+	if err != nil && errors.As(err, &ge) && strings.TrimSpace(ge.Stderr) == "" {
+		return plumbing.ZeroHash, nil // no common ancestor
+	}
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if len(lines) == 0 || !plumbing.IsHash(lines[0]) {
+		return plumbing.ZeroHash, nil
+	}
+	return plumbing.NewHash(lines[0]), nil
+}
+
+// mergeConflict is one path both sides changed differently.
+type mergeConflict struct {
+	Path         string
+	Ours, Theirs plumbing.Hash // the entries' ids, zero when removed
+}
+
+// mergeTrees merges theirs into ours against base entry by entry: an
+// entry one side left as the base had takes the other side's; the same
+// change on both sides is taken once; directories both sides changed are
+// merged inside unless stop says the path is one unit (a node's
+// directory). Anything else is a conflict, and the result keeps ours.
+func (b *objectBatch) mergeTrees(base, ours, theirs plumbing.Hash, prefix string, stop func(string) bool, conflicts *[]mergeConflict) (plumbing.Hash, error) {
+	if ours == theirs || theirs == base {
+		return ours, nil
+	}
+	if ours == base {
+		return theirs, nil
+	}
+	entries := map[string][3]*object.TreeEntry{}
+	for i, h := range []plumbing.Hash{base, ours, theirs} {
+		t, err := b.tree(h)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		for k := range t.Entries {
+			e := &t.Entries[k]
+			s := entries[e.Name]
+			s[i] = e
+			entries[e.Name] = s
+		}
+	}
+	same := func(x, y *object.TreeEntry) bool {
+		if x == nil || y == nil {
+			return x == y
+		}
+		return x.Mode == y.Mode && x.Hash == y.Hash
+	}
+	names := make([]string, 0, len(entries))
+	for n := range entries {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var out []object.TreeEntry
+	for _, name := range names {
+		s := entries[name]
+		be, oe, te := s[0], s[1], s[2]
+		var take *object.TreeEntry
+		switch {
+		case same(oe, te), same(te, be):
+			take = oe
+		case same(oe, be):
+			take = te
+		case oe != nil && te != nil && oe.Mode == filemode.Dir && te.Mode == filemode.Dir && !stop(prefix+name):
+			bh := plumbing.ZeroHash
+			if be != nil && be.Mode == filemode.Dir {
+				bh = be.Hash
+			}
+			h, err := b.mergeTrees(bh, oe.Hash, te.Hash, prefix+name+"/", stop, conflicts)
+			if err != nil {
+				return plumbing.ZeroHash, err
+			}
+			if !h.IsZero() {
+				take = &object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: h}
+			}
+		default:
+			c := mergeConflict{Path: prefix + name}
+			if oe != nil {
+				c.Ours = oe.Hash
+			}
+			if te != nil {
+				c.Theirs = te.Hash
+			}
+			*conflicts = append(*conflicts, c)
+			take = oe
+		}
+		if take != nil {
+			out = append(out, *take)
+		}
+	}
+	if len(out) == 0 {
+		return plumbing.ZeroHash, nil
+	}
+	return b.put(plumbing.TreeObject, encodeTree(out))
+}
+
+// nodeStop makes each published/<node> directory one unit of a merge:
+// a node's files are never mixed from two renders.
+func nodeStop(p string) bool {
+	rest, ok := strings.CutPrefix(p, "published/")
+	return ok && !strings.Contains(rest, "/")
+}
+
+// ConflictError is a merge refused before anything landed: what both
+// sides changed differently, and the two heads.
+type ConflictError struct {
+	Remote       string
+	Ours, Theirs plumbing.Hash // branch tips
+	Nodes        []string      // nodes advanced on both sides
+	Paths        []string      // other paths changed differently on both sides
+}
+
+func (e *ConflictError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "pull refused: this vault (branch %s) and remote %s (branch %s) changed the same state; nothing changed in this vault", short(e.Ours), e.Remote, short(e.Theirs))
+	if len(e.Nodes) > 0 {
+		fmt.Fprintf(&b, "; advanced on both sides: node %s", strings.Join(e.Nodes, ", node "))
+	}
+	if len(e.Paths) > 0 {
+		fmt.Fprintf(&b, "; changed differently on both sides: %s", strings.Join(e.Paths, ", "))
+	}
+	b.WriteString(". prose merges nodes and files changed on one side only so far (the same node on both sides, the wiki's page merge included, is not built): to combine the work, clone the remote afresh (`prose clone URL NEWDIR`) and ingest or publish this vault's sources again there (docs/sync.md)")
+	return b.String()
+}
+
+// mergeDiverged joins theirs into ours when every node and every other
+// path was changed on one side only, then lands the merge as a pull lands
+// a fast-forward. The caller holds the writer lock. It returns the two
+// new tips.
+func (v *Vault) mergeDiverged(ctx context.Context, remote string, oursBranch, theirsBranch, oursLedger, theirsLedger plumbing.Hash) (branch, ledger plumbing.Hash, summary string, err error) {
+	baseBranch, err := v.mergeBase(ctx, oursBranch, theirsBranch)
+	if err != nil {
+		return branch, ledger, "", err
+	}
+	baseLedger, err := v.mergeBase(ctx, oursLedger, theirsLedger)
+	if err != nil {
+		return branch, ledger, "", err
+	}
+	trees := func(hs ...plumbing.Hash) ([]plumbing.Hash, error) {
+		out := make([]plumbing.Hash, len(hs))
+		for i, h := range hs {
+			if h.IsZero() {
+				continue
+			}
+			c, err := v.commit(h)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = c.TreeHash
+		}
+		return out, nil
+	}
+	lt, err := trees(baseLedger, oursLedger, theirsLedger)
+	if err != nil {
+		return branch, ledger, "", err
+	}
+	bt, err := trees(baseBranch, oursBranch, theirsBranch)
+	if err != nil {
+		return branch, ledger, "", err
+	}
+	b := v.newBatch()
+	defer b.abort()
+	var nodeConflicts, pathConflicts []mergeConflict
+	ledgerTree, err := b.mergeTrees(lt[0], lt[1], lt[2], "", func(string) bool { return false }, &nodeConflicts)
+	if err != nil {
+		return branch, ledger, "", err
+	}
+	branchTree, err := b.mergeTrees(bt[0], bt[1], bt[2], "", nodeStop, &pathConflicts)
+	if err != nil {
+		return branch, ledger, "", err
+	}
+	if len(nodeConflicts) > 0 || len(pathConflicts) > 0 {
+		ce := &ConflictError{Remote: remote, Ours: oursBranch, Theirs: theirsBranch}
+		nodes := map[string]bool{}
+		for _, c := range nodeConflicts {
+			n := nodeOfLedgerPath(c.Path)
+			nodes[n] = true
+			ce.Nodes = append(ce.Nodes, n)
+		}
+		for _, c := range pathConflicts {
+			if n, ok := strings.CutPrefix(c.Path, "published/"); ok && nodes[unescapeNodeDir(n)] {
+				continue // named with its node
+			}
+			ce.Paths = append(ce.Paths, c.Path)
+		}
+		return branch, ledger, "", ce
+	}
+	ours, theirs := v.advanced(lt), v.advancedOn(lt[0], lt[2])
+	summary = mergeSummary(remote, ours, theirs)
+	sig := v.signature(time.Now())
+	msg := fmt.Sprintf("Merge %s/%s into %s (prose)\n\n%s", remote, v.cfg.Branch, v.cfg.Branch, summary)
+	branch, err = b.putCommit(&object.Commit{Author: sig, Committer: sig, Message: msg, TreeHash: branchTree, ParentHashes: []plumbing.Hash{oursBranch, theirsBranch}})
+	if err != nil {
+		return branch, ledger, "", err
+	}
+	lmsg := fmt.Sprintf("%s\n\nours %s\ntheirs %s\nbranch %s\n", ledgerMergeSubject, oursLedger, theirsLedger, branch)
+	ledger, err = b.putCommit(&object.Commit{Author: sig, Committer: sig, Message: lmsg, TreeHash: ledgerTree, ParentHashes: []plumbing.Hash{oursLedger, theirsLedger, branch}})
+	if err != nil {
+		return branch, ledger, "", err
+	}
+	if err := b.flush(); err != nil {
+		return branch, ledger, "", err
+	}
+	if err := v.fastForward(ctx, oursBranch, branch, oursLedger, ledger); err != nil {
+		return branch, ledger, "", err
+	}
+	return branch, ledger, summary, nil
+}
+
+// advanced lists the nodes whose ledger entry ours (lt[1]) changed since
+// the base (lt[0]).
+func (v *Vault) advanced(lt []plumbing.Hash) []string { return v.advancedOn(lt[0], lt[1]) }
+
+// advancedOn lists the nodes whose ledger table entry differs between the
+// ledger trees base and side.
+func (v *Vault) advancedOn(base, side plumbing.Hash) []string {
+	entries := func(h plumbing.Hash) map[string]plumbing.Hash {
+		m := map[string]plumbing.Hash{}
+		t, err := v.tree(h)
+		if err != nil {
+			return m
+		}
+		for _, e := range t.Entries {
+			if e.Name == "nodes" && e.Mode == filemode.Dir {
+				if nt, err := v.tree(e.Hash); err == nil {
+					for _, ne := range nt.Entries {
+						m[ne.Name] = ne.Hash
+					}
+				}
+			}
+		}
+		return m
+	}
+	b, s := entries(base), entries(side)
+	var out []string
+	for name, h := range s {
+		if b[name] != h {
+			out = append(out, unescapeNodeDir(strings.TrimSuffix(name, ".json")))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// mergeSummary is the body of a branch merge commit: what came from where.
+func mergeSummary(remote string, ours, theirs []string) string {
+	line := func(nodes []string) string {
+		if len(nodes) == 0 {
+			return "nothing"
+		}
+		return "node " + strings.Join(nodes, ", node ")
+	}
+	return fmt.Sprintf("from %s: %s\nfrom here: %s\n", remote, line(theirs), line(ours))
+}
+
+// nodeOfLedgerPath is the node of a ledger table path nodes/<dir>.json.
+func nodeOfLedgerPath(p string) string {
+	return unescapeNodeDir(strings.TrimSuffix(strings.TrimPrefix(p, "nodes/"), ".json"))
+}
+
+// unescapeNodeDir is the node a directory name under published/ stands
+// for, or the name itself when it is no escaped node name.
+func unescapeNodeDir(dir string) string {
+	if n, err := published.UnescapeNode(dir); err == nil {
+		return n
+	}
+	return dir
+}
+
+// continueMerge takes in a merge git made: the branch at tip already
+// holds theirsBranch, the ledger lacks theirs' receipts. The ledger moves
+// to theirs' (when it is behind) or joins it with a ledger merge commit
+// whose branch parent is tip; the branch is left as git made it. Refused,
+// with nothing changed, when a node was advanced on both sides or the
+// merge git made holds a node's files other than the side that advanced
+// it published. The caller holds the writer lock.
+func (v *Vault) continueMerge(ctx context.Context, remote string, tip, theirsBranch, oursLedger, theirsLedger plumbing.Hash, ledgerBehind bool) (ledger plumbing.Hash, summary string, err error) {
+	baseLedger, err := v.mergeBase(ctx, oursLedger, theirsLedger)
+	if err != nil {
+		return ledger, "", err
+	}
+	var lt [3]plumbing.Hash
+	for i, h := range []plumbing.Hash{baseLedger, oursLedger, theirsLedger} {
+		if !h.IsZero() {
+			c, err := v.commit(h)
+			if err != nil {
+				return ledger, "", err
+			}
+			lt[i] = c.TreeHash
+		}
+	}
+	b := v.newBatch()
+	defer b.abort()
+	var conflicts []mergeConflict
+	ledgerTree, err := b.mergeTrees(lt[0], lt[1], lt[2], "", func(string) bool { return false }, &conflicts)
+	if err != nil {
+		return ledger, "", err
+	}
+	if len(conflicts) > 0 {
+		ce := &ConflictError{Remote: remote, Ours: tip, Theirs: theirsBranch}
+		for _, c := range conflicts {
+			ce.Nodes = append(ce.Nodes, nodeOfLedgerPath(c.Path))
+		}
+		return ledger, "", ce
+	}
+	tc, err := v.commit(tip)
+	if err != nil {
+		return ledger, "", err
+	}
+	thc, err := v.commit(theirsBranch)
+	if err != nil {
+		return ledger, "", err
+	}
+	theirs := v.advancedOn(lt[0], lt[2])
+	for _, node := range theirs {
+		p := "published/" + published.EscapeNode(node)
+		got, _, err := v.lookup(tc.TreeHash, p)
+		if err != nil {
+			return ledger, "", err
+		}
+		want, _, err := v.lookup(thc.TreeHash, p)
+		if err != nil {
+			return ledger, "", err
+		}
+		if got.Hash != want.Hash {
+			return ledger, "", fmt.Errorf("the merge git made (commit %s) holds files of node %s other than remote %s published (its last receipt there describes %s); nothing changed in this vault. Undo that merge with `git reset --hard ORIG_HEAD` and run `prose pull %s`, or publish the node again after `prose pull --continue` is possible", short(tip), node, remote, short(theirsBranch), remote)
+		}
+	}
+	summary = mergeSummary(remote, v.advancedOn(lt[0], lt[1]), theirs)
+	if ledgerBehind {
+		ledger = theirsLedger
+	} else {
+		sig := v.signature(time.Now())
+		lmsg := fmt.Sprintf("%s\n\nours %s\ntheirs %s\nbranch %s\n", ledgerMergeSubject, oursLedger, theirsLedger, tip)
+		if ledger, err = b.putCommit(&object.Commit{Author: sig, Committer: sig, Message: lmsg, TreeHash: ledgerTree, ParentHashes: []plumbing.Hash{oursLedger, theirsLedger, tip}}); err != nil {
+			return ledger, "", err
+		}
+		if err := b.flush(); err != nil {
+			return ledger, "", err
+		}
+	}
+	if err := v.fastForward(ctx, tip, tip, oursLedger, ledger); err != nil {
+		return ledger, "", err
+	}
+	return ledger, summary, nil
+}
