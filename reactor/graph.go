@@ -23,6 +23,9 @@ type Node struct {
 	Cadence time.Duration
 	// Runtime is what ### Runtime says about its render.
 	Runtime Runtime
+	// Post is the node's compiled postconditions: checked on a render's
+	// output before it is published (postcheck.go).
+	Post Postconditions
 }
 
 // Runtime is a node's ### Runtime keys that prose reads (docs/diagnostics.md
