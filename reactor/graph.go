@@ -43,6 +43,12 @@ type Runtime struct {
 	// Env names the environment variables passed through to a command
 	// render beyond the minimal set.
 	Env []string
+	// Recording is a replay render's recording, relative to the project
+	// directory unless absolute; "" means recordings/<escaped node>.json.
+	Recording string
+	// Contract is the node's contract as Markdown (a model render's
+	// prompt).
+	Contract string
 }
 
 // DefaultTimeout bounds a render whose ### Runtime gives no timeout.

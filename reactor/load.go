@@ -32,7 +32,8 @@ func FromManifest(m *forme.Manifest, contracts []*forme.Contract) (*Graph, []str
 		n.Post = postconditionsOf(posts[tn.Node])
 		if c := byName[tn.Node]; c != nil {
 			rt, _ := forme.ReadRuntime(c)
-			n.Runtime = Runtime{Render: rt.Render, Command: rt.Command, Model: rt.Model, Timeout: rt.Timeout, Env: rt.Env}
+			n.Runtime = Runtime{Render: rt.Render, Command: rt.Command, Model: rt.Model, Timeout: rt.Timeout, Env: rt.Env,
+				Recording: rt.Recording, Contract: ContractText(c)}
 			if cont := c.Continuity(); cont.Mode == forme.WakeSelf {
 				d, err := cadenceOf(cont)
 				if err != nil {
