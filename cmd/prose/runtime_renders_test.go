@@ -193,3 +193,84 @@ func TestRuntimeKeysChecked(t *testing.T) {
 		t.Fatalf("exit %d\n%s%s", code, out, errs)
 	}
 }
+
+// TestReceiptsCost: prose receipts cost sums renders, skips, failures and
+// tokens per node and per run (an outside wake and what it caused), with
+// the skip ratio.
+func TestReceiptsCost(t *testing.T) {
+	digest := "---\nname: digest\nkind: responsibility\nid: 01M8SXGDYSF1SBSJXHPWMMD6VM\n---\n\n# Digest\n\n### Requires\n\n- `items`: from feed\n\n" +
+		"### Maintains\n\n- `digest`: the items, summarized\n\n### Runtime\n\n- render: replay\n"
+	rec := `{"format": "prose.render-recording/1", "renders": [
+  {"match": {"feed/items.json": "[1,2]"}, "files": {"digest.json": "{\"count\": 2}\n"},
+   "cost": {"provider": "anthropic", "model": "claude-sonnet-4-5", "tokens": {"fresh": 120, "reused": 30}}},
+  {"match": {"feed/items.json": "[]"}, "error": "nothing to digest", "cost": {"provider": "anthropic", "model": "claude-sonnet-4-5", "tokens": {"fresh": 7, "reused": 0}}}
+]}`
+	v := renderVault(t, map[string]string{"feed.prose.md": feedGateway, "digest.prose.md": digest}, map[string]string{"recordings/digest.json": rec})
+	payload := filepath.Join(t.TempDir(), "p")
+	for _, step := range []struct {
+		items string
+		args  []string
+	}{{"[1,2]", nil}, {"[1,2]", nil}, {"", []string{"run", "digest"}}, {"[]", nil}} {
+		args := step.args
+		if args == nil {
+			writeFiles(t, payload, map[string]string{"items.json": step.items})
+			args = []string{"trigger", "feed", payload}
+		}
+		prose(t, append([]string{"--vault", v}, args...)...)
+	}
+	var doc struct {
+		Nodes []struct {
+			Node                     string
+			Renders, Skips, Failures int
+			Fresh                    int64   `json:"fresh_tokens"`
+			Reused                   int64   `json:"reused_tokens"`
+			SkipRatio                float64 `json:"skip_ratio"`
+		}
+		Runs []struct {
+			StartedBy                []string `json:"started_by"`
+			Renders, Skips, Failures int
+			Fresh                    int64 `json:"fresh_tokens"`
+		}
+		Total struct {
+			Receipts, Renders, Skips, Failures int
+			Fresh                              int64 `json:"fresh_tokens"`
+		}
+	}
+	out := mustProse(t, "--vault", v, "--json", "receipts", "cost")
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if len(doc.Nodes) != 2 {
+		t.Fatalf("%s", out)
+	}
+	d, f := doc.Nodes[0], doc.Nodes[1]
+	if d.Node != "digest" || d.Renders != 1 || d.Skips != 1 || d.Failures != 1 || d.Fresh != 127 || d.Reused != 30 ||
+		f.Node != "feed" || f.Renders != 2 || f.Skips != 1 || f.Fresh != 0 || f.SkipRatio < 0.333 || f.SkipRatio > 0.334 {
+		t.Fatalf("nodes: %+v", doc.Nodes)
+	}
+	if doc.Total.Receipts != 6 || doc.Total.Renders != 3 || doc.Total.Fresh != 127 {
+		t.Fatalf("total: %+v", doc.Total)
+	}
+	type run = struct {
+		by                       string
+		renders, skips, failures int
+		fresh                    int64
+	}
+	want := []run{{"feed (external)", 2, 0, 0, 120}, {"feed (external)", 0, 1, 0, 0}, {"digest (external)", 0, 1, 0, 0}, {"feed (external)", 1, 0, 1, 7}}
+	if len(doc.Runs) != len(want) {
+		t.Fatalf("runs: %+v", doc.Runs)
+	}
+	for i, w := range want {
+		r := doc.Runs[i]
+		if len(r.StartedBy) != 1 || r.StartedBy[0] != w.by || r.Renders != w.renders || r.Skips != w.skips || r.Failures != w.failures || r.Fresh != w.fresh {
+			t.Fatalf("run %d: %+v, want %+v", i, r, w)
+		}
+	}
+	out = mustProse(t, "--vault", v, "receipts", "cost", "--runs", "1")
+	for _, s := range []string{"digest         1       1         1           127             30       33.3%", "runs: 4 (the last 1; --runs 0 lists all)",
+		"feed (external)           1 render, 0 skips, 1 failure, 7 fresh tokens"} {
+		if !strings.Contains(out, s) {
+			t.Fatalf("lacks %q:\n%s", s, out)
+		}
+	}
+}
