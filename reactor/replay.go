@@ -32,8 +32,8 @@ type Recording struct {
 // RecordedRender is one recorded render.
 type RecordedRender struct {
 	// Match maps input paths (relative to PROSE_INPUTS: producer/file) to
-	// the content they must hold; "" asks only that the file exists. An
-	// empty Match matches every render.
+	// the content they must hold, final line ends aside; "" asks only that
+	// the file exists. An empty Match matches every render.
 	Match map[string]string `json:"match,omitempty"`
 	// Files is the node's whole output world-model, path → content.
 	Files map[string]string `json:"files,omitempty"`
@@ -166,7 +166,7 @@ func (rr *ReplayRenderer) Render(ctx context.Context, req *Request) (Result, err
 func matches(inputs string, m map[string]string) bool {
 	for p, want := range m {
 		data, err := os.ReadFile(filepath.Join(inputs, filepath.FromSlash(p)))
-		if err != nil || (want != "" && string(data) != want) {
+		if err != nil || (want != "" && strings.TrimRight(string(data), "\r\n") != strings.TrimRight(want, "\r\n")) {
 			return false
 		}
 	}

@@ -81,6 +81,23 @@ func TestProseTestThroughTheCLI(t *testing.T) {
 	if code != 1 || out2 != out {
 		t.Fatalf("replay: exit %d\n%s%s\nwant\n%s", code, out2, errs, out)
 	}
+	// The committed judge recording (fixtures/runtime/tests/judge.json, a
+	// demo of an offline run) replays to the same report; -update re-makes
+	// it from this run.
+	committed := filepath.Join(root, "fixtures/runtime/tests/judge.json")
+	if *updateGolden {
+		data, err := os.ReadFile(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(committed, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out3, errs, code := prose(t, "--model", "replay:"+committed, "test", tests)
+	if code != 1 || out3 != out {
+		t.Fatalf("the committed judge recording: exit %d\n%s%s\nwant\n%s\n(re-make it with go test ./cmd/prose -run TestProseTestThroughTheCLI -update)", code, out3, errs, out)
+	}
 	// One test file; --json.
 	srv2 := fakeserver.New(t, fakeserver.Chat, verdict(true, "2"), verdict(true, "in order"), verdict(false, "none"))
 	t.Setenv("OPENAI_BASE_URL", srv2.Env()("OPENAI_BASE_URL"))

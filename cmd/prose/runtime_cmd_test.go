@@ -178,7 +178,16 @@ board  rendered   input moved: clock.status; moved @atomic
 	}
 	dup := map[string]string{"orders/a.json": `{"id":"a"}`, "orders/a2.json": `{"id":"a"}`, "notes/n1.txt": "first note\n"}
 	fixed := map[string]string{"orders/a.json": `{"id":"a"}`, "orders/a2.json": `{"id":"b"}`, "notes/n1.txt": "first note\n"}
+	noID := map[string]string{"orders/a.json": `{"id":"a"}`, "orders/x.json": `{"name":"x"}`, "notes/n1.txt": "first note\n"}
 	for _, s := range []shopStep{
+		{name: "a payload breaking the gateway's postcondition", files: noID, code: 1, want: `
+inbox     failed     outside input; failed: postcondition broken: each ` + "`orders` has: `id`" + ` (orders.x has no id)
+journal   pruned     no producer propagated to it: inbox failed
+register  pruned     no producer propagated to it: inbox failed
+totals    pruned     no producer propagated to it: inbox failed
+audit     pruned     no producer propagated to it: journal pruned; totals pruned
+flaky     pruned     no producer propagated to it: totals pruned
+`},
 		{name: "a duplicate order id", files: dup, code: 1, want: `
 inbox     rendered   outside input; moved @atomic, orders
 register  failed     input moved: inbox.orders; failed: postcondition broken: ` + "`orders` are unique by `id`" + ` (orders[1] repeats id "a" of orders[0])
@@ -206,6 +215,9 @@ flaky     pruned     no producer propagated to it: totals skipped
 		}
 		if s.code == 0 {
 			break
+		}
+		if _, err := os.Stat(filepath.Join(v, "published", "inbox", "orders", "x.json")); err == nil {
+			t.Fatal("the refused payload was published")
 		}
 		if after, _ := os.ReadFile(registerFile); string(after) != string(before) {
 			t.Fatalf("the broken render published: %q", after)
