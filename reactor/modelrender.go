@@ -26,6 +26,9 @@ type ModelRenderer struct {
 	// hint without a provider (sonnet): the run's model (--model,
 	// $PROSE_MODEL, prose.yaml).
 	Default string
+	// Aliases map a model hint (sonnet) to PROVIDER:NAME (prose.yaml
+	// models).
+	Aliases map[string]string
 	// MaxIterations caps the model calls of one render (0: the loop's
 	// default).
 	MaxIterations int
@@ -44,6 +47,9 @@ func (mr *ModelRenderer) Spec(n *Node) string {
 	m := strings.TrimSpace(n.Runtime.Model)
 	if strings.Contains(m, ":") || m == model.Offline {
 		return m
+	}
+	if a, ok := mr.Aliases[m]; ok && m != "" {
+		return a
 	}
 	return mr.Default
 }

@@ -134,6 +134,9 @@ func (rs *runtimeSet) renderSet() reactor.RenderSet {
 		}
 		return model.Open(spec, cfg)
 	}}
+	if rs.set.vault != nil {
+		mr.Aliases = rs.set.vault.Config().Models
+	}
 	if rs.cli != nil {
 		if ch, err := resolveModel(rs.cli, func() (string, error) { return rs.set.vault.Config().Model, nil }); err == nil {
 			mr.Default = ch.Spec

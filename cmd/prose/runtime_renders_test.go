@@ -274,3 +274,36 @@ func TestReceiptsCost(t *testing.T) {
 		}
 	}
 }
+
+// TestModelHintAlias: a ### Runtime model hint is looked up in prose.yaml's
+// models map; a hint not there is served by the run's model.
+func TestModelHintAlias(t *testing.T) {
+	node := func(name, hint string) string {
+		return "---\nname: " + name + "\nkind: responsibility\nid: 01M8SXGDYSF1SBSJXHPWMMD6V" + strings.ToUpper(name[:1]) + "\n---\n\n# " + name + "\n\n### Requires\n\n- `items`: from feed\n\n" +
+			"### Maintains\n\n- `out`: anything\n\n### Runtime\n\n- render: model\n- model: " + hint + "\n"
+	}
+	v := renderVault(t, map[string]string{"feed.prose.md": feedGateway, "aa.prose.md": node("aa", "small"), "bb.prose.md": node("bb", "big")}, map[string]string{})
+	f, err := os.OpenFile(filepath.Join(v, "prose.yaml"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("models:\n  small: openai-chat:aliased-1\n")
+	f.Close()
+	write := fakeserver.Calls(fakeserver.Call{ID: "w", Name: "write_output", Args: `{"path":"out.txt","content":"x"}`})
+	srv := fakeserver.New(t, fakeserver.Chat, write, fakeserver.Text("ok"), write, fakeserver.Text("ok"))
+	for _, k := range []string{"OPENAI_BASE_URL", "OPENAI_API_KEY"} {
+		t.Setenv(k, srv.Env()(k))
+	}
+	payload := filepath.Join(t.TempDir(), "p")
+	writeFiles(t, payload, map[string]string{"items.json": `[1]`})
+	out, errs, code := prose(t, "--vault", v, "--model", "openai-chat:default-2", "trigger", "feed", payload)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	if m := nodeReceipt(t, v, "aa").Cost.Model; m != "aliased-1" {
+		t.Fatalf("aa rendered with %q", m)
+	}
+	if m := nodeReceipt(t, v, "bb").Cost.Model; m != "default-2" {
+		t.Fatalf("bb rendered with %q", m)
+	}
+}
