@@ -60,6 +60,9 @@ func (mr *ModelRenderer) Render(ctx context.Context, req *Request) (Result, erro
 	if spec == "" {
 		return Result{}, errors.New("render: model names no model: give ### Runtime `model: PROVIDER:NAME`, or choose one with --model, $PROSE_MODEL or prose.yaml model")
 	}
+	if spec == model.Offline {
+		return Result{}, errors.New("the offline engine cannot render a node (it serves the wiki pipeline only): give ### Runtime `model: PROVIDER:NAME`, or choose a model with --model, $PROSE_MODEL or prose.yaml model")
+	}
 	provider, name, err := model.ParseSpec(spec)
 	if err != nil {
 		return Result{}, err
@@ -98,7 +101,7 @@ func tokensOf(u model.Usage) receipt.Tokens {
 	return receipt.Tokens{Fresh: fresh, Reused: u.CachedInput}
 }
 
-const modelSystem = `You are the render of one node of an OpenProse world-model. The node's contract says what world-model it maintains. Read its inputs (the published world-models of the nodes it subscribes to) and its current world-model, then leave its new world-model in the output with the tools: write_output writes a file, delete_output removes one; files you do not touch stay as they are. Keep the contract's ### Maintains postconditions before you finish. If you cannot satisfy the contract, call fail with the reason instead of writing unmet work. When done, answer with one line saying what changed.`
+const modelSystem = `You are the render of one node of an OpenProse world-model. The node's contract says what world-model it maintains. Read its inputs (the published world-models of the nodes it subscribes to) and its current world-model, then leave its new world-model in the output with the tools: write_output writes a file, delete_output removes one; files you do not touch stay as they are. Keep the contract's ### Maintains postconditions before you finish. If you cannot satisfy the contract, call fail with the reason instead of writing unmet work. A function's outputs are its ### Returns: write each as a file named after it. When done, answer with one line saying what changed.`
 
 // modelPrompt is the render's user message: the contract, the wake, the
 // inputs (inputs.json and the files, small ones inlined) and the current

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -127,7 +126,11 @@ func runProseTest(c *cli.Context) error {
 		if err := c.Context.Err(); err != nil {
 			return err
 		}
-		tr := runOneTest(c.Context, m, contracts, projectDir, ts, judge, judgeErr)
+		var userConfig *vault.Config
+		if v != nil {
+			userConfig = v.Config()
+		}
+		tr := runOneTest(c, m, contracts, projectDir, userConfig, ts, judge, judgeErr)
 		doc.Tests = append(doc.Tests, tr)
 		switch tr.Result {
 		case "pass":
@@ -286,7 +289,7 @@ func openJudge(c *cli.Context, v *vault.Vault) (*reactor.Judge, string, error) {
 
 // runOneTest renders ts's subject in a scratch vault with its fixtures as
 // inputs and judges each assertion on what it published.
-func runOneTest(ctx context.Context, m *forme.Manifest, contracts []*forme.Contract, projectDir string, ts forme.TestSpec, judge *reactor.Judge, judgeErr error) *testResult {
+func runOneTest(c *cli.Context, m *forme.Manifest, contracts []*forme.Contract, projectDir string, userConfig *vault.Config, ts forme.TestSpec, judge *reactor.Judge, judgeErr error) *testResult {
 	tr := &testResult{Name: ts.Name, Source: ts.Source, Subject: ts.Subject, Assertions: []assertionResult{}}
 	fail := func(format string, args ...any) *testResult {
 		tr.Result, tr.Error = "error", fmt.Sprintf(format, args...)
@@ -297,10 +300,11 @@ func runOneTest(ctx context.Context, m *forme.Manifest, contracts []*forme.Contr
 		return fail("subject %q is not among the contracts", ts.Subject)
 	}
 	tr.Subject = subj.Name
-	if subj.Kind != forme.KindResponsibility {
-		return fail("subject %s is a %s: prose test renders responsibility subjects only", subj.Name, subj.Kind)
+	if subj.Kind != forme.KindResponsibility && subj.Kind != forme.KindFunction {
+		return fail("subject %s is a %s: a test runs a responsibility or a function", subj.Name, subj.Kind)
 	}
-	files, render, err := renderSubject(ctx, m, contracts, projectDir, subj.Name, ts.Fixtures)
+	ctx := c.Context
+	files, render, err := renderSubject(c, m, contracts, projectDir, subj.Name, ts.Fixtures, userConfig)
 	tr.Render = render
 	if err != nil {
 		return fail("%v", err)
@@ -369,7 +373,8 @@ func findSubject(contracts []*forme.Contract, subject string) *forme.Contract {
 // renderSubject mounts the subject and its producers in a scratch vault,
 // publishes the fixtures as the producers' world-models, renders the
 // subject and returns what it published.
-func renderSubject(ctx context.Context, m *forme.Manifest, contracts []*forme.Contract, projectDir, subject string, fixtures []forme.TestItem) (map[string][]byte, string, error) {
+func renderSubject(c *cli.Context, m *forme.Manifest, contracts []*forme.Contract, projectDir, subject string, fixtures []forme.TestItem, userConfig *vault.Config) (map[string][]byte, string, error) {
+	ctx := c.Context
 	tmp, err := os.MkdirTemp("", "prose-test-")
 	if err != nil {
 		return nil, "", err
@@ -395,27 +400,52 @@ func renderSubject(ctx context.Context, m *forme.Manifest, contracts []*forme.Co
 	if err != nil {
 		return nil, "", err
 	}
-	sn := *full.Node(subject)
-	nodes := []reactor.Node{sn}
+	var nodes []reactor.Node
 	edges := []reactor.Edge{}
-	seen := map[string]bool{}
-	for _, e := range full.Inputs(subject) {
-		edges = append(edges, e)
-		if !seen[e.Producer] {
-			seen[e.Producer] = true
-			p := full.Node(e.Producer)
-			nodes = append(nodes, reactor.Node{ID: p.ID, ContractFingerprint: p.ContractFingerprint, Wake: receipt.WakeExternal})
+	var payloads map[string]map[string]any
+	if subj := findSubject(contracts, subject); subj != nil && subj.Kind == forme.KindFunction {
+		// A function is no node: it is mounted as one for the test, reading
+		// its fixtures (its parameters) from a fixtures producer, and what
+		// it writes is what it returns.
+		rt, _ := forme.ReadRuntime(subj)
+		if rt.Render == "" {
+			rt.Render = "model"
+		}
+		fn := reactor.Node{ID: subj.Name, ContractFingerprint: forme.ContractFingerprint(v.Algorithm(), subj),
+			Runtime: reactor.Runtime{Render: rt.Render, Command: rt.Command, Model: rt.Model, Timeout: rt.Timeout, Env: rt.Env,
+				Recording: rt.Recording, Contract: reactor.ContractText(subj)}}
+		nodes = []reactor.Node{fn, {ID: fixturesNode, ContractFingerprint: "fixtures:" + subj.Name, Wake: receipt.WakeExternal}}
+		edges = append(edges, reactor.Edge{Subscriber: subj.Name, Producer: fixturesNode, Facet: forme.AtomicFacet})
+		payloads = map[string]map[string]any{}
+		for _, f := range fixtures {
+			if f.Name == "" {
+				return nil, "", fmt.Errorf("fixture %q has no name: write - `name`: value", cutString(f.Text, 60))
+			}
+			if payloads[fixturesNode] == nil {
+				payloads[fixturesNode] = map[string]any{}
+			}
+			payloads[fixturesNode][f.Name] = fixtureValue(f.Text)
+		}
+	} else {
+		nodes = []reactor.Node{*full.Node(subject)}
+		seen := map[string]bool{}
+		for _, e := range full.Inputs(subject) {
+			edges = append(edges, e)
+			if !seen[e.Producer] {
+				seen[e.Producer] = true
+				p := full.Node(e.Producer)
+				nodes = append(nodes, reactor.Node{ID: p.ID, ContractFingerprint: p.ContractFingerprint, Wake: receipt.WakeExternal})
+			}
+		}
+		if payloads, err = fixturePayloads(m, full, subject, fixtures); err != nil {
+			return nil, "", err
 		}
 	}
 	g, err := reactor.NewGraph(nodes, edges)
 	if err != nil {
 		return nil, "", err
 	}
-	payloads, err := fixturePayloads(m, full, subject, fixtures)
-	if err != nil {
-		return nil, "", err
-	}
-	rs := &runtimeSet{set: &contractSet{vault: v, dir: projectDir}, graph: g}
+	rs := &runtimeSet{set: &contractSet{vault: v, dir: projectDir}, graph: g, cli: c, config: userConfig}
 	r, err := rs.reconciler()
 	if err != nil {
 		return nil, "", err
@@ -478,10 +508,7 @@ func fixturePayloads(m *forme.Manifest, g *reactor.Graph, subject string, fixtur
 		if f.Name == "" {
 			return nil, fmt.Errorf("fixture %q has no name: write - `name`: value", cutString(f.Text, 60))
 		}
-		var v any = strings.TrimSpace(f.Text)
-		if dv, err := canon.Decode([]byte(strings.Trim(strings.TrimSpace(f.Text), "`"))); err == nil {
-			v = dv
-		}
+		v := fixtureValue(f.Text)
 		matched := false
 		for _, e := range edges {
 			if e.Facet == f.Name || e.Producer+"."+e.Facet == f.Name {
@@ -527,6 +554,25 @@ func fixturePayloads(m *forme.Manifest, g *reactor.Graph, subject string, fixtur
 	return out, nil
 }
 
+// fixturesNode is the producer a function subject reads its fixtures
+// from.
+const fixturesNode = "fixtures"
+
+// fixtureValue is a fixture's value: JSON when it reads as JSON, else its
+// text (a YAML block marker, | or >, dropped).
+func fixtureValue(text string) any {
+	t := strings.TrimSpace(text)
+	if dv, err := canon.Decode([]byte(strings.Trim(t, "`"))); err == nil {
+		return dv
+	}
+	for _, mark := range []string{"|", ">"} {
+		if strings.HasPrefix(t, mark+" ") || t == mark {
+			t = strings.TrimSpace(t[len(mark):])
+		}
+	}
+	return t
+}
+
 func writeFixtureFiles(dir string, values map[string]any) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -559,7 +605,7 @@ func printTestReport(w io.Writer, tr *testResult) {
 		}
 	}
 	fmt.Fprintf(w, "# Test Report: %s\n\nSubject: %s\nResult: %s (%d/%d)\n", tr.Name, tr.Subject, strings.ToUpper(tr.Result), passed, len(tr.Assertions))
-	if tr.Render != "" {
+	if tr.Render != "" && tr.Error == "" {
 		fmt.Fprintf(w, "Render: %s\n", tr.Render)
 	}
 	if tr.Error != "" {

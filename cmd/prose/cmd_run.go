@@ -55,6 +55,10 @@ type runtimeSet struct {
 	graph *reactor.Graph
 	notes []string
 	cli   *cli.Context
+	// config, when set, is the prose.yaml model renders read (models,
+	// model) instead of the vault's: prose test renders in a scratch vault
+	// with the project's settings.
+	config *vault.Config
 }
 
 // loadRuntime compiles the vault's contracts and checks that the active
@@ -134,11 +138,20 @@ func (rs *runtimeSet) renderSet() reactor.RenderSet {
 		}
 		return model.Open(spec, cfg)
 	}}
-	if rs.set.vault != nil {
-		mr.Aliases = rs.set.vault.Config().Models
+	cfg := rs.config
+	if cfg == nil && rs.set.vault != nil {
+		cfg = rs.set.vault.Config()
+	}
+	if cfg != nil {
+		mr.Aliases = cfg.Models
 	}
 	if rs.cli != nil {
-		if ch, err := resolveModel(rs.cli, func() (string, error) { return rs.set.vault.Config().Model, nil }); err == nil {
+		if ch, err := resolveModel(rs.cli, func() (string, error) {
+			if cfg == nil {
+				return "", nil
+			}
+			return cfg.Model, nil
+		}); err == nil {
 			mr.Default = ch.Spec
 		}
 	}

@@ -146,7 +146,7 @@ func TestProseTestLeavesTheVaultAlone(t *testing.T) {
 	for _, k := range []string{"OPENAI_BASE_URL", "OPENAI_API_KEY"} {
 		t.Setenv(k, srv.Env()(k))
 	}
-	out, errs, code := prose(t, "--vault", v, "--model", "openai-chat:judge", "test", "--recursive", filepath.Join(v, "src"))
+	out, errs, code := prose(t, "--vault", v, "--model", "openai-chat:judge", "test", filepath.Join(v, "src", "tests"))
 	if code != 1 || !strings.Contains(out, "Results: 1 passed, 1 failed, 0 errors") {
 		t.Fatalf("exit %d\n%s%s", code, out, errs)
 	}
@@ -155,5 +155,39 @@ func TestProseTestLeavesTheVaultAlone(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(v, "published", "digest")); err == nil {
 		t.Fatal("the subject was published into the user's vault")
+	}
+}
+
+// TestProseTestFunctionSubject: a function subject renders through the
+// model with its fixtures as its parameters (fixtures/<name>.json), and
+// what it writes is judged; --recursive finds the test in a subdirectory.
+func TestProseTestFunctionSubject(t *testing.T) {
+	needGit(t)
+	root := refdata.RepoRoot(t)
+	proj := filepath.Join(t.TempDir(), "proj")
+	if out, err := exec.Command("cp", "-r", filepath.Join(root, "fixtures/runtime/tests"), proj).CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	srv := fakeserver.New(t, fakeserver.Chat,
+		verdict(true, "2"), verdict(true, "in order"), verdict(false, "none"), verdict(false, "count is 2"),
+		fakeserver.Calls(fakeserver.Call{ID: "r", Name: "read_input", Args: `{"path":"fixtures/text.json"}`},
+			fakeserver.Call{ID: "w", Name: "write_output", Args: `{"path":"short.txt","content":"Shop sold forty loaves, closed early: oven broke."}`}),
+		fakeserver.Text("wrote short"),
+		verdict(true, "short.txt has eight words"),
+	)
+	for _, k := range []string{"OPENAI_BASE_URL", "OPENAI_API_KEY"} {
+		t.Setenv(k, srv.Env()(k))
+	}
+	out, errs, code := prose(t, "--model", "openai-chat:m", "test", "--recursive", filepath.Join(proj, "src", "tests"))
+	if code != 1 || !strings.Contains(out, "Results: 2 passed, 1 failed, 0 errors") ||
+		!strings.Contains(out, "# Test Report: shorten-short\n\nSubject: shorten\nResult: PASS (1/1)\n") {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	if res, _ := srv.Result("r"); res.IsError || !strings.Contains(res.Content, "sold forty loaves of bread before noon") {
+		t.Fatalf("the function did not read its fixture: %+v", res)
+	}
+	bodies := srv.Bodies()
+	if last := string(bodies[len(bodies)-1]); !strings.Contains(last, "Shop sold forty loaves, closed early: oven broke.") || !strings.Contains(last, "has at most ten words") {
+		t.Fatalf("the judge did not see the function's output: %s", last)
 	}
 }
