@@ -76,10 +76,19 @@ func (mr *ModelRenderer) Render(ctx context.Context, req *Request) (Result, erro
 	if err != nil {
 		return Result{}, err
 	}
-	lr, lerr := model.Loop(ctx, m, model.Request{System: modelSystem, Messages: []model.Message{model.UserText(prompt)}, Tools: tools.list()},
+	lctx := ctx
+	if t := req.Node.Runtime.Timeout; t > 0 {
+		var cancel context.CancelFunc
+		lctx, cancel = context.WithTimeout(ctx, t)
+		defer cancel()
+	}
+	lr, lerr := model.Loop(lctx, m, model.Request{System: modelSystem, Messages: []model.Message{model.UserText(prompt)}, Tools: tools.list()},
 		model.LoopOptions{MaxIterations: mr.MaxIterations})
 	res := Result{Provider: provider, Model: name, Tokens: tokensOf(lr.Usage)}
 	if lerr != nil {
+		if ctx.Err() == nil && errors.Is(lctx.Err(), context.DeadlineExceeded) {
+			return res, fmt.Errorf("timed out after %s (### Runtime timeout)", req.Node.Runtime.Timeout)
+		}
 		return res, lerr
 	}
 	if tools.failed != "" {
