@@ -222,6 +222,9 @@ func printPipeline(c *cli.Context, v *vault.Vault, res *ingest.Result) error {
 		if s.Encoding != "" {
 			red = ", converted from " + s.Encoding + red
 		}
+		if s.SameAs != "" {
+			red += ", the same text as " + s.SameAs
+		}
 		out.printf("%-9s %s (%s%s)\n", s.Status, s.Name, s.Kind, red)
 	}
 	for _, p := range res.Plans {
