@@ -183,8 +183,9 @@ func compile(p *Project) (*Manifest, []Diagnostic) {
 		if conds == nil {
 			conds = []string{}
 		}
+		checks, _ := PostconditionChecks(conds)
 		m.Postconditions = append(m.Postconditions, Postcondition{
-			Node: c.Name, Artifact: "dist/postconditions/" + published.EscapeNode(c.Name) + ".json", Mode: mode, Conditions: conds,
+			Node: c.Name, Artifact: "dist/postconditions/" + published.EscapeNode(c.Name) + ".json", Mode: mode, Conditions: conds, Checks: checks,
 		})
 	}
 	for _, u := range nodes {

@@ -72,6 +72,11 @@ type Postcondition struct {
 	Artifact   string   `json:"artifact"`
 	Mode       string   `json:"mode"`
 	Conditions []string `json:"conditions"`
+	// Checks are the conditions in the checkable form
+	// (docs/diagnostics.md §Checked postconditions), which the runtime
+	// checks on a render's output before publishing it; the rest are
+	// unchecked (left to the render).
+	Checks []PostCheck `json:"checks,omitempty"`
 }
 
 // ManifestDiagnostic is ir-v0's {severity, message, sourcePath} plus code,
@@ -154,10 +159,11 @@ func (m *Manifest) Artifacts() (map[string][]byte, error) {
 	}
 	for _, p := range m.Postconditions {
 		data, err := encodeJSON(struct {
-			Node       string   `json:"node"`
-			Mode       string   `json:"mode"`
-			Conditions []string `json:"conditions"`
-		}{p.Node, p.Mode, p.Conditions})
+			Node       string      `json:"node"`
+			Mode       string      `json:"mode"`
+			Conditions []string    `json:"conditions"`
+			Checks     []PostCheck `json:"checks,omitempty"`
+		}{p.Node, p.Mode, p.Conditions, p.Checks})
 		if err != nil {
 			return nil, err
 		}

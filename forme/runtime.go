@@ -26,10 +26,13 @@ type RuntimeSpec struct {
 	// Persist is the specification's memory scope (true, project, user);
 	// read and kept, not acted on by the reconciler.
 	Persist string
+	// Recording is a replay render's recording file (docs/runtime.md
+	// §Replay renders); "" means recordings/<node>.json.
+	Recording string
 }
 
 // RuntimeKeys are the ### Runtime keys prose reads.
-var RuntimeKeys = []string{"render", "command", "model", "timeout", "env", "persist"}
+var RuntimeKeys = []string{"render", "command", "model", "timeout", "env", "persist", "recording"}
 
 var runtimeItemRe = lazyre.New(`^` + "`?" + `([A-Za-z_][A-Za-z0-9_-]*)` + "`?" + `\s*:\s*(.*)$`)
 
@@ -92,6 +95,12 @@ func ReadRuntime(c *Contract) (RuntimeSpec, []Diagnostic) {
 			}
 		case "persist":
 			rt.Persist = val
+		case "recording":
+			if val == "" {
+				bad(it, "recording is empty: name the file, for example `recording: recordings/%s.json`", c.Name)
+				continue
+			}
+			rt.Recording = val
 		default:
 			diags = append(diags, diagAt(CodeRuntimeKeyUnknown, path, it.Pos,
 				"%s: ### Runtime key %q is not one prose reads (%s); it is ignored", c.Name, key, strings.Join(RuntimeKeys, ", ")))

@@ -137,16 +137,39 @@ func (t *tailBuffer) String() string {
 }
 
 // Renderers picks each node's renderer from its ### Runtime: command
-// renders through cr; model and replay renders are not available yet
-// (waking such a node fails saying so); a node with no render has none.
+// renders through cr; model and replay renders are not available (waking
+// such a node fails saying so); a node with no render has none.
 func Renderers(cr *CommandRenderer) func(n *Node) (Renderer, error) {
+	return RenderersOf(RenderSet{Command: cr})
+}
+
+// RenderSet holds the renderers of each render kind; a nil one makes
+// waking a node of that kind fail saying it is not available.
+type RenderSet struct {
+	Command *CommandRenderer
+	Replay  *ReplayRenderer
+	Model   *ModelRenderer
+}
+
+// RenderersOf picks each node's renderer from its ### Runtime.
+func RenderersOf(rs RenderSet) func(n *Node) (Renderer, error) {
 	return func(n *Node) (Renderer, error) {
 		switch n.Runtime.Render {
 		case "command":
-			return cr, nil
-		case "model", "replay":
-			return nil, fmt.Errorf("render: %s is not available in prose run yet; use render: command", n.Runtime.Render)
+			if rs.Command != nil {
+				return rs.Command, nil
+			}
+		case "replay":
+			if rs.Replay != nil {
+				return rs.Replay, nil
+			}
+		case "model":
+			if rs.Model != nil {
+				return rs.Model, nil
+			}
+		default:
+			return nil, nil
 		}
-		return nil, nil
+		return nil, fmt.Errorf("render: %s is not available here", n.Runtime.Render)
 	}
 }

@@ -114,8 +114,8 @@ func TestCommandFailures(t *testing.T) {
 	}
 }
 
-// model and replay renders are not available yet: waking such a node is a
-// failure that says so.
+// A render kind with no renderer configured (Renderers gives command
+// only): waking such a node is a failure that says so.
 func TestUnavailableRenderKinds(t *testing.T) {
 	w := newWorld(t, []Node{{ID: "m", Runtime: Runtime{Render: "model"}}}, nil, nil)
 	r := New(Options{Graph: w.g, Store: w.st, Renderer: Renderers(&CommandRenderer{}), TempDir: t.TempDir(), WorkDir: t.TempDir()})

@@ -23,6 +23,9 @@ type Node struct {
 	Cadence time.Duration
 	// Runtime is what ### Runtime says about its render.
 	Runtime Runtime
+	// Post is the node's compiled postconditions: checked on a render's
+	// output before it is published (postcheck.go).
+	Post Postconditions
 }
 
 // Runtime is a node's ### Runtime keys that prose reads (docs/diagnostics.md
@@ -40,6 +43,12 @@ type Runtime struct {
 	// Env names the environment variables passed through to a command
 	// render beyond the minimal set.
 	Env []string
+	// Recording is a replay render's recording, relative to the project
+	// directory unless absolute; "" means recordings/<escaped node>.json.
+	Recording string
+	// Contract is the node's contract as Markdown (a model render's
+	// prompt).
+	Contract string
 }
 
 // DefaultTimeout bounds a render whose ### Runtime gives no timeout.

@@ -24,6 +24,23 @@ func (r *Reconciler) Ingest(ctx context.Context, node, dir string, refs []string
 	}
 	run := Run{ContractFingerprint: n.ContractFingerprint, InputFingerprints: tokens,
 		Wake: receipt.Wake{Source: receipt.WakeExternal, Refs: nonNil(refs)}, Provider: "prose", Model: "ingest", AllowEmpty: false}
+	diff, perr := checkPostconditions(n, dir)
+	if perr != nil {
+		// A payload that breaks the gateway's checked postconditions is
+		// refused: a failed receipt, nothing published, nobody woken.
+		out, _, _, err := r.fail(ctx, Outcome{Node: node, Wake: receipt.WakeExternal}, n, run, perr, "outside input")
+		if err != nil {
+			return Outcome{}, err
+		}
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		r.outcomes = append(r.outcomes, out)
+		r.result[node] = out
+		r.ran[node] = true
+		r.seeds[node] = true
+		return out, nil
+	}
+	run.Diff = diff
 	rec, moved, err := r.opt.Store.Publish(ctx, node, dir, run)
 	if err != nil {
 		return Outcome{}, err

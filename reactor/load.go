@@ -22,12 +22,18 @@ func FromManifest(m *forme.Manifest, contracts []*forme.Contract) (*Graph, []str
 		}
 	}
 	var notes []string
+	posts := map[string]forme.Postcondition{}
+	for _, p := range m.Postconditions {
+		posts[p.Node] = p
+	}
 	nodes := make([]Node, 0, len(m.Topology.Nodes))
 	for _, tn := range m.Topology.Nodes {
 		n := Node{ID: tn.Node, ContractFingerprint: tn.ContractFingerprint, Wake: receipt.WakeSource(tn.WakeSource)}
+		n.Post = postconditionsOf(posts[tn.Node])
 		if c := byName[tn.Node]; c != nil {
 			rt, _ := forme.ReadRuntime(c)
-			n.Runtime = Runtime{Render: rt.Render, Command: rt.Command, Model: rt.Model, Timeout: rt.Timeout, Env: rt.Env}
+			n.Runtime = Runtime{Render: rt.Render, Command: rt.Command, Model: rt.Model, Timeout: rt.Timeout, Env: rt.Env,
+				Recording: rt.Recording, Contract: ContractText(c)}
 			if cont := c.Continuity(); cont.Mode == forme.WakeSelf {
 				d, err := cadenceOf(cont)
 				if err != nil {

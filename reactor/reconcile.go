@@ -517,6 +517,11 @@ func (r *Reconciler) render(ctx context.Context, out Outcome, n *Node, rend Rend
 	if empty && req.HadState {
 		return r.fail(ctx, out, n, run, errors.New("the render left its output empty, and the node had a world-model"), why)
 	}
+	if diff, err := checkPostconditions(n, req.Out); err != nil {
+		return r.fail(ctx, out, n, run, err, why)
+	} else {
+		run.Diff = diff
+	}
 	if data, err := os.ReadFile(req.Changed); err == nil {
 		for _, line := range strings.Split(string(data), "\n") {
 			if line = strings.TrimSpace(line); line != "" {

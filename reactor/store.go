@@ -41,6 +41,8 @@ type Run struct {
 	Changed []string
 	// AllowEmpty publishes an empty world-model (a node that had none).
 	AllowEmpty bool
+	// Diff is added to a rendered receipt's semantic_diff.
+	Diff map[string]any
 }
 
 // VaultStore is the Store of a vault.
@@ -134,6 +136,7 @@ func (s *VaultStore) Publish(ctx context.Context, node, dir string, run Run) (*r
 		Tokens:              run.Tokens,
 		Changed:             run.Changed,
 		AllowEmpty:          run.AllowEmpty,
+		Diff:                run.Diff,
 		Who:                 s.Who,
 		Now:                 s.Now,
 	})

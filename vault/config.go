@@ -28,6 +28,9 @@ type Config struct {
 	Identity Identity `yaml:"identity,omitempty"`
 	// Model is the default model for the wiki pipeline (provider:name).
 	Model string `yaml:"model,omitempty"`
+	// Models maps a contract's ### Runtime model hint (sonnet) to the
+	// PROVIDER:NAME a model render uses (docs/runtime.md §Model renders).
+	Models map[string]string `yaml:"models,omitempty"`
 }
 
 // Identity is the author and committer of commits prose writes.

@@ -57,6 +57,10 @@ type PublishOptions struct {
 	// spends no fresh tokens whatever Tokens says.
 	Provider, Model string
 	Tokens          receipt.Tokens
+	// Diff is added to the semantic_diff of a rendered receipt (the
+	// runtime's postcondition report); its keys must not be moved,
+	// version, files or restored.
+	Diff map[string]any
 }
 
 // ErrEmptySource is returned by a publish of a source directory that holds
@@ -326,6 +330,11 @@ func (v *Vault) landPublish(ctx context.Context, h *publishHead, b *objectBatch,
 		}
 		if p.restored {
 			r.SemanticDiff["restored"] = true
+		}
+		for k, val := range h.opt.Diff {
+			if _, taken := r.SemanticDiff[k]; !taken {
+				r.SemanticDiff[k] = val
+			}
 		}
 	}
 	if err := r.Seal(); err != nil {

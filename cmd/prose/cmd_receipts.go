@@ -19,6 +19,7 @@ func receiptsCommand() *cli.Command {
 		Name:  "receipts",
 		Usage: "read and verify receipt chains",
 		Subcommands: []*cli.Command{
+			receiptsCostCommand(),
 			{
 				Name:  "list",
 				Usage: "list every receipt, oldest first",

@@ -54,6 +54,11 @@ type runtimeSet struct {
 	set   *contractSet
 	graph *reactor.Graph
 	notes []string
+	cli   *cli.Context
+	// config, when set, is the prose.yaml model renders read (models,
+	// model) instead of the vault's: prose test renders in a scratch vault
+	// with the project's settings.
+	config *vault.Config
 }
 
 // loadRuntime compiles the vault's contracts and checks that the active
@@ -92,7 +97,7 @@ func loadRuntime(c *cli.Context, cmd string) (*runtimeSet, error) {
 		set.close()
 		return nil, fmt.Errorf("%s: %w", cmd, err)
 	}
-	return &runtimeSet{set: set, graph: g, notes: notes}, nil
+	return &runtimeSet{set: set, graph: g, notes: notes, cli: c}, nil
 }
 
 func (rs *runtimeSet) reconciler() (*reactor.Reconciler, error) {
@@ -108,10 +113,50 @@ func (rs *runtimeSet) reconciler() (*reactor.Reconciler, error) {
 	return reactor.New(reactor.Options{
 		Graph:    rs.graph,
 		Store:    reactor.NewVaultStore(v, "prose run", clock),
-		Renderer: reactor.Renderers(&reactor.CommandRenderer{Dir: rs.set.dir}),
+		Renderer: reactor.RenderersOf(rs.renderSet()),
 		Now:      clock,
 		WorkDir:  v.StatePath("run"),
 	}), nil
+}
+
+// renderSet is the renderers of a run: command and replay renders from
+// the project directory, model renders through the model layer with the
+// run's model (--model, $PROSE_MODEL, prose.yaml) for a node whose
+// ### Runtime gives none or a hint without a provider.
+func (rs *runtimeSet) renderSet() reactor.RenderSet {
+	set := reactor.RenderSet{
+		Command: &reactor.CommandRenderer{Dir: rs.set.dir},
+		Replay:  &reactor.ReplayRenderer{Dir: rs.set.dir},
+	}
+	mr := &reactor.ModelRenderer{Open: func(spec string) (model.Model, error) {
+		cfg := model.Config{Getenv: os.Getenv}
+		if rs.cli != nil {
+			var err error
+			if cfg, err = modelConfig(rs.cli); err != nil {
+				return nil, err
+			}
+		}
+		return model.Open(spec, cfg)
+	}}
+	cfg := rs.config
+	if cfg == nil && rs.set.vault != nil {
+		cfg = rs.set.vault.Config()
+	}
+	if cfg != nil {
+		mr.Aliases = cfg.Models
+	}
+	if rs.cli != nil {
+		if ch, err := resolveModel(rs.cli, func() (string, error) {
+			if cfg == nil {
+				return "", nil
+			}
+			return cfg.Model, nil
+		}); err == nil {
+			mr.Default = ch.Spec
+		}
+	}
+	set.Model = mr
+	return set
 }
 
 func runRun(c *cli.Context) error {

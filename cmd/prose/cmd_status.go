@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/prose-store/prose/forme"
 	"github.com/prose-store/prose/reactor"
 	"github.com/prose-store/prose/vault"
 )
@@ -92,7 +93,10 @@ func runStatus(c *cli.Context) error {
 
 type inspectDoc struct {
 	*reactor.Explanation
-	Receipts []inspectReceipt `json:"receipts"`
+	// Postconditions are checked ones (prose checks them on each render's
+	// output before publishing) and unchecked ones (the render's to keep).
+	Postconditions reactor.Postconditions `json:"postconditions"`
+	Receipts       []inspectReceipt       `json:"receipts"`
 }
 
 type inspectReceipt struct {
@@ -126,7 +130,13 @@ func runInspect(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	doc := inspectDoc{Explanation: e, Receipts: []inspectReceipt{}}
+	doc := inspectDoc{Explanation: e, Postconditions: rs.graph.Node(id).Post, Receipts: []inspectReceipt{}}
+	if doc.Postconditions.Checks == nil {
+		doc.Postconditions.Checks = []forme.PostCheck{}
+	}
+	if doc.Postconditions.Unchecked == nil {
+		doc.Postconditions.Unchecked = []string{}
+	}
 	limit := c.Int("receipts")
 	err = rs.set.vault.Receipts(func(rec vault.Record) error {
 		if rec.Receipt.Node != id {
@@ -155,6 +165,15 @@ func runInspect(c *cli.Context) error {
 			fmt.Fprintf(w, " %s", e.Command)
 		}
 		fmt.Fprintf(w, " (timeout %s)\n", e.Timeout)
+		if pc := doc.Postconditions; len(pc.Checks)+len(pc.Unchecked) > 0 {
+			fmt.Fprintln(w, "postconditions:")
+			for _, c := range pc.Checks {
+				fmt.Fprintf(w, "  checked:    %s\n", c.Condition)
+			}
+			for _, c := range pc.Unchecked {
+				fmt.Fprintf(w, "  unchecked:  %s (the render's to keep; prose does not check it)\n", c)
+			}
+		}
 		fmt.Fprintln(w, "inputs:")
 		if len(e.Inputs) == 0 {
 			fmt.Fprintln(w, "  (none)")

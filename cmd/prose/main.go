@@ -231,7 +231,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			initCommand(),
 			checkCommand(),
 			compileCommand(),
-			runCommand(), triggerCommand(), statusCommand(), inspectCommand(),
+			runCommand(), triggerCommand(), statusCommand(), inspectCommand(), testCommand(),
 			upgradeCommand(),
 			graphCommand(),
 			idCommand(),

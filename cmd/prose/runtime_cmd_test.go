@@ -53,11 +53,12 @@ func TestRuntimeFixtureThroughTheCLI(t *testing.T) {
 		"notes/n1.txt": "first note\n", "notes/n2.txt": "second note\n"}
 	steps := []shopStep{
 		{name: "first payload", files: one, want: `
-inbox    rendered   outside input; moved @atomic, orders, notes
-journal  rendered   cold start: no receipt yet; moved @atomic
-totals   rendered   cold start: no receipt yet; moved @atomic
-audit    rendered   cold start: no receipt yet; moved @atomic
-flaky    rendered   cold start: no receipt yet; moved @atomic
+inbox     rendered   outside input; moved @atomic, orders, notes
+journal   rendered   cold start: no receipt yet; moved @atomic
+register  rendered   cold start: no receipt yet; moved @atomic
+totals    rendered   cold start: no receipt yet; moved @atomic
+audit     rendered   cold start: no receipt yet; moved @atomic
+flaky     rendered   cold start: no receipt yet; moved @atomic
 `},
 		{name: "cold start of the rest", args: []string{"run"}, want: `
 clock  rendered   cold start: no receipt yet; moved @atomic, status
@@ -65,29 +66,32 @@ board  rendered   cold start: no receipt yet; moved @atomic
 `},
 		{name: "nothing dirty", args: []string{"run"}, want: ``},
 		{name: "a note only", files: two, want: `
-inbox    rendered   outside input; moved @atomic, notes
-journal  rendered   input moved: inbox.notes; moved @atomic
-audit    rendered   input moved: journal.@atomic; moved @atomic
-totals   pruned     no producer propagated to it: inbox moved @atomic, notes, not orders
-flaky    pruned     no producer propagated to it: totals pruned
+inbox     rendered   outside input; moved @atomic, notes
+journal   rendered   input moved: inbox.notes; moved @atomic
+audit     rendered   input moved: journal.@atomic; moved @atomic
+register  pruned     no producer propagated to it: inbox moved @atomic, notes, not orders
+totals    pruned     no producer propagated to it: inbox moved @atomic, notes, not orders
+flaky     pruned     no producer propagated to it: totals pruned
 `},
 		{name: "three orders: flaky refuses", files: three, code: 1, want: `
-inbox    rendered   outside input; moved @atomic, orders
-totals   rendered   input moved: inbox.orders; moved @atomic
-audit    rendered   input moved: totals.@atomic; moved @atomic
-flaky    failed     input moved: totals.@atomic; failed: the render wrote __error.md: refused: three or more orders need a person
-journal  pruned     no producer propagated to it: inbox moved @atomic, orders, not notes
+inbox     rendered   outside input; moved @atomic, orders
+register  rendered   input moved: inbox.orders; moved @atomic
+totals    rendered   input moved: inbox.orders; moved @atomic
+audit     rendered   input moved: totals.@atomic; moved @atomic
+flaky     failed     input moved: totals.@atomic; failed: the render wrote __error.md: refused: three or more orders need a person
+journal   pruned     no producer propagated to it: inbox moved @atomic, orders, not notes
 `},
 		{name: "a failure is not retried while nothing moves", args: []string{"run"}, want: ``},
 		{name: "named, it is retried", args: []string{"run", "flaky"}, code: 1, want: `
 flaky  failed     its last render failed; failed: the render wrote __error.md: refused: three or more orders need a person
 `},
 		{name: "the same payload again", files: three, want: `
-inbox    skipped    outside input moved no fingerprint
-journal  pruned     no producer propagated to it: inbox skipped
-totals   pruned     no producer propagated to it: inbox skipped
-audit    pruned     no producer propagated to it: journal pruned; totals pruned
-flaky    pruned     no producer propagated to it: totals pruned
+inbox     skipped    outside input moved no fingerprint
+journal   pruned     no producer propagated to it: inbox skipped
+register  pruned     no producer propagated to it: inbox skipped
+totals    pruned     no producer propagated to it: inbox skipped
+audit     pruned     no producer propagated to it: journal pruned; totals pruned
+flaky     pruned     no producer propagated to it: totals pruned
 `},
 		{name: "half an hour later", now: "2026-01-01T12:30:00Z", args: []string{"run"}, want: ``},
 		{name: "a cadence later: a plain tick", now: "2026-01-01T13:01:00Z", args: []string{"run"}, want: `
@@ -127,9 +131,9 @@ board  rendered   input moved: clock.status; moved @atomic
 	t.Setenv("PROSE_NOW", "2026-01-01T13:40:00Z")
 	out := mustProse(t, "--vault", v, "status")
 	for _, want := range []string{
-		"flaky    input     command   failed    its last render failed at these inputs",
-		"clock    self      command   rendered  memo key unmoved: a wake would skip; next tick due 2026-01-01T14:31:00Z",
-		"inbox    external  none      skipped   memo key unmoved",
+		"flaky     input     command   failed    its last render failed at these inputs",
+		"clock     self      command   rendered  memo key unmoved: a wake would skip; next tick due 2026-01-01T14:31:00Z",
+		"inbox     external  none      skipped   memo key unmoved",
 	} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("status lacks %q:\n%s", want, out)
@@ -146,7 +150,7 @@ board  rendered   input moved: clock.status; moved @atomic
 	writeFiles(t, payload, one)
 	mustProse(t, "--vault", v, "publish", "inbox", payload)
 	out = mustProse(t, "--vault", v, "status")
-	if !strings.Contains(out, "totals   input     command   rendered  dirty: inputs moved") || !strings.Contains(out, "journal  input     command   rendered  dirty: inputs moved") {
+	if !strings.Contains(out, "totals    input     command   rendered  dirty: inputs moved") || !strings.Contains(out, "journal   input     command   rendered  dirty: inputs moved") {
 		t.Fatalf("after a hand publish:\n%s", out)
 	}
 	// --json, --all after the hand publish: one payload back, flaky recovers
@@ -160,8 +164,87 @@ board  rendered   input moved: clock.status; moved @atomic
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
-	if code != 0 || doc.Failed != 0 || doc.Skipped != 4 || len(doc.Outcomes) != 7 || doc.Outcomes[6].Why != "its last render failed; rendered, but the output moved no fingerprint" {
+	if code != 0 || doc.Failed != 0 || doc.Skipped != 4 || len(doc.Outcomes) != 8 || doc.Outcomes[7].Why != "its last render failed; rendered, but the output moved no fingerprint" {
 		t.Fatalf("--all: exit %d %+v", code, doc)
+	}
+
+	// A render that breaks a checked postcondition (register's orders
+	// unique by id) fails naming it: nothing is published, the prior
+	// truth stands, nobody downstream of register is woken.
+	registerFile := filepath.Join(v, "published", "register", "orders.json")
+	before, err := os.ReadFile(registerFile)
+	if err != nil || string(before) != "[{\"id\":\"a\"}]\n" {
+		t.Fatalf("register before: %q %v", before, err)
+	}
+	dup := map[string]string{"orders/a.json": `{"id":"a"}`, "orders/a2.json": `{"id":"a"}`, "notes/n1.txt": "first note\n"}
+	fixed := map[string]string{"orders/a.json": `{"id":"a"}`, "orders/a2.json": `{"id":"b"}`, "notes/n1.txt": "first note\n"}
+	noID := map[string]string{"orders/a.json": `{"id":"a"}`, "orders/x.json": `{"name":"x"}`, "notes/n1.txt": "first note\n"}
+	for _, s := range []shopStep{
+		{name: "a payload breaking the gateway's postcondition", files: noID, code: 1, want: `
+inbox     failed     outside input; failed: postcondition broken: each ` + "`orders` has: `id`" + ` (orders.x has no id)
+journal   pruned     no producer propagated to it: inbox failed
+register  pruned     no producer propagated to it: inbox failed
+totals    pruned     no producer propagated to it: inbox failed
+audit     pruned     no producer propagated to it: journal pruned; totals pruned
+flaky     pruned     no producer propagated to it: totals pruned
+`},
+		{name: "a duplicate order id", files: dup, code: 1, want: `
+inbox     rendered   outside input; moved @atomic, orders
+register  failed     input moved: inbox.orders; failed: postcondition broken: ` + "`orders` are unique by `id`" + ` (orders[1] repeats id "a" of orders[0])
+totals    rendered   input moved: inbox.orders; moved @atomic
+audit     rendered   input moved: totals.@atomic; moved @atomic
+flaky     rendered   input moved: totals.@atomic; moved @atomic
+journal   pruned     no producer propagated to it: inbox moved @atomic, orders, not notes
+`},
+		{name: "the duplicate fixed", files: fixed, want: `
+inbox     rendered   outside input; moved @atomic, orders
+register  rendered   its last render failed; moved @atomic
+totals    skipped    input moved: inbox.orders; rendered, but the output moved no fingerprint
+journal   pruned     no producer propagated to it: inbox moved @atomic, orders, not notes
+audit     pruned     no producer propagated to it: journal pruned; totals skipped
+flaky     pruned     no producer propagated to it: totals skipped
+`},
+	} {
+		writeFiles(t, payload, s.files)
+		out, errs, code := prose(t, "--vault", v, "trigger", "inbox", payload)
+		if code != s.code {
+			t.Fatalf("%s: exit %d, want %d\n%s%s", s.name, code, s.code, out, errs)
+		}
+		if want := strings.TrimPrefix(s.want, "\n"); out != want {
+			t.Fatalf("%s: the table is\n%s\nwant\n%s\n(stderr %s)", s.name, out, want, errs)
+		}
+		if s.code == 0 {
+			break
+		}
+		if _, err := os.Stat(filepath.Join(v, "published", "inbox", "orders", "x.json")); err == nil {
+			t.Fatal("the refused payload was published")
+		}
+		if after, _ := os.ReadFile(registerFile); string(after) != string(before) {
+			t.Fatalf("the broken render published: %q", after)
+		}
+		// inspect says which postconditions are checked and which are not.
+		out = mustProse(t, "--vault", v, "inspect", "register")
+		for _, want := range []string{"postconditions:", "checked:    each `orders` has: `id`", "checked:    `orders` are unique by `id`.",
+			"unchecked:  an order is never dropped from the register. (the render's to keep; prose does not check it)"} {
+			if !strings.Contains(out, want) {
+				t.Fatalf("inspect register lacks %q:\n%s", want, out)
+			}
+		}
+	}
+	if after, _ := os.ReadFile(registerFile); string(after) != "[{\"id\":\"a\"},{\"id\":\"b\"}]\n" {
+		t.Fatalf("register after the fix: %q", after)
+	}
+	// The rendered receipt says what was checked and what was not.
+	var rec struct {
+		SemanticDiff struct {
+			Postconditions struct{ Checked, Unchecked []string }
+		} `json:"semantic_diff"`
+	}
+	if err := json.Unmarshal([]byte(mustProse(t, "--vault", v, "receipts", "show", "register")), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if pc := rec.SemanticDiff.Postconditions; len(pc.Checked) != 2 || len(pc.Unchecked) != 1 || pc.Unchecked[0] != "an order is never dropped from the register." {
+		t.Fatalf("receipt postconditions: %+v", pc)
 	}
 }
 
