@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"sort"
 	"sync"
 	"time"
 )
@@ -82,4 +83,16 @@ func (m *ManualClock) Set(t time.Time) {
 		kept = append(kept, tm)
 	}
 	m.timers = kept
+}
+
+// Pending returns the times of the timers not yet fired, earliest first.
+func (m *ManualClock) Pending() []time.Time {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]time.Time, 0, len(m.timers))
+	for _, tm := range m.timers {
+		out = append(out, tm.at)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Before(out[j]) })
+	return out
 }

@@ -174,8 +174,7 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 	sort.Slice(s.routes, func(i, j int) bool { return s.routes[i].path < s.routes[j].path })
-	vs := reactor.NewVaultStore(cfg.Vault, cfg.Who, s.clock.Now)
-	s.store = &lockedStore{s: vs}
+	s.store = newLockedStore(cfg.Vault, cfg.Who, s.clock.Now)
 	s.r = reactor.New(reactor.Options{
 		Graph:    cfg.Graph,
 		Store:    s.store,
@@ -405,8 +404,9 @@ func (s *Server) plan(now time.Time, fired map[string]time.Time) (time.Time, err
 }
 
 // fire runs what is due: each cron entry whose next minute has come
-// publishes a tick into its gateway, then every dirty node (a cadence
-// passed, a valid_until lapsed, the tick's subscribers) is woken.
+// publishes a tick into its gateway (which wakes the subscribers of what
+// it moved), then every self-driven node whose cadence passed or whose
+// valid_until lapsed is woken.
 func (s *Server) fire(ctx context.Context, fired map[string]time.Time) {
 	now := s.clock.Now()
 	for _, e := range s.crons {
@@ -423,6 +423,9 @@ func (s *Server) fire(ctx context.Context, fired map[string]time.Time) {
 		return
 	}
 	for _, sd := range seeds {
+		if sd.Source != receipt.WakeSelf {
+			continue // moved inputs wake their node by propagation
+		}
 		if n := s.cfg.Graph.Node(sd.Node); n != nil && n.Cadence > 0 {
 			if when, err := s.store.When(sd.Node); err == nil {
 				fired[sd.Node] = when
