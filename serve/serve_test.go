@@ -29,13 +29,13 @@ const ghSecret = "it-is-a-secret-7f3a"
 
 // hooks is the fixture fixtures/runtime/hooks served on loopback.
 type hooks struct {
-	t     *testing.T
-	v     *vault.Vault
-	url   string
+	t       *testing.T
+	v       *vault.Vault
+	url     string
 	holdDir string // HOOKS_HOLD
-	clock serve.Clock
-	log   *syncBuffer
-	stop  func()
+	clock   serve.Clock
+	log     *syncBuffer
+	stop    func()
 }
 
 type syncBuffer struct {
@@ -341,7 +341,9 @@ func TestRefusedDeliveriesPublishNothing(t *testing.T) {
 	}{
 		{"no signature", good, nil, 401},
 		{"wrong secret", good, github("not-the-secret"), 401},
-		{"signature of another body", good, func(hd http.Header, _ []byte) { hd.Set("X-Hub-Signature-256", serve.SignGitHub(ghSecret, []byte(`{}`))) }, 401},
+		{"signature of another body", good, func(hd http.Header, _ []byte) {
+			hd.Set("X-Hub-Signature-256", serve.SignGitHub(ghSecret, []byte(`{}`)))
+		}, 401},
 		{"not hex", good, func(hd http.Header, _ []byte) { hd.Set("X-Hub-Signature-256", "sha256=zz") }, 401},
 		{"malformed JSON, signed", `{"orders":[`, github(ghSecret), 400},
 		{"empty object, signed", `{}`, github(ghSecret), 400},
