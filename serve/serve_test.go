@@ -467,7 +467,12 @@ func TestConcurrentDeliveriesLoseNone(t *testing.T) {
 	// need it.
 	refusedSeen := 0
 	for refusedSeen < 50-queue {
-		r := <-results
+		var r [2]string
+		select {
+		case r = <-results:
+		case <-time.After(2 * time.Minute):
+			t.Fatalf("%d refusals in 2 minutes with %d slots taken: a full queue must answer 503 at once", refusedSeen, queue)
+		}
 		if r[0] != "503" || r[1] != "" {
 			t.Fatalf("an answer while the vault was locked: %v", r)
 		}
@@ -540,22 +545,20 @@ func TestConcurrentDeliveriesLoseNone(t *testing.T) {
 				t.Fatalf("a gateway receipt no sender was told of: %v", r)
 			}
 		case "tally":
-			if r.Status == "rendered" {
-				tally++
-			}
+			tally++ // any receipt: a wake not folded would be one more (a skip)
 		}
 	}
 	if gw != len(accepted) {
 		t.Fatalf("%d gateway receipts for %d accepted deliveries", gw, len(accepted))
 	}
 	if tally > 2 {
-		t.Fatalf("tally rendered %d times for %d deliveries: its wakes did not coalesce", tally, len(accepted))
+		t.Fatalf("tally has %d receipts for %d deliveries: its wakes did not coalesce", tally, len(accepted))
 	}
 	orders := strings.Count(h.file("events", "orders.json"), `"id"`)
 	if got, want := h.file("tally", "count.json"), fmt.Sprintf(`{"count":%d}`+"\n", orders); got != want {
 		t.Fatalf("tally holds %q; the latest payload has %d orders", got, orders)
 	}
-	t.Logf("round two: %d accepted, %d refused, tally rendered %d times", len(accepted), n503, tally)
+	t.Logf("round two: %d accepted, %d refused, tally ran %d times", len(accepted), n503, tally)
 	h.consistent()
 }
 
