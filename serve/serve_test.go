@@ -56,7 +56,8 @@ func (s *syncBuffer) String() string {
 }
 
 type hooksOpt struct {
-	secret string
+	fixture string // under fixtures/runtime (default hooks)
+	secret  string
 	queue  int
 	clock  serve.Clock
 }
@@ -70,13 +71,17 @@ func newHooks(t *testing.T, o hooksOpt) *hooks {
 		t.Skip("no sh")
 	}
 	root := refdata.RepoRoot(t)
+	if o.fixture == "" {
+		o.fixture = "hooks"
+	}
+	fx := filepath.Join(root, "fixtures/runtime", o.fixture)
 	dir := t.TempDir()
 	vdir := filepath.Join(dir, "v")
 	v, err := vault.Init(vdir, vault.InitOptions{Options: vault.Options{NoFsync: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out, err := exec.Command("cp", "-r", filepath.Join(root, "fixtures/runtime/hooks/src"), filepath.Join(root, "fixtures/runtime/hooks/render.sh"), vdir).CombinedOutput(); err != nil {
+	if out, err := exec.Command("cp", "-r", filepath.Join(fx, "src"), filepath.Join(fx, "render.sh"), vdir).CombinedOutput(); err != nil {
 		t.Fatalf("%v %s", err, out)
 	}
 	p, err := forme.LoadProject([]string{filepath.Join(vdir, "src")}, forme.Options{Root: vdir, Hash: v.Algorithm()})
@@ -661,5 +666,61 @@ func TestReadOnlyViews(t *testing.T) {
 		if resp, _ := client.Get(h.url + p); resp.StatusCode != 404 && resp.StatusCode != 400 {
 			t.Fatalf("GET %s: %d", p, resp.StatusCode)
 		}
+	}
+}
+
+// TestCadenceAndValidUntilFireOnTime: the shop's self-driven clock (every
+// 1 hour, its status valid_until 90 minutes after each render) ticks at
+// 13:00 of the injected clock, an hour after its cold start, and skips
+// (nothing moved); at 13:30:01 its valid_until has lapsed, so it renders
+// and its board follows.
+func TestCadenceAndValidUntilFireOnTime(t *testing.T) {
+	if out, err := exec.Command("date", "-u", "-d", "2026-01-01T12:00:00Z + 90 minutes", "+%H:%M").Output(); err != nil || strings.TrimSpace(string(out)) != "13:30" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("the shop fixture's render needs GNU date -d")
+		}
+		t.Skip("the shop fixture's render needs GNU date -d")
+	}
+	start := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	clock := serve.NewManualClock(start)
+	h := newHooks(t, hooksOpt{fixture: "shop", clock: clock})
+	tick := start.Add(time.Hour)
+	h.waitFor("the scheduler to plan 13:00", func() bool {
+		p := clock.Pending()
+		return len(p) > 0 && p[0].Equal(tick)
+	})
+	base := len(h.receipts())
+	clock.Set(tick.Add(-time.Second))
+	if p := clock.Pending(); len(p) == 0 || !p[0].Equal(tick) {
+		t.Fatalf("pending %v at 12:59:59, want the first at 13:00", p)
+	}
+	clock.Set(tick)
+	h.waitFor("the clock's 13:00 tick", func() bool { return len(h.receipts()) > base })
+	h.idle()
+	recs := h.receipts()[base:]
+	if len(recs) != 1 || recs[0].Node != "clock" || recs[0].Wake != "self" || recs[0].Status != "skipped" {
+		t.Fatalf("receipts at 13:00: %v, want one skipped self tick of clock", recs)
+	}
+	lapse := start.Add(90*time.Minute + time.Second)
+	h.waitFor("the scheduler to plan the valid_until lapse", func() bool {
+		for _, p := range clock.Pending() {
+			if p.Equal(lapse) {
+				return true
+			}
+		}
+		return false
+	})
+	base = len(h.receipts())
+	clock.Set(lapse)
+	h.waitFor("the board to show the renewed status", func() bool {
+		return strings.Contains(h.file("board", "shown.json"), `"valid_until":"2026-01-01T15:00:01Z"`)
+	})
+	h.idle()
+	got := map[string]string{}
+	for _, r := range h.receipts()[base:] {
+		got[r.Node] = r.Status + "/" + r.Wake
+	}
+	if got["clock"] != "rendered/self" || got["board"] != "rendered/input" || len(got) != 2 {
+		t.Fatalf("receipts after the lapse: %v", got)
 	}
 }
