@@ -58,8 +58,8 @@ func (s *syncBuffer) String() string {
 type hooksOpt struct {
 	fixture string // under fixtures/runtime (default hooks)
 	secret  string
-	queue  int
-	clock  serve.Clock
+	queue   int
+	clock   serve.Clock
 }
 
 func newHooks(t *testing.T, o hooksOpt) *hooks {
