@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -579,4 +580,34 @@ func TestIngestKeepsWhatAPersonWrote(t *testing.T) {
 		t.Fatalf("take of a resolved item: exit %d %q", code, errs)
 	}
 	cleanAndFsck(t, dir)
+}
+
+// TestIngestCountsFilesThatAreNotSources: a manual's folder of images and
+// stylesheets is summed up in one line of counts by extension, while a
+// file that is a surprise (unreadable as text) is still named.
+func TestIngestCountsFilesThatAreNotSources(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "manual")
+	files := map[string]string{
+		"index.html": "<html><head><title>Manual</title></head><body><h1>Manual</h1><p>The manual starts here.</p></body></html>",
+		"style.css":  "body{}",
+		"broken.md":  "not \x00 text",
+	}
+	for i := 0; i < 6; i++ {
+		files[fmt.Sprintf("images/shot-%d.png", i)] = "\x89PNG"
+	}
+	writeFiles(t, src, files)
+	dir := newIngestVault(t)
+	_, errs, code := prose(t, "--vault", dir, "ingest", src)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errs)
+	}
+	if !strings.Contains(errs, "skipped 7 files that are not sources (6 .png, 1 .css)") {
+		t.Errorf("files that are not sources are not counted in one line:\n%s", errs)
+	}
+	if strings.Count(errs, "shot-") > 1 {
+		t.Errorf("each image is named:\n%s", errs)
+	}
+	if !strings.Contains(errs, "skipped manual/broken.md: not text") {
+		t.Errorf("a file that does not read is not named:\n%s", errs)
+	}
 }
