@@ -70,8 +70,13 @@ func runServe(c *cli.Context) error {
 	v := rs.set.vault
 	held, err := lock.TryAcquire(v.StatePath("serve.lock"), "prose serve")
 	if err != nil {
-		if errors.Is(err, lock.ErrLocked) {
-			return fmt.Errorf("serve: another prose serve already serves this vault (%v); stop it first", err)
+		var he *lock.HeldError
+		if errors.As(err, &he) {
+			who := "another prose serve"
+			if h := he.Holder; h != nil {
+				who = fmt.Sprintf("prose serve (pid %d on %s, since %s)", h.PID, h.Host, h.Since.Local().Format("15:04:05"))
+			}
+			return fmt.Errorf("serve: %s already serves this vault; stop it first (renders are serialized per vault)", who)
 		}
 		return fmt.Errorf("serve: %w", err)
 	}
