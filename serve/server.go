@@ -294,7 +294,8 @@ func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 	} else {
 		s.logf("stopped: no render was in flight")
 	}
-	s.logf("%d deliveries accepted, %d refused (503), %d rejected (400/401/413/415), %d schedule fires", s.accepted.Load(), s.refused.Load(), s.rejected.Load(), s.ticks.Load())
+	s.logf("%s accepted, %d refused (503), %d rejected (400/401/413/415), %s", count(s.accepted.Load(), "delivery", "deliveries"),
+		s.refused.Load(), s.rejected.Load(), count(s.ticks.Load(), "schedule fire", "schedule fires"))
 	return nil
 }
 
@@ -641,4 +642,11 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 
 func writeError(w http.ResponseWriter, code int, msg string) {
 	writeJSON(w, code, map[string]string{"error": msg})
+}
+
+func count(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
