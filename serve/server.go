@@ -418,6 +418,16 @@ func (s *Server) fire(ctx context.Context, fired map[string]time.Time) {
 			}
 		}
 	}
+	// A cadence that came due is planned again only after the node's next
+	// receipt, whatever wakes it (else a due cadence of a node dirty for
+	// another reason would be planned in the past, again and again).
+	for _, id := range s.cfg.Graph.IDs() {
+		if n := s.cfg.Graph.Node(id); n.Cadence > 0 {
+			if when, err := s.store.When(id); err == nil && !when.IsZero() && !now.Before(when.Add(n.Cadence)) {
+				fired[id] = when
+			}
+		}
+	}
 	seeds, err := s.r.Dirty()
 	if err != nil {
 		s.logf("schedule: %v", err)
@@ -426,11 +436,6 @@ func (s *Server) fire(ctx context.Context, fired map[string]time.Time) {
 	for _, sd := range seeds {
 		if sd.Source != receipt.WakeSelf {
 			continue // moved inputs wake their node by propagation
-		}
-		if n := s.cfg.Graph.Node(sd.Node); n != nil && n.Cadence > 0 {
-			if when, err := s.store.When(sd.Node); err == nil {
-				fired[sd.Node] = when
-			}
 		}
 		_ = s.r.Wake(sd)
 	}
