@@ -376,6 +376,22 @@ func TestRefusedDeliveriesPublishNothing(t *testing.T) {
 	if strings.Contains(h.log.String(), ghSecret) {
 		t.Fatal("the log holds the secret")
 	}
+	h.v.Receipts(func(r vault.Record) error {
+		if b, _ := json.Marshal(r.Receipt); bytes.Contains(b, []byte(ghSecret)) {
+			t.Errorf("receipt %s holds the secret", r.Receipt.ContentHash)
+		}
+		return nil
+	})
+	// Nor does any plain file of the vault (world-models, state; git's
+	// objects are compressed, the receipts above are their content).
+	filepath.WalkDir(h.v.Root(), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if b, _ := os.ReadFile(p); bytes.Contains(b, []byte(ghSecret)) {
+				t.Errorf("%s holds the secret", p)
+			}
+		}
+		return nil
+	})
 	if code, _, doc := h.post(good, github(ghSecret)); code != 202 {
 		t.Fatalf("the good delivery: %d %v", code, doc)
 	}
