@@ -139,3 +139,39 @@ func TestServeSIGTERMMidRender(t *testing.T) {
 		t.Fatalf("tally holds %q after the resume", got)
 	}
 }
+
+// TestTriggerDataMapsJSONLikeServe: prose trigger --data FILE.json gives
+// the gateway the world-model a serve delivery of the same body gives it
+// (a top-level object, one file per key, so facets move one by one); a
+// malformed payload is a usage error that publishes nothing.
+func TestTriggerDataMapsJSONLikeServe(t *testing.T) {
+	needGit(t)
+	root := refdata.RepoRoot(t)
+	dir := t.TempDir()
+	v := filepath.Join(dir, "v")
+	mustProse(t, "init", v)
+	if out, err := exec.Command("cp", "-r", filepath.Join(root, "fixtures/runtime/hooks/src"), filepath.Join(root, "fixtures/runtime/hooks/render.sh"), v).CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	mustProse(t, "--vault", v, "compile", "--activate")
+	data := filepath.Join(dir, "event.json")
+	os.WriteFile(data, []byte(`{"orders":[{"id":"a"},{"id":"b"}]}`), 0o644)
+	out := mustProse(t, "--vault", v, "trigger", "events", "--data", data)
+	if !strings.Contains(out, "tally") || strings.Contains(out, "digest   rendered") {
+		t.Fatalf("trigger:\n%s", out)
+	}
+	if got, _ := os.ReadFile(filepath.Join(v, "published/events/orders.json")); string(got) != `[{"id":"a"},{"id":"b"}]` {
+		t.Fatalf("events/orders.json = %q", got)
+	}
+	if got, _ := os.ReadFile(filepath.Join(v, "published/tally/count.json")); string(got) != `{"count":2}`+"\n" {
+		t.Fatalf("tally holds %q", got)
+	}
+	before := mustProse(t, "--vault", v, "receipts", "verify")
+	os.WriteFile(data, []byte(`{"orders":[`), 0o644)
+	if _, errs, code := prose(t, "--vault", v, "trigger", "events", "--data", data); code != 2 || !strings.Contains(errs, "not valid JSON") {
+		t.Fatalf("malformed --data: exit %d: %s", code, errs)
+	}
+	if after := mustProse(t, "--vault", v, "receipts", "verify"); after != before {
+		t.Fatalf("a refused payload changed the ledger: %s → %s", before, after)
+	}
+}
