@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/prose-store/prose/internal/ctxio"
+	"github.com/prose-store/prose/reactor"
 )
 
 func triggerCommand() *cli.Command {
@@ -17,8 +18,9 @@ func triggerCommand() *cli.Command {
 		Usage:     "bring outside input into a gateway, then reconcile what it wakes",
 		ArgsUsage: "GATEWAY [DIR]",
 		Description: "The gateway's world-model becomes the latest payload: DIR (a directory, published as it is)\n" +
-			"or --data FILE (- for standard input), published as payload.json (payload.<ext> for another\n" +
-			"extension). The payload is recorded through the vault's one write path, as an external wake,\n" +
+			"or --data FILE (- for standard input): JSON (a .json file or standard input) is the gateway's\n" +
+			"structured truth, a top-level object one file <key>.json per key, any other value payload.json;\n" +
+			"another extension is published as payload.<ext>. The payload is recorded through the vault's one write path, as an external wake,\n" +
 			"before anything downstream renders; each subscriber of a facet it moved is woken, and the\n" +
 			"drain prints dispositions as prose run does. A payload that moves nothing is a skipped\n" +
 			"receipt and wakes nobody.",
@@ -74,7 +76,15 @@ func runTrigger(c *cli.Context) error {
 		if len(b) > maxPayload {
 			return usageErrorf("trigger --data: the payload is larger than %d bytes", maxPayload)
 		}
-		if err := os.WriteFile(filepath.Join(tmp, name), b, 0o644); err != nil {
+		files := map[string][]byte{name: b}
+		if name == "payload.json" {
+			// The same mapping as prose serve's deliveries: a JSON object
+			// is the gateway's structured truth, one file per key.
+			if files, err = reactor.PayloadFiles(b); err != nil {
+				return usageErrorf("trigger --data: %v", err)
+			}
+		}
+		if err := reactor.WriteWorldModel(tmp, files); err != nil {
 			return err
 		}
 		dir = tmp

@@ -96,6 +96,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	app := newApp(out, stderr)
 	args = versionFlag(interspersed(app, hoistGlobalFlags(app, args)))
 	err := app.RunContext(ctx, args)
+	if errors.Is(err, errServeStopped) {
+		return 0 // it said how it stopped
+	}
 	if err == nil {
 		if sig := interrupted(); sig != nil {
 			// The signal came too late to stop anything: the command had
@@ -231,7 +234,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			initCommand(),
 			checkCommand(),
 			compileCommand(),
-			runCommand(), triggerCommand(), statusCommand(), inspectCommand(), testCommand(),
+			runCommand(), triggerCommand(), serveCommand(), statusCommand(), inspectCommand(), testCommand(),
 			upgradeCommand(),
 			graphCommand(),
 			idCommand(),
