@@ -722,12 +722,16 @@ func (r *run) analyse(ctx context.Context, d *source.Document) (*plan.Plan, erro
 	if err != nil {
 		return nil, err
 	}
-	resp, err := r.opt.Model.Call(ctx, model.Request{Messages: []model.Message{model.UserText(text)}})
-	r.usage = r.usage.Add(resp.Usage)
-	if err != nil {
-		return nil, err
-	}
-	p, err := plan.Parse(resp.Text)
+	// The plan is asked for in the provider's structured form; one that
+	// still does not parse or check gets one repair turn quoting why.
+	var p *plan.Plan
+	resp, used, err := model.CallChecked(ctx, r.opt.Model, model.Request{Messages: []model.Message{model.UserText(text)}, Format: plan.Format()},
+		func(text string) error {
+			var perr error
+			p, perr = plan.Parse(text)
+			return perr
+		})
+	r.usage = r.usage.Add(used)
 	if err != nil {
 		return nil, err
 	}

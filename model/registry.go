@@ -31,6 +31,10 @@ type Config struct {
 	// Record, when set, names a file every exchange is appended to
 	// (model/replay); `--model replay:FILE` serves it back.
 	Record string
+	// Notice, when set, is told once of a provider falling back from
+	// what prose asked for (a server refusing structured output); nil
+	// says nothing.
+	Notice func(msg string)
 }
 
 // Defaults for Config.
