@@ -47,6 +47,9 @@ type Options struct {
 	Progress io.Writer
 	// Now dates the prompts ("today"); nil means time.Now.
 	Now func() time.Time
+	// Jobs is how many sources are worked at once with a provider; 0
+	// means DefaultJobs. The result is the same at any number (pool.go).
+	Jobs int
 	// Fail, when set, is asked at each step ("analysis:NAME",
 	// "generation:NAME", "tool:NAME:N", "bookkeeping", "commit"); an error
 	// fails the run there. Tests inject failures with it.
@@ -169,6 +172,9 @@ type run struct {
 	// raw are the sources' titles as read, by id (the catalog keeps a
 	// title's original when cleaning changed it).
 	raw map[string]string
+	// scripts are the sources' kept answers, by name, once their
+	// conversations ran (pool.go).
+	scripts map[string]*script
 }
 
 func (r *run) fail(step string) error {
@@ -259,9 +265,10 @@ const baseMovedRetries = 8
 // the last run fails.
 func runQueued(ctx context.Context, w *wiki.Wiki, opt Options, refs []string, attempt func(*run) (*Result, error)) (*Result, error) {
 	var usage model.Usage
+	var scripts map[string]*script
 	for i := 0; ; i++ {
 		res := &Result{Created: []string{}, Updated: []string{}, Moved: []Move{}, Folders: []string{}, Review: []ReviewEntry{}}
-		r := &run{w: w, opt: opt, res: res, files: map[string][]byte{}, touched: map[string]bool{}, usage: usage, guard: newGuard()}
+		r := &run{w: w, opt: opt, res: res, files: map[string][]byte{}, touched: map[string]bool{}, usage: usage, guard: newGuard(), scripts: rewound(scripts)}
 		out, err := attempt(r)
 		if err == nil {
 			return out, nil
@@ -273,6 +280,9 @@ func runQueued(ctx context.Context, w *wiki.Wiki, opt Options, refs []string, at
 			r.tx.Discard()
 		}
 		usage = r.usage
+		// The model's answers are kept: the next attempt lands them on
+		// the moved branch without asking again.
+		scripts = r.scripts
 		if opt.Progress != nil {
 			fmt.Fprintf(opt.Progress, "prose: another command committed meanwhile; preparing again (%d of %d)\n", i+2, baseMovedRetries+1)
 		}
@@ -419,6 +429,11 @@ func (r *run) ingest(ctx context.Context, docs []*source.Document) (*Result, err
 	// One merge rule, one order: the sources' plans are merged in name
 	// order, whatever the order they were given in.
 	sort.SliceStable(todo, func(i, j int) bool { return todo[i].Name < todo[j].Name })
+	if len(todo) > 0 && r.converses() {
+		if err := r.converse(ctx, todo); err != nil {
+			return nil, err
+		}
+	}
 	for _, d := range todo {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -725,7 +740,7 @@ func (r *run) analyse(ctx context.Context, d *source.Document) (*plan.Plan, erro
 	// The plan is asked for in the provider's structured form; one that
 	// still does not parse or check gets one repair turn quoting why.
 	var p *plan.Plan
-	resp, used, err := model.CallChecked(ctx, r.opt.Model, model.Request{Messages: []model.Message{model.UserText(text)}, Format: plan.Format()},
+	resp, used, err := model.CallChecked(ctx, r.modelOf(d.Name), model.Request{Messages: []model.Message{model.UserText(text)}, Format: plan.Format()},
 		func(text string) error {
 			var perr error
 			p, perr = plan.Parse(text)
@@ -788,7 +803,7 @@ func (r *run) loop(ctx context.Context, tb *toolbox, prompt string) error {
 	} else {
 		opt.MaxCallsPerTurn = -1
 	}
-	lr, err := model.Loop(lctx, r.opt.Model, model.Request{
+	lr, err := model.Loop(lctx, r.modelOf(tb.source), model.Request{
 		Messages: []model.Message{model.UserText(prompt)},
 		Tools:    tb.tools(tb.only == "" || true),
 	}, opt)

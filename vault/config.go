@@ -28,6 +28,9 @@ type Config struct {
 	Identity Identity `yaml:"identity,omitempty"`
 	// Model is the default model for the wiki pipeline (provider:name).
 	Model string `yaml:"model,omitempty"`
+	// Jobs is how many sources an ingest works at once with a provider
+	// (--jobs overrides it); 0 means the default.
+	Jobs int `yaml:"jobs,omitempty"`
 }
 
 // Identity is the author and committer of commits prose writes.

@@ -45,6 +45,7 @@ func ingestCommand() *cli.Command {
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the plan and write nothing"},
 			&cli.StringFlag{Name: "into", Usage: "wiki `FOLDER` for the pages of files named on their own (default: notes; a directory's files mirror its path)"},
 			&cli.BoolFlag{Name: "force", Usage: "ingest sources again even when their memo key was seen"},
+			&cli.IntFlag{Name: "jobs", Usage: fmt.Sprintf("work `N` sources at once with a provider (default: prose.yaml's jobs, else %d); the result is the same at any N", ingest.DefaultJobs)},
 		),
 		Action: func(c *cli.Context) error {
 			gctune.Pipeline()
@@ -98,6 +99,13 @@ func ingestCommand() *cli.Command {
 			}
 			defer v.Close()
 			opt.DryRun, opt.Force = c.Bool("dry-run"), c.Bool("force")
+			opt.Jobs = v.Config().Jobs
+			if c.IsSet("jobs") {
+				opt.Jobs = c.Int("jobs")
+			}
+			if opt.Jobs < 0 || opt.Jobs > 64 {
+				return usageErrorf("--jobs %d: give a number of sources from 1 to 64 (jobs: in prose.yaml likewise)", opt.Jobs)
+			}
 			if into := c.String("into"); into != "" {
 				clean, err := intoFolder(into)
 				if err != nil {

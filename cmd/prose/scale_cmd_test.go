@@ -1,11 +1,15 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/prose-store/prose/internal/fakewiki"
 	"github.com/prose-store/prose/model/fakeserver"
@@ -84,4 +88,91 @@ func TestIngestFailsOnAPlanThatNeverParses(t *testing.T) {
 	if headOf(t, dir) != before {
 		t.Error("the branch moved")
 	}
+}
+
+func treeOf(t *testing.T, dir string) string {
+	t.Helper()
+	out, err := exec.Command(needGit(t), "-C", dir, "rev-parse", "HEAD^{tree}").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// TestParallelIngestIsSerial: the same sources through the same fake
+// (answering by content, each answer after a small latency, so
+// conversations overlap) make the same commit tree — pages, catalog,
+// review queue and the one receipt — at --jobs 1 and --jobs 6, on every
+// API.
+func TestParallelIngestIsSerial(t *testing.T) {
+	for _, tc := range scaleAPIs {
+		t.Run(tc.api, func(t *testing.T) {
+			src := scaleSources(t, 12)
+			var trees []string
+			for _, jobs := range []string{"1", "6"} {
+				fm := &fakewiki.Model{BadPlanOnce: true}
+				srv := fm.Serve(t, tc.api, fakeserver.Options{Latency: 5 * time.Millisecond})
+				pointAt(t, srv)
+				dir := newIngestVault(t)
+				mustProse(t, "--vault", dir, "ingest", "--jobs", jobs, "--model", tc.spec, src)
+				trees = append(trees, treeOf(t, dir))
+				if r := lastReceipt(t, dir); r.Cost.Tokens.Fresh == 0 {
+					t.Errorf("jobs %s: the receipt counts no tokens", jobs)
+				}
+			}
+			if trees[0] != trees[1] {
+				t.Errorf("the tree after --jobs 6 (%s) is not the tree after --jobs 1 (%s)", trees[1], trees[0])
+			}
+		})
+	}
+}
+
+// TestParallelIngestInterrupted: Ctrl-C while several sources' calls are
+// in flight stops every call and lands nothing; fsck stays clean.
+func TestParallelIngestInterrupted(t *testing.T) {
+	bin := buildProse(t)
+	dir := newIngestVault(t)
+	src := scaleSources(t, 8)
+	var mu sync.Mutex
+	inFlight := 0
+	three := make(chan struct{})
+	fm := &fakewiki.Model{}
+	srv := fm.Serve(t, fakeserver.Responses, fakeserver.Options{Latency: time.Hour, Arrived: func(*fakeserver.Incoming) {
+		mu.Lock()
+		defer mu.Unlock()
+		if inFlight++; inFlight == 3 {
+			close(three)
+		}
+	}})
+	env := srv.Env()
+	before := snapshotVault(t, dir)
+	cmd := exec.Command(bin, "--vault", dir, "ingest", "--jobs", "3", "--model", "openai:fake-model", src)
+	cmd.Env = append(os.Environ(), "OPENAI_BASE_URL="+env("OPENAI_BASE_URL"), "OPENAI_API_KEY="+env("OPENAI_API_KEY"), "PROSE_NOW=2026-01-31")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	<-three // three sources are waiting for the model at once
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		t.Errorf("after SIGINT: %v\n%s", err, stderr.String())
+	}
+	if fm.Plan != 0 {
+		t.Errorf("%d calls were answered after the interrupt", fm.Plan)
+	}
+	after := snapshotVault(t, dir)
+	for k, v := range before {
+		if after[k] != v {
+			t.Errorf("%s changed", k)
+		}
+	}
+	if len(after) != len(before) {
+		t.Errorf("files appeared: %d → %d", len(before), len(after))
+	}
+	mustProse(t, "--vault", dir, "fsck")
 }

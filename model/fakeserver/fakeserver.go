@@ -159,6 +159,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, `{"error":{"message":%s,"type":"invalid_request_error"}}`, msg)
 		return
 	}
+	if s.opt.Arrived != nil {
+		s.opt.Arrived(in)
+	}
 	if s.opt.Latency > 0 {
 		select {
 		case <-r.Context().Done():

@@ -20,6 +20,9 @@ type Options struct {
 	// Retry-After: RetryAfter (seconds, default "1").
 	RateLimitEvery int
 	RetryAfter     string
+	// Arrived, when set, sees each request as it arrives, before the
+	// latency (a test counts the calls in flight here).
+	Arrived func(in *Incoming)
 	// RefuseFormat makes a Chat Completions fake refuse response_format
 	// with a 400, as servers without structured output do.
 	RefuseFormat bool

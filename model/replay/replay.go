@@ -213,6 +213,12 @@ func NewRecorder(m model.Model, path string) *Recorder {
 // Name is the wrapped model's name.
 func (r *Recorder) Name() string { return r.inner.Name() }
 
+// Recording is the path of the file the exchanges are written to. A
+// caller that works differently for a model that makes no call (the
+// offline engine) works as for any other model when it is recorded, so
+// the recording replays.
+func (r *Recorder) Recording() string { return r.path }
+
 // Call forwards req and records the exchange when it succeeds.
 func (r *Recorder) Call(ctx context.Context, req model.Request) (model.Response, error) {
 	resp, err := r.inner.Call(ctx, req)
