@@ -729,7 +729,7 @@ func (r *run) analyse(ctx context.Context, d *source.Document) (*plan.Plan, erro
 	}
 	idx, _ := json.Marshal(entries)
 	tree, _ := json.Marshal(folders)
-	text, err := r.prompts.analysis.Render(map[string]string{
+	system, text, err := r.prompts.analysis.RenderParts(map[string]string{
 		"purpose": r.opt.Purpose, "audience": r.opt.Audience, "templates": names, "template_details": details,
 		"index": plan.Field("index", string(idx)), "tree": plan.Field("tree", string(tree)),
 		"source_title": d.Title, "source": src,
@@ -740,7 +740,7 @@ func (r *run) analyse(ctx context.Context, d *source.Document) (*plan.Plan, erro
 	// The plan is asked for in the provider's structured form; one that
 	// still does not parse or check gets one repair turn quoting why.
 	var p *plan.Plan
-	resp, used, err := model.CallChecked(ctx, r.modelOf(d.Name), model.Request{Messages: []model.Message{model.UserText(text)}, Format: plan.Format()},
+	resp, used, err := model.CallChecked(ctx, r.modelOf(d.Name), model.Request{System: system, Messages: []model.Message{model.UserText(text)}, Format: plan.Format()},
 		func(text string) error {
 			var perr error
 			p, perr = plan.Parse(text)
@@ -757,7 +757,7 @@ func (r *run) analyse(ctx context.Context, d *source.Document) (*plan.Plan, erro
 // generate runs the agent loop that writes the plan's pages.
 func (r *run) generate(ctx context.Context, d *source.Document, p *plan.Plan) (*toolbox, error) {
 	_, details := r.templateFields()
-	text, err := r.prompts.generation.Render(map[string]string{
+	system, text, err := r.prompts.generation.RenderParts(map[string]string{
 		"vault_root": ".", "today": r.opt.Now().UTC().Format("2006-01-02"), "audience": r.opt.Audience,
 		"source_slug": d.Name, "analysis": plan.Field("analysis", p.JSON()), "template_details": details,
 		"component_palette": wiki.ComponentPalette(), "source": quoteSource(d),
@@ -768,7 +768,7 @@ func (r *run) generate(ctx context.Context, d *source.Document, p *plan.Plan) (*
 	tb := r.toolbox()
 	tb.source = d.Name
 	tb.gone = newGoneWrites(r.gone)
-	if err := r.loop(ctx, tb, text); err != nil {
+	if err := r.loop(ctx, tb, system, text); err != nil {
 		return tb, err
 	}
 	return tb, r.keepRemoved(tb, d.Name)
@@ -786,7 +786,9 @@ func (r *run) toolbox() *toolbox {
 
 // loop runs the agent loop with tb's tools; a fatal tool error (or an
 // injected failure) ends it and is returned.
-func (r *run) loop(ctx context.Context, tb *toolbox, prompt string) error {
+// system is the prompt's fixed part (prompt.PerCall), sent as the system
+// text so every call of a run starts with it; prompt the variable part.
+func (r *run) loop(ctx context.Context, tb *toolbox, system, prompt string) error {
 	lctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	tb.cancel = cancel
@@ -804,6 +806,7 @@ func (r *run) loop(ctx context.Context, tb *toolbox, prompt string) error {
 		opt.MaxCallsPerTurn = -1
 	}
 	lr, err := model.Loop(lctx, r.modelOf(tb.source), model.Request{
+		System:   system,
 		Messages: []model.Message{model.UserText(prompt)},
 		Tools:    tb.tools(tb.only == "" || true),
 	}, opt)

@@ -176,3 +176,65 @@ func TestParallelIngestInterrupted(t *testing.T) {
 	}
 	mustProse(t, "--vault", dir, "fsck")
 }
+
+// TestPromptsLaidOutForCaching: every call carries its prompt's fixed
+// part as the system text (cache_control on Anthropic), and every request
+// after the first of its kind starts with the whole fixed part (tools and
+// system) of the one before, on every API; a vault's override written
+// before the split (no <<<PER CALL>>> line) is still sent whole, as the
+// user message.
+func TestPromptsLaidOutForCaching(t *testing.T) {
+	for _, tc := range scaleAPIs {
+		t.Run(tc.api, func(t *testing.T) {
+			fm := &fakewiki.Model{}
+			var mu sync.Mutex
+			var systems []string
+			srv := fm.Serve(t, tc.api, fakeserver.Options{Arrived: func(in *fakeserver.Incoming) {
+				mu.Lock()
+				systems = append(systems, in.System)
+				mu.Unlock()
+			}})
+			pointAt(t, srv)
+			dir := newIngestVault(t)
+			mustProse(t, "--vault", dir, "ingest", "--jobs", "3", "--model", tc.spec, scaleSources(t, 4))
+			for i, s := range systems {
+				if !strings.Contains(s, "You plan additions") && !strings.Contains(s, "You write pages") {
+					t.Fatalf("request %d carries no fixed part as its system text: %q", i, s)
+				}
+			}
+			kinds := srv.Kinds()
+			if len(kinds) != len(srv.Bodies())-2 {
+				t.Errorf("%d requests after the first of their kind, want %d", len(kinds), len(srv.Bodies())-2)
+			}
+			for i, k := range kinds {
+				if !k.Whole {
+					t.Errorf("request %d shares %d bytes with the last of its kind, not its whole fixed part (%d)", i, k.Shared, k.Fixed)
+				}
+			}
+			if tc.api == fakeserver.Anthropic && !strings.Contains(string(srv.Bodies()[0]), `"cache_control":{"type":"ephemeral"}`) {
+				t.Error("the Anthropic system block has no cache_control")
+			}
+		})
+	}
+	t.Run("old override", func(t *testing.T) {
+		fm := &fakewiki.Model{}
+		var mu sync.Mutex
+		var ins []*fakeserver.Incoming
+		srv := fm.Serve(t, fakeserver.Responses, fakeserver.Options{Arrived: func(in *fakeserver.Incoming) {
+			mu.Lock()
+			ins = append(ins, in)
+			mu.Unlock()
+		}})
+		pointAt(t, srv)
+		dir := newIngestVault(t)
+		override := "Our house planner. Plan the pages for {source_title}.\n{index}\n{tree}\n{templates} {template_details} {purpose} {audience}\n<<<SOURCE\n{source}\nSOURCE>>>\n"
+		os.MkdirAll(filepath.Join(dir, "prompts"), 0o755)
+		if err := os.WriteFile(filepath.Join(dir, "prompts", "analysis.md"), []byte(override), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		mustProse(t, "--vault", dir, "ingest", "--model", "openai:fake-model", scaleSources(t, 1))
+		if ins[0].System != "" || !strings.HasPrefix(ins[0].Users[0], "Our house planner. Plan the pages for Runbook 00.") {
+			t.Errorf("the old override was not sent whole as the user message: system %q, user %.60q", ins[0].System, ins[0].Users[0])
+		}
+	})
+}

@@ -102,7 +102,10 @@ func (m *Messages) params(op string, req model.Request) (anthropic.MessageNewPar
 		p.MaxTokens = model.DefaultMaxTokens
 	}
 	if req.System != "" {
-		p.System = []anthropic.TextBlockParam{{Text: req.System}}
+		// The system text is the fixed part of a run's prompts: marked
+		// for the prompt cache, which then serves tools and system to
+		// every later call that starts with them.
+		p.System = []anthropic.TextBlockParam{{Text: req.System, CacheControl: anthropic.NewCacheControlEphemeralParam()}}
 	}
 	for _, msg := range req.Messages {
 		switch msg.Role {

@@ -63,6 +63,9 @@ type Server struct {
 	prev     string
 	prefixes []Prefix
 	calls    int
+	// lastOfKind is the last request of each kind (Kinds).
+	lastOfKind map[string]string
+	kinds      []KindPrefix
 }
 
 // New starts a fake of api answering with replies in order; once they run
@@ -144,6 +147,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if !limited && in.problem == "" {
 		s.notePrefix(in.Order)
+		s.noteFixed(in)
 	}
 	s.mu.Unlock()
 

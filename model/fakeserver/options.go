@@ -48,6 +48,9 @@ type Incoming struct {
 	// Order is the request as the provider reads it for its prompt cache:
 	// tools, then system, then messages, each as JSON.
 	Order string
+	// FixedLen is how much of Order is tools and system: the part a run
+	// keeps the same across the calls of one kind.
+	FixedLen int
 
 	problem string
 }
@@ -76,12 +79,48 @@ type Prefix struct {
 	Shared, Len int
 }
 
+// KindPrefix is how much of a request repeats the last request of its
+// kind (same tools and format: an analysis call, a generation turn).
+type KindPrefix struct {
+	// Shared is the bytes of the leading part (in the provider's cache
+	// order) equal to the last request of the kind; Fixed the bytes of
+	// this request's tools and system; Whole whether the request starts
+	// with the whole of that request's tools and system.
+	Shared, Fixed int
+	Whole         bool
+}
+
+// Kinds returns, for each answered request after the first of its kind,
+// its shared leading part with the last request of that kind: prompts
+// laid out for caching start every such request with the whole fixed
+// part (tools and system), and a fixed part of some length.
+func (s *Server) Kinds() []KindPrefix {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]KindPrefix(nil), s.kinds...)
+}
+
 // Prefixes returns, for each request after the first that was answered,
 // its shared leading part with the one before it, in arrival order.
 func (s *Server) Prefixes() []Prefix {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]Prefix(nil), s.prefixes...)
+}
+
+func (s *Server) noteFixed(in *Incoming) {
+	kind := in.Format + "|" + in.Order[:strings.Index(in.Order, "\n")]
+	if s.lastOfKind == nil {
+		s.lastOfKind = map[string]string{}
+	}
+	if prev, ok := s.lastOfKind[kind]; ok {
+		n := 0
+		for n < len(in.Order) && n < len(prev) && in.Order[n] == prev[n] {
+			n++
+		}
+		s.kinds = append(s.kinds, KindPrefix{Shared: n, Fixed: in.FixedLen, Whole: n >= in.FixedLen})
+	}
+	s.lastOfKind[kind] = in.Order
 }
 
 func (s *Server) notePrefix(order string) {
@@ -128,6 +167,7 @@ func (s *Server) incoming(n int, body []byte) *Incoming {
 		sys, _ := json.Marshal(doc["instructions"])
 		input, _ := json.Marshal(doc["input"])
 		in.Order = string(tools) + "\n" + string(sys) + "\n" + string(input)
+		in.FixedLen = len(tools) + len(sys) + 2
 	case Chat:
 		msgs, _ := doc["messages"].([]any)
 		for _, it := range msgs {
@@ -143,6 +183,12 @@ func (s *Server) incoming(n int, body []byte) *Incoming {
 		}
 		all, _ := json.Marshal(doc["messages"])
 		in.Order = string(tools) + "\n" + string(all)
+		if msgs, _ := doc["messages"].([]any); len(msgs) > 0 && Lookup(msgs, 0, "role") == "system" {
+			first, _ := json.Marshal(msgs[0])
+			in.FixedLen = len(tools) + 2 + len(first)
+		} else {
+			in.FixedLen = len(tools) + 1
+		}
 	default:
 		in.System = text(raw(doc["system"]))
 		msgs, _ := doc["messages"].([]any)
@@ -160,6 +206,7 @@ func (s *Server) incoming(n int, body []byte) *Incoming {
 		sys, _ := json.Marshal(doc["system"])
 		all, _ := json.Marshal(doc["messages"])
 		in.Order = string(tools) + "\n" + string(sys) + "\n" + string(all)
+		in.FixedLen = len(tools) + len(sys) + 2
 	}
 	in.Results = lastTurnResults(s.api, n, body)
 	return in
