@@ -40,6 +40,9 @@ type Options struct {
 	Budget int
 	// DryRun plans and writes nothing; Force ignores memo keys.
 	DryRun, Force bool
+	// Estimate asks nothing and writes nothing: each source to ingest
+	// gets an estimate of its calls and tokens (Result.Estimates).
+	Estimate bool
 	// Into is the folder for the pages of sources named on their own
 	// (not found in a directory); "" means plan.NotesFolder.
 	Into string
@@ -113,6 +116,10 @@ type Result struct {
 	// layout puts them, and those it kept (a person's words on them).
 	Layout   *LayoutMoves   `json:"layout,omitempty"`
 	Tokens   receipt.Tokens `json:"-"`
+	// Estimates are the sources' estimates of an Estimate run.
+	Estimates []Estimate `json:"estimates,omitempty"`
+	// Usage is the tokens the run's calls used.
+	Usage model.Usage `json:"usage"`
 	Narrowed bool           `json:"narrowed,omitempty"`
 }
 
@@ -237,7 +244,11 @@ func Ingest(ctx context.Context, w *wiki.Wiki, docs []*source.Document, opt Opti
 		for _, d := range docs {
 			r.raw[d.ID] = d.Title
 		}
-		return r.ingest(ctx, docs)
+		res, err := r.ingest(ctx, docs)
+		if res != nil {
+			res.Usage = r.usage
+		}
+		return res, err
 	})
 }
 
@@ -429,6 +440,19 @@ func (r *run) ingest(ctx context.Context, docs []*source.Document) (*Result, err
 	// One merge rule, one order: the sources' plans are merged in name
 	// order, whatever the order they were given in.
 	sort.SliceStable(todo, func(i, j int) bool { return todo[i].Name < todo[j].Name })
+	if r.opt.Estimate {
+		r.res.Estimates = []Estimate{}
+		for _, d := range todo {
+			e, err := r.estimate(ctx, d)
+			if err != nil {
+				return nil, &StepError{"estimate of " + d.Name, err}
+			}
+			r.res.Estimates = append(r.res.Estimates, e)
+		}
+		r.res.Status = "estimate"
+		r.tx.Discard()
+		return r.res, nil
+	}
 	if len(todo) > 0 && r.converses() {
 		if err := r.converse(ctx, todo); err != nil {
 			return nil, err
@@ -711,8 +735,9 @@ func (r *run) templateFields() (names, details string) {
 	return strings.Join(ns, ", "), strings.TrimRight(sb.String(), "\n")
 }
 
-// analyse asks the model for a plan.
-func (r *run) analyse(ctx context.Context, d *source.Document) (*plan.Plan, error) {
+// analysisPrompt is the analysis prompt of d: its fixed part and its
+// variable part.
+func (r *run) analysisPrompt(d *source.Document) (string, string, error) {
 	names, details := r.templateFields()
 	src := quoteSource(d)
 	// The index and the tree get what the budget leaves after the rest.
@@ -729,11 +754,16 @@ func (r *run) analyse(ctx context.Context, d *source.Document) (*plan.Plan, erro
 	}
 	idx, _ := json.Marshal(entries)
 	tree, _ := json.Marshal(folders)
-	system, text, err := r.prompts.analysis.RenderParts(map[string]string{
+	return r.prompts.analysis.RenderParts(map[string]string{
 		"purpose": r.opt.Purpose, "audience": r.opt.Audience, "templates": names, "template_details": details,
 		"index": plan.Field("index", string(idx)), "tree": plan.Field("tree", string(tree)),
 		"source_title": d.Title, "source": src,
 	})
+}
+
+// analyse asks the model for a plan.
+func (r *run) analyse(ctx context.Context, d *source.Document) (*plan.Plan, error) {
+	system, text, err := r.analysisPrompt(d)
 	if err != nil {
 		return nil, err
 	}

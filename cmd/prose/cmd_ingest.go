@@ -45,6 +45,7 @@ func ingestCommand() *cli.Command {
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the plan and write nothing"},
 			&cli.StringFlag{Name: "into", Usage: "wiki `FOLDER` for the pages of files named on their own (default: notes; a directory's files mirror its path)"},
 			&cli.BoolFlag{Name: "force", Usage: "ingest sources again even when their memo key was seen"},
+			&cli.BoolFlag{Name: "estimate", Usage: "ask no model and write nothing: estimate each source's calls and tokens from the prompts it would send"},
 			&cli.IntFlag{Name: "jobs", Usage: fmt.Sprintf("work `N` sources at once with a provider (default: prose.yaml's jobs, else %d); the result is the same at any N", ingest.DefaultJobs)},
 		),
 		Action: func(c *cli.Context) error {
@@ -99,6 +100,7 @@ func ingestCommand() *cli.Command {
 			}
 			defer v.Close()
 			opt.DryRun, opt.Force = c.Bool("dry-run"), c.Bool("force")
+			opt.Estimate = c.Bool("estimate")
 			opt.Jobs = v.Config().Jobs
 			if c.IsSet("jobs") {
 				opt.Jobs = c.Int("jobs")
@@ -117,7 +119,14 @@ func ingestCommand() *cli.Command {
 			if err != nil {
 				return pipelineError(c, "ingest", err)
 			}
-			return printPipeline(c, v, res)
+			if res.Status == "estimate" {
+				return printEstimate(c, v, opt.ModelSpec, res)
+			}
+			if err := printPipeline(c, v, res); err != nil {
+				return err
+			}
+			printUsage(c, v, opt.ModelSpec, res.Usage)
+			return nil
 		},
 	}
 }
@@ -174,6 +183,10 @@ func openPipeline(c *cli.Context) (*vault.Vault, *wiki.Wiki, ingest.Options, err
 		return nil, nil, ingest.Options{}, err
 	}
 	m, err := model.Open(spec, cfg)
+	if err != nil && c.Bool("estimate") {
+		// An estimate asks nothing: it needs the spec, not a key.
+		m, err = nil, nil
+	}
 	if err != nil {
 		v.Close()
 		return nil, nil, ingest.Options{}, usageErrorf("--model %s: %v", spec, err)
@@ -287,4 +300,60 @@ func printPipeline(c *cli.Context, v *vault.Vault, res *ingest.Result) error {
 		out.printf("open %s\n", strings.TrimPrefix(v.Root()+"/"+wiki.Dir+"/"+wiki.IndexName, "./"))
 	}
 	return nil
+}
+
+// printEstimate prints an --estimate run: per source its calls and
+// tokens, the totals and, when prose.yaml prices the model, the cost.
+func printEstimate(c *cli.Context, v *vault.Vault, spec string, res *ingest.Result) error {
+	out := newOutput(c)
+	var total model.Usage
+	calls := 0
+	for _, e := range res.Estimates {
+		total.Input += e.Input
+		total.Output += e.Output
+		calls += e.Calls
+	}
+	if out.json {
+		doc := map[string]any{"status": res.Status, "model": spec, "estimates": res.Estimates,
+			"total": map[string]any{"calls": calls, "input_tokens": total.Input, "output_tokens": total.Output}}
+		if cost, ok := costOf(v, spec, total); ok {
+			doc["cost"] = cost
+		}
+		return out.emit(doc)
+	}
+	for _, e := range res.Estimates {
+		out.printf("estimate  %s: %d calls, %d input tokens, %d output tokens\n", e.Source, e.Calls, e.Input, e.Output)
+	}
+	out.printf("estimate: %s, %d calls, %d input tokens, %d output tokens", nounCount(len(res.Estimates), "source"), calls, total.Input, total.Output)
+	if cost, ok := costOf(v, spec, total); ok {
+		out.printf(", about %.4f at the prices in prose.yaml", cost)
+	}
+	out.printf(" (%s; nothing was asked or written)\n", spec)
+	return nil
+}
+
+// printUsage says what a run's calls used, and cost when prose.yaml
+// prices the model; a run that asked no model says nothing.
+func printUsage(c *cli.Context, v *vault.Vault, spec string, u model.Usage) {
+	if u == (model.Usage{}) || newOutput(c).json {
+		return
+	}
+	line := fmt.Sprintf("tokens: %d input (%d of them cached), %d output", u.Input, u.CachedInput, u.Output)
+	if cost, ok := costOf(v, spec, u); ok {
+		line += fmt.Sprintf("; cost %.4f at the prices in prose.yaml", cost)
+	}
+	fmt.Fprintln(c.App.Writer, line)
+}
+
+// costOf prices u with prose.yaml's prices for spec (per million tokens).
+func costOf(v *vault.Vault, spec string, u model.Usage) (float64, bool) {
+	p, ok := v.Config().Prices[spec]
+	if !ok {
+		return 0, false
+	}
+	cached := p.CachedInput
+	if cached == 0 {
+		cached = p.Input
+	}
+	return (float64(u.Input-u.CachedInput)*p.Input + float64(u.CachedInput)*cached + float64(u.Output)*p.Output) / 1e6, true
 }

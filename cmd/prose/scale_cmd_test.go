@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -237,4 +238,52 @@ func TestPromptsLaidOutForCaching(t *testing.T) {
 			t.Errorf("the old override was not sent whole as the user message: system %q, user %.60q", ins[0].System, ins[0].Users[0])
 		}
 	})
+}
+
+// TestIngestEstimateBesideUse: --estimate asks nothing and writes nothing,
+// and its calls and tokens are near what the run then uses (the fake
+// counts tokens by the estimate's rule, four bytes each); with prices in
+// prose.yaml the run says what it cost.
+func TestIngestEstimateBesideUse(t *testing.T) {
+	fm := &fakewiki.Model{}
+	srv := fm.Serve(t, fakeserver.Responses, fakeserver.Options{})
+	pointAt(t, srv)
+	dir := newIngestVault(t)
+	cfg, _ := os.ReadFile(filepath.Join(dir, "prose.yaml"))
+	os.WriteFile(filepath.Join(dir, "prose.yaml"), append(cfg, []byte("prices:\n  openai:fake-model: {input: 2, cached_input: 0.5, output: 8}\n")...), 0o644)
+	src := scaleSources(t, 5)
+	before := headOf(t, dir)
+	out := mustProse(t, "--vault", dir, "--json", "ingest", "--estimate", "--model", "openai:fake-model", src)
+	if len(srv.Bodies()) != 0 || headOf(t, dir) != before {
+		t.Fatalf("--estimate asked %d calls or moved the branch", len(srv.Bodies()))
+	}
+	var est struct {
+		Total struct {
+			Calls        int   `json:"calls"`
+			InputTokens  int64 `json:"input_tokens"`
+			OutputTokens int64 `json:"output_tokens"`
+		} `json:"total"`
+		Cost float64 `json:"cost"`
+	}
+	if err := json.Unmarshal([]byte(out), &est); err != nil {
+		t.Fatal(err)
+	}
+	run := mustProse(t, "--vault", dir, "ingest", "--model", "openai:fake-model", src)
+	var in, cached, outTok int64
+	var cost float64
+	line := run[strings.Index(run, "tokens: "):]
+	if _, err := fmt.Sscanf(line, "tokens: %d input (%d of them cached), %d output; cost %f", &in, &cached, &outTok, &cost); err != nil {
+		t.Fatalf("no tokens line with a cost: %v\n%s", err, run)
+	}
+	calls := len(srv.Bodies())
+	t.Logf("estimate: %d calls, %d input, %d output tokens, cost %.4f; used: %d calls, %d input, %d output, cost %.4f", est.Total.Calls, est.Total.InputTokens, est.Total.OutputTokens, est.Cost, calls, in, outTok, cost)
+	if est.Total.Calls != calls {
+		t.Errorf("estimated %d calls, the run made %d", est.Total.Calls, calls)
+	}
+	if ratio := float64(est.Total.InputTokens) / float64(in); ratio < 0.5 || ratio > 2 {
+		t.Errorf("estimated input %d is not within 2× of the %d used", est.Total.InputTokens, in)
+	}
+	if want := (float64(in-cached)*2 + float64(cached)*0.5 + float64(outTok)*8) / 1e6; cost < want*0.999 || cost > want*1.001 || est.Cost <= 0 {
+		t.Errorf("cost %f, want %f; estimate's %f", cost, want, est.Cost)
+	}
 }
