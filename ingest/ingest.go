@@ -40,6 +40,10 @@ type Options struct {
 	Budget int
 	// DryRun plans and writes nothing; Force ignores memo keys.
 	DryRun, Force bool
+	// MaxTokens, above 0, is the run's token budget: sources are
+	// admitted in name order while the sum of their estimates (input and
+	// output) stays within it; the rest are not started (Result.Left).
+	MaxTokens int64
 	// Estimate asks nothing and writes nothing: each source to ingest
 	// gets an estimate of its calls and tokens (Result.Estimates).
 	Estimate bool
@@ -118,6 +122,9 @@ type Result struct {
 	Tokens   receipt.Tokens `json:"-"`
 	// Estimates are the sources' estimates of an Estimate run.
 	Estimates []Estimate `json:"estimates,omitempty"`
+	// Left are the sources not started because their estimates would
+	// pass what was left of MaxTokens.
+	Left []string `json:"left,omitempty"`
 	// Usage is the tokens the run's calls used.
 	Usage model.Usage `json:"usage"`
 	Narrowed bool           `json:"narrowed,omitempty"`
@@ -453,6 +460,26 @@ func (r *run) ingest(ctx context.Context, docs []*source.Document) (*Result, err
 		r.tx.Discard()
 		return r.res, nil
 	}
+	if r.opt.MaxTokens > 0 {
+		// Admission by estimate alone, in name order, so the run's
+		// sources do not depend on how fast the others went.
+		var admitted []*source.Document
+		var spent int64
+		for _, d := range todo {
+			e, err := r.estimate(ctx, d)
+			if err != nil {
+				return nil, &StepError{"estimate of " + d.Name, err}
+			}
+			if len(r.res.Left) == 0 && spent+e.Input+e.Output <= r.opt.MaxTokens {
+				spent += e.Input + e.Output
+				admitted = append(admitted, d)
+				continue
+			}
+			r.res.Left = append(r.res.Left, d.Name)
+			r.res.Sources[r.sourceIndex(d.ID)].Status = "left"
+		}
+		todo = admitted
+	}
 	if len(todo) > 0 && r.converses() {
 		if err := r.converse(ctx, todo); err != nil {
 			return nil, err
@@ -472,6 +499,16 @@ func (r *run) ingest(ctx context.Context, docs []*source.Document) (*Result, err
 		r.res.Status = "dry-run"
 		r.tx.Discard()
 		return r.res, nil
+	}
+	if len(r.res.Left) > 0 {
+		// The receipt covers the sources the run worked, not those left.
+		var kept []*source.Document
+		for _, d := range docs {
+			if !contains(r.res.Left, d.Name) {
+				kept = append(kept, d)
+			}
+		}
+		docs = kept
 	}
 	if len(todo) == 0 {
 		return r.skipped(docs)

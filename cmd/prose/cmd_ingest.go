@@ -45,6 +45,7 @@ func ingestCommand() *cli.Command {
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the plan and write nothing"},
 			&cli.StringFlag{Name: "into", Usage: "wiki `FOLDER` for the pages of files named on their own (default: notes; a directory's files mirror its path)"},
 			&cli.BoolFlag{Name: "force", Usage: "ingest sources again even when their memo key was seen"},
+			&cli.Int64Flag{Name: "max-tokens", Usage: "token budget `N` of the run: a source whose estimate would pass what is left is not started (the others land; the output names those left)"},
 			&cli.BoolFlag{Name: "estimate", Usage: "ask no model and write nothing: estimate each source's calls and tokens from the prompts it would send"},
 			&cli.IntFlag{Name: "jobs", Usage: fmt.Sprintf("work `N` sources at once with a provider (default: prose.yaml's jobs, else %d); the result is the same at any N", ingest.DefaultJobs)},
 		),
@@ -101,6 +102,9 @@ func ingestCommand() *cli.Command {
 			defer v.Close()
 			opt.DryRun, opt.Force = c.Bool("dry-run"), c.Bool("force")
 			opt.Estimate = c.Bool("estimate")
+			if opt.MaxTokens = c.Int64("max-tokens"); opt.MaxTokens < 0 {
+				return usageErrorf("--max-tokens %d: give a number of tokens above 0", opt.MaxTokens)
+			}
 			opt.Jobs = v.Config().Jobs
 			if c.IsSet("jobs") {
 				opt.Jobs = c.Int("jobs")
@@ -126,6 +130,9 @@ func ingestCommand() *cli.Command {
 				return err
 			}
 			printUsage(c, v, opt.ModelSpec, res.Usage)
+			if len(res.Left) > 0 && !newOutput(c).json {
+				fmt.Fprintf(c.App.Writer, "left: %s not started within --max-tokens %d (ingest them in a later run): %s\n", nounCount(len(res.Left), "source"), opt.MaxTokens, strings.Join(res.Left, ", "))
+			}
 			return nil
 		},
 	}
@@ -217,6 +224,9 @@ func printPipeline(c *cli.Context, v *vault.Vault, res *ingest.Result) error {
 		doc := map[string]any{"status": res.Status, "sources": res.Sources, "created": res.Created, "updated": res.Updated,
 			"moved": res.Moved, "folders_reindexed": res.Folders, "review": res.Review}
 		doc["not_recreated"] = nonNil(res.NotRecreated)
+		if res.Left != nil {
+			doc["left"] = res.Left
+		}
 		if res.Plans != nil {
 			doc["plans"] = res.Plans
 		}

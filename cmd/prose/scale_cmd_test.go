@@ -287,3 +287,40 @@ func TestIngestEstimateBesideUse(t *testing.T) {
 		t.Errorf("cost %f, want %f; estimate's %f", cost, want, est.Cost)
 	}
 }
+
+// TestIngestMaxTokens: a budget that holds the estimates of two of five
+// sources lands those two in one receipt and names the three left; the
+// next run ingests the rest.
+func TestIngestMaxTokens(t *testing.T) {
+	fm := &fakewiki.Model{}
+	srv := fm.Serve(t, fakeserver.Responses, fakeserver.Options{})
+	pointAt(t, srv)
+	dir := newIngestVault(t)
+	src := scaleSources(t, 5)
+	var est struct {
+		Estimates []struct {
+			Input  int64 `json:"input_tokens"`
+			Output int64 `json:"output_tokens"`
+		} `json:"estimates"`
+	}
+	json.Unmarshal([]byte(mustProse(t, "--vault", dir, "--json", "ingest", "--estimate", "--model", "openai:fake-model", src)), &est)
+	budget := est.Estimates[0].Input + est.Estimates[0].Output + est.Estimates[1].Input + est.Estimates[1].Output + 10
+	before := headOf(t, dir)
+	out := mustProse(t, "--vault", dir, "ingest", "--max-tokens", fmt.Sprint(budget), "--model", "openai:fake-model", src)
+	if !strings.Contains(out, "left: 3 sources not started") || !strings.Contains(out, "docs/runbook-02.md, docs/runbook-03.md, docs/runbook-04.md") {
+		t.Errorf("the output does not name the sources left:\n%s", out)
+	}
+	if parentOf(t, dir, headOf(t, dir)) != before {
+		t.Fatal("not exactly one commit")
+	}
+	if r := lastReceipt(t, dir); len(r.Wake.Refs) != 2 {
+		t.Errorf("the receipt covers %d sources, want the 2 started", len(r.Wake.Refs))
+	}
+	if n := len(srv.Bodies()); n != 6 {
+		t.Errorf("%d calls, want the 2 sources' 6", n)
+	}
+	mustProse(t, "--vault", dir, "fsck")
+	if out := mustProse(t, "--vault", dir, "ingest", "--model", "openai:fake-model", src); strings.Contains(out, "left:") || !strings.Contains(out, "ingested  docs/runbook-04.md") {
+		t.Errorf("the second run did not ingest the rest:\n%s", out)
+	}
+}
