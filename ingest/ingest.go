@@ -118,16 +118,16 @@ type Result struct {
 	NotRecreated []string `json:"not_recreated,omitempty"`
 	// Layout counts the earlier engine's pages the run moved to where the
 	// layout puts them, and those it kept (a person's words on them).
-	Layout   *LayoutMoves   `json:"layout,omitempty"`
-	Tokens   receipt.Tokens `json:"-"`
+	Layout *LayoutMoves   `json:"layout,omitempty"`
+	Tokens receipt.Tokens `json:"-"`
 	// Estimates are the sources' estimates of an Estimate run.
 	Estimates []Estimate `json:"estimates,omitempty"`
 	// Left are the sources not started because their estimates would
 	// pass what was left of MaxTokens.
 	Left []string `json:"left,omitempty"`
 	// Usage is the tokens the run's calls used.
-	Usage model.Usage `json:"usage"`
-	Narrowed bool           `json:"narrowed,omitempty"`
+	Usage    model.Usage `json:"usage"`
+	Narrowed bool        `json:"narrowed,omitempty"`
 }
 
 // LayoutMoves counts what a run did with pages of the earlier layout.
