@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"github.com/prose-store/prose/ingest/source"
@@ -63,10 +64,31 @@ func (s *script) Call(ctx context.Context, req model.Request) (model.Response, e
 type keeper struct {
 	model.Model
 	answers []model.Response
+	meter   *meter
+	source  string
+}
+
+// meter counts the pool's calls in flight and tokens so far, for the
+// progress bar (drawn on a terminal only).
+type meter struct {
+	mu       sync.Mutex
+	inFlight int
+	tokens   int64
+	bar      *progress.Bar
+}
+
+func (m *meter) note(delta int, tokens int64, source string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.inFlight += delta
+	m.tokens += tokens
+	m.bar.Describe(fmt.Sprintf("%s · %d calls in flight · %d tokens", source, m.inFlight, m.tokens))
 }
 
 func (k *keeper) Call(ctx context.Context, req model.Request) (model.Response, error) {
+	k.meter.note(1, 0, k.source)
 	resp, err := k.Model.Call(ctx, req)
+	k.meter.note(-1, resp.Usage.Input+resp.Usage.Output, k.source)
 	if err == nil {
 		k.answers = append(k.answers, resp)
 	}
@@ -115,6 +137,7 @@ func (r *run) converse(ctx context.Context, todo []*source.Document) error {
 	defer cancel()
 	bar := progress.New(r.opt.Progress, int64(len(todo)), "model", progress.Items)
 	defer bar.Finish()
+	meter := &meter{bar: bar}
 	type outcome struct {
 		answers []model.Response
 		usage   model.Usage
@@ -138,7 +161,7 @@ func (r *run) converse(ctx context.Context, todo []*source.Document) error {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				k := &keeper{Model: r.opt.Model}
+				k := &keeper{Model: r.opt.Model, meter: meter, source: todo[i].Name}
 				usage, err := r.conversation(ctx, todo[i], k)
 				out[i] = outcome{answers: k.answers, usage: usage, err: err}
 				if err != nil {

@@ -115,7 +115,13 @@ func TestParallelIngestIsSerial(t *testing.T) {
 				srv := fm.Serve(t, tc.api, fakeserver.Options{Latency: 5 * time.Millisecond})
 				pointAt(t, srv)
 				dir := newIngestVault(t)
-				mustProse(t, "--vault", dir, "ingest", "--jobs", jobs, "--model", tc.spec, src)
+				out, errs, code := prose(t, "--vault", dir, "ingest", "--jobs", jobs, "--model", tc.spec, src)
+				if code != 0 {
+					t.Fatalf("exit %d\n%s%s", code, out, errs)
+				}
+				if strings.Contains(errs, "in flight") {
+					t.Errorf("progress drawn on a pipe: %q", errs)
+				}
 				trees = append(trees, treeOf(t, dir))
 				if r := lastReceipt(t, dir); r.Cost.Tokens.Fresh == 0 {
 					t.Errorf("jobs %s: the receipt counts no tokens", jobs)
