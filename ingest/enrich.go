@@ -199,7 +199,7 @@ func (r *run) enrichPage(ctx context.Context, rel string) error {
 	}
 	tb := r.toolbox()
 	tb.only = rel
-	if err := r.loop(ctx, tb, text); err != nil {
+	if err := r.loop(ctx, tb, "", text); err != nil {
 		return err
 	}
 	for _, u := range append(tb.created, tb.updated...) {

@@ -40,6 +40,13 @@ type Options struct {
 	Budget int
 	// DryRun plans and writes nothing; Force ignores memo keys.
 	DryRun, Force bool
+	// MaxTokens, above 0, is the run's token budget: sources are
+	// admitted in name order while the sum of their estimates (input and
+	// output) stays within it; the rest are not started (Result.Left).
+	MaxTokens int64
+	// Estimate asks nothing and writes nothing: each source to ingest
+	// gets an estimate of its calls and tokens (Result.Estimates).
+	Estimate bool
 	// Into is the folder for the pages of sources named on their own
 	// (not found in a directory); "" means plan.NotesFolder.
 	Into string
@@ -47,6 +54,9 @@ type Options struct {
 	Progress io.Writer
 	// Now dates the prompts ("today"); nil means time.Now.
 	Now func() time.Time
+	// Jobs is how many sources are worked at once with a provider; 0
+	// means DefaultJobs. The result is the same at any number (pool.go).
+	Jobs int
 	// Fail, when set, is asked at each step ("analysis:NAME",
 	// "generation:NAME", "tool:NAME:N", "bookkeeping", "commit"); an error
 	// fails the run there. Tests inject failures with it.
@@ -111,9 +121,16 @@ type Result struct {
 	NotRecreated []string `json:"not_recreated,omitempty"`
 	// Layout counts the earlier engine's pages the run moved to where the
 	// layout puts them, and those it kept (a person's words on them).
-	Layout   *LayoutMoves   `json:"layout,omitempty"`
-	Tokens   receipt.Tokens `json:"-"`
-	Narrowed bool           `json:"narrowed,omitempty"`
+	Layout *LayoutMoves   `json:"layout,omitempty"`
+	Tokens receipt.Tokens `json:"-"`
+	// Estimates are the sources' estimates of an Estimate run.
+	Estimates []Estimate `json:"estimates,omitempty"`
+	// Left are the sources not started because their estimates would
+	// pass what was left of MaxTokens.
+	Left []string `json:"left,omitempty"`
+	// Usage is the tokens the run's calls used.
+	Usage    model.Usage `json:"usage"`
+	Narrowed bool        `json:"narrowed,omitempty"`
 }
 
 // LayoutMoves counts what a run did with pages of the earlier layout.
@@ -177,6 +194,9 @@ type run struct {
 	// raw are the sources' titles as read, by id (the catalog keeps a
 	// title's original when cleaning changed it).
 	raw map[string]string
+	// scripts are the sources' kept answers, by name, once their
+	// conversations ran (pool.go).
+	scripts map[string]*script
 }
 
 func (r *run) fail(step string) error {
@@ -239,7 +259,11 @@ func Ingest(ctx context.Context, w *wiki.Wiki, docs []*source.Document, opt Opti
 		for _, d := range docs {
 			r.raw[d.ID] = d.Title
 		}
-		return r.ingest(ctx, docs)
+		res, err := r.ingest(ctx, docs)
+		if res != nil {
+			res.Usage = r.usage
+		}
+		return res, err
 	})
 }
 
@@ -267,9 +291,10 @@ const baseMovedRetries = 8
 // the last run fails.
 func runQueued(ctx context.Context, w *wiki.Wiki, opt Options, refs []string, attempt func(*run) (*Result, error)) (*Result, error) {
 	var usage model.Usage
+	var scripts map[string]*script
 	for i := 0; ; i++ {
 		res := &Result{Created: []string{}, Updated: []string{}, Moved: []Move{}, Folders: []string{}, Review: []ReviewEntry{}}
-		r := &run{w: w, opt: opt, res: res, files: map[string][]byte{}, touched: map[string]bool{}, usage: usage, guard: newGuard()}
+		r := &run{w: w, opt: opt, res: res, files: map[string][]byte{}, touched: map[string]bool{}, usage: usage, guard: newGuard(), scripts: rewound(scripts)}
 		out, err := attempt(r)
 		if err == nil {
 			return out, nil
@@ -281,6 +306,9 @@ func runQueued(ctx context.Context, w *wiki.Wiki, opt Options, refs []string, at
 			r.tx.Discard()
 		}
 		usage = r.usage
+		// The model's answers are kept: the next attempt lands them on
+		// the moved branch without asking again.
+		scripts = r.scripts
 		if opt.Progress != nil {
 			fmt.Fprintf(opt.Progress, "prose: another command committed meanwhile; preparing again (%d of %d)\n", i+2, baseMovedRetries+1)
 		}
@@ -430,6 +458,51 @@ func (r *run) ingest(ctx context.Context, docs []*source.Document) (*Result, err
 	// order, whatever the order they were given in.
 	sort.SliceStable(todo, func(i, j int) bool { return todo[i].Name < todo[j].Name })
 	todo = orderSame(todo, r.same)
+	if r.opt.Estimate {
+		r.res.Estimates = []Estimate{}
+		for _, d := range todo {
+			if r.same.of[d.Name] != "" {
+				continue // the same text as another source: never asked
+			}
+			e, err := r.estimate(ctx, d)
+			if err != nil {
+				return nil, &StepError{"estimate of " + d.Name, err}
+			}
+			r.res.Estimates = append(r.res.Estimates, e)
+		}
+		r.res.Status = "estimate"
+		r.tx.Discard()
+		return r.res, nil
+	}
+	if r.opt.MaxTokens > 0 {
+		// Admission by estimate alone, in name order, so the run's
+		// sources do not depend on how fast the others went.
+		var admitted []*source.Document
+		var spent int64
+		for _, d := range todo {
+			if r.same.of[d.Name] != "" {
+				admitted = append(admitted, d) // costs nothing: no model is asked
+				continue
+			}
+			e, err := r.estimate(ctx, d)
+			if err != nil {
+				return nil, &StepError{"estimate of " + d.Name, err}
+			}
+			if len(r.res.Left) == 0 && spent+e.Input+e.Output <= r.opt.MaxTokens {
+				spent += e.Input + e.Output
+				admitted = append(admitted, d)
+				continue
+			}
+			r.res.Left = append(r.res.Left, d.Name)
+			r.res.Sources[r.sourceIndex(d)].Status = "left"
+		}
+		todo = admitted
+	}
+	if asked := askedOf(todo, r.same); len(asked) > 0 && r.converses() {
+		if err := r.converse(ctx, asked); err != nil {
+			return nil, err
+		}
+	}
 	for _, d := range todo {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -456,6 +529,16 @@ func (r *run) ingest(ctx context.Context, docs []*source.Document) (*Result, err
 		r.res.Status = "dry-run"
 		r.tx.Discard()
 		return r.res, nil
+	}
+	if len(r.res.Left) > 0 {
+		// The receipt covers the sources the run worked, not those left.
+		var kept []*source.Document
+		for _, d := range docs {
+			if !contains(r.res.Left, d.Name) {
+				kept = append(kept, d)
+			}
+		}
+		docs = kept
 	}
 	if len(todo) == 0 {
 		return r.skipped(docs)
@@ -719,8 +802,9 @@ func (r *run) templateFields() (names, details string) {
 	return strings.Join(ns, ", "), strings.TrimRight(sb.String(), "\n")
 }
 
-// analyse asks the model for a plan.
-func (r *run) analyse(ctx context.Context, d *source.Document) (*plan.Plan, error) {
+// analysisPrompt is the analysis prompt of d: its fixed part and its
+// variable part.
+func (r *run) analysisPrompt(d *source.Document) (string, string, error) {
 	names, details := r.templateFields()
 	src := quoteSource(d)
 	// The index and the tree get what the budget leaves after the rest.
@@ -737,20 +821,29 @@ func (r *run) analyse(ctx context.Context, d *source.Document) (*plan.Plan, erro
 	}
 	idx, _ := json.Marshal(entries)
 	tree, _ := json.Marshal(folders)
-	text, err := r.prompts.analysis.Render(map[string]string{
+	return r.prompts.analysis.RenderParts(map[string]string{
 		"purpose": r.opt.Purpose, "audience": r.opt.Audience, "templates": names, "template_details": details,
 		"index": plan.Field("index", string(idx)), "tree": plan.Field("tree", string(tree)),
 		"source_title": d.Title, "source": src,
 	})
+}
+
+// analyse asks the model for a plan.
+func (r *run) analyse(ctx context.Context, d *source.Document) (*plan.Plan, error) {
+	system, text, err := r.analysisPrompt(d)
 	if err != nil {
 		return nil, err
 	}
-	resp, err := r.opt.Model.Call(ctx, model.Request{Messages: []model.Message{model.UserText(text)}})
-	r.usage = r.usage.Add(resp.Usage)
-	if err != nil {
-		return nil, err
-	}
-	p, err := plan.Parse(resp.Text)
+	// The plan is asked for in the provider's structured form; one that
+	// still does not parse or check gets one repair turn quoting why.
+	var p *plan.Plan
+	resp, used, err := model.CallChecked(ctx, r.modelOf(d.Name), model.Request{System: system, Messages: []model.Message{model.UserText(text)}, Format: plan.Format()},
+		func(text string) error {
+			var perr error
+			p, perr = plan.Parse(text)
+			return perr
+		})
+	r.usage = r.usage.Add(used)
 	if err != nil {
 		return nil, err
 	}
@@ -761,7 +854,7 @@ func (r *run) analyse(ctx context.Context, d *source.Document) (*plan.Plan, erro
 // generate runs the agent loop that writes the plan's pages.
 func (r *run) generate(ctx context.Context, d *source.Document, p *plan.Plan) (*toolbox, error) {
 	_, details := r.templateFields()
-	text, err := r.prompts.generation.Render(map[string]string{
+	system, text, err := r.prompts.generation.RenderParts(map[string]string{
 		"vault_root": ".", "today": r.opt.Now().UTC().Format("2006-01-02"), "audience": r.opt.Audience,
 		"source_slug": d.Name, "analysis": plan.Field("analysis", p.JSON()), "template_details": details,
 		"component_palette": wiki.ComponentPalette(), "source": quoteSource(d),
@@ -772,7 +865,7 @@ func (r *run) generate(ctx context.Context, d *source.Document, p *plan.Plan) (*
 	tb := r.toolbox()
 	tb.source = d.Name
 	tb.gone = newGoneWrites(r.gone)
-	if err := r.loop(ctx, tb, text); err != nil {
+	if err := r.loop(ctx, tb, system, text); err != nil {
 		return tb, err
 	}
 	return tb, r.keepRemoved(tb, d.Name)
@@ -790,7 +883,9 @@ func (r *run) toolbox() *toolbox {
 
 // loop runs the agent loop with tb's tools; a fatal tool error (or an
 // injected failure) ends it and is returned.
-func (r *run) loop(ctx context.Context, tb *toolbox, prompt string) error {
+// system is the prompt's fixed part (prompt.PerCall), sent as the system
+// text so every call of a run starts with it; prompt the variable part.
+func (r *run) loop(ctx context.Context, tb *toolbox, system, prompt string) error {
 	lctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	tb.cancel = cancel
@@ -807,7 +902,8 @@ func (r *run) loop(ctx context.Context, tb *toolbox, prompt string) error {
 	} else {
 		opt.MaxCallsPerTurn = -1
 	}
-	lr, err := model.Loop(lctx, r.opt.Model, model.Request{
+	lr, err := model.Loop(lctx, r.modelOf(tb.source), model.Request{
+		System:   system,
 		Messages: []model.Message{model.UserText(prompt)},
 		Tools:    tb.tools(tb.only == "" || true),
 	}, opt)
@@ -903,4 +999,16 @@ func (r *run) find(_ context.Context, query string, limit int) ([]searchHit, err
 		out = append(out, all[i].hit)
 	}
 	return out, nil
+}
+
+// askedOf is the sources of todo a model is asked about: all but those
+// with the same text as another source, which take that one's pages.
+func askedOf(todo []*source.Document, same *sameText) []*source.Document {
+	var out []*source.Document
+	for _, d := range todo {
+		if same.of[d.Name] == "" {
+			out = append(out, d)
+		}
+	}
+	return out
 }

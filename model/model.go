@@ -37,6 +37,23 @@ type Request struct {
 	MaxTokens int `json:"max_tokens,omitempty"`
 	// Temperature, when set, is sent as is.
 	Temperature *float64 `json:"temperature,omitempty"`
+	// Format, when set, asks for the answer's text as one JSON object
+	// matching a schema, in the provider's structured form (see Format).
+	Format *Format `json:"format,omitempty"`
+}
+
+// Format asks for a structured answer: Response.Text is then one JSON
+// object matching Schema. OpenAI Responses sends it as text.format
+// json_schema (strict), Chat Completions as response_format json_schema
+// (strict; a server that refuses it is asked again with the schema in the
+// prompt, once said through Config.Notice), Anthropic as a tool the
+// answer is forced to call, whose input becomes the text.
+type Format struct {
+	// Name is the schema's name: 1 to 64 letters, digits, _ or -.
+	Name string `json:"name"`
+	// Schema is a canonical JSON Schema (model/schema) of an object with
+	// declared properties; it is sent in the strict dialect.
+	Schema json.RawMessage `json:"schema"`
 }
 
 // DefaultMaxTokens is used where a provider requires an output limit and

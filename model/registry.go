@@ -28,15 +28,25 @@ type Config struct {
 	// Sleep waits between retries; nil waits on a timer, honouring ctx.
 	// Tests replace it so no test sleeps.
 	Sleep func(ctx context.Context, d time.Duration) error
+	// RateLimitWait caps the time one call waits in total on 429s (every
+	// call of the model waits while one is told to); 0 means
+	// DefaultRateLimitWait.
+	RateLimitWait time.Duration
 	// Record, when set, names a file every exchange is appended to
 	// (model/replay); `--model replay:FILE` serves it back.
 	Record string
+	// Notice, when set, is told once of a provider falling back from
+	// what prose asked for (a server refusing structured output); nil
+	// says nothing.
+	Notice func(msg string)
 }
 
 // Defaults for Config.
 const (
 	DefaultTimeout    = 10 * time.Minute
 	DefaultMaxRetries = 3
+	// DefaultRateLimitWait is the default of Config.RateLimitWait.
+	DefaultRateLimitWait = 10 * time.Minute
 )
 
 // Env returns the value of key from c.Getenv or the process environment.

@@ -94,6 +94,43 @@ func (t *Template) Render(values map[string]string) (string, error) {
 	return b.String(), nil
 }
 
+// PerCall is the line that splits a prompt's text for caching: above it
+// the fixed part, the same for every call of a run (instructions,
+// templates, palette), sent as the system text; below it the variable
+// part (index, source, turns), sent as the user message. A prompt
+// without it (an override written before) is all variable part: sent as
+// one user message, as it always was.
+const PerCall = "<<<PER CALL>>>"
+
+// RenderParts renders the fixed part and the variable part of the text
+// (split at its first PerCall line) with values, as Render does.
+func (t *Template) RenderParts(values map[string]string) (fixed, variable string, err error) {
+	whole, err := t.Render(values)
+	if err != nil {
+		return "", "", err
+	}
+	top, bottom, ok := splitPerCall(t.Text)
+	if !ok {
+		return "", whole, nil
+	}
+	a, b := *t, *t
+	a.Text, b.Text = top, bottom
+	fixed, _ = a.Render(values)
+	variable, _ = b.Render(values)
+	return strings.TrimRight(fixed, "\n"), variable, nil
+}
+
+func splitPerCall(text string) (string, string, bool) {
+	if rest, ok := strings.CutPrefix(text, PerCall+"\n"); ok {
+		return "", rest, true
+	}
+	i := strings.Index(text, "\n"+PerCall+"\n")
+	if i < 0 {
+		return "", "", false
+	}
+	return text[:i+1], text[i+len(PerCall)+2:], true
+}
+
 // Used returns the declared fields the text refers to, in order of first
 // use.
 func (t *Template) Used() []string {

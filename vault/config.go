@@ -31,6 +31,19 @@ type Config struct {
 	// Models maps a contract's ### Runtime model hint (sonnet) to the
 	// PROVIDER:NAME a model render uses (docs/runtime.md §Model renders).
 	Models map[string]string `yaml:"models,omitempty"`
+	// Jobs is how many sources an ingest works at once with a provider
+	// (--jobs overrides it); 0 means the default.
+	Jobs int `yaml:"jobs,omitempty"`
+	// Prices are what a model's tokens cost, by model spec
+	// (provider:name), so an ingest can say what it cost.
+	Prices map[string]Price `yaml:"prices,omitempty"`
+}
+
+// Price is a model's price per million tokens, in the user's currency.
+type Price struct {
+	Input       float64 `yaml:"input"`
+	CachedInput float64 `yaml:"cached_input,omitempty"`
+	Output      float64 `yaml:"output"`
 }
 
 // Identity is the author and committer of commits prose writes.

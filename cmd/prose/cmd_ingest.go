@@ -48,6 +48,9 @@ func ingestCommand() *cli.Command {
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the plan and write nothing"},
 			&cli.StringFlag{Name: "into", Usage: "wiki `FOLDER` for the pages of files named on their own (default: notes; a directory's files mirror its path)"},
 			&cli.BoolFlag{Name: "force", Usage: "ingest sources again even when their memo key was seen"},
+			&cli.Int64Flag{Name: "max-tokens", Usage: "token budget `N` of the run: a source whose estimate would pass what is left is not started (the others land; the output names those left)"},
+			&cli.BoolFlag{Name: "estimate", Usage: "ask no model and write nothing: estimate each source's calls and tokens from the prompts it would send"},
+			&cli.IntFlag{Name: "jobs", Usage: fmt.Sprintf("work `N` sources at once with a provider (default: prose.yaml's jobs, else %d); the result is the same at any N", ingest.DefaultJobs)},
 		),
 		Action: func(c *cli.Context) error {
 			gctune.Pipeline()
@@ -99,6 +102,17 @@ func ingestCommand() *cli.Command {
 			}
 			defer v.Close()
 			opt.DryRun, opt.Force = c.Bool("dry-run"), c.Bool("force")
+			opt.Estimate = c.Bool("estimate")
+			if opt.MaxTokens = c.Int64("max-tokens"); opt.MaxTokens < 0 {
+				return usageErrorf("--max-tokens %d: give a number of tokens above 0", opt.MaxTokens)
+			}
+			opt.Jobs = v.Config().Jobs
+			if c.IsSet("jobs") {
+				opt.Jobs = c.Int("jobs")
+			}
+			if opt.Jobs < 0 || opt.Jobs > 64 {
+				return usageErrorf("--jobs %d: give a number of sources from 1 to 64 (jobs: in prose.yaml likewise)", opt.Jobs)
+			}
 			if into := c.String("into"); into != "" {
 				clean, err := intoFolder(into)
 				if err != nil {
@@ -110,7 +124,17 @@ func ingestCommand() *cli.Command {
 			if err != nil {
 				return pipelineError(c, "ingest", err)
 			}
-			return printPipeline(c, v, res)
+			if res.Status == "estimate" {
+				return printEstimate(c, v, opt.ModelSpec, res)
+			}
+			if err := printPipeline(c, v, res); err != nil {
+				return err
+			}
+			printUsage(c, v, opt.ModelSpec, res.Usage)
+			if len(res.Left) > 0 && !newOutput(c).json {
+				fmt.Fprintf(c.App.Writer, "left: %s not started within --max-tokens %d (ingest them in a later run): %s\n", nounCount(len(res.Left), "source"), opt.MaxTokens, strings.Join(res.Left, ", "))
+			}
+			return nil
 		},
 	}
 }
@@ -167,6 +191,10 @@ func openPipeline(c *cli.Context) (*vault.Vault, *wiki.Wiki, ingest.Options, err
 		return nil, nil, ingest.Options{}, err
 	}
 	m, err := model.Open(spec, cfg)
+	if err != nil && c.Bool("estimate") {
+		// An estimate asks nothing: it needs the spec, not a key.
+		m, err = nil, nil
+	}
 	if err != nil {
 		v.Close()
 		return nil, nil, ingest.Options{}, usageErrorf("--model %s: %v", spec, err)
@@ -197,6 +225,9 @@ func printPipeline(c *cli.Context, v *vault.Vault, res *ingest.Result) error {
 		doc := map[string]any{"status": res.Status, "sources": res.Sources, "created": res.Created, "updated": res.Updated,
 			"moved": res.Moved, "folders_reindexed": res.Folders, "review": res.Review}
 		doc["not_recreated"] = nonNil(res.NotRecreated)
+		if res.Left != nil {
+			doc["left"] = res.Left
+		}
 		if res.Plans != nil {
 			doc["plans"] = res.Plans
 		}
@@ -332,4 +363,60 @@ func reportSkipped(w io.Writer, skipped []source.Skipped) {
 	}
 	fmt.Fprintf(w, "prose: skipped %d files that are not sources (%s), such as %s; sources are .md, .txt, .html, .json and .jsonl files\n",
 		len(unsupported), strings.Join(parts, ", "), unsupported[0].Path)
+}
+
+// printEstimate prints an --estimate run: per source its calls and
+// tokens, the totals and, when prose.yaml prices the model, the cost.
+func printEstimate(c *cli.Context, v *vault.Vault, spec string, res *ingest.Result) error {
+	out := newOutput(c)
+	var total model.Usage
+	calls := 0
+	for _, e := range res.Estimates {
+		total.Input += e.Input
+		total.Output += e.Output
+		calls += e.Calls
+	}
+	if out.json {
+		doc := map[string]any{"status": res.Status, "model": spec, "estimates": res.Estimates,
+			"total": map[string]any{"calls": calls, "input_tokens": total.Input, "output_tokens": total.Output}}
+		if cost, ok := costOf(v, spec, total); ok {
+			doc["cost"] = cost
+		}
+		return out.emit(doc)
+	}
+	for _, e := range res.Estimates {
+		out.printf("estimate  %s: %d calls, %d input tokens, %d output tokens\n", e.Source, e.Calls, e.Input, e.Output)
+	}
+	out.printf("estimate: %s, %d calls, %d input tokens, %d output tokens", nounCount(len(res.Estimates), "source"), calls, total.Input, total.Output)
+	if cost, ok := costOf(v, spec, total); ok {
+		out.printf(", about %.4f at the prices in prose.yaml", cost)
+	}
+	out.printf(" (%s; nothing was asked or written)\n", spec)
+	return nil
+}
+
+// printUsage says what a run's calls used, and cost when prose.yaml
+// prices the model; a run that asked no model says nothing.
+func printUsage(c *cli.Context, v *vault.Vault, spec string, u model.Usage) {
+	if u == (model.Usage{}) || newOutput(c).json {
+		return
+	}
+	line := fmt.Sprintf("tokens: %d input (%d of them cached), %d output", u.Input, u.CachedInput, u.Output)
+	if cost, ok := costOf(v, spec, u); ok {
+		line += fmt.Sprintf("; cost %.4f at the prices in prose.yaml", cost)
+	}
+	fmt.Fprintln(c.App.Writer, line)
+}
+
+// costOf prices u with prose.yaml's prices for spec (per million tokens).
+func costOf(v *vault.Vault, spec string, u model.Usage) (float64, bool) {
+	p, ok := v.Config().Prices[spec]
+	if !ok {
+		return 0, false
+	}
+	cached := p.CachedInput
+	if cached == 0 {
+		cached = p.Input
+	}
+	return (float64(u.Input-u.CachedInput)*p.Input + float64(u.CachedInput)*cached + float64(u.Output)*p.Output) / 1e6, true
 }

@@ -257,9 +257,11 @@ func TestIngestWithRecordedModel(t *testing.T) {
 		prompts := 0
 		for _, ex := range f.Exchanges {
 			for _, m := range ex.Request.Messages {
-				if strings.Contains(m.Text, "You write pages") || strings.Contains(m.Text, "You improve one page") {
+				// A prompt's fixed part travels as the system text.
+				text := ex.Request.System + "\n" + m.Text
+				if strings.Contains(text, "You write pages") || strings.Contains(text, "You improve one page") {
 					prompts++
-					if !strings.Contains(m.Text, alertLiteral) {
+					if !strings.Contains(text, alertLiteral) {
 						t.Errorf("%s: a prompt lost %q", filepath.Base(rec), alertLiteral)
 					}
 				}

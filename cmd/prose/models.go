@@ -2,7 +2,9 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -75,6 +77,13 @@ func resolveModel(c *cli.Context, configured func() (string, error)) (modelChoic
 // default.
 func modelConfig(c *cli.Context) (model.Config, error) {
 	cfg := model.Config{Getenv: os.Getenv, Record: flagValue(c, "record")}
+	errw := c.App.ErrWriter
+	var once sync.Mutex
+	cfg.Notice = func(msg string) {
+		once.Lock()
+		defer once.Unlock()
+		fmt.Fprintf(errw, "prose: %s\n", msg)
+	}
 	what, s := "--model-timeout", flagValue(c, "model-timeout")
 	if s == "" {
 		what, s = "$PROSE_MODEL_TIMEOUT", os.Getenv("PROSE_MODEL_TIMEOUT")

@@ -3,6 +3,7 @@ package anthropic
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
@@ -66,7 +67,29 @@ func (m *Messages) Call(ctx context.Context, req model.Request) (model.Response,
 	if err != nil {
 		return model.Response{}, transport.Classify(op, "anthropic", err, &fail, m.key)
 	}
-	return response(resp), nil
+	out := response(resp)
+	if req.Format != nil {
+		out = formatted(out, req.Format.Name)
+	}
+	return out, nil
+}
+
+// formatted turns the forced call of the answer-format tool into the
+// answer's text, as the other providers' structured answers are text.
+func formatted(r model.Response, name string) model.Response {
+	var calls []model.ToolCall
+	for _, c := range r.ToolCalls {
+		if c.Name == name {
+			r.Text = string(c.Arguments)
+			continue
+		}
+		calls = append(calls, c)
+	}
+	r.ToolCalls = calls
+	if len(calls) == 0 && r.StopReason == model.StopToolUse {
+		r.StopReason = model.StopEnd
+	}
+	return r
 }
 
 func (m *Messages) params(op string, req model.Request) (anthropic.MessageNewParams, error) {
@@ -79,7 +102,10 @@ func (m *Messages) params(op string, req model.Request) (anthropic.MessageNewPar
 		p.MaxTokens = model.DefaultMaxTokens
 	}
 	if req.System != "" {
-		p.System = []anthropic.TextBlockParam{{Text: req.System}}
+		// The system text is the fixed part of a run's prompts: marked
+		// for the prompt cache, which then serves tools and system to
+		// every later call that starts with them.
+		p.System = []anthropic.TextBlockParam{{Text: req.System, CacheControl: anthropic.NewCacheControlEphemeralParam()}}
 	}
 	for _, msg := range req.Messages {
 		switch msg.Role {
@@ -117,6 +143,23 @@ func (m *Messages) params(op string, req model.Request) (anthropic.MessageNewPar
 			tp.Strict = anthropic.Bool(true)
 		}
 		p.Tools = append(p.Tools, anthropic.ToolUnionParam{OfTool: tp})
+	}
+	if req.Format != nil {
+		// A structured answer is a forced call of a tool whose input
+		// schema is the format's: the one form every model version takes.
+		for _, t := range tools {
+			if t.Name == req.Format.Name {
+				return anthropic.MessageNewParams{}, &model.Error{Op: op, Provider: "anthropic", Kind: model.KindSchema, Message: fmt.Sprintf("the answer format and a tool are both named %q", t.Name), Hint: "give the answer format a name of its own"}
+			}
+		}
+		schema, err := model.WireFormat(op, "anthropic", req.Format)
+		if err != nil {
+			return anthropic.MessageNewParams{}, err
+		}
+		tp := &anthropic.ToolParam{Name: req.Format.Name, Description: anthropic.String("Give the answer: its input is the whole answer, as the schema says."),
+			InputSchema: inputSchema(schema), Strict: anthropic.Bool(true)}
+		p.Tools = append(p.Tools, anthropic.ToolUnionParam{OfTool: tp})
+		p.ToolChoice = anthropic.ToolChoiceParamOfTool(req.Format.Name)
 	}
 	return p, nil
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"sync"
+	"time"
 
 	"github.com/prose-store/prose/model"
 )
@@ -48,6 +49,7 @@ type Call struct{ ID, Name, Args string }
 type Server struct {
 	*httptest.Server
 	api string
+	opt Options
 
 	mu       sync.Mutex
 	script   []Reply
@@ -55,12 +57,27 @@ type Server struct {
 	auth     []string
 	paths    []string
 	hangDone chan struct{}
+	// prev is the last request in the provider's order (Order), for
+	// Prefixes; prefixes the shared leading bytes of each with the one
+	// before it.
+	prev     string
+	prefixes []Prefix
+	calls    int
+	// lastOfKind is the last request of each kind (Kinds).
+	lastOfKind map[string]string
+	kinds      []KindPrefix
 }
 
 // New starts a fake of api answering with replies in order; once they run
 // out every request gets a 500 naming the problem. It stops with the test.
 func New(t interface{ Cleanup(func()) }, api string, replies ...Reply) *Server {
-	s := &Server{api: api, script: replies}
+	return NewWith(t, api, Options{}, replies...)
+}
+
+// NewWith starts a fake of api with opt; without opt.Respond it answers
+// with replies in order, as New does.
+func NewWith(t interface{ Cleanup(func()) }, api string, opt Options, replies ...Reply) *Server {
+	s := &Server{api: api, opt: opt, script: replies}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(s.Close)
 	return s
@@ -110,18 +127,59 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		cred = r.Header.Get("X-Api-Key")
 	}
 	s.auth = append(s.auth, cred)
+	n := len(s.bodies)
+	in := s.incoming(n-1, body)
+	s.calls++
+	limited := s.opt.RateLimitEvery > 0 && s.calls%s.opt.RateLimitEvery == 0
 	var reply Reply
-	if len(s.script) > 0 {
+	switch {
+	case limited:
+		after := s.opt.RetryAfter
+		if after == "" {
+			after = "1"
+		}
+		reply = Reply{Status: 429, Body: `{"error":{"message":"rate limit reached (the fake's every-N rule)","type":"rate_limit_error"}}`, Header: map[string]string{"Retry-After": after}}
+	case s.opt.Respond != nil || in.problem != "":
+	case len(s.script) > 0:
 		reply, s.script = s.script[0], s.script[1:]
-	} else {
+	default:
 		reply = Reply{Status: 500, Body: `{"error":{"message":"the fake server's script is exhausted"}}`}
 	}
-	n := len(s.bodies)
+	if !limited && in.problem == "" {
+		s.notePrefix(in.Order)
+		s.noteFixed(in)
+	}
 	s.mu.Unlock()
 
 	if want := s.path(); r.URL.Path != want {
 		http.Error(w, fmt.Sprintf(`{"error":{"message":"fake %s serves %s, not %s"}}`, s.api, want, r.URL.Path), 404)
 		return
+	}
+	if in.problem != "" {
+		// A request the API would refuse, refused as it would be.
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(400)
+		msg, _ := json.Marshal(in.problem)
+		fmt.Fprintf(w, `{"error":{"message":%s,"type":"invalid_request_error"}}`, msg)
+		return
+	}
+	if s.opt.Arrived != nil {
+		s.opt.Arrived(in)
+	}
+	if s.opt.Latency > 0 {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-time.After(s.opt.Latency):
+		}
+	}
+	if !limited && s.opt.Respond != nil {
+		reply = s.opt.Respond(in)
+	}
+	if reply.Turn != nil && reply.Turn.Usage == (model.Usage{}) {
+		t := *reply.Turn
+		t.Usage = model.Usage{Input: Tokens(in.Order), Output: Tokens(t.Text) + callTokens(t.Calls)}
+		reply.Turn = &t
 	}
 	for k, v := range reply.Header {
 		w.Header().Set(k, v)

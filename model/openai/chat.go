@@ -2,7 +2,10 @@ package openai
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
+	"sync/atomic"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/shared"
@@ -16,6 +19,10 @@ import (
 type Chat struct {
 	client *client
 	name   string
+	notice func(string)
+	// plain is set once the server refused response_format: every later
+	// structured request carries its schema in the prompt instead.
+	plain atomic.Bool
 }
 
 // Name returns "openai-chat:NAME".
@@ -24,14 +31,30 @@ func (m *Chat) Name() string { return "openai-chat:" + m.name }
 // Call sends one request to POST /chat/completions.
 func (m *Chat) Call(ctx context.Context, req model.Request) (model.Response, error) {
 	op := "call " + m.Name()
-	params, err := m.params(op, req)
+	structured := req.Format != nil && !m.plain.Load()
+	params, err := m.params(op, req, structured)
 	if err != nil {
 		return model.Response{}, err
 	}
 	var fail transport.Failure
 	resp, err := m.client.sdk.Chat.Completions.New(transport.WithFailure(ctx, &fail), params)
 	if err != nil {
-		return model.Response{}, transport.Classify(op, "openai-chat", err, &fail, m.client.key)
+		err = transport.Classify(op, "openai-chat", err, &fail, m.client.key)
+		if !structured || !refusedFormat(err) {
+			return model.Response{}, err
+		}
+		// The server does not take response_format: ask with the schema
+		// in the prompt, now and for the rest of this model's calls.
+		if params, err = m.params(op, req, false); err != nil {
+			return model.Response{}, err
+		}
+		fail = transport.Failure{}
+		if resp, err = m.client.sdk.Chat.Completions.New(transport.WithFailure(ctx, &fail), params); err != nil {
+			return model.Response{}, transport.Classify(op, "openai-chat", err, &fail, m.client.key)
+		}
+		if !m.plain.Swap(true) && m.notice != nil {
+			m.notice(fmt.Sprintf("%s does not take response_format json_schema; asking for JSON in the prompt instead", m.Name()))
+		}
 	}
 	if len(resp.Choices) == 0 {
 		return model.Response{}, &model.Error{Op: op, Provider: "openai-chat", Kind: model.KindResponse, Message: "the answer holds no choice", Hint: "check that the server at OPENAI_BASE_URL speaks Chat Completions"}
@@ -39,7 +62,14 @@ func (m *Chat) Call(ctx context.Context, req model.Request) (model.Response, err
 	return m.response(resp), nil
 }
 
-func (m *Chat) params(op string, req model.Request) (openai.ChatCompletionNewParams, error) {
+// refusedFormat reports a 400 or 422 answer to a request carrying
+// response_format: a server that does not support it says so that way.
+func refusedFormat(err error) bool {
+	var e *model.Error
+	return errors.As(err, &e) && e.Kind == model.KindBadRequest && (e.Status == 400 || e.Status == 422)
+}
+
+func (m *Chat) params(op string, req model.Request, structured bool) (openai.ChatCompletionNewParams, error) {
 	tools, err := model.WireTools(op, "openai-chat", req.Tools)
 	if err != nil {
 		return openai.ChatCompletionNewParams{}, err
@@ -51,8 +81,21 @@ func (m *Chat) params(op string, req model.Request) (openai.ChatCompletionNewPar
 	if req.Temperature != nil {
 		p.Temperature = openai.Float(*req.Temperature)
 	}
-	if req.System != "" {
-		p.Messages = append(p.Messages, openai.SystemMessage(req.System))
+	system := req.System
+	if req.Format != nil {
+		schema, err := model.WireFormat(op, "openai-chat", req.Format)
+		if err != nil {
+			return openai.ChatCompletionNewParams{}, err
+		}
+		if structured {
+			p.ResponseFormat = openai.ChatCompletionNewParamsResponseFormatUnion{OfJSONSchema: &shared.ResponseFormatJSONSchemaParam{
+				JSONSchema: shared.ResponseFormatJSONSchemaJSONSchemaParam{Name: req.Format.Name, Schema: schema, Strict: openai.Bool(true)}}}
+		} else {
+			system = strings.TrimSpace(system + "\n\n" + model.FormatPrompt(req.Format))
+		}
+	}
+	if system != "" {
+		p.Messages = append(p.Messages, openai.SystemMessage(system))
 	}
 	for _, msg := range req.Messages {
 		switch msg.Role {

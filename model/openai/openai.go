@@ -27,7 +27,7 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		return &Chat{client: c, name: name}, nil
+		return &Chat{client: c, name: name, notice: cfg.Notice}, nil
 	})
 }
 

@@ -54,6 +54,14 @@ func (m *Responses) params(op string, req model.Request) (responses.ResponseNewP
 	if req.Temperature != nil {
 		p.Temperature = openai.Float(*req.Temperature)
 	}
+	if req.Format != nil {
+		schema, err := model.WireFormat(op, "openai", req.Format)
+		if err != nil {
+			return responses.ResponseNewParams{}, err
+		}
+		p.Text = responses.ResponseTextConfigParam{Format: responses.ResponseFormatTextConfigUnionParam{
+			OfJSONSchema: &responses.ResponseFormatTextJSONSchemaConfigParam{Name: req.Format.Name, Schema: schema, Strict: openai.Bool(true)}}}
+	}
 	var input responses.ResponseInputParam
 	for _, msg := range req.Messages {
 		switch msg.Role {

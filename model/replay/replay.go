@@ -100,12 +100,19 @@ func Parse(name string, data []byte) (*File, error) {
 	return &f, nil
 }
 
-// Player answers requests from a recording, in order.
+// Player answers requests from a recording. A request is served by the
+// first exchange not served yet whose request equals it, so a recording
+// of sources worked in parallel (exchanges in any order) replays at any
+// --jobs; one that matches none is reported against the first exchange
+// not served yet.
 type Player struct {
 	path string
 	file *File
 	mu   sync.Mutex
-	next int
+	used []bool
+	left int
+	// keys are the exchanges' requests as JSON, made when first needed.
+	keys [][]byte
 }
 
 // Open loads the recording at path.
@@ -114,7 +121,7 @@ func Open(path string) (*Player, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Player{path: path, file: f}, nil
+	return &Player{path: path, file: f, used: make([]bool, len(f.Exchanges)), left: len(f.Exchanges)}, nil
 }
 
 // Name returns "replay:PATH".
@@ -124,30 +131,68 @@ func (p *Player) Name() string { return "replay:" + p.path }
 func (p *Player) Remaining() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return len(p.file.Exchanges) - p.next
+	return p.left
 }
 
-// Call serves the next exchange if req matches its request.
+// Call serves the first exchange not served yet whose request matches req.
+// A recording made before requests asked for a structured answer (its
+// requests have no format) is matched with req's format left out.
 func (p *Player) Call(ctx context.Context, req model.Request) (model.Response, error) {
 	if err := ctx.Err(); err != nil {
 		return model.Response{}, &model.Error{Op: "call " + p.Name(), Provider: "replay", Kind: model.KindCanceled, Message: "canceled", Err: err}
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	n := p.next
 	op := "call " + p.Name()
 	hint := "the inputs, prompts or tools changed since the recording was made; re-make it (see docs/models.md)"
-	if n >= len(p.file.Exchanges) {
-		return model.Response{}, &model.Error{Op: op, Provider: "replay", Kind: model.KindReplay,
-			Message: fmt.Sprintf("request %d has no record: the recording holds %d exchanges", n+1, len(p.file.Exchanges)), Hint: hint}
+	if p.keys == nil {
+		p.keys = make([][]byte, len(p.file.Exchanges))
+		for i, ex := range p.file.Exchanges {
+			p.keys[i], _ = json.Marshal(ex.Request)
+		}
 	}
-	ex := p.file.Exchanges[n]
-	if ptr, rec, got, same := FirstDifference(ex.Request, req); !same {
-		return model.Response{}, &model.Error{Op: op, Provider: "replay", Kind: model.KindReplay,
-			Message: fmt.Sprintf("request %d differs from its record at %s: recorded %s, got %s", n+1, ptr, rec, got), Hint: hint}
+	exact, _ := json.Marshal(req)
+	plain, _ := json.Marshal(lenient(model.Request{}, req))
+	first := -1
+	for i, ex := range p.file.Exchanges {
+		if p.used[i] {
+			continue
+		}
+		if first < 0 {
+			first = i
+		}
+		key := exact
+		if ex.Request.Format == nil {
+			key = plain
+		}
+		if bytes.Equal(p.keys[i], key) || (len(p.keys[i]) == len(key) && matches(ex.Request, req)) {
+			p.used[i] = true
+			p.left--
+			return ex.Response.Model(), nil
+		}
 	}
-	p.next++
-	return ex.Response.Model(), nil
+	served := len(p.file.Exchanges) - p.left
+	if first < 0 {
+		return model.Response{}, &model.Error{Op: op, Provider: "replay", Kind: model.KindReplay,
+			Message: fmt.Sprintf("request %d has no record: the recording holds %d exchanges", served+1, len(p.file.Exchanges)), Hint: hint}
+	}
+	ptr, rec, got, _ := FirstDifference(p.file.Exchanges[first].Request, lenient(p.file.Exchanges[first].Request, req))
+	return model.Response{}, &model.Error{Op: op, Provider: "replay", Kind: model.KindReplay,
+		Message: fmt.Sprintf("request %d differs from its record at %s: recorded %s, got %s", served+1, ptr, rec, got), Hint: hint}
+}
+
+func matches(recorded, req model.Request) bool {
+	_, _, _, same := FirstDifference(recorded, lenient(recorded, req))
+	return same
+}
+
+// lenient is req as compared with recorded: without its answer format
+// when recorded has none (a recording older than structured answers).
+func lenient(recorded, req model.Request) model.Request {
+	if recorded.Format == nil {
+		req.Format = nil
+	}
+	return req
 }
 
 // Recorder passes calls to a model and saves each successful exchange.
@@ -167,6 +212,12 @@ func NewRecorder(m model.Model, path string) *Recorder {
 
 // Name is the wrapped model's name.
 func (r *Recorder) Name() string { return r.inner.Name() }
+
+// Recording is the path of the file the exchanges are written to. A
+// caller that works differently for a model that makes no call (the
+// offline engine) works as for any other model when it is recorded, so
+// the recording replays.
+func (r *Recorder) Recording() string { return r.path }
 
 // Call forwards req and records the exchange when it succeeds.
 func (r *Recorder) Call(ctx context.Context, req model.Request) (model.Response, error) {

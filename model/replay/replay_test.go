@@ -168,3 +168,33 @@ func TestLoadRefusesForeignFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayByContent: a recording's exchanges are served by request,
+// whatever order the requests come in (sources worked in parallel), and
+// a recording older than answer formats matches a request with one.
+func TestReplayByContent(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "rec.json")
+	f := &replay.File{Format: replay.FormatVersion, Model: "openai:x", Exchanges: []replay.Exchange{
+		{Request: model.Request{Messages: []model.Message{model.UserText("one")}}, Response: replay.Response{Text: "first"}},
+		{Request: model.Request{Messages: []model.Message{model.UserText("two")}}, Response: replay.Response{Text: "second"}},
+	}}
+	data, err := replay.Marshal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(path, data, 0o644)
+	p, err := replay.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	format := &model.Format{Name: "plan", Schema: []byte(`{"type":"object","properties":{}}`)}
+	for _, c := range []struct{ ask, want string }{{"two", "second"}, {"one", "first"}} {
+		resp, err := p.Call(context.Background(), model.Request{Messages: []model.Message{model.UserText(c.ask)}, Format: format})
+		if err != nil || resp.Text != c.want {
+			t.Fatalf("%s: %+v %v", c.ask, resp, err)
+		}
+	}
+	if _, err := p.Call(context.Background(), model.Request{Messages: []model.Message{model.UserText("one")}}); model.KindOf(err) != model.KindReplay {
+		t.Errorf("a request served once was served again: %v", err)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prose-store/prose/model"
@@ -23,6 +24,38 @@ type Transport struct {
 	Backoff    time.Duration     // first backoff; doubles per retry, capped at MaxBackoff
 	// Sleep waits between attempts; nil waits on a timer, honouring ctx.
 	Sleep func(ctx context.Context, d time.Duration) error
+	// RateLimitWait caps the time one call spends waiting after 429s;
+	// until it is spent a 429 is retried whatever MaxRetries says.
+	RateLimitWait time.Duration
+
+	// gate holds every call of this transport back while a 429 asks to
+	// wait: one worker's rate limit slows the whole pool.
+	gateMu sync.Mutex
+	until  time.Time
+}
+
+// DefaultRateLimitWait is the most one call waits in total on 429s.
+const DefaultRateLimitWait = 10 * time.Minute
+
+// hold makes every call wait until at least until.
+func (t *Transport) hold(until time.Time) {
+	t.gateMu.Lock()
+	defer t.gateMu.Unlock()
+	if until.After(t.until) {
+		t.until = until
+	}
+}
+
+// held is how long a new attempt must wait for the pool's rate limit,
+// unless the hold is the caller's own (mine: the end of the wait it
+// already slept).
+func (t *Transport) held(now, mine time.Time) (time.Duration, time.Time) {
+	t.gateMu.Lock()
+	defer t.gateMu.Unlock()
+	if !t.until.After(mine) {
+		return 0, mine
+	}
+	return max(t.until.Sub(now), 0), t.until
 }
 
 // MaxBackoff caps one wait, whatever Retry-After asks for.
@@ -94,7 +127,20 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		body = b
 	}
 	fail, _ := req.Context().Value(failureKey{}).(*Failure)
+	capWait := t.RateLimitWait
+	if capWait <= 0 {
+		capWait = DefaultRateLimitWait
+	}
+	var waited time.Duration // on 429s
+	var mine time.Time       // the end of this call's own last 429 wait
+	retries := 0
 	for attempt := 0; ; attempt++ {
+		if d, until := t.held(time.Now(), mine); d > 0 {
+			if err := t.sleep(req.Context(), d); err != nil {
+				return nil, err
+			}
+			mine = until
+		}
 		resp, err := t.attempt(req, body)
 		if fail != nil {
 			fail.Attempts = attempt + 1
@@ -105,12 +151,13 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 			var te *TimeoutError
 			var tl *TooLargeError
-			if errors.As(err, &te) || errors.As(err, &tl) || attempt >= t.MaxRetries {
+			if errors.As(err, &te) || errors.As(err, &tl) || retries >= t.MaxRetries {
 				return nil, err
 			}
-			if err := t.sleep(req.Context(), t.backoff(attempt)); err != nil {
+			if err := t.sleep(req.Context(), t.backoff(retries)); err != nil {
 				return nil, err
 			}
+			retries++
 			continue
 		}
 		if resp.StatusCode < 300 {
@@ -123,12 +170,27 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			fail.Status = resp.StatusCode
 			fail.Body = peek(resp)
 		}
-		if !retryable(resp.StatusCode) || attempt >= t.MaxRetries {
+		if !retryable(resp.StatusCode) {
 			return resp, nil
 		}
 		wait, ok := retryAfter(resp.Header, time.Now())
 		if !ok {
-			wait = t.backoff(attempt)
+			wait = t.backoff(retries)
+		}
+		if resp.StatusCode == http.StatusTooManyRequests {
+			// A rate limit is waited out, by the whole pool, up to the
+			// cap; it does not use up the retries.
+			if waited+wait > capWait || t.MaxRetries == 0 {
+				return resp, nil
+			}
+			waited += wait
+			mine = time.Now().Add(wait)
+			t.hold(mine)
+		} else {
+			if retries >= t.MaxRetries {
+				return resp, nil
+			}
+			retries++
 		}
 		if err := t.sleep(req.Context(), wait); err != nil {
 			return nil, err
@@ -242,5 +304,5 @@ func Client(cfg model.Config) *http.Client {
 	if timeout <= 0 {
 		timeout = model.DefaultTimeout
 	}
-	return &http.Client{Transport: &Transport{Base: base, MaxRetries: retries, Timeout: timeout, Sleep: cfg.Sleep}}
+	return &http.Client{Transport: &Transport{Base: base, MaxRetries: retries, Timeout: timeout, Sleep: cfg.Sleep, RateLimitWait: cfg.RateLimitWait}}
 }

@@ -1,0 +1,332 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prose-store/prose/internal/fakewiki"
+	"github.com/prose-store/prose/model/fakeserver"
+)
+
+// scaleSources writes n small Markdown sources into a fresh directory.
+func scaleSources(t *testing.T, n int) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "docs")
+	os.MkdirAll(dir, 0o755)
+	for i := 0; i < n; i++ {
+		body := fmt.Sprintf("# Runbook %02d\n\nStep %d of the on-call rota: check the queue depth, then page the owner of service %02d.\n\n## Escalation\n\nAfter %d minutes, escalate to the duty manager.\n", i, i, i, 10+i)
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("runbook-%02d.md", i)), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func pointAt(t *testing.T, srv *fakeserver.Server) {
+	env := srv.Env()
+	for _, k := range []string{"OPENAI_BASE_URL", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY"} {
+		t.Setenv(k, env(k))
+	}
+}
+
+var scaleAPIs = []struct{ api, spec string }{
+	{fakeserver.Responses, "openai:fake-model"},
+	{fakeserver.Chat, "openai-chat:fake-model"},
+	{fakeserver.Anthropic, "anthropic:fake-model"},
+}
+
+// TestIngestRepairsABadPlan: every provider is asked for the plan in its
+// structured form (the fake refuses other shapes); a plan answered as
+// invalid JSON gets one repair turn and the run lands.
+func TestIngestRepairsABadPlan(t *testing.T) {
+	for _, tc := range scaleAPIs {
+		t.Run(tc.api, func(t *testing.T) {
+			fm := &fakewiki.Model{BadPlanOnce: true}
+			srv := fm.Serve(t, tc.api, fakeserver.Options{})
+			pointAt(t, srv)
+			dir := newIngestVault(t)
+			src := scaleSources(t, 2)
+			out := mustProse(t, "--vault", dir, "ingest", "--model", tc.spec, src)
+			if fm.Plan != 4 {
+				t.Errorf("%d plan answers; want a bad one and its repair per source (4)", fm.Plan)
+			}
+			if !strings.Contains(out, "runbook-00-notes.html") {
+				t.Errorf("the repaired plan's page is not in the output:\n%s", out)
+			}
+			formats := 0
+			for _, b := range srv.Bodies() {
+				if strings.Contains(string(b), `"json_schema"`) || strings.Contains(string(b), `"tool_choice"`) {
+					formats++
+				}
+			}
+			if formats != 4 {
+				t.Errorf("%d requests asked for a structured plan, want 4", formats)
+			}
+		})
+	}
+}
+
+// TestIngestFailsOnAPlanThatNeverParses: a model that answers a bad plan
+// twice fails the run with an error saying so; nothing lands.
+func TestIngestFailsOnAPlanThatNeverParses(t *testing.T) {
+	bad := fakeserver.Text(`{"pages": [`)
+	srv := fakeserver.New(t, fakeserver.Responses, bad, bad)
+	pointAt(t, srv)
+	dir := newIngestVault(t)
+	before := headOf(t, dir)
+	_, errs, code := prose(t, "--vault", dir, "ingest", "--model", "openai:fake-model", scaleSources(t, 1))
+	if code != 1 || !strings.Contains(errs, "after a repair turn") {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if headOf(t, dir) != before {
+		t.Error("the branch moved")
+	}
+}
+
+func treeOf(t *testing.T, dir string) string {
+	t.Helper()
+	out, err := exec.Command(needGit(t), "-C", dir, "rev-parse", "HEAD^{tree}").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// TestParallelIngestIsSerial: the same sources through the same fake
+// (answering by content, each answer after a small latency, so
+// conversations overlap) make the same commit tree — pages, catalog,
+// review queue and the one receipt — at --jobs 1 and --jobs 6, on every
+// API.
+func TestParallelIngestIsSerial(t *testing.T) {
+	for _, tc := range scaleAPIs {
+		t.Run(tc.api, func(t *testing.T) {
+			src := scaleSources(t, 12)
+			var trees []string
+			for _, jobs := range []string{"1", "6"} {
+				fm := &fakewiki.Model{BadPlanOnce: true}
+				srv := fm.Serve(t, tc.api, fakeserver.Options{Latency: 5 * time.Millisecond})
+				pointAt(t, srv)
+				dir := newIngestVault(t)
+				out, errs, code := prose(t, "--vault", dir, "ingest", "--jobs", jobs, "--model", tc.spec, src)
+				if code != 0 {
+					t.Fatalf("exit %d\n%s%s", code, out, errs)
+				}
+				if strings.Contains(errs, "in flight") {
+					t.Errorf("progress drawn on a pipe: %q", errs)
+				}
+				trees = append(trees, treeOf(t, dir))
+				if r := lastReceipt(t, dir); r.Cost.Tokens.Fresh == 0 {
+					t.Errorf("jobs %s: the receipt counts no tokens", jobs)
+				}
+			}
+			if trees[0] != trees[1] {
+				t.Errorf("the tree after --jobs 6 (%s) is not the tree after --jobs 1 (%s)", trees[1], trees[0])
+			}
+		})
+	}
+}
+
+// TestParallelIngestInterrupted: Ctrl-C while several sources' calls are
+// in flight stops every call and lands nothing; fsck stays clean.
+func TestParallelIngestInterrupted(t *testing.T) {
+	bin := buildProse(t)
+	dir := newIngestVault(t)
+	src := scaleSources(t, 8)
+	var mu sync.Mutex
+	inFlight := 0
+	three := make(chan struct{})
+	fm := &fakewiki.Model{}
+	srv := fm.Serve(t, fakeserver.Responses, fakeserver.Options{Latency: time.Hour, Arrived: func(*fakeserver.Incoming) {
+		mu.Lock()
+		defer mu.Unlock()
+		if inFlight++; inFlight == 3 {
+			close(three)
+		}
+	}})
+	env := srv.Env()
+	before := snapshotVault(t, dir)
+	cmd := exec.Command(bin, "--vault", dir, "ingest", "--jobs", "3", "--model", "openai:fake-model", src)
+	cmd.Env = append(os.Environ(), "OPENAI_BASE_URL="+env("OPENAI_BASE_URL"), "OPENAI_API_KEY="+env("OPENAI_API_KEY"), "PROSE_NOW=2026-01-31")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	<-three // three sources are waiting for the model at once
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		t.Errorf("after SIGINT: %v\n%s", err, stderr.String())
+	}
+	if fm.Plan != 0 {
+		t.Errorf("%d calls were answered after the interrupt", fm.Plan)
+	}
+	after := snapshotVault(t, dir)
+	for k, v := range before {
+		if after[k] != v {
+			t.Errorf("%s changed", k)
+		}
+	}
+	if len(after) != len(before) {
+		t.Errorf("files appeared: %d → %d", len(before), len(after))
+	}
+	mustProse(t, "--vault", dir, "fsck")
+}
+
+// TestPromptsLaidOutForCaching: every call carries its prompt's fixed
+// part as the system text (cache_control on Anthropic), and every request
+// after the first of its kind starts with the whole fixed part (tools and
+// system) of the one before, on every API; a vault's override written
+// before the split (no <<<PER CALL>>> line) is still sent whole, as the
+// user message.
+func TestPromptsLaidOutForCaching(t *testing.T) {
+	for _, tc := range scaleAPIs {
+		t.Run(tc.api, func(t *testing.T) {
+			fm := &fakewiki.Model{}
+			var mu sync.Mutex
+			var systems []string
+			srv := fm.Serve(t, tc.api, fakeserver.Options{Arrived: func(in *fakeserver.Incoming) {
+				mu.Lock()
+				systems = append(systems, in.System)
+				mu.Unlock()
+			}})
+			pointAt(t, srv)
+			dir := newIngestVault(t)
+			mustProse(t, "--vault", dir, "ingest", "--jobs", "3", "--model", tc.spec, scaleSources(t, 4))
+			for i, s := range systems {
+				if !strings.Contains(s, "You plan additions") && !strings.Contains(s, "You write pages") {
+					t.Fatalf("request %d carries no fixed part as its system text: %q", i, s)
+				}
+			}
+			kinds := srv.Kinds()
+			if len(kinds) != len(srv.Bodies())-2 {
+				t.Errorf("%d requests after the first of their kind, want %d", len(kinds), len(srv.Bodies())-2)
+			}
+			for i, k := range kinds {
+				if !k.Whole {
+					t.Errorf("request %d shares %d bytes with the last of its kind, not its whole fixed part (%d)", i, k.Shared, k.Fixed)
+				}
+			}
+			if tc.api == fakeserver.Anthropic && !strings.Contains(string(srv.Bodies()[0]), `"cache_control":{"type":"ephemeral"}`) {
+				t.Error("the Anthropic system block has no cache_control")
+			}
+		})
+	}
+	t.Run("old override", func(t *testing.T) {
+		fm := &fakewiki.Model{}
+		var mu sync.Mutex
+		var ins []*fakeserver.Incoming
+		srv := fm.Serve(t, fakeserver.Responses, fakeserver.Options{Arrived: func(in *fakeserver.Incoming) {
+			mu.Lock()
+			ins = append(ins, in)
+			mu.Unlock()
+		}})
+		pointAt(t, srv)
+		dir := newIngestVault(t)
+		override := "Our house planner. Plan the pages for {source_title}.\n{index}\n{tree}\n{templates} {template_details} {purpose} {audience}\n<<<SOURCE\n{source}\nSOURCE>>>\n"
+		os.MkdirAll(filepath.Join(dir, "prompts"), 0o755)
+		if err := os.WriteFile(filepath.Join(dir, "prompts", "analysis.md"), []byte(override), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		mustProse(t, "--vault", dir, "ingest", "--model", "openai:fake-model", scaleSources(t, 1))
+		if ins[0].System != "" || !strings.HasPrefix(ins[0].Users[0], "Our house planner. Plan the pages for Runbook 00.") {
+			t.Errorf("the old override was not sent whole as the user message: system %q, user %.60q", ins[0].System, ins[0].Users[0])
+		}
+	})
+}
+
+// TestIngestEstimateBesideUse: --estimate asks nothing and writes nothing,
+// and its calls and tokens are near what the run then uses (the fake
+// counts tokens by the estimate's rule, four bytes each); with prices in
+// prose.yaml the run says what it cost.
+func TestIngestEstimateBesideUse(t *testing.T) {
+	fm := &fakewiki.Model{}
+	srv := fm.Serve(t, fakeserver.Responses, fakeserver.Options{})
+	pointAt(t, srv)
+	dir := newIngestVault(t)
+	cfg, _ := os.ReadFile(filepath.Join(dir, "prose.yaml"))
+	os.WriteFile(filepath.Join(dir, "prose.yaml"), append(cfg, []byte("prices:\n  openai:fake-model: {input: 2, cached_input: 0.5, output: 8}\n")...), 0o644)
+	src := scaleSources(t, 5)
+	before := headOf(t, dir)
+	out := mustProse(t, "--vault", dir, "--json", "ingest", "--estimate", "--model", "openai:fake-model", src)
+	if len(srv.Bodies()) != 0 || headOf(t, dir) != before {
+		t.Fatalf("--estimate asked %d calls or moved the branch", len(srv.Bodies()))
+	}
+	var est struct {
+		Total struct {
+			Calls        int   `json:"calls"`
+			InputTokens  int64 `json:"input_tokens"`
+			OutputTokens int64 `json:"output_tokens"`
+		} `json:"total"`
+		Cost float64 `json:"cost"`
+	}
+	if err := json.Unmarshal([]byte(out), &est); err != nil {
+		t.Fatal(err)
+	}
+	run := mustProse(t, "--vault", dir, "ingest", "--model", "openai:fake-model", src)
+	var in, cached, outTok int64
+	var cost float64
+	line := run[strings.Index(run, "tokens: "):]
+	if _, err := fmt.Sscanf(line, "tokens: %d input (%d of them cached), %d output; cost %f", &in, &cached, &outTok, &cost); err != nil {
+		t.Fatalf("no tokens line with a cost: %v\n%s", err, run)
+	}
+	calls := len(srv.Bodies())
+	t.Logf("estimate: %d calls, %d input, %d output tokens, cost %.4f; used: %d calls, %d input, %d output, cost %.4f", est.Total.Calls, est.Total.InputTokens, est.Total.OutputTokens, est.Cost, calls, in, outTok, cost)
+	if est.Total.Calls != calls {
+		t.Errorf("estimated %d calls, the run made %d", est.Total.Calls, calls)
+	}
+	if ratio := float64(est.Total.InputTokens) / float64(in); ratio < 0.5 || ratio > 2 {
+		t.Errorf("estimated input %d is not within 2× of the %d used", est.Total.InputTokens, in)
+	}
+	if want := (float64(in-cached)*2 + float64(cached)*0.5 + float64(outTok)*8) / 1e6; cost < want*0.999 || cost > want*1.001 || est.Cost <= 0 {
+		t.Errorf("cost %f, want %f; estimate's %f", cost, want, est.Cost)
+	}
+}
+
+// TestIngestMaxTokens: a budget that holds the estimates of two of five
+// sources lands those two in one receipt and names the three left; the
+// next run ingests the rest.
+func TestIngestMaxTokens(t *testing.T) {
+	fm := &fakewiki.Model{}
+	srv := fm.Serve(t, fakeserver.Responses, fakeserver.Options{})
+	pointAt(t, srv)
+	dir := newIngestVault(t)
+	src := scaleSources(t, 5)
+	var est struct {
+		Estimates []struct {
+			Input  int64 `json:"input_tokens"`
+			Output int64 `json:"output_tokens"`
+		} `json:"estimates"`
+	}
+	json.Unmarshal([]byte(mustProse(t, "--vault", dir, "--json", "ingest", "--estimate", "--model", "openai:fake-model", src)), &est)
+	budget := est.Estimates[0].Input + est.Estimates[0].Output + est.Estimates[1].Input + est.Estimates[1].Output + 10
+	before := headOf(t, dir)
+	out := mustProse(t, "--vault", dir, "ingest", "--max-tokens", fmt.Sprint(budget), "--model", "openai:fake-model", src)
+	if !strings.Contains(out, "left: 3 sources not started") || !strings.Contains(out, "docs/runbook-02.md, docs/runbook-03.md, docs/runbook-04.md") {
+		t.Errorf("the output does not name the sources left:\n%s", out)
+	}
+	if parentOf(t, dir, headOf(t, dir)) != before {
+		t.Fatal("not exactly one commit")
+	}
+	if r := lastReceipt(t, dir); len(r.Wake.Refs) != 2 {
+		t.Errorf("the receipt covers %d sources, want the 2 started", len(r.Wake.Refs))
+	}
+	if n := len(srv.Bodies()); n != 6 {
+		t.Errorf("%d calls, want the 2 sources' 6", n)
+	}
+	mustProse(t, "--vault", dir, "fsck")
+	if out := mustProse(t, "--vault", dir, "ingest", "--model", "openai:fake-model", src); strings.Contains(out, "left:") || !strings.Contains(out, "ingested  docs/runbook-04.md") {
+		t.Errorf("the second run did not ingest the rest:\n%s", out)
+	}
+}

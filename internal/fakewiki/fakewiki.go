@@ -1,0 +1,114 @@
+// Package fakewiki is a model for the loopback fakes of model/fakeserver
+// that works the wiki pipeline by request content: it plans one concept
+// page per source and writes it with the wiki tools, whatever order the
+// requests of parallel sources arrive in. It can answer each source's
+// first plan request with invalid JSON, so the repair turn is exercised.
+//
+// It is test and benchmark support: it never answers a real user's call.
+package fakewiki
+
+import (
+	"encoding/json"
+	"fmt"
+	"path"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/prose-store/prose/model/fakeserver"
+)
+
+// Model answers the requests of ingest runs.
+type Model struct {
+	// BadPlanOnce answers the first plan request of each source with
+	// invalid JSON.
+	BadPlanOnce bool
+
+	mu   sync.Mutex
+	bad  map[string]bool
+	srv  *fakeserver.Server
+	Plan int // plan answers given, repairs included
+}
+
+// Serve starts a fake of api answered by m, with opt's latency and rate
+// limits.
+func (m *Model) Serve(t interface{ Cleanup(func()) }, api string, opt fakeserver.Options) *fakeserver.Server {
+	opt.Respond = m.respond
+	m.srv = fakeserver.NewWith(t, api, opt)
+	return m.srv
+}
+
+var (
+	sourceTag = regexp.MustCompile(`<source name="([^"]*)"[^>]*>\n(?:# ([^\n]*))?`)
+	analysis  = regexp.MustCompile(`(?s)<analysis>\n(.*?)\n</analysis>`)
+	formatAsk = "Answer with one JSON object and nothing else (no prose"
+)
+
+func (m *Model) respond(in *fakeserver.Incoming) fakeserver.Reply {
+	text := in.Text()
+	src := sourceTag.FindStringSubmatch(text)
+	if src == nil {
+		return fakeserver.Reply{Status: 400, Body: `{"error":{"message":"fakewiki: the request quotes no source"}}`}
+	}
+	if in.Format != "" || strings.Contains(text, formatAsk) {
+		m.mu.Lock()
+		m.Plan++
+		first := m.bad == nil || !m.bad[src[1]]
+		if m.bad == nil {
+			m.bad = map[string]bool{}
+		}
+		m.bad[src[1]] = true
+		m.mu.Unlock()
+		if m.BadPlanOnce && first && in.Assistant == 0 {
+			return m.srv.Answer(in, `{"pages": [{"action": "create", "path": `)
+		}
+		return m.srv.Answer(in, planFor(src[1], src[2]))
+	}
+	if in.Assistant > 0 {
+		return fakeserver.Text("Done.")
+	}
+	am := analysis.FindStringSubmatch(text)
+	if am == nil {
+		return fakeserver.Text("Done: the request quoted no plan.")
+	}
+	var p struct {
+		Pages []struct{ Action, Path, Template, Title string }
+	}
+	if err := json.Unmarshal([]byte(am[1]), &p); err != nil {
+		return fakeserver.Text("Done: the plan did not read.")
+	}
+	var calls []fakeserver.Call
+	for i, pg := range p.Pages {
+		if pg.Action != "create" || pg.Template != "concept" {
+			continue
+		}
+		args := func(v any) string { b, _ := json.Marshal(v); return string(b) }
+		id := func(k string) string { return fmt.Sprintf("c%d%s", i, k) }
+		calls = append(calls,
+			fakeserver.Call{ID: id("n"), Name: "new_page", Args: args(map[string]string{"path": pg.Path, "template": "concept", "title": pg.Title})},
+			fakeserver.Call{ID: id("s"), Name: "write_slot", Args: args(map[string]string{"path": pg.Path, "slot": "summary", "html": "<p>What " + htmlText(src[1]) + " says, in brief.</p>"})},
+			fakeserver.Call{ID: id("b"), Name: "write_slot", Args: args(map[string]string{"path": pg.Path, "slot": "body", "html": "<p>The source " + htmlText(src[1]) + " explains " + htmlText(pg.Title) + ".</p>"})},
+		)
+	}
+	if len(calls) == 0 {
+		return fakeserver.Text("Done.")
+	}
+	return fakeserver.Reply{Turn: &fakeserver.Turn{Calls: calls}}
+}
+
+func planFor(name, title string) string {
+	slug := strings.TrimSuffix(path.Base(name), path.Ext(name))
+	if title == "" {
+		title = slug
+	}
+	b, _ := json.Marshal(map[string]any{
+		"summary":   "About " + title + ".",
+		"pages":     []any{map[string]any{"action": "create", "path": "topics/" + slug + "-notes.html", "template": "concept", "title": title + " notes", "why": "the source explains it", "links": nil}},
+		"questions": nil,
+	})
+	return string(b)
+}
+
+func htmlText(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
+}

@@ -1,0 +1,135 @@
+// Command bench-parallel measures parallel ingest against a loopback fake
+// provider (not a test; minutes): N sources, a fixed latency per call, at
+// each --jobs, wall time against the ideal (calls × latency ÷ jobs). With
+// -prefix it also reports, per API, how much of each request repeats the
+// one before it in the provider's cache order (tools, system, messages).
+//
+//	go build -o /tmp/prose ./cmd/prose
+//	go run ./scripts/bench-parallel -prose /tmp/prose -sources 40 -latency 1s -jobs 1,2,4,8
+//	go run ./scripts/bench-parallel -prose /tmp/prose -prefix
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/prose-store/prose/internal/fakewiki"
+	"github.com/prose-store/prose/model/fakeserver"
+)
+
+type cleanup struct{ fns []func() }
+
+func (c *cleanup) Cleanup(f func()) { c.fns = append(c.fns, f) }
+
+func main() {
+	bin := flag.String("prose", "/tmp/prose", "the prose binary")
+	n := flag.Int("sources", 40, "number of sources")
+	latency := flag.Duration("latency", time.Second, "latency of each call")
+	jobsList := flag.String("jobs", "1,2,4,8", "the --jobs values")
+	prefix := flag.Bool("prefix", false, "report prefix stability per API instead")
+	flag.Parse()
+	tmp, err := os.MkdirTemp("", "bench-parallel")
+	check(err)
+	defer os.RemoveAll(tmp)
+	src := filepath.Join(tmp, "docs")
+	check(os.MkdirAll(src, 0o755))
+	for i := 0; i < *n; i++ {
+		body := fmt.Sprintf("# Runbook %02d\n\nStep %d of the on-call rota: check the queue depth, then page the owner of service %02d.\n\n## Escalation\n\nAfter %d minutes, escalate to the duty manager.\n", i, i, i, 10+i)
+		check(os.WriteFile(filepath.Join(src, fmt.Sprintf("runbook-%02d.md", i)), []byte(body), 0o644))
+	}
+	var c cleanup
+	defer func() {
+		for _, f := range c.fns {
+			f()
+		}
+	}()
+	if *prefix {
+		fmt.Println("| API | requests | median shared with the previous request | median shared with the last request of its kind | median fixed part (tools + system) | start with their whole fixed part |")
+		fmt.Println("|---|---|---|---|---|---|")
+		for _, api := range []struct{ api, spec string }{{fakeserver.Responses, "openai:fake"}, {fakeserver.Chat, "openai-chat:fake"}, {fakeserver.Anthropic, "anthropic:fake"}} {
+			fm := &fakewiki.Model{}
+			srv := fm.Serve(&c, api.api, fakeserver.Options{})
+			run(*bin, tmp, api.api, srv, api.spec, "1", src)
+			var shared, kind, fixed []int
+			for _, p := range srv.Prefixes() {
+				shared = append(shared, p.Shared)
+			}
+			whole := 0
+			for _, k := range srv.Kinds() {
+				kind = append(kind, k.Shared)
+				fixed = append(fixed, k.Fixed)
+				if k.Whole {
+					whole++
+				}
+			}
+			fmt.Printf("| %s | %d | %d B | %d B | %d B | %d of %d |\n", api.api, len(shared)+1, median(shared), median(kind), median(fixed), whole, len(kind))
+		}
+		return
+	}
+	fmt.Printf("%d sources, %s per call\n\n", *n, *latency)
+	fmt.Println("| --jobs | calls | wall | ideal (calls × latency ÷ jobs) | wall ÷ ideal | speed-up over --jobs 1 |")
+	fmt.Println("|---|---|---|---|---|---|")
+	var base time.Duration
+	for _, js := range strings.Split(*jobsList, ",") {
+		jobs, err := strconv.Atoi(js)
+		check(err)
+		fm := &fakewiki.Model{}
+		srv := fm.Serve(&c, fakeserver.Responses, fakeserver.Options{Latency: *latency})
+		wall := run(*bin, tmp, "jobs"+js, srv, "openai:fake", js, src)
+		calls := len(srv.Bodies())
+		ideal := time.Duration(calls) * *latency / time.Duration(jobs)
+		if base == 0 {
+			base = wall
+		}
+		fmt.Printf("| %d | %d | %.1f s | %.1f s | %.2f× | %.2f× |\n", jobs, calls, wall.Seconds(), ideal.Seconds(), wall.Seconds()/ideal.Seconds(), base.Seconds()/wall.Seconds())
+	}
+}
+
+func run(bin, tmp, name string, srv *fakeserver.Server, spec, jobs, src string) time.Duration {
+	vault := filepath.Join(tmp, "vault-"+name)
+	env := srv.Env()
+	cmdEnv := append(os.Environ(), "OPENAI_BASE_URL="+env("OPENAI_BASE_URL"), "OPENAI_API_KEY="+env("OPENAI_API_KEY"),
+		"ANTHROPIC_BASE_URL="+env("ANTHROPIC_BASE_URL"), "ANTHROPIC_API_KEY="+env("ANTHROPIC_API_KEY"), "PROSE_NOW=2026-01-31")
+	initCmd := exec.Command(bin, "init", vault)
+	initCmd.Env = cmdEnv
+	out, err := initCmd.CombinedOutput()
+	if err != nil {
+		fail("init: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin, "--vault", vault, "ingest", "--jobs", jobs, "--model", spec, src)
+	cmd.Env = cmdEnv
+	start := time.Now()
+	out, err = cmd.CombinedOutput()
+	wall := time.Since(start)
+	if err != nil {
+		fail("ingest --jobs %s: %v\n%s", jobs, err, out)
+	}
+	return wall
+}
+
+func median(xs []int) int {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := append([]int(nil), xs...)
+	sort.Ints(s)
+	return s[len(s)/2]
+}
+
+func check(err error) {
+	if err != nil {
+		fail("%v", err)
+	}
+}
+
+func fail(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "bench-parallel: "+format+"\n", args...)
+	os.Exit(1)
+}
