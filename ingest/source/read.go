@@ -18,11 +18,13 @@ import (
 	"github.com/prose-store/prose/receipt"
 )
 
-// MaxSize is the largest source read, in bytes. A source becomes pages
-// about twice its size, which must stay within the text limit a scan of the
-// vault reads (4 MiB); and the analysis of one long paragraph holds many
-// times its size in memory (a 1 MiB paragraph: about 360 MB at peak).
-const MaxSize = 1 << 20
+// MaxSize is the largest source read, in bytes (as given, before any
+// conversion). A long source is rendered into pages of bounded size (a
+// contents page and section pages, package render), each within the text
+// limit a scan of the vault reads (4 MiB), and it is read, rendered and
+// staged one source at a time, so a run of sources of this size stays
+// within the memory docs/limits.md states.
+const MaxSize = 16 << 20
 
 // MaxQuoted is the largest quotation of a source read back (ReadQuoted):
 // the Markdown outline prompts quote (Document.Markdown), which escaping
@@ -142,6 +144,7 @@ func read(name string, data []byte, kind Kind, b *Boilerplate) (*Document, error
 	default:
 		return nil, fmt.Errorf("%s: unknown source kind %q", name, kind)
 	}
+	boundBlocks(d)
 	if d.Title == "" && d.empty() {
 		return nil, fmt.Errorf("%s: %w", name, ErrEmpty)
 	}
