@@ -12,6 +12,7 @@ import (
 // turn's own Markdown.
 func (d *Document) Markdown() string {
 	var sb strings.Builder
+	sb.Grow(d.proseSize() + d.proseSize()/8 + 1024) // most of it, at once
 	fmt.Fprintf(&sb, "# %s\n", plainLine(d.Title))
 	for i, s := range d.Sections {
 		if s.Heading != "" && !(i == 0 && s.Level == 1 && s.Heading == d.Title) {
