@@ -379,8 +379,17 @@ func (w *workspace) slots(c candidate) map[string]string {
 		out["related_notes"] = related(here, links)
 	case "note":
 		var paras []string
+		size := 0
 		for _, s := range doc.Sections {
+			if size > maxNoteBody {
+				// A long source: the rest is on its source page.
+				paras = append(paras, "<p>The rest of the source is on its source page.</p>")
+				break
+			}
 			if parts := noteParts(&s, text); len(parts) > 0 {
+				for _, p := range parts {
+					size += len(p)
+				}
 				if s.Heading != "" && s.Heading != doc.Title {
 					paras = append(paras, "<h3>"+html.EscapeString(s.Heading)+"</h3>")
 				}
@@ -394,6 +403,11 @@ func (w *workspace) slots(c candidate) map[string]string {
 	}
 	return out
 }
+
+// maxNoteBody bounds a note's body, the gist of each section (a manual
+// of thousands of sections would make it as long as the source); it is
+// the most a model may write into one slot.
+const maxNoteBody = 256 << 10
 
 func kindWord(k source.Kind) string {
 	switch k {
