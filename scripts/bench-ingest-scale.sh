@@ -53,7 +53,7 @@ one() { # one SIDE INPUT: "peakMB wallMBps cpuMBps" of one ingest into a fresh v
   rm -rf "$v"
   "$bin" init "$v" >/dev/null
   local bytes
-  bytes=$(du -sb --apparent-size "$in" | cut -f1)
+  bytes=$(find "$in" -type f -printf '%s\n' | awk '{s+=$1} END{print s}')
   if ! /usr/bin/time -f "%e %M %U %S" -o "$work/time" "$bin" --vault "$v" ingest "$in" >"$work/out" 2>"$work/err"; then
     echo "refused 0 0"
     return
@@ -66,7 +66,7 @@ median() { sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
 
 printf '| input | MB | build | peak RSS MB | wall MB/s | CPU MB/s | load |\n|---|---|---|---|---|---|---|\n'
 for input in notes300 docs1000 manual.html plain.txt onepara.txt; do
-  mb=$(du -sb --apparent-size "$work/in/$input" | awk '{printf "%.1f", $1/1e6}')
+  mb=$(find "$work/in/$input" -type f -printf '%s\n' | awk '{s+=$1} END{printf "%.1f", s/1e6}')
   for side in $sides; do
     : > "$work/runs"
     for _ in $(seq "$runs"); do one "$side" "$input" >> "$work/runs"; done
