@@ -777,8 +777,7 @@ func contains(list []string, s string) bool {
 // quoteSource is the source as prompts quote it: its outline in Markdown,
 // inside a <source> field whose attributes name it.
 func quoteSource(d *source.Document) string {
-	open := fmt.Sprintf(`source name="%s" kind="%s" id="%s"`, plan.Attr(d.Name), d.Kind, d.ID)
-	return "<" + open + ">\n" + strings.TrimRight(d.Markdown(), "\n") + "\n</source>"
+	return quoteWith(d, d.Markdown(), "")
 }
 
 func (r *run) templateFields() (names, details string) {
@@ -806,7 +805,7 @@ func (r *run) templateFields() (names, details string) {
 // variable part.
 func (r *run) analysisPrompt(d *source.Document) (string, string, error) {
 	names, details := r.templateFields()
-	src := quoteSource(d)
+	src := r.quoteAnalysed(d)
 	// The index and the tree get what the budget leaves after the rest.
 	room := r.opt.Budget*4 - len(src) - len(details) - 4096
 	entries, folders, narrowed := r.base.index(d, max(room*3/4, 2048))
@@ -854,19 +853,22 @@ func (r *run) analyse(ctx context.Context, d *source.Document) (*plan.Plan, erro
 // generate runs the agent loop that writes the plan's pages.
 func (r *run) generate(ctx context.Context, d *source.Document, p *plan.Plan) (*toolbox, error) {
 	_, details := r.templateFields()
-	system, text, err := r.prompts.generation.RenderParts(map[string]string{
-		"vault_root": ".", "today": r.opt.Now().UTC().Format("2006-01-02"), "audience": r.opt.Audience,
-		"source_slug": d.Name, "analysis": plan.Field("analysis", p.JSON()), "template_details": details,
-		"component_palette": wiki.ComponentPalette(), "source": quoteSource(d),
-	})
-	if err != nil {
-		return nil, err
-	}
 	tb := r.toolbox()
 	tb.source = d.Name
 	tb.gone = newGoneWrites(r.gone)
-	if err := r.loop(ctx, tb, system, text); err != nil {
-		return tb, err
+	// One loop per part of a source too long for one prompt (parts.go).
+	for _, quoted := range r.quoteParts(d) {
+		system, text, err := r.prompts.generation.RenderParts(map[string]string{
+			"vault_root": ".", "today": r.opt.Now().UTC().Format("2006-01-02"), "audience": r.opt.Audience,
+			"source_slug": d.Name, "analysis": plan.Field("analysis", p.JSON()), "template_details": details,
+			"component_palette": wiki.ComponentPalette(), "source": quoted,
+		})
+		if err != nil {
+			return nil, err
+		}
+		if err := r.loop(ctx, tb, system, text); err != nil {
+			return tb, err
+		}
 	}
 	return tb, r.keepRemoved(tb, d.Name)
 }

@@ -42,7 +42,9 @@ func ingestCommand() *cli.Command {
 		ArgsUsage: "SOURCE…",
 		Description: "Each source is read, redacted of secrets and analysed into a plan; the model then writes the pages\n" +
 			"with the wiki tools. Everything lands as one commit carrying one receipt. A source ingested before with\n" +
-			"the same model and options is skipped without asking any model. On failure nothing is written.",
+			"the same model and options is skipped without asking any model. On failure nothing is written.\n" +
+			fmt.Sprintf("A source may hold up to %d MiB (a larger one is refused: split it by chapter); a long one becomes a\n", source.MaxSize>>20) +
+			"source page with its contents and one page per section, and a model is shown it part by part.",
 		Flags: append(modelFlags(),
 			&cli.StringFlag{Name: "name", Usage: "title of the source read from standard input (-)"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the plan and write nothing"},
@@ -65,8 +67,9 @@ func ingestCommand() *cli.Command {
 			var docs []*source.Document
 			reported := len(skipped)
 			chrome := source.FindBoilerplate(inputs)
-			for _, in := range inputs {
+			for i, in := range inputs {
 				d, err := source.ReadWith(in.Name, in.Data, in.Kind, chrome[in.Collection])
+				inputs[i].Data = nil // the document holds what the run needs
 				if err != nil && in.Found {
 					// A file found in a directory that does not read is
 					// skipped, as one that cannot be opened is.

@@ -256,7 +256,7 @@ func (w *workspace) link(cs []candidate) {
 		lower := strings.ToLower(c.text)
 		cands := append([]int{}, byFirst[""]...)
 		seenWord := map[string]bool{}
-		for _, word := range strings.FieldsFunc(lower, func(r rune) bool { return !isWordRune(r) }) {
+		for word := range strings.FieldsFuncSeq(lower, func(r rune) bool { return !isWordRune(r) }) {
 			if !seenWord[word] {
 				seenWord[word] = true
 				cands = append(cands, byFirst[word]...)

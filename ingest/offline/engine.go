@@ -65,6 +65,15 @@ func has(prompt, field string) bool {
 
 // promptText is the system text and every user message.
 func promptText(req model.Request) string {
+	if req.System == "" && len(req.Messages) > 0 && req.Messages[0].Role == model.RoleUser {
+		only := true
+		for _, m := range req.Messages[1:] {
+			only = only && m.Role != model.RoleUser
+		}
+		if only {
+			return req.Messages[0].Text // one prompt: no copy of a long one
+		}
+	}
 	var sb strings.Builder
 	sb.WriteString(req.System)
 	for _, m := range req.Messages {

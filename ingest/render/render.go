@@ -33,6 +33,12 @@ const SplitAt = 64 << 10
 // page's shell and escaping around it.
 const MaxPart = 1 << 20
 
+// MaxContents bounds the table of contents of a split document: past it
+// (a manual of thousands of headings), the contents list the remaining
+// parts without the headings inside them, and past twice it they stop,
+// saying how many parts follow (each part's page links the next).
+const MaxContents = 256 << 10
+
 // DocumentSlot is the slot of the source and section templates that holds
 // the rendered text; prose writes it, never a model.
 const DocumentSlot = "document"
@@ -125,6 +131,11 @@ func Document(d *source.Document, opt Options) Result {
 	if len(parts) == 0 {
 		// One section: its blocks are split.
 		lead, parts = nil, blockParts(secs, d.Title)
+	} else if size(lead) > limit {
+		// What comes before the first part is long too (a text with
+		// few headings): it is a part of its own, cut by its blocks.
+		parts = append(blockParts(lead, d.Title), parts...)
+		lead = nil
 	}
 	var sb strings.Builder
 	for _, s := range lead {
@@ -238,6 +249,15 @@ func split(secs []*section, above, limit int) (lead []*section, parts []*part) {
 	return lead, final
 }
 
+// size is the HTML secs render to.
+func size(secs []*section) int {
+	n := 0
+	for _, s := range secs {
+		n += s.size
+	}
+	return n
+}
+
 // blockParts splits a document with no heading to split at by its blocks.
 func blockParts(secs []*section, title string) []*part {
 	p := &part{title: title, anchor: "s-" + plan.Slug(title), secs: secs}
@@ -285,13 +305,18 @@ func toc(parts []Part, href func(int) string) string {
 	var sb strings.Builder
 	sb.WriteString(`<div class="toc"><h2>Contents</h2><ol>`)
 	for i, p := range parts {
+		if sb.Len() > 2*MaxContents {
+			// Thousands of parts: each page links the next.
+			fmt.Fprintf(&sb, "<li>… and %d more parts: follow the next link from the last one listed</li>", len(parts)-i)
+			break
+		}
 		if p.Empty {
 			fmt.Fprintf(&sb, "<li>%s</li>", html.EscapeString(p.Title))
 			continue
 		}
 		h := href(i)
 		fmt.Fprintf(&sb, `<li><a href="%s">%s</a>`, html.EscapeString(h), html.EscapeString(p.Title))
-		if len(p.headings) > 0 {
+		if len(p.headings) > 0 && sb.Len() < MaxContents {
 			sb.WriteString("<ul>")
 			for _, e := range p.headings {
 				fmt.Fprintf(&sb, `<li class="toc-%d"><a href="%s#%s">%s</a></li>`, min(e.level, 6), html.EscapeString(h), e.anchor, html.EscapeString(e.text))

@@ -172,3 +172,52 @@ func TestAPIDefinitionsAreAnchored(t *testing.T) {
 		t.Fatalf("the sanitizer changed the rendering (%v):\n%s", err, clean)
 	}
 }
+
+// Every page of a long document stays bounded, whatever its headings: a
+// text of few headings whose first part (before any heading to split at)
+// is long, a text of one paragraph with no heading at all, and a manual
+// of thousands of headings, whose contents stop listing the headings
+// inside parts past MaxContents. Nothing of the text is left out.
+func TestEveryPageOfALongDocumentIsBounded(t *testing.T) {
+	para := strings.Repeat("a sentence of the long text goes on and on. ", 40) + "\n\n"
+	var few strings.Builder
+	few.WriteString("Long Text\n\n")
+	for few.Len() < 3*MaxPart {
+		few.WriteString(para)
+	}
+	few.WriteString("Part Two\n========\n\n" + para + "Part Three\n==========\n\n" + para)
+	one := "Title\n\n" + strings.Repeat("words without a break ", (3*MaxPart)/22) + "\n"
+	var manual strings.Builder
+	manual.WriteString("<title>Manual</title><h1>Manual</h1>")
+	for i := 0; manual.Len() < 2*MaxPart; i++ {
+		fmt.Fprintf(&manual, "<h2>Chapter %d</h2><p>%s</p><h3>Detail %d</h3><p>text %d</p>", i, strings.Repeat("x ", 50), i, i)
+	}
+	for _, tt := range []struct{ name, text string }{{"few.txt", few.String()}, {"one.txt", one}, {"manual.html", manual.String()}} {
+		t.Run(tt.name, func(t *testing.T) {
+			d := read(t, tt.name, tt.text)
+			res := Document(d, Options{})
+			if len(res.Parts) < 2 {
+				t.Fatalf("%d parts", len(res.Parts))
+			}
+			page := res.Page(nil)
+			if len(page) > SplitAt+2*MaxContents+4096 {
+				t.Errorf("the source page holds %d bytes", len(page))
+			}
+			var sb strings.Builder
+			sb.WriteString(res.HTML)
+			for _, p := range res.Parts {
+				if len(p.HTML) > MaxPart+source.MaxBlock*6 {
+					t.Errorf("part %q holds %d bytes", p.Title, len(p.HTML))
+				}
+				sb.WriteString(p.HTML)
+			}
+			all := sb.String()
+			whole := Document(d, Options{SplitAt: 1 << 30}).HTML
+			for _, w := range []string{"sentence", "words", "text", "x "} {
+				if got, want := strings.Count(all, w), strings.Count(whole, w); got != want {
+					t.Errorf("the parts say %q %d times, the document %d", w, got, want)
+				}
+			}
+		})
+	}
+}

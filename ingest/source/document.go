@@ -110,6 +110,7 @@ func (d *Document) Definitions() []Definition {
 // text) — joined by blank lines, for summaries and search.
 func (d *Document) Prose() string {
 	var sb strings.Builder
+	sb.Grow(d.proseSize()) // a 16 MiB source's text, built once
 	for _, s := range d.Sections {
 		for _, b := range s.Blocks {
 			switch b.Kind {
@@ -127,6 +128,28 @@ func (d *Document) Prose() string {
 		}
 	}
 	return sb.String()
+}
+
+// proseSize is the length of Prose, or a little more.
+func (d *Document) proseSize() int {
+	n := 0
+	for _, s := range d.Sections {
+		for _, b := range s.Blocks {
+			switch b.Kind {
+			case Paragraph, Quote, Turn:
+				n += len(b.Text) + 2
+			case List, Steps:
+				for _, it := range b.Items {
+					n += len(it) + 2
+				}
+			case Definitions:
+				for _, df := range b.Defs {
+					n += len(df.Term) + len(df.Meaning) + 4
+				}
+			}
+		}
+	}
+	return n
 }
 
 func add(sb *strings.Builder, s string) {

@@ -12,6 +12,7 @@ import (
 // turn's own Markdown.
 func (d *Document) Markdown() string {
 	var sb strings.Builder
+	sb.Grow(d.proseSize() + d.proseSize()/8 + 1024) // most of it, at once
 	fmt.Fprintf(&sb, "# %s\n", plainLine(d.Title))
 	for i, s := range d.Sections {
 		if s.Heading != "" && !(i == 0 && s.Level == 1 && s.Heading == d.Title) {
@@ -123,4 +124,91 @@ func codeLang(lang string) string {
 		return ""
 	}
 	return f[0]
+}
+
+// MarkdownParts is the outline of Markdown cut, section by section, into
+// parts of at most about limit bytes each, in order, for a model whose
+// prompt cannot hold the whole: a part holds whole sections where they
+// fit, a longer section goes on in the next part (which repeats its
+// heading, marked "(continued)"), and a block longer than a part is cut
+// between its lines. The first part starts with the title. Joined, the
+// parts say what Markdown says.
+func (d *Document) MarkdownParts(limit int) []string {
+	limit = max(limit, 1024)
+	var parts []string
+	var cur strings.Builder
+	fmt.Fprintf(&cur, "# %s\n", plainLine(d.Title))
+	push := func() {
+		if strings.TrimSpace(cur.String()) != "" {
+			parts = append(parts, cur.String())
+		}
+		cur.Reset()
+	}
+	cont := ""
+	for i, s := range d.Sections {
+		cont = ""
+		if s.Heading != "" && !(i == 0 && s.Level == 1 && s.Heading == d.Title) {
+			head := strings.Repeat("#", min(max(s.Level, 2), 6)) + " " + plainLine(s.Heading)
+			if cur.Len()+len(head)+2 > limit {
+				push()
+			}
+			cur.WriteString("\n" + head + "\n")
+			if len(head) > limit/4 {
+				head = cutAt(head, limit/4)
+			}
+			cont = "\n" + head + " (continued)\n"
+		}
+		for _, b := range s.Blocks {
+			if d.Kind == Conversation && b.Kind != Turn {
+				continue // the structure of an answer is in its turn's text
+			}
+			var bb strings.Builder
+			bb.WriteString("\n")
+			writeBlock(&bb, b)
+			text := bb.String()
+			for text != "" {
+				room := limit - cur.Len()
+				if len(text) <= room {
+					cur.WriteString(text)
+					break
+				}
+				if cur.Len() > len(cont) && (len(text) <= limit-len(cont) || room < limit/4) {
+					// It fits a part of its own, or little is left of this one.
+					push()
+					cur.WriteString(cont)
+					continue
+				}
+				// A block longer than a part: cut between its lines.
+				piece := cutAt(text, room)
+				if n := strings.LastIndexByte(piece, '\n'); n > 0 {
+					piece = piece[:n+1]
+				}
+				cur.WriteString(piece)
+				text = text[len(piece):]
+				push()
+				cur.WriteString(cont)
+			}
+		}
+	}
+	push()
+	return parts
+}
+
+// cutAt is the longest prefix of s of at most n bytes (n > 0) that ends
+// between characters, and at least one character.
+func cutAt(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	n = max(n, 1)
+	for n > 1 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	if s[n]&0xC0 == 0x80 { // n == 1 inside a character: take it whole
+		n = 1
+		for n < len(s) && s[n]&0xC0 == 0x80 {
+			n++
+		}
+	}
+	return s[:n]
 }

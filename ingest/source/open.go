@@ -110,6 +110,9 @@ func ReadLimited(r io.Reader, name string) ([]byte, error) {
 
 // readLimited is ReadLimited with a size hint for the first buffer.
 func readLimited(r io.Reader, name string, hint int64) ([]byte, error) {
+	if hint <= 0 {
+		return readChunks(r, name)
+	}
 	buf := make([]byte, 0, min(max(hint, 512)+1, MaxSize+1))
 	lr := io.LimitReader(r, MaxSize+1)
 	for {
@@ -129,4 +132,37 @@ func readLimited(r io.Reader, name string, hint int64) ([]byte, error) {
 		return nil, tooLarge(name, int64(len(buf)), false)
 	}
 	return buf, nil
+}
+
+// readChunks reads a stream of unknown size (standard input) in chunks of
+// 1 MiB and joins them once at its end, so that reading up to MaxSize
+// holds at most twice what was read, and refusing a stream past it (from
+// /dev/zero) holds MaxSize, never a buffer grown by doubling.
+func readChunks(r io.Reader, name string) ([]byte, error) {
+	const chunk = 1 << 20
+	lr := io.LimitReader(r, MaxSize+1)
+	var chunks [][]byte
+	total := 0
+	for {
+		buf := make([]byte, chunk)
+		n, err := io.ReadFull(lr, buf)
+		if n > 0 {
+			chunks = append(chunks, buf[:n])
+			total += n
+		}
+		if total > MaxSize {
+			return nil, tooLarge(name, int64(total), false)
+		}
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	out := make([]byte, 0, total)
+	for _, c := range chunks {
+		out = append(out, c...)
+	}
+	return out, nil
 }

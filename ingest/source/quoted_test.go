@@ -34,14 +34,15 @@ func TestQuotationOfASourceWithinTheLimitReadsBack(t *testing.T) {
 	}
 
 	past := append([]byte("# Big\n\n"), bytes.Repeat([]byte("word "), MaxQuoted/5)...)
-	if _, err := ReadQuoted("source.md", past); err == nil || !strings.Contains(err.Error(), "quoted source") || !strings.Contains(err.Error(), "4 MiB") {
+	if _, err := ReadQuoted("source.md", past); err == nil || !strings.Contains(err.Error(), "quoted source") || !strings.Contains(err.Error(), fmt.Sprintf("%d MiB", MaxQuoted>>20)) {
 		t.Errorf("a quotation of %d bytes: %v", len(past), err)
 	}
 
-	// A wide table of one-cell rows: every row written as wide as the table.
+	// A wide table of one-cell rows: every row written as wide as the
+	// table, about three bytes a cell.
 	var wide strings.Builder
 	wide.WriteString("<title>Wide</title><table><tr>" + strings.Repeat("<th>a</th>", 2000) + "</tr>")
-	for range 800 {
+	for range MaxQuoted / 3 / 2000 {
 		wide.WriteString("<tr><td>x</td></tr>")
 	}
 	wide.WriteString("</table>")

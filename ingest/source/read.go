@@ -18,11 +18,13 @@ import (
 	"github.com/prose-store/prose/receipt"
 )
 
-// MaxSize is the largest source read, in bytes. A source becomes pages
-// about twice its size, which must stay within the text limit a scan of the
-// vault reads (4 MiB); and the analysis of one long paragraph holds many
-// times its size in memory (a 1 MiB paragraph: about 360 MB at peak).
-const MaxSize = 1 << 20
+// MaxSize is the largest source read, in bytes (as given, before any
+// conversion). A long source is rendered into pages of bounded size (a
+// contents page and section pages, package render), each within the text
+// limit a scan of the vault reads (4 MiB), and it is read, rendered and
+// staged one source at a time, so a run of sources of this size stays
+// within the memory docs/limits.md states.
+const MaxSize = 16 << 20
 
 // MaxQuoted is the largest quotation of a source read back (ReadQuoted):
 // the Markdown outline prompts quote (Document.Markdown), which escaping
@@ -87,7 +89,7 @@ func readWith(name string, data []byte, kind Kind, b *Boilerplate) (*Document, e
 	if len(data) > MaxSize {
 		return nil, tooLarge(name, int64(len(data)), true)
 	}
-	d, err := read(name, data, kind, b)
+	d, err := read(name, data, kind, b, true)
 	if err != nil {
 		return nil, err
 	}
@@ -99,15 +101,18 @@ func readWith(name string, data []byte, kind Kind, b *Boilerplate) (*Document, e
 
 // ReadQuoted reads a source as a prompt quotes it: the Markdown outline of
 // Document.Markdown, up to MaxQuoted bytes. It reads back the document
-// that outline was made of.
+// that outline was made of. The outline is of a document whose secrets
+// were redacted when it was read, so it is not redacted again (the pages
+// prose renders hold the same text): reading a 16 MiB quotation costs its
+// parse alone.
 func ReadQuoted(name string, data []byte) (*Document, error) {
 	if len(data) > MaxQuoted {
 		return nil, fmt.Errorf("%s: the quoted source is %d bytes, more than the %d MiB the outline of a source within the %d MiB limit comes to", name, len(data), MaxQuoted>>20, MaxSize>>20)
 	}
-	return read(name, data, Markdown, nil)
+	return read(name, data, Markdown, nil, false)
 }
 
-func read(name string, data []byte, kind Kind, b *Boilerplate) (*Document, error) {
+func read(name string, data []byte, kind Kind, b *Boilerplate, redact bool) (*Document, error) {
 	named := kind
 	if named == "" {
 		named = KindOf(name)
@@ -123,8 +128,16 @@ func read(name string, data []byte, kind Kind, b *Boilerplate) (*Document, error
 			kind = Sniff(data)
 		}
 	}
-	redacted, n := receipt.RedactText(string(data))
-	d := &Document{Name: name, Kind: kind, Data: []byte(redacted), Redactions: n, Encoding: encoding}
+	d := &Document{Name: name, Kind: kind, Data: data, Encoding: encoding}
+	var redacted string // the text as a string, for the readers of one
+	if redact {
+		redacted, d.Redactions = receipt.RedactText(string(data))
+		if d.Redactions > 0 {
+			d.Data = []byte(redacted)
+		}
+	} else if kind == Text {
+		redacted = string(data)
+	}
 	d.ID = canon.BLAKE3.Token(d.Data)
 	switch kind {
 	case Markdown:
@@ -142,6 +155,7 @@ func read(name string, data []byte, kind Kind, b *Boilerplate) (*Document, error
 	default:
 		return nil, fmt.Errorf("%s: unknown source kind %q", name, kind)
 	}
+	boundBlocks(d)
 	if d.Title == "" && d.empty() {
 		return nil, fmt.Errorf("%s: %w", name, ErrEmpty)
 	}

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Peak memory and throughput of `prose ingest` (offline engine) at scale:
+# each input is ingested into a fresh vault, $RUNS times (default 3), and
+# the median is printed: peak RSS (MB, /usr/bin/time), wall MB/s and CPU
+# MB/s (bytes over user + system seconds: the figure a loaded machine
+# distorts least). The inputs:
+#
+#   notes300     300 generated Markdown notes of about 8 KB (wikicorpus)
+#   docs1000     the 1,000 largest real documents of /usr/share/doc and Go's
+#                doc directory (HTML, Markdown, text; about 12 MB)
+#   manual.html  one HTML manual of just under 16 MiB, many headings
+#   plain.txt    one text of just under 16 MiB, a heading every 4 MiB
+#   onepara.txt  one text of just under 16 MiB: a single paragraph
+#
+# (scripts/bench_ingest_scale.py makes the real-document inputs; the
+# Valgrind, Node.js and pip documentation is left out.) With BEFORE=REV,
+# prose built from REV runs the same inputs in the same minutes, and the
+# ratios are printed. The goals (docs/limits.md): under 256 MB for each,
+# at least 5 MB/s.
+#
+#   RUNS=3 BEFORE=197b5dd scripts/bench-ingest-scale.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+runs=${RUNS:-3}
+go build -o "$work/prose-after" ./cmd/prose
+go build -o "$work/wikicorpus" ./internal/cmd/wikicorpus
+sides=after
+if [ -n "${BEFORE:-}" ]; then
+  mkdir "$work/src-before"
+  git archive "$BEFORE" | tar -x -C "$work/src-before"
+  (cd "$work/src-before" && go build -o "$work/prose-before" ./cmd/prose)
+  sides="before after"
+fi
+mkdir -p "$work/in"
+"$work/wikicorpus" -n 300 -size 8000 -out "$work/in/notes300" >/dev/null
+python3 scripts/bench_ingest_scale.py "$work/in"
+python3 - "$work/in/onepara.txt" <<'PY'
+import random, sys
+words = open("/usr/share/common-licenses/GPL-3").read().split()
+r, out, n = random.Random(1), [], 0
+while n < (16 << 20) - 100:
+    w = words[r.randrange(len(words))]
+    out.append(w)
+    n += len(w) + 1
+open(sys.argv[1], "w").write(" ".join(out)[: (16 << 20) - 100] + "\n")
+PY
+export PROSE_NOW=2026-01-31
+
+one() { # one SIDE INPUT: "peakMB wallMBps cpuMBps" of one ingest into a fresh vault
+  local bin=$work/prose-$1 in=$work/in/$2 v=$work/v
+  rm -rf "$v"
+  "$bin" init "$v" >/dev/null
+  local bytes
+  bytes=$(find "$in" -type f -printf '%s\n' | awk '{s+=$1} END{print s}')
+  if ! /usr/bin/time -f "%e %M %U %S" -o "$work/time" "$bin" --vault "$v" ingest "$in" >"$work/out" 2>"$work/err"; then
+    echo "refused 0 0"
+    return
+  fi
+  read -r secs kib usr sys < "$work/time"
+  awk -v k="$kib" -v b="$bytes" -v s="$secs" -v u="$usr" -v y="$sys" \
+    'BEGIN{printf "%.0f %.2f %.2f\n", k*1024/1e6, b/1e6/s, b/1e6/(u+y)}'
+}
+median() { sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
+
+printf '| input | MB | build | peak RSS MB | wall MB/s | CPU MB/s | load |\n|---|---|---|---|---|---|---|\n'
+for input in notes300 docs1000 manual.html plain.txt onepara.txt; do
+  mb=$(find "$work/in/$input" -type f -printf '%s\n' | awk '{s+=$1} END{printf "%.1f", s/1e6}')
+  for side in $sides; do
+    : > "$work/runs"
+    for _ in $(seq "$runs"); do one "$side" "$input" >> "$work/runs"; done
+    rss=$(cut -d' ' -f1 "$work/runs" | median)
+    wall=$(cut -d' ' -f2 "$work/runs" | median)
+    cpu=$(cut -d' ' -f3 "$work/runs" | median)
+    printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$input" "$mb" "$side" "$rss" "$wall" "$cpu" "$(cut -d' ' -f1 /proc/loadavg)"
+    eval "rss_$side=$rss cpu_$side=$cpu"
+  done
+  if [ -n "${BEFORE:-}" ] && [ "$rss_before" != 0 ]; then
+    printf '| %s | | after/before | %s | | %s | |\n' "$input" \
+      "$(awk -v a="$rss_after" -v b="$rss_before" 'BEGIN{printf "%.2f", a/b}')" \
+      "$(awk -v a="$cpu_after" -v b="$cpu_before" 'BEGIN{printf "%.2f", a/b}')"
+  fi
+done
