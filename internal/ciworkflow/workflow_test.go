@@ -135,14 +135,19 @@ func TestWorkflowOnAPullRequest(t *testing.T) {
 
 	t.Run("clean", func(t *testing.T) {
 		r.t = t
-		res := r.run(wf, filepath.Join(tmp, "ws-clean"), fx.context(fx.feature, 1))
+		res := r.run(wf, filepath.Join(tmp, "ws-clean"), fx.context("feature", fx.feature, 1))
 		for _, s := range res.steps {
 			if !s.ran || s.code != 0 {
 				t.Errorf("step %q: ran %v, exit %d\n%s", s.name, s.ran, s.code, s.out)
 			}
 		}
+		for _, s := range res.steps {
+			if s.name == "prose receipts verify" && !strings.Contains(s.out, "4 receipts, 1 node, 0 problems") {
+				t.Errorf("receipts verify did not verify the base's receipt and the pull request's three:\n%s", s.out)
+			}
+		}
 		comment := readFile(t, filepath.Join(ghLog, "comment.md"))
-		for _, want := range []string{"pages created", "glossary/sev1", "Pages changed", "notes/deploy-guide", "the reviewed text", "receipts"} {
+		for _, want := range []string{"pages created", "glossary/sev1", "Pages changed", "notes/deploy-guide", "reviewed text of each step", "3 receipts"} {
 			if !strings.Contains(comment, want) {
 				t.Errorf("the comment lacks %q:\n%s", want, comment)
 			}
@@ -162,13 +167,15 @@ func TestWorkflowOnAPullRequest(t *testing.T) {
 	t.Run("hand edit", func(t *testing.T) {
 		r.t = t
 		os.Remove(filepath.Join(ghLog, "comment.md"))
-		res := r.run(wf, filepath.Join(tmp, "ws-broken"), fx.context(fx.broken, 2))
+		res := r.run(wf, filepath.Join(tmp, "ws-broken"), fx.context("broken", fx.broken, 2))
 		want := map[string]int{"prose check": 0, "prose compile --check": 0, "prose fsck": 1}
 		for _, s := range res.steps {
 			code, listed := want[s.name]
 			switch {
 			case listed && (!s.ran || s.code != code):
 				t.Errorf("step %q: ran %v, exit %d; want exit %d\n%s", s.name, s.ran, s.code, code, s.out)
+			case s.name == "Prepare the vault" && !strings.Contains(s.out, "::warning::no ledger refs/prose/pr/broken"):
+				t.Errorf("the missing ledger is not named:\n%s", s.out)
 			case s.name == "prose fsck" && !strings.Contains(s.out, "prose wiki commit"):
 				t.Errorf("fsck does not name the fix:\n%s", s.out)
 			case s.name == "prose receipts verify" && s.ran:
@@ -191,13 +198,15 @@ type fixture struct {
 	feature, broken string // the pull requests' heads
 }
 
-func (fx fixture) context(head string, number int) map[string]string {
+func (fx fixture) context(branch, head string, number int) map[string]string {
 	return map[string]string{
 		"github.event.pull_request.head.sha":            head,
 		"github.event.pull_request.number":              fmt.Sprint(number),
 		"github.event.pull_request.head.repo.full_name": "example/vault",
 		"github.repository":                             "example/vault",
 		"github.base_ref":                               "main",
+		"github.head_ref":                               branch,
+		"github.event.pull_request.head.repo.clone_url": fx.origin,
 		"github.token":                                  "test-token",
 	}
 }
@@ -240,7 +249,7 @@ func fixtureRepo(t *testing.T, git, prose, tmp string) fixture {
 	sh(base, git, "push", "-q", "origin", "main", "refs/prose/*:refs/prose/*")
 
 	// A contributor's clone: two ingests and a slot edit, pushed as a
-	// branch (their ledger stays with them).
+	// branch with its ledger beside it (docs/ci.md).
 	clone := func(name string) string {
 		dir := filepath.Join(tmp, name)
 		sh(tmp, git, "clone", "-q", origin, dir)
@@ -251,12 +260,16 @@ func fixtureRepo(t *testing.T, git, prose, tmp string) fixture {
 	sh(pr, prose, "ingest", filepath.Join(fixtures, "sources", "incident-glossary.html"))
 	sh(pr, prose, "ingest", filepath.Join(fixtures, "sources", "canary-debugging.json"))
 	sh(pr, prose, "wiki", "write-slot", "notes/deploy-guide", "abstract", "--content", "<p>How the billing service is deployed, with the reviewed text of each step.</p>")
-	sh(pr, git, "push", "-q", "origin", "main:refs/heads/feature")
+	sh(pr, git, "push", "-q", "origin", "main:refs/heads/feature", "refs/prose/ledger:refs/prose/pr/feature")
 
 	bad := clone("hand-editor")
 	page := filepath.Join(bad, "published", "wiki", "notes", "deploy-guide.html")
 	html := readFile(t, page)
-	if err := os.WriteFile(page, []byte(strings.Replace(html, "</p>", " Edited by hand.</p>", 1)), 0o644); err != nil {
+	const said = "turns usage records into invoices"
+	if !strings.Contains(html, said) {
+		t.Fatalf("%s does not say %q", page, said)
+	}
+	if err := os.WriteFile(page, []byte(strings.Replace(html, said, "turns usage records into invoices, edited by hand,", 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	sh(bad, git, "commit", "-q", "-am", "edit a page by hand")
