@@ -294,6 +294,15 @@ func moduleProxy(t *testing.T, git, tmp, modcache string) string {
 		for _, f := range downloads {
 			os.Remove(f)
 		}
+		// go notes the versions it listed; with no other version of
+		// prose in the cache, that note and the empty folders go too.
+		at := filepath.Join(modcache, "cache", "download", filepath.FromSlash(module), "@v")
+		if left, _ := os.ReadDir(at); len(left) == 1 && left[0].Name() == "list" {
+			os.Remove(filepath.Join(at, "list"))
+		}
+		for _, d := range []string{at, filepath.Dir(at), filepath.Dir(filepath.Dir(at)), filepath.Join(modcache, "github.com", "prose-store")} {
+			os.Remove(d) // only when empty
+		}
 	})
 	root, err := filepath.Abs(repoRoot)
 	if err != nil {
