@@ -37,6 +37,9 @@ type catalog struct {
 	Version int                      `json:"version"`
 	Sources map[string]*sourceRecord `json:"sources"`
 	Pages   map[string]*pageRecord   `json:"-"`
+	// Duplicates are the sources whose text another source's pages hold,
+	// by name (duplicates.go).
+	Duplicates map[string]*dupRecord `json:"duplicates,omitempty"`
 	// shards are the page files as read, by vault path.
 	shards map[string][]byte
 	// ix indexes Pages for the analysis prompt; built on first use and
@@ -170,6 +173,9 @@ func (c *catalog) snapshot() *catalog {
 	s := &catalog{Version: c.Version, Sources: map[string]*sourceRecord{}, Pages: make(map[string]*pageRecord, len(c.Pages))}
 	maps.Copy(s.Sources, c.Sources)
 	maps.Copy(s.Pages, c.Pages)
+	if c.Duplicates != nil {
+		s.Duplicates = maps.Clone(c.Duplicates)
+	}
 	return s
 }
 
@@ -185,6 +191,9 @@ type sourceRecord struct {
 	Original   string `json:"original_title,omitempty"`
 	Memo       string `json:"memo"`
 	Redactions int    `json:"redactions"`
+	// Text is the token of the source's text (textKey): another source
+	// of the same text is its duplicate.
+	Text string `json:"text,omitempty"`
 }
 
 type pageRecord struct {

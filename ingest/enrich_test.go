@@ -3,18 +3,22 @@ package ingest_test
 import (
 	"context"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/prose-store/prose/ingest"
 	"github.com/prose-store/prose/ingest/offline"
+	"github.com/prose-store/prose/wiki"
 )
 
 var linkText = regexp.MustCompile(`<a href="([^"]*)">([^<]*)</a>`)
 
-// TestEnrichTwiceChangesNothing: enrich --all over an ingested wiki, run
-// again, commits nothing; related notes stay one list, name each page
-// once and never a folder's README.html.
+// TestEnrichTwiceChangesNothing: enrich --all right after an ingest
+// commits nothing (the ingest left nothing undone); on a page a person
+// made with empty slots it fills the summary and the related notes once,
+// and run again it commits nothing; related notes stay one list, name
+// each page once and never a folder's README.html.
 func TestEnrichTwiceChangesNothing(t *testing.T) {
 	v, w := newWiki(t)
 	docs := append(fixtureDocs(t),
@@ -30,10 +34,33 @@ func TestEnrichTwiceChangesNothing(t *testing.T) {
 		}
 		return res
 	}
-	if res := enrich(); len(res.Updated) == 0 {
-		t.Fatalf("the first enrich changed nothing: %+v", res)
-	}
 	n := branchCommits(t, v)
+	if res := enrich(); res.Status != "skipped" || len(res.Updated) != 0 || branchCommits(t, v) != n {
+		t.Fatalf("enrich right after the ingest changed %v (status %s)", res.Updated, res.Status)
+	}
+	const mine = "glossary/gateway-notes.html"
+	if _, err := w.Update(context.Background(), func(tx *wiki.Tx) error {
+		_, _, err := tx.New(mine, wiki.NewOptions{Template: "concept", Title: "Gateway notes",
+			Slots: map[string]string{"body": "<p>Our gateway runs on two hosts. It is patched monthly.</p>"}})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	res := enrich()
+	if !slices.Equal(res.Updated, []string{mine}) {
+		t.Fatalf("the first enrich after a person's page updated %v, want [%s]", res.Updated, mine)
+	}
+	_, p, err := w.Read(mine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum, _ := p.Slot("summary"); sum != "<p>Our gateway runs on two hosts.</p>" {
+		t.Errorf("summary: %q", sum)
+	}
+	if notes, _ := p.Slot("related_notes"); !strings.Contains(notes, "Gateway</a>") {
+		t.Errorf("related notes do not name the Gateway page: %q", notes)
+	}
+	n = branchCommits(t, v)
 	if res := enrich(); res.Status != "skipped" || len(res.Updated) != 0 || branchCommits(t, v) != n {
 		t.Errorf("the second enrich changed %v (status %s)", res.Updated, res.Status)
 	}

@@ -77,9 +77,12 @@ type SourceResult struct {
 	Redactions int    `json:"redactions"`
 	// Encoding is the encoding the source was converted from to UTF-8
 	// (source.Document.Encoding); absent for a source in UTF-8.
-	Encoding string   `json:"encoding,omitempty"`
-	Status   string   `json:"status"` // ingested, skipped (memo key seen), unchanged (read again, its pages came out as they were), planned (dry run)
-	Pages    []string `json:"pages"`
+	Encoding string `json:"encoding,omitempty"`
+	// SameAs names the source whose pages hold this one's text (the same
+	// text after chrome; duplicates.go).
+	SameAs string   `json:"same_as,omitempty"`
+	Status string   `json:"status"` // ingested, skipped (memo key seen), unchanged (read again, its pages came out as they were), planned (dry run)
+	Pages  []string `json:"pages"`
 }
 
 // Move is a page moved during a run.
@@ -151,8 +154,13 @@ type run struct {
 	kept    []ReviewEntry
 	prompts *prompts
 	bar     *progress.Bar
-	// inRun are the ids of the run's sources.
-	inRun map[string]bool
+	// inRun are the ids of the run's sources; runNames the names that
+	// hold each (two files of the same bytes share an id).
+	inRun    map[string]bool
+	runNames map[string][]string
+	// same is how the run's sources of one text share pages
+	// (duplicates.go).
+	same *sameText
 	// gone are the pages a person removed (RemovedFile); goneChanged is
 	// set when the run dropped some of them from the record.
 	gone        *removedBook
@@ -398,15 +406,17 @@ func (r *run) ingest(ctx context.Context, docs []*source.Document) (*Result, err
 	bar := progress.New(r.opt.Progress, int64(len(docs)), "ingest", progress.Items)
 	defer bar.Finish()
 	r.bar = bar
-	r.inRun = map[string]bool{}
+	r.inRun, r.runNames = map[string]bool{}, map[string][]string{}
 	for _, d := range docs {
 		r.inRun[d.ID] = true
+		r.runNames[d.ID] = append(r.runNames[d.ID], d.Name)
 	}
+	r.same = r.sameTextOf(docs)
 	var todo []*source.Document
 	for _, d := range docs {
-		sr := SourceResult{Name: d.Name, ID: d.ID, Kind: string(d.Kind), Title: d.Title, Redactions: d.Redactions, Encoding: d.Encoding, Pages: []string{}}
+		sr := SourceResult{Name: d.Name, ID: d.ID, Kind: string(d.Kind), Title: d.Title, Redactions: d.Redactions, Encoding: d.Encoding, Pages: []string{}, SameAs: r.same.of[d.Name]}
 		memo := r.memoOf(d)
-		if rec, ok := r.cat.Sources[d.ID]; ok && rec.Memo == memo && !r.opt.Force {
+		if r.skipSame(d, memo, r.same) {
 			sr.Status = "skipped"
 			sr.Pages = append(sr.Pages, r.cat.pagesOf(d.ID)...)
 			r.res.Sources = append(r.res.Sources, sr)
@@ -419,15 +429,28 @@ func (r *run) ingest(ctx context.Context, docs []*source.Document) (*Result, err
 	// One merge rule, one order: the sources' plans are merged in name
 	// order, whatever the order they were given in.
 	sort.SliceStable(todo, func(i, j int) bool { return todo[i].Name < todo[j].Name })
+	todo = orderSame(todo, r.same)
 	for _, d := range todo {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		bar.Describe(d.Name)
-		if err := r.source(ctx, d); err != nil {
+		var err error
+		if of := r.same.of[d.Name]; of != "" {
+			err = r.duplicate(d, of, r.same)
+		} else {
+			err = r.source(ctx, d)
+		}
+		if err != nil {
 			return nil, err
 		}
 		bar.Add(1)
+	}
+	if err := r.leave(r.same); err != nil {
+		return nil, err
+	}
+	if err := r.nameSame(r.same); err != nil {
+		return nil, err
 	}
 	if r.opt.DryRun {
 		r.res.Status = "dry-run"
@@ -445,7 +468,7 @@ func (r *run) ingest(ctx context.Context, docs []*source.Document) (*Result, err
 
 // source runs analysis and generation for one document.
 func (r *run) source(ctx context.Context, d *source.Document) error {
-	sr := &r.res.Sources[r.sourceIndex(d.ID)]
+	sr := &r.res.Sources[r.sourceIndex(d)]
 	if err := r.fail("analysis:" + d.Name); err != nil {
 		return err
 	}
@@ -575,7 +598,7 @@ func (r *run) source(ctx context.Context, d *source.Document) error {
 	}
 	sr.Status = "ingested"
 	sr.Pages = pages
-	r.cat.Sources[d.ID] = &sourceRecord{Name: d.Name, Kind: string(d.Kind), Title: d.Title, Memo: r.memoOf(d), Redactions: d.Redactions}
+	r.cat.Sources[d.ID] = &sourceRecord{Name: d.Name, Kind: string(d.Kind), Title: d.Title, Memo: r.memoOf(d), Redactions: d.Redactions, Text: r.same.key[d.Name]}
 	if raw := r.raw[d.ID]; raw != d.Title {
 		r.cat.Sources[d.ID].Original = raw
 	}
@@ -607,7 +630,7 @@ func (r *run) settle() error {
 func (r *run) supersede(d *source.Document) ([]handover, error) {
 	var handed []handover
 	for id, rec := range r.cat.Sources {
-		if rec.Name != d.Name || id == d.ID || r.inRun[id] {
+		if rec.Name != d.Name || id == d.ID || r.inRun[id] && !r.sameAsEarlier(id, d) {
 			continue
 		}
 		for _, rel := range r.cat.pagesOf(id) {
@@ -650,9 +673,9 @@ func (r *run) addOnce(list *[]string, s string) {
 	}
 }
 
-func (r *run) sourceIndex(id string) int {
+func (r *run) sourceIndex(d *source.Document) int {
 	for i := len(r.res.Sources) - 1; i >= 0; i-- {
-		if r.res.Sources[i].ID == id {
+		if r.res.Sources[i].ID == d.ID && r.res.Sources[i].Name == d.Name {
 			return i
 		}
 	}

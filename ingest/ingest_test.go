@@ -482,6 +482,15 @@ func TestEnrichFailureLeavesVaultAsItWas(t *testing.T) {
 	if _, err := ingest.Ingest(context.Background(), w, fixtureDocs(t), opts(offline.Engine{})); err != nil {
 		t.Fatal(err)
 	}
+	// A page a person made with empty slots: enrich has something to do
+	// (the ingest left nothing undone on its own pages).
+	if _, err := w.Update(context.Background(), func(tx *wiki.Tx) error {
+		_, _, err := tx.New("glossary/canary-notes.html", wiki.NewOptions{Template: "concept", Title: "Canary notes",
+			Slots: map[string]string{"body": "<p>The canary takes five percent of traffic. We watch it closely.</p>"}})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
 	// The first tool step of an enrich, as a probe run reports it.
 	first := ""
 	probe := opts(offline.Engine{})

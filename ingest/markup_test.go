@@ -90,13 +90,24 @@ func TestTextThatLooksLikeMarkupReachesPagesAsText(t *testing.T) {
 	}
 }
 
-// A source without steps or definitions keeps its lists on its note, as
-// lists.
-func TestNoteKeepsTheSourcesLists(t *testing.T) {
+// A source without steps or definitions gets no note: its source page
+// renders the whole document, its lists as lists, so a note would hold
+// nothing the source page does not.
+func TestNoNoteBesideTheWholeSource(t *testing.T) {
 	w := ingestMarkup(t)
-	_, h := pageHTML(t, w, "notes/hostile/notes")
-	want := "<ul><li>alpha &lt;one&gt;</li><li>beta <code>&lt;br&gt;</code></li></ul>"
-	if !strings.Contains(h, want) {
-		t.Errorf("the note lacks the source's list %s:\n%s", want, h)
+	_, h := pageHTML(t, w, "notes/hostile")
+	for _, want := range []string{"<li>alpha &lt;one&gt;</li>", "<li>beta <code>&lt;br&gt;</code></li>"} {
+		if !strings.Contains(h, want) {
+			t.Errorf("the source page lacks the source's list item %s:\n%s", want, h)
+		}
+	}
+	pages, err := w.Pages()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pi := range pages {
+		if pi.Template == "note" || strings.HasPrefix(pi.Title, "Notes on") {
+			t.Errorf("a note was made beside the source page: %s (%s)", pi.Path, pi.Title)
+		}
 	}
 }

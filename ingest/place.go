@@ -293,7 +293,7 @@ func (r *run) pageAt(rel string) (string, bool) {
 func (r *run) versionsOf(d *source.Document) map[string]bool {
 	ids := map[string]bool{d.ID: true}
 	for id, rec := range r.base.Sources {
-		if rec.Name == d.Name && !r.inRun[id] {
+		if rec.Name == d.Name && (!r.inRun[id] || r.sameAsEarlier(id, d)) {
 			ids[id] = true // bytes of this run under another name are not an earlier version
 		}
 	}

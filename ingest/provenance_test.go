@@ -84,13 +84,13 @@ func TestSlotWrittenByHandSurvivesReingest(t *testing.T) {
 	human := "<p>The canary is what we watch for ten minutes before going on.</p>"
 	writeSlot(t, w, page, "summary", human)
 
-	v2 := strings.Replace(deployV1, "production traffic", "live traffic", 1)
+	v2 := strings.Replace(strings.Replace(deployV1, "production traffic", "live traffic", 1), "## Glossary", "## Terms", 1)
 	d2 := readDoc(t, "deploy.md", v2)
 	res := ingestDocs(t, w, d2)
 	if got := slotOf(t, w, page, "summary"); got != human {
 		t.Fatalf("the hand-written summary was overwritten: %q", got)
 	}
-	if body := slotOf(t, w, page, "body"); !strings.Contains(body, "live traffic") {
+	if body := slotOf(t, w, page, "body"); !strings.Contains(body, "“Terms”") {
 		t.Fatalf("the body nobody touched was not updated: %q", body)
 	}
 	it := keptItem(t, v, page, "summary")
@@ -279,12 +279,12 @@ func TestChangedSourceReplacesItsPartOfAMergedPage(t *testing.T) {
 	const page = "glossary/canary.html"
 	release := "# Release handbook\n\nReleases go out weekly.\n\n## Glossary\n\nCanary: the first hosts that take a new build.\n"
 	ingestDocs(t, w, readDoc(t, "deploy.md", deployV1), readDoc(t, "release.md", release))
-	body := slotOf(t, w, page, "body")
+	body := slotOf(t, w, page, "summary") + slotOf(t, w, page, "body")
 	if !strings.Contains(body, "production traffic") || !strings.Contains(body, "the first hosts") {
 		t.Fatalf("merged body: %q", body)
 	}
 	ingestDocs(t, w, readDoc(t, "deploy.md", deployV1), readDoc(t, "release.md", strings.Replace(release, "first hosts", "first servers", 1)))
-	body = slotOf(t, w, page, "body")
+	body = slotOf(t, w, page, "summary") + slotOf(t, w, page, "body")
 	if strings.Count(body, "Release handbook") != 1 || !strings.Contains(body, "the first servers") || strings.Contains(body, "the first hosts") {
 		t.Fatalf("the changed source's paragraph was not replaced once:\n%s", body)
 	}
@@ -294,9 +294,39 @@ func TestChangedSourceReplacesItsPartOfAMergedPage(t *testing.T) {
 	// The source that wrote the page changes: its own text is updated in
 	// place, the other source's paragraph stays, once.
 	ingestDocs(t, w, readDoc(t, "deploy.md", strings.Replace(deployV1, "production traffic", "live traffic", 1)), readDoc(t, "release.md", strings.Replace(release, "first hosts", "first servers", 1)))
-	body = slotOf(t, w, page, "body")
+	body = slotOf(t, w, page, "summary") + slotOf(t, w, page, "body")
 	if strings.Contains(body, "production traffic") || strings.Count(body, "live traffic") != 1 || strings.Count(body, "the first servers") != 1 {
 		t.Fatalf("after the first source changed:\n%s", body)
 	}
 	lintClean(t, w)
+}
+
+// TestEarlierExcerptsAreEmptied: a source page an earlier engine wrote
+// excerpts on (the pipeline's, by its record) loses them when its source
+// changes: the page renders the whole source, a quotation above it only
+// said it twice.
+func TestEarlierExcerptsAreEmptied(t *testing.T) {
+	_, w := newWiki(t)
+	const page = "notes/deploy.html"
+	ingestDocs(t, w, readDoc(t, "deploy.md", deployV1))
+	quote := "<blockquote><p>We deploy the service every Tuesday.</p></blockquote>"
+	if _, err := w.Update(context.Background(), func(tx *wiki.Tx) error {
+		if _, err := tx.WriteSlot(page, "excerpts", quote); err != nil {
+			return err
+		}
+		_, p, err := tx.Read(page)
+		if err != nil {
+			return err
+		}
+		gen, _ := p.Meta[wiki.KeyGenerated].(map[string]any)
+		gen["excerpts"] = wiki.SlotToken(quote)
+		_, err = tx.SetMeta(page, map[string]any{wiki.KeyGenerated: gen}, nil)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	ingestDocs(t, w, readDoc(t, "deploy.md", strings.Replace(deployV1, "Tuesday", "Wednesday", 1)))
+	if got := slotOf(t, w, page, "excerpts"); got != "" {
+		t.Errorf("the earlier excerpts stayed: %q", got)
+	}
 }

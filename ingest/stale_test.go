@@ -51,7 +51,7 @@ func TestSourceNoLongerDefiningATermLeavesItsPage(t *testing.T) {
 	b2 := readDoc(t, "b.md", "# Setup Guide\n\nSet up the worker before anything else. The worker runs jobs.\n\n- the worker host\n- the job queue\n")
 	res := ingestDocs(t, w, b2)
 	body := slotOf(t, w, page, "body")
-	if strings.Contains(body, "terminates TLS") || strings.Contains(body, "from-") || !strings.Contains(body, "routes outside traffic") {
+	if strings.Contains(body, "terminates TLS") || strings.Contains(body, "from-") || !strings.Contains(slotOf(t, w, page, "summary"), "routes outside traffic") {
 		t.Errorf("what b no longer says is still on the page, or a's part is gone:\n%s", body)
 	}
 	if got := sourcesOf(t, w, page); !slices.Equal(got, []string{a.ID}) {
@@ -95,19 +95,20 @@ func TestRemovalKeepsAParagraphAPersonEdited(t *testing.T) {
 // source keeps its pages (a page is found by its origin, never its
 // title) and they are credited to its new version, with no stale item;
 // a page an earlier version wrote that the new version does not write (a
-// note the new version's steps replace) keeps the earlier version's id,
-// and a stale review item names it.
+// procedure whose steps the new version no longer has) keeps the earlier
+// version's id, and a stale review item names it.
 func TestPagesAChangedSourceNoLongerWritesAreNotCreditedToIt(t *testing.T) {
 	v, w := newWiki(t)
-	b := readDoc(t, "b.md", "# Setup Guide\n\nSet up the worker before anything else. The worker runs jobs.\n\n- the worker host\n- the job queue\n")
+	const steps = "\n## Steps\n\n1. Install the worker.\n2. Start the worker.\n"
+	b := readDoc(t, "b.md", "# Setup Guide\n\nSet up the worker before anything else. The worker runs jobs.\n"+steps)
 	ingestDocs(t, w, b)
-	oldSource, oldNote := pageOf(t, w, b.ID, "source"), pageOf(t, w, b.ID, "note")
+	oldSource, oldProc := pageOf(t, w, b.ID, "source"), pageOf(t, w, b.ID, "procedure")
 
-	retitled := readDoc(t, "b.md", "# Worker Setup Guide\n\nSet up the worker before anything else. The worker runs jobs.\n\n- the worker host\n- the job queue\n")
+	retitled := readDoc(t, "b.md", "# Worker Setup Guide\n\nSet up the worker before anything else. The worker runs jobs.\n"+steps)
 	res := ingestDocs(t, w, retitled)
-	newSource, newNote := pageOf(t, w, retitled.ID, "source"), pageOf(t, w, retitled.ID, "note")
-	if newSource != oldSource || newNote != oldNote {
-		t.Fatalf("the retitled source made new pages: %s %s, was %s %s", newSource, newNote, oldSource, oldNote)
+	newSource, newProc := pageOf(t, w, retitled.ID, "source"), pageOf(t, w, retitled.ID, "procedure")
+	if newSource != oldSource || newProc != oldProc {
+		t.Fatalf("the retitled source made new pages: %s %s, was %s %s", newSource, newProc, oldSource, oldProc)
 	}
 	if len(res.Created) != 0 {
 		t.Errorf("a retitle created %v", res.Created)
@@ -115,27 +116,27 @@ func TestPagesAChangedSourceNoLongerWritesAreNotCreditedToIt(t *testing.T) {
 	if stale := staleItems(t, res); len(stale) != 0 {
 		t.Errorf("stale items after a retitle: %+v", stale)
 	}
-	for _, rel := range []string{oldSource, oldNote} {
+	for _, rel := range []string{oldSource, oldProc} {
 		if got := sourcesOf(t, w, rel); !slices.Equal(got, []string{retitled.ID}) {
 			t.Errorf("%s is credited to %v, want the new version %s", rel, got, retitled.ID)
 		}
 	}
 
-	// Steps replace the note: the note stays with the id of the version
+	// The steps are gone: the procedure stays with the id of the version
 	// that wrote it, and is queued as stale once.
-	steps := readDoc(t, "b.md", "# Worker Setup Guide\n\nSet up the worker before anything else. The worker runs jobs.\n\n- the worker host\n- the job queue\n\n## Steps\n\n1. Install the worker.\n2. Start the worker.\n")
-	res = ingestDocs(t, w, steps)
-	if got := sourcesOf(t, w, newNote); !slices.Equal(got, []string{retitled.ID}) {
-		t.Errorf("%s is credited to %v, want %s", newNote, got, retitled.ID)
+	noSteps := readDoc(t, "b.md", "# Worker Setup Guide\n\nSet up the worker before anything else. The worker runs jobs.\n\n- the worker host\n- the job queue\n")
+	res = ingestDocs(t, w, noSteps)
+	if got := sourcesOf(t, w, newProc); !slices.Equal(got, []string{retitled.ID}) {
+		t.Errorf("%s is credited to %v, want %s", newProc, got, retitled.ID)
 	}
-	if _, ok := staleItems(t, res)[newNote]; !ok || len(staleItems(t, res)) != 1 {
-		t.Errorf("stale items after steps were added: %+v", res.Review)
+	if _, ok := staleItems(t, res)[newProc]; !ok || len(staleItems(t, res)) != 1 {
+		t.Errorf("stale items after the steps went: %+v", res.Review)
 	}
-	if pageOf(t, w, steps.ID, "source") != newSource {
+	if pageOf(t, w, noSteps.ID, "source") != newSource {
 		t.Errorf("the source page moved")
 	}
 	// Ingesting the same source again queues nothing more.
-	res = ingestDocs(t, w, readDoc(t, "b.md", strings.Replace(string(steps.Data), "runs jobs", "runs batch jobs", 1)))
+	res = ingestDocs(t, w, readDoc(t, "b.md", strings.Replace(string(noSteps.Data), "runs jobs", "runs batch jobs", 1)))
 	if len(staleItems(t, res)) != 0 {
 		t.Errorf("a page already let go is queued again: %+v", res.Review)
 	}

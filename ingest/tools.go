@@ -272,7 +272,7 @@ func (tb *toolbox) setMeta(_ context.Context, args json.RawMessage) (string, err
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		if k == metaSources || k == metaGenerated || k == plan.MetaOrigin {
+		if k == metaSources || k == metaGenerated || k == plan.MetaOrigin || k == metaSourceNames {
 			// prose records the sources a page came from itself.
 			ignored = append(ignored, k)
 			continue

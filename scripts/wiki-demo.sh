@@ -20,6 +20,7 @@ step init demo/wiki
 step ingest fixtures/sources
 # The same sources again: nothing new, no model call, no commit.
 step ingest fixtures/sources
+# Enrich fills empty slots; the ingest left none: no commit.
 step enrich --all
 step wiki lint
 step wiki review list

@@ -28,7 +28,13 @@ done
 /usr/bin/time -v "$prose" --vault "$vault" ingest "${dirs[@]}" >"$scratch/out" 2>"$scratch/time" || { cat "$scratch/time" >&2; exit 1; }
 rss=$(awk -F': ' '/Maximum resident/ {print $2}' "$scratch/time")
 secs=$(awk -F': ' '/Elapsed \(wall/ {print $2}' "$scratch/time" | awk -F: '{ if (NF==3) print $1*3600+$2*60+$3; else print $1*60+$2 }')
-python3 scripts/wiki_measure.py "$prose" "$vault" "$@"
+# A Python that has markdown-it (Debian's python3-markdown-it) renders
+# Markdown sources as a reader sees them; any python3 otherwise.
+py=python3
+if ! python3 -c 'import markdown_it' 2>/dev/null && /usr/bin/python3 -c 'import markdown_it' 2>/dev/null; then
+  py=/usr/bin/python3
+fi
+"$py" scripts/wiki_measure.py "$prose" "$vault" "$@"
 lint=$("$prose" --vault "$vault" wiki lint 2>&1 | tail -1 || true)
 awk -v b="$bytes" -v s="$secs" -v r="$rss" 'BEGIN { printf "ingest: %.2f MB in %.1f s (%.2f MB/s), peak RSS %.0f MB\n", b/1e6, s, (s > 0 ? b/1e6/s : 0), r/1024 }'
 echo "lint: $lint"

@@ -10,6 +10,10 @@ for the wiki: pages named after navigation words, titles with a pilcrow or
 a suffix many titles share, duplicate and near-empty pages, folder depth
 against the input's.
 
+Markdown sources are rendered with markdown-it-py (CommonMark) when it is
+installed, so link targets and markup do not count as text; without it
+they are stripped by pattern.
+
 usage: wiki_measure.py PROSE VAULT NAME=DIR [NAME=DIR ...]
 """
 import collections
@@ -19,6 +23,11 @@ import os
 import re
 import subprocess
 import sys
+
+try:  # CommonMark for Markdown sources, when the machine has it (Debian: python3-markdown-it)
+    from markdown_it import MarkdownIt
+except ImportError:
+    MarkdownIt = None
 
 SKIP = {"script", "style", "head", "title", "noscript", "template", "svg"}
 WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
@@ -66,6 +75,17 @@ class Text(html.parser.HTMLParser):
 def read_source(path):
     raw = open(path, encoding="utf-8", errors="replace").read()
     ext = os.path.splitext(path)[1].lower()
+    if ext in (".md", ".markdown"):
+        if MarkdownIt is not None:
+            # What a reader of the Markdown sees: rendered by a CommonMark
+            # implementation that is not prose's, link targets left out.
+            raw = MarkdownIt("commonmark").enable("table").enable("strikethrough").render(raw)
+            ext = ".html"
+        else:
+            # Without a renderer: leave out what a reader never sees, the
+            # targets of links and images and reference definitions.
+            raw = re.sub(r"(?m)^\s{0,3}\[[^\]]+\]:\s*\S+.*$", "", raw)
+            raw = re.sub(r"\]\([^)\s]*(?:\s+\"[^\"]*\")?\)", "]", raw)
     if ext in (".html", ".htm", ".xhtml"):
         p = Text()
         p.feed(raw)

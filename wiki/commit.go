@@ -131,6 +131,13 @@ func (tx *Tx) CommitWith(o CommitOptions) (*Result, error) {
 func (tx *Tx) files() (map[string][]byte, error) {
 	out := map[string][]byte{}
 	dirs := map[string]bool{}
+	var refs map[string]bool
+	if len(tx.order) > 0 {
+		var err error
+		if refs, err = tx.backlinkTargets(); err != nil {
+			return nil, err
+		}
+	}
 	for _, rel := range tx.order {
 		p := tx.pages[rel]
 		old, had, err := tx.st.page(rel)
@@ -158,7 +165,7 @@ func (tx *Tx) files() (map[string][]byte, error) {
 				}
 			}
 		}
-		if had && old != nil && !tx.rebuild && !tx.force[rel] && materialEqual(old, p) {
+		if had && old != nil && !tx.rebuild && !tx.force[rel] && !refs[rel] && materialEqual(old, p) {
 			continue // nothing material: the file and its date stay
 		}
 		if !(had && old != nil && materialEqual(old, p)) {
@@ -176,6 +183,32 @@ func (tx *Tx) files() (map[string][]byte, error) {
 		out[rel] = data
 		markDirs(dirs, rel)
 	}
+	// The pages the Tx did not write whose "Referenced by" changed: their
+	// shells are re-rendered in the same commit, nothing material (their
+	// date stays), and a folder index's by the indexes below.
+	for _, rel := range slices.Sorted(maps.Keys(refs)) {
+		if _, ok := tx.pages[rel]; ok {
+			markDirs(dirs, rel) // the folder's index lists the terms that link to its pages
+			continue
+		}
+		// The folder's index lists the terms that link to its pages.
+		dirs[path.Dir(rel)] = true
+		if path.Base(rel) == IndexName {
+			continue
+		}
+		p, ok, err := tx.st.page(rel)
+		if err != nil || !ok {
+			continue // a broken link, or a file prose does not own
+		}
+		data, err := tx.renderPage(rel, p)
+		if err != nil {
+			return nil, err
+		}
+		if raw, ok, _ := tx.st.raw(rel); ok && string(raw) == string(data) {
+			continue
+		}
+		out[rel] = data
+	}
 	if err := tx.indexes(dirs, out); err != nil {
 		return nil, err
 	}
@@ -192,13 +225,16 @@ func (tx *Tx) renderPage(rel string, p *Page) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var listing *FolderListing
+	var sh shell
 	if path.Base(rel) == IndexName {
-		if listing, err = tx.listing(path.Dir(rel)); err != nil {
+		if sh.Folder, err = tx.listing(path.Dir(rel)); err != nil {
 			return nil, err
 		}
 	}
-	return render(t, rel, p, listing)
+	if sh.Backlinks, sh.More, err = tx.backlinkShell(rel); err != nil {
+		return nil, err
+	}
+	return render(t, rel, p, sh)
 }
 
 // markDirs marks the folder of rel. Folders above it are marked by
@@ -255,7 +291,7 @@ func (tx *Tx) indexes(dirs map[string]bool, out map[string][]byte) error {
 		if len(listing.Folders) == 0 && len(listing.Pages) == 0 && strings.TrimSpace(desc) == "" && d != "." {
 			if had {
 				out[rel] = nil
-				tx.pages[rel] = nil
+				tx.setIndex(rel, nil)
 			}
 			if wasCommitted {
 				pending[path.Dir(d)] = true
@@ -269,7 +305,11 @@ func (tx *Tx) indexes(dirs map[string]bool, out map[string][]byte) error {
 		if err != nil {
 			return err
 		}
-		data, err := render(t, rel, p, listing)
+		sh := shell{Folder: listing}
+		if sh.Backlinks, sh.More, err = tx.backlinkShell(rel); err != nil {
+			return err
+		}
+		data, err := render(t, rel, p, sh)
 		if err != nil {
 			return err
 		}
@@ -277,7 +317,7 @@ func (tx *Tx) indexes(dirs map[string]bool, out map[string][]byte) error {
 			continue
 		}
 		out[rel] = data
-		tx.pages[rel] = p
+		tx.setIndex(rel, p)
 	}
 	return nil
 }
@@ -326,6 +366,8 @@ func (tx *Tx) listing(d string) (*FolderListing, error) {
 		files[rest] = p != nil
 	}
 	l := &FolderListing{}
+	terms := &folderTerms{tx: tx, dir: dir, seen: map[string]bool{}}
+	names := &folderNames{}
 	for name := range folders {
 		sub := prefix + name
 		alive, err := tx.folderAlive(sub)
@@ -352,16 +394,22 @@ func (tx *Tx) listing(d string) (*FolderListing, error) {
 				pe.Title = t
 			}
 			pe.Template, pe.Updated = p.Meta.Template(), p.Meta.String(KeyUpdated)
+			pe.Lead, pe.origin = firstSentence(p), p.Meta.String(KeyOrigin)
+			names.add(name, pe.Title, p)
+		}
+		if err := terms.add(prefix + name); err != nil {
+			return nil, err
 		}
 		l.Pages = append(l.Pages, pe)
 	}
+	l.Terms, l.MoreTerms = terms.list()
+	l.Names, l.MoreNames = names.list()
+	rank, err := tx.contentsOrder(d)
+	if err != nil {
+		return nil, err
+	}
 	slices.SortFunc(l.Folders, func(a, b FolderEntry) int { return strings.Compare(a.Name, b.Name) })
-	slices.SortFunc(l.Pages, func(a, b PageEntry) int {
-		if c := strings.Compare(strings.ToLower(a.Title), strings.ToLower(b.Title)); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Href, b.Href)
-	})
+	slices.SortFunc(l.Pages, func(a, b PageEntry) int { return comparePages(a, b, rank) })
 	// Pages of one title are told apart by what differs, their file
 	// names ("Introduction (intro.html)"), never by a number.
 	same := make([]bool, len(l.Pages))

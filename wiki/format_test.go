@@ -30,7 +30,7 @@ func renderPage(t testing.TB, tmpl, rel string, p *Page) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := render(ts[tmpl], rel, p, nil)
+	data, err := render(ts[tmpl], rel, p, shell{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,9 +138,10 @@ func TestGoldenTemplates(t *testing.T) {
 		var listing *FolderListing
 		if name == "folder" {
 			rel = "topic/README.html"
-			listing = &FolderListing{Folders: []FolderEntry{{Name: "sub", Href: "sub/README.html", Note: "Below."}}, Pages: []PageEntry{{Title: "One", Href: "one.html", Template: "note", Updated: "2026-01-02"}}}
+			listing = &FolderListing{Folders: []FolderEntry{{Name: "sub", Href: "sub/README.html", Note: "Below."}}, Pages: []PageEntry{{Title: "One", Href: "one.html", Template: "note", Updated: "2026-01-02", Lead: "The first sentence."}},
+				Terms: []Link{{Href: "../glossary/cif.html", Text: "ffi_cif"}}, Names: []Name{{Name: "ffi_call", Href: "one.html#s-ffi-call", Page: "One"}}}
 		}
-		data, err := render(tm, rel, p, listing)
+		data, err := render(tm, rel, p, shell{Folder: listing})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -253,7 +254,7 @@ func FuzzParse(f *testing.F) {
 
 func renderPageForSeed() string {
 	ts, _ := loadTemplates("")
-	data, _ := render(ts["concept"], "a.html", &Page{Meta: Meta{"title": "x", "template": "concept"}, Slots: []Slot{{ID: "summary", HTML: "<p>s</p>"}}}, nil)
+	data, _ := render(ts["concept"], "a.html", &Page{Meta: Meta{"title": "x", "template": "concept"}, Slots: []Slot{{ID: "summary", HTML: "<p>s</p>"}}}, shell{})
 	return string(data)
 }
 

@@ -42,6 +42,9 @@ var (
 		// Headings may carry an anchor in the source's namespace (see
 		// headingID), so a page links into a rendered source.
 		"h2": {"id"}, "h3": {"id"}, "h4": {"id"}, "h5": {"id"}, "h6": {"id"},
+		// as may the term of a definition that names an API (ffi_call),
+		// which a folder's index of names links to.
+		"dt": {"id"},
 	}
 	// class values: words of lowercase letters, digits, '-' and '_' (the
 	// palette's names and any plain class a page wants).
@@ -55,7 +58,7 @@ var (
 	srcPattern = lazyre.New(`^(?i:data:image/(png|gif|jpeg|webp);base64,[a-z0-9+/=]+$|[^:]*$|[^:/?#]*[/?#])`)
 	numPattern = lazyre.New(`^[0-9]{1,4}$`)
 	// headingID is the one id a slot may hold: "s-" and a slug (lower-case
-	// letters of any script, their marks, digits, '-'), on h2–h6 only. The
+	// letters of any script, their marks, digits, '-'), on h2–h6 and dt only. The
 	// page's own ids ("slot-…", the shell's) never start with "s-", so a
 	// source's anchors cannot clobber them (DOM clobbering through id or
 	// name is refused for every other id and element).
@@ -63,7 +66,7 @@ var (
 )
 
 // headingElements are the elements an anchor (headingID) may sit on.
-var headingElements = []string{"h2", "h3", "h4", "h5", "h6"}
+var headingElements = []string{"h2", "h3", "h4", "h5", "h6", "dt"}
 
 var (
 	policyOnce sync.Once

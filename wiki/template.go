@@ -168,12 +168,30 @@ func loadTemplates(root string) (map[string]*Template, error) {
 }
 
 // Link is a link in a page's shell.
-type Link struct{ Href, Text string }
+type Link struct {
+	Href string `json:"href"`
+	Text string `json:"text"`
+}
 
 // FolderListing is what a folder index lists.
 type FolderListing struct {
 	Folders []FolderEntry `json:"folders"`
 	Pages   []PageEntry   `json:"pages"`
+	// Terms are the glossary pages that link to the folder's pages (the
+	// terms its documents define); Names the API names its pages' headings
+	// give (ffi_call, fs.realpath(path…)), each linked to its section.
+	Terms     []Link `json:"terms,omitempty"`
+	MoreTerms int    `json:"more_terms,omitempty"`
+	Names     []Name `json:"names,omitempty"`
+	MoreNames int    `json:"more_names,omitempty"`
+}
+
+// Name is one entry of a folder's index of names: a heading that names
+// an API, and the page and section it heads.
+type Name struct {
+	Name string `json:"name"`
+	Href string `json:"href"`
+	Page string `json:"page"`
 }
 
 // FolderEntry is one subfolder in a folder index.
@@ -189,6 +207,8 @@ type PageEntry struct {
 	Href     string `json:"href"`
 	Template string `json:"template"`
 	Updated  string `json:"updated"`
+	Lead     string `json:"lead,omitempty"` // the page's first sentence
+	origin   string
 }
 
 // renderData is what a template sees.
@@ -201,7 +221,17 @@ type renderData struct {
 	Up, Home                       string
 	Extra                          []Slot
 	Folder                         *FolderListing
+	Backlinks                      []Link
+	More                           *MoreBacklinks
 	page                           *Page
+}
+
+// shell is what a page's shell shows that is derived from other pages:
+// a folder index's listing, and every page's "Referenced by".
+type shell struct {
+	Folder    *FolderListing
+	Backlinks []Link
+	More      *MoreBacklinks
 }
 
 // Slot returns slot id with its markers; an absent slot renders empty, so
@@ -213,7 +243,7 @@ func (d *renderData) Slot(id string) template.HTML {
 
 // render renders page p at wiki path rel (for example "ml/attention.html")
 // with template t.
-func render(t *Template, rel string, p *Page, folder *FolderListing) ([]byte, error) {
+func render(t *Template, rel string, p *Page, sh shell) ([]byte, error) {
 	meta, err := encodeMeta(p.Meta)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", rel, err)
@@ -227,7 +257,8 @@ func render(t *Template, rel string, p *Page, folder *FolderListing) ([]byte, er
 	d := &renderData{
 		Lang: "en", Title: p.Meta.Title(), Template: t.Name, Updated: p.Meta.String(KeyUpdated),
 		Tags: p.Meta.Tags(), CSS: template.CSS(Stylesheet()), MetaBlock: template.HTML(meta),
-		Home: up + "README.html", Up: "README.html", Folder: folder, page: p,
+		Home: up + "README.html", Up: "README.html", Folder: sh.Folder, page: p,
+		Backlinks: sh.Backlinks, More: sh.More,
 	}
 	if l := p.Meta.String("lang"); l != "" && published.CheckIdent(strings.ToLower(l)) == nil {
 		d.Lang = l

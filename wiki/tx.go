@@ -32,6 +32,12 @@ type Tx struct {
 	// Pages taken in from hand edits: always re-rendered.
 	force       map[string]bool
 	takeInFiles map[string][]byte
+	// The links of the base tree's pages (read on first need) and of the
+	// pages written, computed again after a write (gen counts the writes).
+	links        *linkIndex
+	gen, linkGen int
+	txLinks      map[string]*linkRec
+	txRev        map[string][]string
 }
 
 // Begin starts a Tx. It refuses while pages under published/wiki/ carry
@@ -168,6 +174,7 @@ func (tx *Tx) put(rel string, p *Page, op string) {
 		tx.order = append(tx.order, rel)
 	}
 	tx.pages[rel] = p
+	tx.gen++
 	if op != "" {
 		tx.ops = append(tx.ops, op)
 	}

@@ -4,6 +4,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,10 +21,17 @@ import (
 // process: this test binary, re-executed with PROSE_TEST_CHILD=1, runs the
 // command line it is given instead of the tests.
 
+// signalMark is the line a child run with PROSE_TEST_SIGNAL_MARK=1 writes
+// to its standard error once it has taken note of a signal.
+const signalMark = "prose-test: signal noticed:"
+
 func TestMain(m *testing.M) {
 	if os.Getenv("PROSE_TEST_CHILD") == "1" {
 		if mb, err := strconv.Atoi(os.Getenv("PROSE_TEST_ADDRESS_MB")); err == nil && mb > 0 {
 			limitAddressSpace(int64(mb) << 20)
+		}
+		if os.Getenv("PROSE_TEST_SIGNAL_MARK") == "1" {
+			signalNoticed = func(s os.Signal) { fmt.Fprintf(os.Stderr, "%s %v\n", signalMark, s) }
 		}
 		if at := os.Getenv("PROSE_TEST_KILL_AT_RENAME"); at != "" {
 			killAtRename(at)

@@ -3,8 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/prose-store/prose/internal/gctune"
+	"io"
 	"os"
+	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -13,6 +15,7 @@ import (
 	"github.com/prose-store/prose/ingest"
 	_ "github.com/prose-store/prose/ingest/offline" // registers the offline engine
 	"github.com/prose-store/prose/ingest/source"
+	"github.com/prose-store/prose/internal/gctune"
 	"github.com/prose-store/prose/model"
 	_ "github.com/prose-store/prose/model/anthropic" // registers anthropic
 	_ "github.com/prose-store/prose/model/openai"    // registers openai and openai-chat
@@ -55,9 +58,7 @@ func ingestCommand() *cli.Command {
 			if err != nil {
 				return usageErrorf("%v", err)
 			}
-			for _, s := range skipped {
-				fmt.Fprintf(c.App.ErrWriter, "prose: skipped %s: %s\n", s.Path, s.Reason)
-			}
+			reportSkipped(c.App.ErrWriter, skipped)
 			var docs []*source.Document
 			reported := len(skipped)
 			chrome := source.FindBoilerplate(inputs)
@@ -221,6 +222,9 @@ func printPipeline(c *cli.Context, v *vault.Vault, res *ingest.Result) error {
 		if s.Encoding != "" {
 			red = ", converted from " + s.Encoding + red
 		}
+		if s.SameAs != "" {
+			red += ", the same text as " + s.SameAs
+		}
 		out.printf("%-9s %s (%s%s)\n", s.Status, s.Name, s.Kind, red)
 	}
 	for _, p := range res.Plans {
@@ -279,4 +283,53 @@ func printPipeline(c *cli.Context, v *vault.Vault, res *ingest.Result) error {
 		out.printf("open %s\n", strings.TrimPrefix(v.Root()+"/"+wiki.Dir+"/"+wiki.IndexName, "./"))
 	}
 	return nil
+}
+
+// listedUnsupported is how many files of an unsupported type an ingest
+// names one by one; beyond it they are counted by extension, since a
+// manual's folder may hold hundreds of images and stylesheets.
+const listedUnsupported = 5
+
+// reportSkipped says what Collect left out: every surprise (a pipe, an
+// unreadable file, the vault's own folder) by name, and the files that
+// are simply not documents by name when few, else as one line of counts.
+func reportSkipped(w io.Writer, skipped []source.Skipped) {
+	var unsupported []source.Skipped
+	for _, s := range skipped {
+		if s.Unsupported {
+			unsupported = append(unsupported, s)
+			continue
+		}
+		fmt.Fprintf(w, "prose: skipped %s: %s\n", s.Path, s.Reason)
+	}
+	if len(unsupported) <= listedUnsupported {
+		for _, s := range unsupported {
+			fmt.Fprintf(w, "prose: skipped %s: %s\n", s.Path, s.Reason)
+		}
+		return
+	}
+	count := map[string]int{}
+	for _, s := range unsupported {
+		ext := strings.ToLower(filepath.Ext(s.Path))
+		if ext == "" {
+			ext = "no extension"
+		}
+		count[ext]++
+	}
+	exts := make([]string, 0, len(count))
+	for e := range count {
+		exts = append(exts, e)
+	}
+	sort.Slice(exts, func(i, j int) bool {
+		if count[exts[i]] != count[exts[j]] {
+			return count[exts[i]] > count[exts[j]]
+		}
+		return exts[i] < exts[j]
+	})
+	parts := make([]string, len(exts))
+	for i, e := range exts {
+		parts[i] = fmt.Sprintf("%d %s", count[e], e)
+	}
+	fmt.Fprintf(w, "prose: skipped %d files that are not sources (%s), such as %s; sources are .md, .txt, .html, .json and .jsonl files\n",
+		len(unsupported), strings.Join(parts, ", "), unsupported[0].Path)
 }

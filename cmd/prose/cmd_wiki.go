@@ -40,6 +40,7 @@ func wikiCommand() *cli.Command {
 			wikiTreeCommand(),
 			wikiIndexCommand(),
 			wikiFindCommand(),
+			wikiBacklinksCommand(),
 			wikiSearchCommand(),
 			wikiLintCommand(),
 			wikiRebuildCommand(),
@@ -588,7 +589,7 @@ func wikiTreeCommand() *cli.Command {
 func wikiIndexCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "index",
-		Usage:     "print a folder's index: its description, subfolders and pages",
+		Usage:     "print a folder's index: its description, subfolders and pages (in the collection's order), the terms its pages define and its index of names",
 		ArgsUsage: "[FOLDER]",
 		Action: wikiReader(func(c *cli.Context) error {
 			if c.NArg() > 1 {
@@ -609,7 +610,20 @@ func wikiIndexCommand() *cli.Command {
 			for _, p := range l.Pages {
 				out.printf("%-32s %-11s %-10s %s\n", p.Href, p.Template, p.Updated, p.Title)
 			}
-			return out.emit(map[string]any{"folder": c.Args().First(), "description": desc, "folders": l.Folders, "pages": l.Pages})
+			if len(l.Terms) > 0 {
+				out.printf("\nterms defined here:")
+				for _, t := range l.Terms {
+					out.printf(" %s", t.Text)
+				}
+				out.printf("\n")
+			}
+			if len(l.Names) > 0 {
+				out.printf("\nindex of names:\n")
+				for _, n := range l.Names {
+					out.printf("  %-30s %s\n", n.Name, n.Href)
+				}
+			}
+			return out.emit(map[string]any{"folder": c.Args().First(), "description": desc, "folders": l.Folders, "pages": l.Pages, "terms": nonNil(l.Terms), "names": nonNil(l.Names)})
 		}),
 	}
 }
@@ -635,6 +649,27 @@ func wikiFindCommand() *cli.Command {
 				out.printf("no page's path or title matches %q (prose wiki search looks in the text)\n", c.Args().First())
 			}
 			return out.emit(map[string]any{"pages": nonNil(ps)})
+		}),
+	}
+}
+
+func wikiBacklinksCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "backlinks",
+		Usage:     "list every page that links to PAGE (from a slot or its related meta): its \"Referenced by\", uncapped",
+		ArgsUsage: "PAGE",
+		Action: wikiReader(takes(1, "PAGE"), func(c *cli.Context, w *wiki.Wiki, out *output) error {
+			rel, bl, err := w.Backlinks(c.Context, c.Args().First())
+			if err != nil {
+				return wikiErr(err)
+			}
+			for _, b := range bl {
+				out.printf("%-40s %s\n", b.Path, b.Title)
+			}
+			if len(bl) == 0 {
+				out.printf("no page links to %s\n", rel)
+			}
+			return out.emit(map[string]any{"page": rel, "backlinks": bl})
 		}),
 	}
 }

@@ -126,6 +126,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
+// signalNoticed, when set (by the tests' child process), is told each
+// signal once the command has taken note of it.
+var signalNoticed func(os.Signal)
+
 // signalContext returns a context cancelled by the first SIGINT or SIGTERM,
 // and a function telling which signal came (nil if none). After the first
 // signal the default action is restored, so a second one ends the process
@@ -142,6 +146,9 @@ func signalContext() (ctx context.Context, interrupted func() os.Signal, stop fu
 			got.Store(s)
 			signal.Stop(sigs)
 			cancel()
+			if signalNoticed != nil {
+				signalNoticed(s)
+			}
 		case <-done:
 		}
 	}()

@@ -165,7 +165,7 @@ func TestMovedPagesKeepTheirProvenanceAndReviewItems(t *testing.T) {
 		t.Fatalf("after take: %q, want %q", got, items[0].Proposed)
 	}
 
-	writeFiles(t, src, map[string]string{"deploy.md": strings.NewReplacer("live traffic", "real traffic", "every Tuesday", "every Wednesday").Replace(v2)})
+	writeFiles(t, src, map[string]string{"deploy.md": strings.NewReplacer("live traffic", "real traffic", "every Tuesday", "every Wednesday", "## Glossary", "## Terms").Replace(v2)})
 	out := mustProse(t, "--vault", dir, "ingest", src)
 	if items := keptItems(t, dir); len(items) != 1 {
 		t.Fatalf("the moved pages read as changed by a person:\n%s\n%+v", out, items)
@@ -173,7 +173,7 @@ func TestMovedPagesKeepTheirProvenanceAndReviewItems(t *testing.T) {
 	if got := mustProse(t, "--vault", dir, "wiki", "slot", "guides/deploy", "abstract"); !strings.Contains(got, "every Wednesday") {
 		t.Fatalf("the moved source page was not updated: %q", got)
 	}
-	if got := mustProse(t, "--vault", dir, "wiki", "slot", "other/canary", "body"); !strings.Contains(got, "real traffic") {
+	if got := mustProse(t, "--vault", dir, "wiki", "slot", "other/canary", "body"); !strings.Contains(got, "“Terms”") {
 		t.Fatalf("the moved page, taken back, was not updated: %q", got)
 	}
 	if lint := mustProse(t, "--vault", dir, "wiki", "lint"); !strings.Contains(lint, " 0 errors") {

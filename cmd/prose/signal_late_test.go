@@ -3,14 +3,14 @@
 package main
 
 import (
-	"bytes"
+	"bufio"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -46,18 +46,45 @@ func TestSignalAfterTheCommitSaysItLanded(t *testing.T) {
 	if _, _, errno := syscall.Syscall(syscall.SYS_FCNTL, r.Fd(), setPipeSize, 4096); errno != 0 {
 		t.Fatalf("F_SETPIPE_SZ: %v", errno)
 	}
-	var stderr bytes.Buffer
+	er, ew, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer er.Close()
 	cmd := exec.Command(os.Args[0], "--vault", vdir, "ingest", src)
-	cmd.Env = append(os.Environ(), "PROSE_TEST_CHILD=1")
-	cmd.Stdout, cmd.Stderr = w, &stderr
+	cmd.Env = append(os.Environ(), "PROSE_TEST_CHILD=1", "PROSE_TEST_SIGNAL_MARK=1")
+	cmd.Stdout, cmd.Stderr = w, ew
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	w.Close()
+	ew.Close()
 	defer func() {
 		if cmd.ProcessState == nil {
 			cmd.Process.Kill()
 			cmd.Wait()
+		}
+	}()
+	// Standard error is read as it comes: the child's note that it took
+	// the signal in is what the test waits for, however loaded the
+	// machine, before it lets the child finish.
+	var stderr lockedBuffer
+	noticed := make(chan struct{})
+	stderrDone := make(chan struct{})
+	go func() {
+		defer close(stderrDone)
+		sc := bufio.NewScanner(er)
+		once := false
+		for sc.Scan() {
+			line := sc.Text()
+			if strings.HasPrefix(line, signalMark) {
+				if !once {
+					close(noticed)
+					once = true
+				}
+				continue
+			}
+			stderr.WriteString(line + "\n")
 		}
 	}()
 	var first []byte
@@ -74,13 +101,14 @@ func TestSignalAfterTheCommitSaysItLanded(t *testing.T) {
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
-	// The child notices the signal in a goroutine of its own: once the
-	// kernel has handed it over, give that goroutine a moment (generous,
-	// for a loaded machine) before the child may finish.
-	waitDelivered(t, cmd.Process.Pid, syscall.SIGINT)
-	time.Sleep(500 * time.Millisecond)
+	select {
+	case <-noticed:
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("the child never took the signal in; stderr:\n%s", stderr.String())
+	}
 	rest, _ := io.ReadAll(r)
 	err = cmd.Wait()
+	<-stderrDone
 	out := string(first) + string(rest)
 	if err != nil || cmd.ProcessState.ExitCode() != 0 {
 		t.Fatalf("exit %v, stderr:\n%s", err, stderr.String())
@@ -96,28 +124,20 @@ func TestSignalAfterTheCommitSaysItLanded(t *testing.T) {
 	}
 }
 
-// waitDelivered waits until signal sig is no longer pending for process
-// pid: the kernel has delivered it to the process's handler.
-func waitDelivered(t *testing.T, pid int, sig syscall.Signal) {
-	t.Helper()
-	bit := uint64(1) << (uint(sig) - 1)
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-		if err != nil {
-			t.Fatal(err)
-		}
-		pending := false
-		for line := range strings.SplitSeq(string(status), "\n") {
-			for _, f := range []string{"SigPnd:", "ShdPnd:"} {
-				if rest, ok := strings.CutPrefix(line, f); ok {
-					mask, _ := strconv.ParseUint(strings.TrimSpace(rest), 16, 64)
-					pending = pending || mask&bit != 0
-				}
-			}
-		}
-		if !pending {
-			return
-		}
-	}
-	t.Fatalf("%v is still pending for process %d", sig, pid)
+// lockedBuffer is a buffer one goroutine writes while another reads.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) WriteString(s string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.b.WriteString(s)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

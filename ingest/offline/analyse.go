@@ -28,7 +28,7 @@ type IndexEntry struct {
 // candidate is a page the engine would write for a source.
 type candidate struct {
 	page  plan.Page
-	kind  string // "source", "procedure", "definition", "note"
+	kind  string // "source", "procedure", "definition"
 	text  string // the text the page says, for finding mentions
 	sec   *source.Section
 	block *source.Block
@@ -122,7 +122,9 @@ func folderOf(p string) string {
 }
 
 // candidates derives the pages of the workspace's source, in a stable
-// order: the source page, procedures, definitions, a note.
+// order: the source page, procedures, definitions. No note: the source
+// page renders the whole document, so a note of its sentences and lists
+// would hold nothing the source page does not.
 func (w *workspace) candidates() []candidate {
 	doc := w.doc
 	topic := w.topic()
@@ -157,7 +159,6 @@ func (w *workspace) candidates() []candidate {
 	add(candidate{kind: "source", page: plan.Page{Template: "source", Title: doc.Title, Origin: w.name, Why: "every ingested source gets a source page"}, text: doc.Prose()}, topic)
 	anchors := map[string]int{}
 
-	hasStructure := false
 	for i := range doc.Sections {
 		s := &doc.Sections[i]
 		for j := range s.Blocks {
@@ -165,7 +166,6 @@ func (w *workspace) candidates() []candidate {
 			if !presentsSteps(doc, s, b) {
 				continue // only a list the document presents as steps
 			}
-			hasStructure = true
 			h := s.Heading
 			if h == "" || h == doc.Title {
 				h = "steps" // the steps of the document itself
@@ -190,7 +190,6 @@ func (w *workspace) candidates() []candidate {
 				if !declaresTerm(s, b, d) || !isTerm(d.Term) || !once[strings.ToLower(d.Term)] {
 					continue // only a declared definition of a name
 				}
-				hasStructure = true
 				tmpl := "concept"
 				if isEntity(s.Heading, d.Term) {
 					tmpl = "entity"
@@ -200,39 +199,8 @@ func (w *workspace) candidates() []candidate {
 			}
 		}
 	}
-	if !hasStructure && w.noteSaysMore(out[0]) {
-		add(candidate{kind: "note", text: doc.Prose(), page: plan.Page{Template: "note", Title: "Notes on " + doc.Title, Origin: "#notes", Why: "no steps or definitions: a note keeps the gist"}}, topic)
-	}
 	w.link(out)
 	return out
-}
-
-// noteSaysMore reports whether a note would hold something the source
-// page src does not: a note only repeating the source page's sentences is
-// a near-empty twin, and is not made. What a note keeps of a section (its
-// first sentence, its lists' items) is compared, as plain text, with what
-// the source page says.
-func (w *workspace) noteSaysMore(src candidate) bool {
-	var sb strings.Builder
-	for _, h := range w.slots(src) {
-		sb.WriteString(plain(h) + " ")
-	}
-	said := strings.ToLower(sb.String())
-	text := func(s string) string { return source.InlineHTML(s) }
-	for i := range w.doc.Sections {
-		for _, part := range noteParts(&w.doc.Sections[i], text) {
-			pieces := []string{part}
-			if strings.HasPrefix(part, "<ul>") || strings.HasPrefix(part, "<ol>") {
-				pieces = strings.Split(part, "</li>")
-			}
-			for _, p := range pieces {
-				if t := strings.ToLower(plain(p)); t != "" && !strings.Contains(said, t) {
-					return true
-				}
-			}
-		}
-	}
-	return false
 }
 
 // link gives each candidate the pages whose titles its text mentions —

@@ -22,16 +22,14 @@ type SearchHit struct {
 	Snippet string `json:"snippet,omitempty"`
 }
 
-// enrich improves one page: it searches the wiki for the page's title,
-// reads the pages found that it does not link yet, then fills the empty
-// slots it can derive (a summary from the body's first sentence, key
-// points from the abstract) and adds the pages found to the related notes.
-//
-// A run changes what the next run's search finds (a page whose related
-// notes now list a title sharing a word with this page's is found by it),
-// so a page found only through the titles its related notes list is no
-// related note of this one, and a page listing maxRelated related notes
-// gets no more: the same wiki enriched again adds nothing.
+// enrich improves one page: it fills the empty slots it can derive (a
+// summary from the body's first sentence) and, when the page's related
+// notes are empty, searches the wiki for the page's title, reads the
+// pages found and lists them as its related notes. A slot that holds
+// something — what the ingest wrote, what a person wrote — is left as it
+// is, so enrich after an ingest that left nothing undone changes nothing,
+// and the same wiki enriched again adds nothing. A page found only through
+// the titles its own related notes list is no related note of this one.
 func (e Engine) enrich(prompt string, results []model.ToolResult, turns int) (model.Response, error) {
 	slotsText, attrs, _ := plan.Extract(prompt, "slots")
 	here, title := attrs["path"], attrs["title"]
@@ -42,13 +40,17 @@ func (e Engine) enrich(prompt string, results []model.ToolResult, turns int) (mo
 	if err := json.Unmarshal([]byte(slotsText), &slots); err != nil {
 		return model.Response{}, fmt.Errorf("the offline engine cannot read the prompt's slots: %w", err)
 	}
-	_, related := slots["related_notes"]
+	v, declared := slots["related_notes"]
+	related := declared && strings.TrimSpace(plain(v)) == ""
 	wrote := false
 	for _, r := range results {
 		wrote = wrote || r.Name == plan.ToolWriteSlot || r.Name == plan.ToolAppendSlot
 	}
 	switch {
 	case turns == 0:
+		if !related && len(enrichWrites(here, copySlots(slots), nil)) == 0 {
+			return end("The page needs nothing the offline engine can add.", nil), nil
+		}
 		if title == "" {
 			return end("Nothing to search for: the page has no title.", nil), nil
 		}
@@ -115,6 +117,14 @@ func relatedLinks(here, title, existing string, hits []SearchHit) []plan.Link {
 		}
 		seen[key] = true
 		out = append(out, plan.Link{Path: h.Path, Title: h.Title})
+	}
+	return out
+}
+
+func copySlots(m map[string]string) map[string]string {
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v
 	}
 	return out
 }
@@ -220,33 +230,18 @@ func enrichWrites(here string, slots map[string]string, links []plan.Link) []mod
 			}
 		}
 	}
-	if empty("key_points") {
-		var pts []string
-		for _, s := range sentences(plain(slots["abstract"])) {
-			pts = append(pts, html.EscapeString(s))
-		}
-		write("key_points", list("ul", pts, 5))
-	}
-	if _, declared := slots["related_notes"]; declared {
-		existing := slots["related_notes"]
+	// Related notes only where the slot is empty: a list the pipeline
+	// wrote (an ingest's links) or a person wrote is theirs, and adding
+	// search hits to it would re-derive, one run after another, what the
+	// ingest already decided (and each run's additions move the next
+	// run's search results). Key points are never derived from the
+	// abstract: that would say the abstract twice on one page.
+	if empty("related_notes") && len(links) > 0 {
 		var add []string
 		for _, l := range links {
 			add = append(add, fmt.Sprintf(`<a href="%s">%s</a>`, html.EscapeString(rel(here, l.Path)), html.EscapeString(l.Title)))
 		}
-		if room := maxRelated - len(linkTexts(existing)); len(add) > room {
-			add = add[:max(room, 0)]
-		}
-		trimmed := strings.TrimSpace(existing)
-		switch {
-		case len(add) == 0:
-		case empty("related_notes"):
-			write("related_notes", list("ul", add, maxRelated))
-		case strings.HasSuffix(trimmed, "</ul>"):
-			// One list: the new notes join the list the slot holds.
-			write("related_notes", strings.TrimSuffix(trimmed, "</ul>")+items(add)+"</ul>")
-		default:
-			cs = append(cs, call(plan.ToolAppendSlot, plan.SlotArgs{Path: here, Slot: "related_notes", HTML: list("ul", add, maxRelated)}))
-		}
+		write("related_notes", list("ul", add, maxRelated))
 	}
 	return cs
 }

@@ -157,7 +157,7 @@ func (w *workspace) writes(p *plan.Plan, existing map[string]PageView) []model.T
 			}
 		}
 		for _, id := range slotOrder(pg.Template) {
-			if h, ok := slots[id]; ok && h != "" {
+			if h, ok := slots[id]; ok && (h != "" || had && strings.TrimSpace(v.Slots[id]) != "") {
 				cs = append(cs, call(plan.ToolWriteSlot, plan.SlotArgs{Path: pg.Path, Slot: id, HTML: h}))
 			}
 		}
@@ -340,15 +340,11 @@ func (w *workspace) slots(c candidate) map[string]string {
 			}
 		}
 		out["key_points"] = list("ul", points, 12)
-		var quotes []string
-		for _, s := range doc.Sections {
-			for _, b := range s.Blocks {
-				if (b.Kind == source.Quote || b.Kind == source.Paragraph) && len(quotes) < 2 && len(b.Text) > 60 {
-					quotes = append(quotes, "<blockquote><p>"+source.InlineHTML(source.LeadingSentences(b.Text, 2))+"</p></blockquote>")
-				}
-			}
-		}
-		out["excerpts"] = strings.Join(quotes, "\n")
+		// No excerpts: the page renders the whole source below, so a
+		// quotation of it (a conversation's turns, a paragraph the
+		// abstract already gives) would only say it twice. An earlier
+		// version's excerpts are emptied.
+		out["excerpts"] = ""
 	case "procedure":
 		out["summary"] = "<p>" + text(procedureSummary(doc, c.sec)) + "</p>"
 		var steps []string
@@ -360,7 +356,9 @@ func (w *workspace) slots(c candidate) map[string]string {
 		out["pitfalls"] = w.pitfalls(text)
 	case "definition":
 		summary := sentence(c.def.Meaning)
-		body := fmt.Sprintf("<p>%s</p>\n<p>%s defines %s under %s.</p>", text(summary), w.sourceLink(c),
+		// The meaning is the summary; the body says where it comes from
+		// (and gathers what other sources say), never the summary again.
+		body := fmt.Sprintf("<p>%s defines %s under %s.</p>", w.sourceLink(c),
 			html.EscapeString(c.def.Term), html.EscapeString(quote(headingOr(c.sec, doc.Title))))
 		var uses []string
 		for _, s := range w.mentionsOf(c.def.Term, c.def.Meaning) {
@@ -377,20 +375,6 @@ func (w *workspace) slots(c candidate) map[string]string {
 			out["examples"] = list("ul", uses, 3)
 		}
 		out["related_notes"] = related(here, links)
-	case "note":
-		var paras []string
-		for _, s := range doc.Sections {
-			if parts := noteParts(&s, text); len(parts) > 0 {
-				if s.Heading != "" && s.Heading != doc.Title {
-					paras = append(paras, "<h3>"+html.EscapeString(s.Heading)+"</h3>")
-				}
-				paras = append(paras, parts...)
-			}
-		}
-		if len(paras) == 0 {
-			paras = append(paras, "<p>"+html.EscapeString(doc.Title)+"</p>")
-		}
-		out["body"] = strings.Join(paras, "\n")
 	}
 	return out
 }
@@ -464,38 +448,6 @@ func sectionLead(s *source.Section) string {
 		}
 	}
 	return ""
-}
-
-// noteParts is what a note keeps of a section: the first sentence of its
-// first paragraph, and its lists as lists.
-func noteParts(s *source.Section, text func(string) string) []string {
-	var parts []string
-	lead := false
-	for _, b := range s.Blocks {
-		switch b.Kind {
-		case source.Paragraph, source.Quote:
-			if lead || rolePrefix().MatchString(b.Text) && !strings.HasPrefix(b.Text, "Assistant") {
-				continue // a question is the heading already
-			}
-			if l := source.LeadingSentences(stripRole(b.Text), 1); l != "" {
-				lead = true
-				parts = append(parts, "<p>"+text(l)+"</p>")
-			}
-		case source.List, source.Steps:
-			tag := "ul"
-			if b.Kind == source.Steps {
-				tag = "ol"
-			}
-			var its []string
-			for _, it := range b.Items {
-				its = append(its, text(it))
-			}
-			if l := list(tag, its, 20); l != "" {
-				parts = append(parts, l)
-			}
-		}
-	}
-	return parts
 }
 
 func procedureSummary(doc *source.Document, s *source.Section) string {

@@ -21,6 +21,7 @@ import (
 
 	"github.com/prose-store/prose/ingest/plan"
 	"github.com/prose-store/prose/ingest/source"
+	"github.com/prose-store/prose/wiki"
 )
 
 // SplitAt is the size of rendered HTML past which a document is split
@@ -307,7 +308,7 @@ func toc(parts []Part, href func(int) string) string {
 // document's title heading, or d is a conversation, whose headings are its
 // questions, which its turns say) and its blocks.
 func sections(d *source.Document, link func(string) string) []*section {
-	used := map[string]int{}
+	used, names := map[string]int{}, map[string]int{}
 	var out []*section
 	firstHeading := true
 	for _, s := range d.Sections {
@@ -322,7 +323,7 @@ func sections(d *source.Document, link func(string) string) []*section {
 			if d.Kind == source.Conversation && b.Kind != source.Turn {
 				continue // the structure of an answer is in its turn's text
 			}
-			h := block(b, link)
+			h := block(b, link, names)
 			sec.blocks = append(sec.blocks, h)
 			sec.size += len(h)
 		}
@@ -373,8 +374,11 @@ func anchor(heading string, used map[string]int) string {
 // Anchor is the anchor Document gives the first heading with this text.
 func Anchor(heading string) string { return "s-" + plan.Slug(heading) }
 
-// block renders one block.
-func block(b source.Block, link func(string) string) string {
+// block renders one block; a definition whose term names an API
+// (wiki.APIName: ffi_call, "Function: void ffi_call (…)") gets an anchor
+// "s-def-" and the name's slug, distinct by names (nil: no anchors), so
+// a folder's index of names links to it.
+func block(b source.Block, link func(string) string, names map[string]int) string {
 	text := func(s string) string { return link(source.InlineHTML(s)) }
 	var sb strings.Builder
 	switch b.Kind {
@@ -395,7 +399,11 @@ func block(b source.Block, link func(string) string) string {
 	case source.Definitions:
 		sb.WriteString("<dl>")
 		for _, d := range b.Defs {
-			sb.WriteString("<dt>" + html.EscapeString(d.Term) + "</dt><dd>" + text(d.Meaning) + "</dd>")
+			id := ""
+			if n := wiki.APIName(d.Term); n != "" && names != nil {
+				id = ` id="` + anchor("def "+n, names) + `"`
+			}
+			sb.WriteString("<dt" + id + ">" + html.EscapeString(d.Term) + "</dt><dd>" + text(d.Meaning) + "</dd>")
 		}
 		sb.WriteString("</dl>")
 	case source.Table:
@@ -445,7 +453,7 @@ func turn(b source.Block, link func(string) string) string {
 				fmt.Fprintf(&sb, "<h%d>%s</h%d>", l, html.EscapeString(s.Heading), l)
 			}
 			for _, x := range s.Blocks {
-				sb.WriteString(strings.TrimSuffix(block(x, link), "\n"))
+				sb.WriteString(strings.TrimSuffix(block(x, link, nil), "\n"))
 			}
 		}
 	}

@@ -147,3 +147,28 @@ func TestLinkerLinksTheFirstMention(t *testing.T) {
 		t.Errorf("a term page links to itself: %s", self)
 	}
 }
+
+// A definition whose term names an API gets an anchor (distinct when two
+// name one API), which the sanitizer keeps; a definition of a word does
+// not.
+func TestAPIDefinitionsAreAnchored(t *testing.T) {
+	d := read(t, "basics.html", `<html><body><h1>The Basics</h1><dl>
+<dt>Function: ffi_status ffi_prep_cif (ffi_cif *cif, ffi_abi abi)</dt><dd>Prepares.</dd>
+<dt>Function: void ffi_call (ffi_cif *cif, void *fn)</dt><dd>Calls.</dd>
+<dt>cif</dt><dd>A call interface.</dd>
+<dt>ffi_call</dt><dd>Again.</dd></dl></body></html>`)
+	got := Document(d, Options{}).Page(nil)
+	for _, want := range []string{
+		`<dt id="s-def-ffi-prep-cif">Function: ffi_status ffi_prep_cif (ffi_cif *cif, ffi_abi abi)</dt>`,
+		`<dt id="s-def-ffi-call">Function: void ffi_call (ffi_cif *cif, void *fn)</dt>`,
+		`<dt>cif</dt>`,
+		`<dt id="s-def-ffi-call-2">ffi_call</dt>`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %s in\n%s", want, got)
+		}
+	}
+	if clean, _, err := wiki.Sanitize(got); err != nil || clean != got {
+		t.Fatalf("the sanitizer changed the rendering (%v):\n%s", err, clean)
+	}
+}

@@ -194,6 +194,10 @@ type Input struct {
 type Skipped struct {
 	Path   string
 	Reason string
+	// Unsupported is set for a file of a directory whose type is not a
+	// source kind (an image, a stylesheet): expected in a manual's
+	// folder, so a caller may count these rather than name each.
+	Unsupported bool
 }
 
 // Collect gathers the sources named by args: files, directories (walked
@@ -398,7 +402,7 @@ func walk(dir string) ([]Input, []string, []Skipped) {
 		rel, _ := filepath.Rel(dir, p)
 		shown := filepath.ToSlash(filepath.Join(base, rel))
 		if err != nil {
-			skipped = append(skipped, Skipped{shown, unwrapPathError(err).Error()})
+			skipped = append(skipped, Skipped{Path: shown, Reason: unwrapPathError(err).Error()})
 			if e != nil && e.IsDir() && p != dir {
 				return fs.SkipDir
 			}
@@ -412,7 +416,7 @@ func walk(dir string) ([]Input, []string, []Skipped) {
 		}
 		if e.IsDir() {
 			if managedByVault(p, e.Name(), vaultRoots) {
-				skipped = append(skipped, Skipped{shown, "the vault's own " + e.Name() + "/ (its world-models, stored sources or manifests), never a source; name a file there to ingest it anyway"})
+				skipped = append(skipped, Skipped{Path: shown, Reason: "the vault's own " + e.Name() + "/ (its world-models, stored sources or manifests), never a source; name a file there to ingest it anyway"})
 				return fs.SkipDir
 			}
 			return nil
@@ -422,16 +426,16 @@ func walk(dir string) ([]Input, []string, []Skipped) {
 			if e.Type()&fs.ModeSymlink != 0 {
 				reason = "a symbolic link, not a regular file (name its target to ingest it)"
 			}
-			skipped = append(skipped, Skipped{shown, reason})
+			skipped = append(skipped, Skipped{Path: shown, Reason: reason})
 			return nil
 		}
 		if KindOf(p) == "" {
-			skipped = append(skipped, Skipped{shown, "not a supported source type (.md, .txt, .html, .json, .jsonl)"})
+			skipped = append(skipped, Skipped{Path: shown, Reason: "not a supported source type (.md, .txt, .html, .json, .jsonl)", Unsupported: true})
 			return nil
 		}
 		data, err := ReadFile(p, shown)
 		if err != nil {
-			skipped = append(skipped, Skipped{shown, strings.TrimPrefix(unwrapPathError(err).Error(), shown+": ")})
+			skipped = append(skipped, Skipped{Path: shown, Reason: strings.TrimPrefix(unwrapPathError(err).Error(), shown+": ")})
 			return nil
 		}
 		inputs = append(inputs, Input{Name: shown, Data: data, Found: true, Collection: filepath.Clean(dir)})
