@@ -98,10 +98,10 @@ func (v *Vault) resolveBase(rev string) (plumbing.Hash, error) {
 			return found[0], nil
 		}
 		if len(found) > 1 {
-			return plumbing.ZeroHash, fmt.Errorf("revision %q is ambiguous; give more characters", rev)
+			return plumbing.ZeroHash, &RevisionError{fmt.Sprintf("revision %q is ambiguous; give more characters", rev)}
 		}
 	}
-	return plumbing.ZeroHash, fmt.Errorf("unknown revision %q: give a commit, %s~N, or a receipt hash", rev, v.cfg.Branch)
+	return plumbing.ZeroHash, &RevisionError{fmt.Sprintf("unknown revision %q: give a commit, %s~N, or a receipt hash", rev, v.cfg.Branch)}
 }
 
 func isHex(s string) bool {

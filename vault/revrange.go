@@ -12,6 +12,13 @@ import (
 // than this is refused with a message rather than read without end.
 const maxRangeCommits = 1_000_000
 
+// RevisionError reports a revision the caller gave that names no commit,
+// names more than one, or (for BASE...HEAD) two commits with no common
+// history: a fault of the command line, not of the vault.
+type RevisionError struct{ msg string }
+
+func (e *RevisionError) Error() string { return e.msg }
+
 // ResolveRev is Resolve that also accepts the names git gives other
 // branches: refs/heads/NAME, refs/remotes/NAME (origin/main) and
 // refs/tags/NAME, or a full ref name, each optionally followed by ~N.
@@ -42,7 +49,7 @@ func (v *Vault) ResolveRev(rev string) (plumbing.Hash, error) {
 		return v.Resolve(tip.String() + back)
 	}
 	if strings.HasPrefix(err.Error(), "unknown revision") {
-		return plumbing.ZeroHash, fmt.Errorf("unknown revision %q: give a commit, %s~N, another branch or a remote-tracking name (origin/main), or a receipt hash", rev, v.cfg.Branch)
+		return plumbing.ZeroHash, &RevisionError{fmt.Sprintf("unknown revision %q: give a commit, %s~N, another branch or a remote-tracking name (origin/main), or a receipt hash", rev, v.cfg.Branch)}
 	}
 	return plumbing.ZeroHash, err
 }
@@ -70,7 +77,7 @@ func (v *Vault) MergeBase(a, b plumbing.Hash) (plumbing.Hash, error) {
 		return plumbing.ZeroHash, fmt.Errorf("merge base of %s and %s: %w", short12(a), short12(b), err)
 	}
 	if len(bases) == 0 {
-		return plumbing.ZeroHash, fmt.Errorf("%s and %s share no history: give two revisions with A..B or A B instead", short12(a), short12(b))
+		return plumbing.ZeroHash, &RevisionError{fmt.Sprintf("%s and %s share no history: give two revisions with A..B or A B instead", short12(a), short12(b))}
 	}
 	return bases[0], nil
 }

@@ -40,7 +40,7 @@ func compileCommand() *cli.Command {
 			"\"Activate manifest (N nodes, M edges)\"; a node that was already published keeps the\n" +
 			"canonicalization spec it was published under, so its receipts stay verifiable.\n" +
 			"--check writes nothing and exits 1 when dist/manifest.active.json differs from what compile\n" +
-			"builds now. Diagnostics go to stdout as in prose check, the summary to stderr.",
+			"builds now (a vault with no contracts and no active manifest is current). Diagnostics go to stdout as in prose check, the summary to stderr.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "activate", Usage: "also commit the manifest as dist/manifest.active.json (needs a vault)"},
 			&cli.BoolFlag{Name: "check", Usage: "write nothing; exit 1 when the active manifest is stale (needs a vault)"},
@@ -113,12 +113,19 @@ func runCompile(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
-		current := ok && bytes.Equal(active, data)
+		// No contracts and no manifest agree: a vault that only holds a
+		// wiki or published nodes has nothing to compile, and CI running
+		// compile --check on it has no finding.
+		empty := !ok && doc.Files == 0
+		current := (ok && bytes.Equal(active, data)) || empty
 		doc.Current = &current
 		if err := out.emit(doc); err != nil {
 			return err
 		}
 		switch {
+		case empty:
+			out.printf("no contracts in src/ and no active manifest: nothing to compile\n")
+			return nil
 		case !ok:
 			return errors.New("no manifest is active (" + vault.ManifestPath + " is not committed): run `prose compile --activate`")
 		case !current:

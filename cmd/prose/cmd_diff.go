@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -56,6 +57,12 @@ func diffCommand() *cli.Command {
 			}
 			defer v.Close()
 			rg, err := resolveDiffRange(v, args)
+			var revErr *vault.RevisionError
+			if errors.As(err, &revErr) {
+				// A revision that names nothing is a usage error (exit
+				// 2), so CI tells a misconfigured range from findings.
+				return &exitError{code: 2, err: err}
+			}
 			if err != nil {
 				return err
 			}
