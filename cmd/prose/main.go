@@ -251,7 +251,9 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			programsCommand(),
 			doctorCommand(),
 			versionCommand(),
+			completionCommand(),
 			helpCommand(),
+			docsCommand(),
 		},
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {
 			return &exitError{code: 2, err: fmt.Errorf("%v (see prose --help)", err)}
@@ -270,6 +272,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	for _, c := range app.Commands {
 		setUsageErrors(c, c.Name)
 	}
+	addExamples(app)
 	return app
 }
 
@@ -283,6 +286,9 @@ func setUsageErrors(c *cli.Command, path string) {
 	switch {
 	case len(c.Subcommands) > 0:
 		c.HideHelpCommand = true
+		if c.Command("help") == nil {
+			c.Subcommands = append(c.Subcommands, subHelpCommand(path))
+		}
 		c.Action = func(ctx *cli.Context) error {
 			if ctx.Args().Present() {
 				return usageErrorf("unknown command %q for prose %s (see prose %s --help)", ctx.Args().First(), path, path)
@@ -312,25 +318,32 @@ func helpCommand() *cli.Command {
 		Usage:     "show the commands, or one command's help",
 		ArgsUsage: "[COMMAND [SUBCOMMAND]]",
 		Action: func(c *cli.Context) error {
-			if !c.Args().Present() {
-				return cli.ShowAppHelp(c)
-			}
-			cmds, path := c.App.Commands, []string{}
-			for _, name := range c.Args().Slice() {
-				var found *cli.Command
-				for _, cmd := range cmds {
-					if cmd.HasName(name) && cmd.Name != "help" {
-						found = cmd
-					}
-				}
-				if found == nil {
-					return usageErrorf("no command %q to show help for (see prose --help)", strings.Join(append(path, name), " "))
-				}
-				path, cmds = append(path, found.Name), found.Subcommands
-			}
-			return c.App.RunContext(c.Context, append(append([]string{c.App.Name}, path...), "--help"))
+			return showHelp(c, c.Args().Slice())
 		},
 	}
+}
+
+// showHelp prints the help of the command named by names ("wiki",
+// "search"), the program's own with none, or a usage error when there is
+// no such command.
+func showHelp(c *cli.Context, names []string) error {
+	if len(names) == 0 {
+		return cli.ShowAppHelp(c)
+	}
+	cmds, path := c.App.Commands, []string{}
+	for _, name := range names {
+		var found *cli.Command
+		for _, cmd := range cmds {
+			if cmd.HasName(name) && cmd.Name != "help" {
+				found = cmd
+			}
+		}
+		if found == nil {
+			return usageErrorf("no command %q to show help for (see prose %s)", strings.Join(append(path, name), " "), strings.Join(append(path, "--help"), " "))
+		}
+		path, cmds = append(path, found.Name), found.Subcommands
+	}
+	return c.App.RunContext(c.Context, append(append([]string{c.App.Name}, path...), "--help"))
 }
 
 // versionFlag turns `prose --version` (after any global flags) into

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+// commandExamples are the examples every command's help ends with, keyed by
+// the command's path. A comment line ("# …") explains the command after it.
+// TestEveryCommandHasAnExample fails when a visible command has none.
+var commandExamples = map[string][]string{
+	"init":                {"prose init notes", "# make a vault of the current (non-empty) folder", "prose init ."},
+	"check":               {"prose check", "prose check contracts/briefing.md"},
+	"compile":             {"prose compile", "prose compile --activate"},
+	"run":                 {"prose run", "# render one node (and what it needs), even if nothing moved", "prose run briefing"},
+	"trigger":             {"prose trigger inbox --data event.json"},
+	"serve":               {"prose serve --addr 127.0.0.1:8080"},
+	"status":              {"prose status", "prose status --json"},
+	"inspect":             {"prose inspect briefing", "prose inspect briefing -n 10"},
+	"test":                {"prose test", "prose test -r contracts/"},
+	"upgrade":             {"# show what would change, write nothing", "prose upgrade --dry-run", "prose upgrade"},
+	"graph":               {"prose graph", "prose graph --format mermaid > graph.mmd"},
+	"id":                  {"prose id", "prose id --write contracts/briefing.md"},
+	"publish":             {"prose publish briefing out/ --spec contracts/briefing.md"},
+	"log":                 {"prose log", "prose log --node wiki -n 5"},
+	"receipts":            {"prose receipts verify"},
+	"receipts cost":       {"prose receipts cost", "prose receipts cost --node wiki"},
+	"receipts list":       {"prose receipts list", "prose receipts list --node wiki --json"},
+	"receipts show":       {"# the last receipt of the wiki node", "prose receipts show wiki"},
+	"receipts verify":     {"prose receipts verify"},
+	"diff":                {"# what the last commit changed", "prose diff", "prose diff HEAD~3..HEAD --node wiki"},
+	"fsck":                {"prose fsck", "prose fsck --json"},
+	"cas":                 {"echo hello | prose cas put"},
+	"cas put":             {"prose cas put report.pdf", "echo hello | prose cas put -"},
+	"cas get":             {"prose cas get blake3:1a2b3c… -o report.pdf"},
+	"cas has":             {"prose cas has blake3:1a2b3c… && echo stored"},
+	"cas verify":          {"prose cas verify"},
+	"cas gc":              {"prose cas gc --root blake3:1a2b3c…"},
+	"ingest":              {"prose ingest notes/meeting.md", "# a whole folder, its pages under wiki/handbook/…", "prose ingest handbook/", "# see the plan and the cost first, write nothing", "prose ingest --estimate handbook/", "curl -s https://example.org/page.html | prose ingest --name \"Example page\" -"},
+	"enrich":              {"prose enrich notes/meeting", "prose enrich --all --limit 10"},
+	"wiki":                {"prose wiki tree", "prose wiki search \"release checklist\""},
+	"wiki new":            {"prose wiki new concepts/backpressure --template concept --title Backpressure"},
+	"wiki write-slot":     {"prose wiki write-slot concepts/backpressure summary --content \"<p>Slowing a producer to the consumer's pace.</p>\"", "prose wiki write-slot concepts/backpressure body --markdown --file body.md"},
+	"wiki append-slot":    {"prose wiki append-slot concepts/backpressure examples --markdown --content \"- TCP flow control\""},
+	"wiki set-meta":       {"prose wiki set-meta concepts/backpressure status=draft 'tags:=[\"networking\"]'"},
+	"wiki read":           {"prose wiki read concepts/backpressure"},
+	"wiki meta":           {"prose wiki meta concepts/backpressure"},
+	"wiki slot":           {"prose wiki slot concepts/backpressure summary"},
+	"wiki list-slots":     {"prose wiki list-slots concepts/backpressure"},
+	"wiki templates":      {"prose wiki templates"},
+	"wiki tree":           {"prose wiki tree"},
+	"wiki index":          {"prose wiki index concepts"},
+	"wiki find":           {"prose wiki find backpressure", "# ** crosses folders; * does not", "prose wiki find '**/*release*'"},
+	"wiki backlinks":      {"prose wiki backlinks concepts/backpressure"},
+	"wiki search":         {"prose wiki search backpressure", "prose wiki search -n 5 \"flow control\""},
+	"wiki lint":           {"prose wiki lint", "prose wiki lint --fix"},
+	"wiki rebuild":        {"prose wiki rebuild"},
+	"wiki stats":          {"prose wiki stats"},
+	"wiki mv":             {"prose wiki mv concepts/backpressure networking/backpressure"},
+	"wiki rm":             {"prose wiki rm concepts/old-draft", "prose wiki rm --unlink concepts/old-draft"},
+	"wiki commit":         {"$EDITOR published/wiki/concepts/backpressure.html && prose wiki commit"},
+	"wiki review":         {"prose wiki review list"},
+	"wiki review list":    {"prose wiki review list", "prose wiki review list --all"},
+	"wiki review show":    {"prose wiki review show 3"},
+	"wiki review take":    {"prose wiki review take 3"},
+	"wiki review resolve": {"prose wiki review resolve 3"},
+	"prompts":             {"prose prompts list"},
+	"prompts list":        {"prose prompts list"},
+	"prompts show":        {"prose prompts show generation"},
+	"programs":            {"prose programs list"},
+	"programs list":       {"prose programs list"},
+	"programs show":       {"prose programs show search"},
+	"doctor":              {"prose doctor", "prose --model anthropic:claude-sonnet-4-5 doctor"},
+	"version":             {"prose version", "prose --version"},
+	"completion":          {"source <(prose completion bash)", "prose completion fish > ~/.config/fish/completions/prose.fish"},
+	"help":                {"prose help wiki search", "prose wiki help search"},
+	"clone":               {"prose clone git@example.org:team/notes.git notes"},
+	"push":                {"prose push", "prose push --dry-run origin"},
+	"pull":                {"prose pull", "prose pull origin"},
+	"remote":              {"prose remote add origin git@example.org:team/notes.git"},
+	"remote add":          {"prose remote add origin git@example.org:team/notes.git"},
+	"remote list":         {"prose remote list"},
+}
+
+// addExamples appends each command's examples to its description as an
+// "Examples:" block, which the help prints and the generated reference
+// (docs/cli.md, the man pages) shows as examples.
+func addExamples(app *cli.App) {
+	var walk func(cmds []*cli.Command, path string)
+	walk = func(cmds []*cli.Command, path string) {
+		for _, c := range cmds {
+			p := strings.TrimSpace(path + " " + c.Name)
+			if ex := commandExamples[p]; len(ex) > 0 {
+				desc := strings.TrimRight(c.Description, "\n")
+				if desc != "" {
+					desc += "\n\n"
+				}
+				c.Description = desc + "Examples:\n  " + strings.Join(ex, "\n  ")
+			}
+			walk(c.Subcommands, p)
+		}
+	}
+	walk(app.Commands, "")
+}
