@@ -98,16 +98,15 @@ func Flags(flags []cli.Flag) []Flag {
 		placeholder, usage := unquoteUsage(df.GetUsage())
 		fl := Flag{Names: names, Usage: usage}
 		if df.TakesValue() {
-			if placeholder == "" {
-				placeholder = "value"
+			fl.Value = placeholder
+			if fl.Value == "" {
+				fl.Value = valueName(f)
 			}
-			fl.Value = strings.ToUpper(placeholder)
-			if placeholder != "value" {
-				fl.Value = placeholder
+			d := df.GetDefaultText()
+			if d == "" {
+				d = df.GetValue()
 			}
-			if d := df.GetDefaultText(); d != "" && d != `""` && d != "0" && d != "[]" {
-				fl.Default = d
-			} else if d := df.GetValue(); d != "" && d != "0" && d != "[]" {
+			if d = strings.Trim(d, `"`); d != "" && d != "0" && d != "[]" {
 				fl.Default = d
 			}
 		}
@@ -117,6 +116,20 @@ func Flags(flags []cli.Flag) []Flag {
 		out = append(out, fl)
 	}
 	return out
+}
+
+// valueName is the placeholder of a flag's value when its usage names
+// none: its kind.
+func valueName(f cli.Flag) string {
+	switch f.(type) {
+	case *cli.DurationFlag:
+		return "DURATION"
+	case *cli.IntFlag, *cli.Int64Flag, *cli.UintFlag, *cli.Uint64Flag:
+		return "N"
+	case *cli.StringSliceFlag:
+		return "VALUE"
+	}
+	return "VALUE"
 }
 
 // Synopsis is the usage line of a command: "prose wiki search [flags] QUERY".

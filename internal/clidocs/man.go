@@ -1,6 +1,7 @@
 package clidocs
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -155,7 +156,16 @@ func roffBlock(s string) string {
 func roffText(s string) string {
 	s = strings.ReplaceAll(s, `\`, `\e`)
 	s = strings.ReplaceAll(s, "-", `\-`)
-	return s
+	var b strings.Builder
+	for _, r := range s {
+		if r < 0x80 {
+			b.WriteRune(r)
+		} else {
+			// Any roff reads it, whatever its input encoding.
+			fmt.Fprintf(&b, `\[u%04X]`, r)
+		}
+	}
+	return b.String()
 }
 
 func roffLine(s string) string {

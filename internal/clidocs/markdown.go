@@ -14,13 +14,13 @@ func Markdown(app *cli.App, regen string) string {
 	nodes := Walk(app)
 	must(&b, "# %s command reference\n\n", app.Name)
 	must(&b, "<!-- Generated from the command tree by `%s`; do not edit by hand. -->\n\n", regen)
-	must(&b, "`%s` is %s. Every command below prints the same text with `--help`\n", app.Name, app.Usage)
+	must(&b, "`%s` is %s. Every command below prints the same text with `--help`\n", app.Name, markdownEscape(app.Usage))
 	must(&b, "(`%s help COMMAND…` and `%s COMMAND help SUBCOMMAND` too). Exit codes: 0 success,\n", app.Name, app.Name)
 	b.WriteString("1 the command ran and found failures (or failed), 2 a usage error, 130/143 interrupted.\n\n")
 	b.WriteString("## Commands\n\n")
 	for _, n := range nodes {
 		indent := strings.Repeat("  ", len(n.Path)-1)
-		must(&b, "%s- [`%s`](#%s) — %s\n", indent, n.Name(app.Name), anchor(n.Name(app.Name)), n.Cmd.Usage)
+		must(&b, "%s- [`%s`](#%s) — %s\n", indent, n.Name(app.Name), anchor(n.Name(app.Name)), markdownEscape(n.Cmd.Usage))
 	}
 	b.WriteString("\n## Global flags\n\n")
 	b.WriteString("These go before or after the command name: `prose --json log` and `prose log --json` are the same.\n\n")
@@ -28,7 +28,7 @@ func Markdown(app *cli.App, regen string) string {
 	for _, n := range nodes {
 		c := n.Cmd
 		must(&b, "\n## %s\n\n", n.Name(app.Name))
-		must(&b, "%s.\n\n", strings.TrimSuffix(upperFirst(c.Usage), "."))
+		must(&b, "%s.\n\n", markdownEscape(strings.TrimSuffix(upperFirst(c.Usage), ".")))
 		if len(c.Aliases) > 0 {
 			must(&b, "Also spelled: `%s`.\n\n", strings.Join(c.Aliases, "`, `"))
 		}
@@ -41,7 +41,7 @@ func Markdown(app *cli.App, regen string) string {
 			b.WriteString("Commands:\n\n")
 			for _, s := range subs {
 				full := n.Name(app.Name) + " " + s.Name
-				must(&b, "- [`%s`](#%s) — %s\n", s.Name, anchor(full), s.Usage)
+				must(&b, "- [`%s`](#%s) — %s\n", s.Name, anchor(full), markdownEscape(s.Usage))
 			}
 			b.WriteString("\n")
 		}
@@ -63,7 +63,7 @@ func Markdown(app *cli.App, regen string) string {
 
 func writeFlags(b *strings.Builder, flags []Flag) {
 	for _, f := range flags {
-		line := "- `" + f.Spelled() + "` — " + f.Usage
+		line := "- `" + f.Spelled() + "` — " + markdownEscape(f.Usage)
 		if f.Default != "" {
 			line += " (default: `" + f.Default + "`)"
 		}
@@ -88,13 +88,23 @@ func markdownText(s string) string {
 		if code {
 			out = append(out, strings.TrimPrefix(strings.TrimPrefix(l, "  "), "\t"))
 		} else {
-			out = append(out, l)
+			out = append(out, markdownEscape(l))
 		}
 	}
 	if inCode {
 		out = append(out, "```")
 	}
 	return strings.Join(out, "\n")
+}
+
+// markdownEscape keeps text as it reads in the help: no emphasis, no HTML,
+// no heading or list made by a character at the start of a line.
+func markdownEscape(l string) string {
+	l = strings.NewReplacer(`\`, `\\`, "*", `\*`, "<", `&lt;`).Replace(l)
+	if strings.HasPrefix(l, "#") || strings.HasPrefix(l, "- ") || strings.HasPrefix(l, "+ ") {
+		l = `\` + l
+	}
+	return l
 }
 
 // anchor is the GitHub heading anchor of "prose wiki search".
