@@ -306,8 +306,24 @@ func TestCompletionScripts(t *testing.T) {
 		t.Error("fish is required under CI")
 	}
 	if zsh, err := exec.LookPath("zsh"); err == nil {
-		if out, err := exec.Command(zsh, "-n", filepath.Join(dir, "zsh")).CombinedOutput(); err != nil {
-			t.Errorf("zsh -n: %v\n%s", err, out)
+		// Outside a completion widget words and CURRENT are plain
+		// parameters: stand in for _describe and _files, and look at what
+		// the script offers.
+		stub := "compdef() { :; }; _describe() { print -l -- ${(P)4}; }; _files() { print FILES; }; source " + filepath.Join(dir, "zsh") + "; "
+		for line, want := range map[string]string{
+			"prose wiki review t":    "take:write the slot text",
+			"prose wiki search --li": "--limit:at most N results",
+			"prose --vault x":        "FILES",
+			"prose wi":               "wiki:the deterministic wiki operations",
+		} {
+			words := strings.Fields(line)
+			script := stub + "words=(" + strings.Join(words, " ") + "); CURRENT=" + strconv.Itoa(len(words)) + "; _prose"
+			out, err := exec.Command(zsh, "-f", "-c", script).CombinedOutput()
+			if err != nil || !strings.Contains(string(out), want) {
+				t.Errorf("zsh completes %q to %q (%v), want %q among them", line, out, err, want)
+			}
 		}
+	} else if os.Getenv("CI") == "true" {
+		t.Error("zsh is required under CI")
 	}
 }

@@ -186,7 +186,7 @@ func zsh(app string, t []level) string {
 			for _, e := range l.subs {
 				ws = append(ws, strings.ReplaceAll(e.name, ":", `\:`)+":"+e.usage)
 			}
-			must(&b, "%s_subs[%s]=%s\n", fn, k, zshQuote(strings.Join(ws, "\n")))
+			must(&b, "%s_subs+=(%s %s)\n", fn, k, zshQuote(strings.Join(ws, "\n")))
 		}
 		if len(l.flags) > 0 {
 			var ws []string
@@ -198,10 +198,10 @@ func zsh(app string, t []level) string {
 					ws = append(ws, n+":"+firstSentence(f.Usage))
 				}
 			}
-			must(&b, "%s_flags[%s]=%s\n", fn, k, zshQuote(strings.Join(ws, "\n")))
+			must(&b, "%s_flags+=(%s %s)\n", fn, k, zshQuote(strings.Join(ws, "\n")))
 		}
 		if v := flagWords(l.flags, true); len(v) > 0 {
-			must(&b, "%s_valued[%s]=%s\n", fn, k, zshQuote(" "+strings.Join(v, " ")+" "))
+			must(&b, "%s_valued+=(%s %s)\n", fn, k, zshQuote(" "+strings.Join(v, " ")+" "))
 		}
 	}
 	must(&b, `
