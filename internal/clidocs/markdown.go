@@ -79,10 +79,10 @@ func markdownText(s string) string {
 	for _, l := range strings.Split(s, "\n") {
 		code := strings.HasPrefix(l, "  ") || strings.HasPrefix(l, "\t")
 		if code && !inCode {
-			out = append(out, "```")
+			out = append(out, "", "```")
 			inCode = true
 		} else if !code && inCode {
-			out = append(out, "```")
+			out = append(out, "```", "")
 			inCode = false
 		}
 		if code {
