@@ -13,7 +13,7 @@ import (
 )
 
 // regenDocs is the one command that remakes the generated reference.
-const regenDocs = "go run ./cmd/prose __docs"
+const regenDocs = "go run ./cmd/prose __docs docs"
 
 // completionCommand is `prose completion SHELL`: the shell's completion
 // script on stdout, made from the command tree.
@@ -43,21 +43,21 @@ func completionCommand() *cli.Command {
 	}
 }
 
-// docsCommand is the hidden `prose __docs [DIR]`: it writes the generated
+// docsCommand is the hidden `prose __docs DIR`: it writes the generated
 // reference (DIR/cli.md, DIR/man/*.1, DIR/completions/*) from the command
-// tree, removing generated files of commands that are gone. DIR defaults to
-// docs.
+// tree, removing the man pages of commands that are gone. DIR is the
+// source tree's docs/.
 func docsCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "__docs",
 		Hidden:    true,
 		Usage:     "write docs/cli.md, the man pages and the completion scripts from the command tree",
-		ArgsUsage: "[DIR]",
+		ArgsUsage: "DIR",
 		Action: func(c *cli.Context) error {
-			dir := "docs"
-			if c.NArg() > 0 {
-				dir = c.Args().First()
+			if c.NArg() != 1 {
+				return usageErrorf("__docs needs the DIR to write into: %s", regenDocs)
 			}
+			dir := c.Args().First()
 			files, err := generatedDocs(newApp(io.Discard, io.Discard))
 			if err != nil {
 				return err
