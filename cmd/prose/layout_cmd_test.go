@@ -121,4 +121,8 @@ func TestTwoCollectionsOfOneDirectoryNameKeepApart(t *testing.T) {
 	if strings.Contains(out, "created  html/") {
 		t.Errorf("the two manuals share an html/ folder:\n%s", out)
 	}
+	// The source page says which file it shows, by the name it has here.
+	if c := mustProse(t, "--vault", dir, "wiki", "slot", "libalpha-dev/calls", "citation"); !strings.Contains(c, "<code>libalpha-dev/calls.html</code>") || strings.Contains(c, "blake3:") {
+		t.Errorf("the citation does not name the source file: %s", c)
+	}
 }
