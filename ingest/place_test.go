@@ -83,12 +83,16 @@ func TestManySourcesLeaveNoCrowdedFolder(t *testing.T) {
 	}
 	lintClean(t, w)
 
-	_, w2 := newWiki(t)
-	if _, err := ingest.Ingest(context.Background(), w2, docs, opts(offline.Engine{})); err != nil {
-		t.Fatal(err)
-	}
-	if a, b := allPaths(t, w), allPaths(t, w2); !slices.Equal(a, b) {
-		t.Errorf("the same sources landed elsewhere in a second wiki")
+	// The second wiki repeats the first run to show placement is
+	// deterministic; -short leaves that repeat to the full run.
+	if !testing.Short() {
+		_, w2 := newWiki(t)
+		if _, err := ingest.Ingest(context.Background(), w2, docs, opts(offline.Engine{})); err != nil {
+			t.Fatal(err)
+		}
+		if a, b := allPaths(t, w), allPaths(t, w2); !slices.Equal(a, b) {
+			t.Errorf("the same sources landed elsewhere in a second wiki")
+		}
 	}
 
 	_, w3 := newWiki(t)
