@@ -12,7 +12,7 @@ import (
 // syncCommands are clone, push, pull and remote: the vault shared through
 // git remotes (docs/sync.md).
 func syncCommands() []*cli.Command {
-	return []*cli.Command{cloneCommand(), pushCommand(), pullCommand(), remoteCommand()}
+	return []*cli.Command{cloneCommand(), pushCommand(), pullCommand(), resolveCommand(), remoteCommand()}
 }
 
 func cloneCommand() *cli.Command {
@@ -116,6 +116,44 @@ func pullCommand() *cli.Command {
 				out.printf("pulled %s from %s (branch now %s)\n", nounCount(res.Receipts, "receipt"), remote, res.Branch.String()[:12])
 			}
 			return out.emit(map[string]any{"remote": remote, "receipts": res.Receipts, "up_to_date": res.UpToDate, "merged": res.Merged, "summary": res.Summary, "local_ahead": res.LocalAhead, "configured": res.Configured, "branch": res.Branch.String(), "ledger": res.Ledger.String()})
+		},
+	}
+}
+
+func resolveCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "resolve",
+		Usage:     "settle a node a pull refused (advanced on both sides) by keeping this vault's side or taking the remote's; the merge lands when every node is settled, with a merge receipt naming the head not taken",
+		ArgsUsage: "NODE",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "ours", Usage: "keep this vault's files of the node"},
+			&cli.BoolFlag{Name: "theirs", Usage: "take the remote's files of the node"},
+			&cli.StringFlag{Name: "remote", Value: "origin", Usage: "the remote whose refused pull this settles"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageErrorf("resolve needs one NODE, got %s (see prose resolve --help)", nounCount(c.NArg(), "argument"))
+			}
+			if c.Bool("ours") == c.Bool("theirs") {
+				return usageErrorf("resolve needs exactly one of --ours (keep this vault's node) and --theirs (take the remote's)")
+			}
+			side := vault.TakeOurs
+			if c.Bool("theirs") {
+				side = vault.TakeTheirs
+			}
+			v, err := openVault(c)
+			if err != nil {
+				return err
+			}
+			defer v.Close()
+			remote, node := c.String("remote"), c.Args().First()
+			res, err := v.ResolveMerge(c.Context, remote, node, side)
+			if err != nil {
+				return err
+			}
+			out := newOutput(c)
+			out.printf("resolved node %s (--%s); merged %s from %s (branch now %s)\n%s", node, side, nounCount(res.Receipts, "receipt"), remote, res.Branch.String()[:12], indent(res.Summary))
+			return out.emit(map[string]any{"remote": remote, "node": node, "taken": side, "receipts": res.Receipts, "summary": res.Summary, "branch": res.Branch.String(), "ledger": res.Ledger.String()})
 		},
 	}
 }
