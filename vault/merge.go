@@ -236,7 +236,11 @@ func (e *ConflictError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "pull refused: this vault (branch %s) and remote %s (branch %s) changed the same state; nothing changed in this vault", short(e.Ours), e.Remote, short(e.Theirs))
 	for i, n := range e.Nodes {
-		fmt.Fprintf(&b, "; node %s advanced on both sides (last receipt here %s, on %s %s)", n, shortToken(e.Heads[i][0]), e.Remote, shortToken(e.Heads[i][1]))
+		heads := [2]string{"?", "?"}
+		if i < len(e.Heads) {
+			heads = e.Heads[i]
+		}
+		fmt.Fprintf(&b, "; node %s advanced on both sides (last receipt here %s, on %s %s)", n, shortToken(heads[0]), e.Remote, shortToken(heads[1]))
 	}
 	if len(e.Paths) > 0 {
 		fmt.Fprintf(&b, "; changed differently on both sides: %s", strings.Join(e.Paths, ", "))
@@ -453,7 +457,9 @@ func (v *Vault) continueMerge(ctx context.Context, remote string, tip, theirsBra
 	if len(conflicts) > 0 {
 		ce := &ConflictError{Remote: remote, Ours: tip, Theirs: theirsBranch}
 		for _, c := range conflicts {
-			ce.Nodes = append(ce.Nodes, nodeOfLedgerPath(c.Path))
+			n := nodeOfLedgerPath(c.Path)
+			ce.Nodes = append(ce.Nodes, n)
+			ce.Heads = append(ce.Heads, [2]string{j0(v, oursLedger, n), j0(v, theirsLedger, n)})
 		}
 		return ledger, "", ce
 	}

@@ -84,7 +84,7 @@ func pushCommand() *cli.Command {
 func pullCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "pull",
-		Usage:     "fetch a remote and take in its receipts: a fast-forward, or one merge commit when the two sides changed different nodes; the same node on both sides is refused and nothing changes",
+		Usage:     "fetch a remote and take in its receipts: a fast-forward, or one merge commit when the two sides changed different nodes; a node changed differently on both sides is refused, nothing changes, and prose resolve settles it",
 		ArgsUsage: "[REMOTE]",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "continue", Usage: "take in a merge git made (git pull, git merge): record it in the ledger, never undo it"},
