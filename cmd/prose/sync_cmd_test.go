@@ -568,3 +568,47 @@ func TestSyncSameFilesOnBothSidesJoinWithAMergeReceipt(t *testing.T) {
 	mustProse(t, "--vault", a, "pull")
 	checkVaults(t, a, b)
 }
+
+// TestSyncResolveTwoNodesOneAtATime: with two nodes advanced on both
+// sides, the first resolve is kept and lands nothing, naming the node
+// still to settle; the second lands the merge with both choices.
+func TestSyncResolveTwoNodesOneAtATime(t *testing.T) {
+	root, remote, a := syncWorld(t)
+	b := filepath.Join(root, "b")
+	mustProse(t, "clone", remote, b)
+	for _, v := range []string{a, b} {
+		publishFiles(t, root, v, "notes", map[string]string{"x.txt": filepath.Base(v) + "\n"})
+		publishFiles(t, root, v, "deploys", map[string]string{"d.txt": filepath.Base(v) + "\n"})
+	}
+	mustProse(t, "--vault", a, "push")
+	all := append(receiptHashes(t, a), receiptHashes(t, b)...)
+	if _, errs, code := prose(t, "--vault", b, "pull"); code != 1 || !strings.Contains(errs, "node deploys advanced on both sides") || !strings.Contains(errs, "node notes advanced on both sides") {
+		t.Fatalf("pull: exit %d\n%s", code, errs)
+	}
+	before := refsOf(t, b)
+	_, errs, code := prose(t, "--vault", b, "resolve", "notes", "--theirs")
+	if code != 1 || !strings.Contains(errs, "recorded; the merge still waits") || !strings.Contains(errs, "node deploys advanced on both sides") || strings.Contains(errs, "node notes advanced") {
+		t.Fatalf("first resolve: exit %d\n%s", code, errs)
+	}
+	if refsOf(t, b) != before {
+		t.Fatal("a resolve that left a conflict moved a ref")
+	}
+	checkVaults(t, a, b)
+	out := mustProse(t, "--vault", b, "resolve", "deploys", "--ours")
+	if !strings.Contains(out, "joined: node deploys (taken ours)") || !strings.Contains(out, "joined: node notes (taken theirs)") {
+		t.Fatalf("second resolve:\n%s", out)
+	}
+	for p, want := range map[string]string{"published/notes/x.txt": "a\n", "published/deploys/d.txt": "b\n"} {
+		if data, _ := os.ReadFile(filepath.Join(b, p)); string(data) != want {
+			t.Fatalf("%s after both resolves: %q, want %q", p, data, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(b, ".prose", "resolve.json")); !os.IsNotExist(err) {
+		t.Fatalf("the resolve record outlived the merge: %v", err)
+	}
+	hasAll(t, "b after both resolves", receiptHashes(t, b), all)
+	checkVaults(t, a, b)
+	mustProse(t, "--vault", b, "push")
+	mustProse(t, "--vault", a, "pull")
+	checkVaults(t, a, b)
+}
