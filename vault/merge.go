@@ -258,7 +258,7 @@ func (e *ConflictError) Error() string {
 // path was changed on one side only, then lands the merge as a pull lands
 // a fast-forward. The caller holds the writer lock. It returns the two
 // new tips.
-func (v *Vault) mergeDiverged(ctx context.Context, remote string, oursBranch, theirsBranch, oursLedger, theirsLedger plumbing.Hash, choices map[string]string) (branch, ledger plumbing.Hash, summary string, err error) {
+func (v *Vault) mergeDiverged(ctx context.Context, remote string, oursBranch, theirsBranch, oursLedger, theirsLedger plumbing.Hash, choices map[string]string, companions map[string][]string) (branch, ledger plumbing.Hash, summary string, err error) {
 	baseBranch, err := v.mergeBase(ctx, oursBranch, theirsBranch)
 	if err != nil {
 		return branch, ledger, "", err
@@ -325,9 +325,39 @@ func (v *Vault) mergeDiverged(ctx context.Context, remote string, oursBranch, th
 			return branch, ledger, "", fmt.Errorf("node %s was not advanced on both sides (this vault at %s, remote %s at %s): there is nothing to resolve for it; nothing changed in this vault", n, short(oursBranch), remote, short(theirsBranch))
 		}
 	}
+	// The files beside a settled node go with the side taken, all of
+	// them: its catalog never describes the other side's pages.
+	settled := map[string]bool{}
+	for i := range joins {
+		j := &joins[i]
+		if j.taken != TakeOurs && j.taken != TakeTheirs {
+			continue
+		}
+		settled[j.node] = true
+		side := bt[1]
+		if j.taken == TakeTheirs {
+			side = bt[2]
+		}
+		for _, cp := range companions[j.node] {
+			e, _, err := v.lookup(side, cp) // absent: the zero entry removes it
+			if err != nil {
+				return branch, ledger, "", err
+			}
+			if j.extra == nil {
+				j.extra = map[string]object.TreeEntry{}
+			}
+			j.extra[cp] = e
+		}
+	}
+paths:
 	for _, c := range pathConflicts {
 		if n, ok := strings.CutPrefix(c.Path, "published/"); ok && nodes[unescapeNodeDir(n)] {
 			continue // named with its node, or joined
+		}
+		for n := range settled {
+			if underAny(c.Path, companions[n]) {
+				continue paths // the merge receipt's commit sets it
+			}
 		}
 		ce.Paths = append(ce.Paths, c.Path)
 	}

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -36,6 +37,9 @@ type nodeJoin struct {
 	taken        string           // TakeBoth, TakeOurs or TakeTheirs
 	entry        object.TreeEntry // the merged published/<node> entry
 	hasEntry     bool
+	// extra are files beside the node that go with the side taken
+	// (ResolveMerge's companions), path → entry.
+	extra map[string]object.TreeEntry
 }
 
 // joinNode decides how node, advanced on both sides, is merged: taken
@@ -150,6 +154,11 @@ func (b *objectBatch) appendMergeReceipt(branch, branchTree, ledger, ledgerTree 
 		err = fmt.Errorf("merge %s: the side taken removed the node; remove it after the merge with a publish", j.node)
 		return
 	}
+	for _, ep := range slices.Sorted(maps.Keys(j.extra)) {
+		if root, err = b.setPath(root, ep, j.extra[ep]); err != nil {
+			return
+		}
+	}
 	msg, err := receiptMessage(r, moved)
 	if err != nil {
 		return
@@ -185,6 +194,16 @@ type resolveState struct {
 	Choices      map[string]string `json:"choices"`
 }
 
+// underAny reports whether p is one of prefixes or inside one.
+func underAny(p string, prefixes []string) bool {
+	for _, pre := range prefixes {
+		if p == pre || strings.HasPrefix(p, pre+"/") {
+			return true
+		}
+	}
+	return false
+}
+
 // ResolveError is a resolve recorded while other conflicts remain.
 type ResolveError struct{ *ConflictError }
 
@@ -195,7 +214,12 @@ type ResolveError struct{ *ConflictError }
 // lands as a pull would land it, with a merge receipt per joined node
 // whose semantic_diff names the head not taken. Otherwise nothing lands
 // and the error names what is still to settle.
-func (v *Vault) ResolveMerge(ctx context.Context, remote, node, side string) (*PullResult, error) {
+//
+// companions are paths beside the node that belong to it (the wiki's
+// source catalog and review queue): where both sides changed one
+// differently, it goes with the side taken, so the node and its catalog
+// never come from two sides.
+func (v *Vault) ResolveMerge(ctx context.Context, remote, node, side string, companions []string) (*PullResult, error) {
 	if side != TakeOurs && side != TakeTheirs {
 		return nil, fmt.Errorf("resolve %s: choose --ours or --theirs", node)
 	}
@@ -250,7 +274,7 @@ func (v *Vault) ResolveMerge(ctx context.Context, remote, node, side string) (*P
 		st.Choices = map[string]string{}
 	}
 	st.Choices[node] = side
-	branch, ledger, summary, err := v.mergeDiverged(ctx, remote, oursBranch, theirsBranch, oursLedger, theirsLedger, st.Choices)
+	branch, ledger, summary, err := v.mergeDiverged(ctx, remote, oursBranch, theirsBranch, oursLedger, theirsLedger, st.Choices, map[string][]string{node: companions})
 	var ce *ConflictError
 	if errors.As(err, &ce) {
 		data, jerr := json.MarshalIndent(st, "", "  ")

@@ -6,7 +6,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/prose-store/prose/ingest"
 	"github.com/prose-store/prose/vault"
+	"github.com/prose-store/prose/wiki"
 )
 
 // syncCommands are clone, push, pull and remote: the vault shared through
@@ -147,7 +149,12 @@ func resolveCommand() *cli.Command {
 			}
 			defer v.Close()
 			remote, node := c.String("remote"), c.Args().First()
-			res, err := v.ResolveMerge(c.Context, remote, node, side)
+			// The wiki's source catalog and review queue go with its pages.
+			var companions []string
+			if node == wiki.Node {
+				companions = []string{ingest.CatalogFile, ingest.PagesDir, ingest.ReviewFile}
+			}
+			res, err := v.ResolveMerge(c.Context, remote, node, side, companions)
 			if err != nil {
 				return err
 			}

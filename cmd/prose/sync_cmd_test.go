@@ -612,3 +612,67 @@ func TestSyncResolveTwoNodesOneAtATime(t *testing.T) {
 	mustProse(t, "--vault", a, "pull")
 	checkVaults(t, a, b)
 }
+
+// TestSyncTwoIngestsIntoOneWikiRefusedThenResolved: two people ingest
+// different documents into the same wiki; the pull is refused naming the
+// wiki node and its catalog, and resolve wiki --theirs, then (a second
+// round) --ours, takes one side's wiki with its catalog, consistently.
+func TestSyncTwoIngestsIntoOneWikiRefusedThenResolved(t *testing.T) {
+	needGit(t)
+	t.Setenv("GIT_TERMINAL_PROMPT", "0")
+	root := t.TempDir()
+	remote := filepath.Join(root, "remote.git")
+	syncGit(t, root, "init", "--quiet", "--bare", remote)
+	a, b := filepath.Join(root, "a"), filepath.Join(root, "b")
+	mustProse(t, "init", a)
+	ingest := func(v, dir, name, title string) {
+		t.Helper()
+		src := filepath.Join(root, dir)
+		writeFiles(t, src, map[string]string{name: "# " + title + "\n\n" + title + " is a letter of the Greek alphabet. It has a name and a place in the order.\n"})
+		mustProse(t, "--vault", v, "ingest", src)
+	}
+	ingest(a, "s0", "base.md", "Omega")
+	mustProse(t, "--vault", a, "remote", "add", "origin", remote)
+	mustProse(t, "--vault", a, "push")
+	mustProse(t, "clone", remote, b)
+	for round, side := range []string{"theirs", "ours"} {
+		ingest(a, fmt.Sprintf("a%d", round), "alpha.md", fmt.Sprintf("Alpha%d", round))
+		ingest(b, fmt.Sprintf("b%d", round), "beta.md", fmt.Sprintf("Beta%d", round))
+		mustProse(t, "--vault", a, "push")
+		all := append(receiptHashes(t, a), receiptHashes(t, b)...)
+		bRefs := refsOf(t, b)
+		_, errs, code := prose(t, "--vault", b, "pull")
+		if code != 1 || !strings.Contains(errs, "node wiki advanced on both sides") || !strings.Contains(errs, "sources/index.json") || !strings.Contains(errs, "prose resolve wiki --theirs") {
+			t.Fatalf("round %d: pull of two ingests: exit %d\n%s", round, code, errs)
+		}
+		for _, line := range strings.Split(bRefs, "\n") {
+			if !strings.HasPrefix(line, "refs/remotes/") && !strings.Contains(refsOf(t, b), line) {
+				t.Fatalf("a refused pull moved %s", line)
+			}
+		}
+		checkVaults(t, a, b)
+		out := mustProse(t, "--vault", b, "resolve", "wiki", "--"+side)
+		if !strings.Contains(out, "joined: node wiki (taken "+side+")") {
+			t.Fatalf("round %d resolve:\n%s", round, out)
+		}
+		kept, dropped := fmt.Sprintf("a%d", round), fmt.Sprintf("b%d", round)
+		if side == "ours" {
+			kept, dropped = dropped, kept
+		}
+		if _, err := os.Stat(filepath.Join(b, "published", "wiki", kept)); err != nil {
+			t.Fatalf("round %d: the side taken's pages are missing: %v", round, err)
+		}
+		if _, err := os.Stat(filepath.Join(b, "published", "wiki", dropped)); !os.IsNotExist(err) {
+			t.Fatalf("round %d: the side not taken's pages remain: %v", round, err)
+		}
+		catalog := syncGit(t, b, "show", "HEAD:sources/index.json") + syncGit(t, b, "ls-tree", "-r", "--name-only", "HEAD", "sources/pages")
+		if !strings.Contains(catalog, kept+"/") || strings.Contains(catalog, dropped+"/") {
+			t.Fatalf("round %d: the catalog does not go with the side taken (%s kept, %s dropped):\n%s", round, kept, dropped, catalog)
+		}
+		hasAll(t, "b after resolve", receiptHashes(t, b), all)
+		checkVaults(t, a, b)
+		mustProse(t, "--vault", b, "push")
+		mustProse(t, "--vault", a, "pull")
+		checkVaults(t, a, b)
+	}
+}
