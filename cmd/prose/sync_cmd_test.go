@@ -666,7 +666,7 @@ func TestSyncTwoIngestsIntoOneWikiRefusedThenResolved(t *testing.T) {
 			t.Fatalf("round %d: the side not taken's pages remain: %v", round, err)
 		}
 		catalog := syncGit(t, b, "show", "HEAD:sources/index.json") + syncGit(t, b, "ls-tree", "-r", "--name-only", "HEAD", "sources/pages")
-		if !strings.Contains(catalog, kept+"/") || strings.Contains(catalog, dropped+"/") {
+		if !strings.Contains(catalog, kept+"/") || !strings.Contains(catalog, kept+".tsv") || strings.Contains(catalog, dropped+"/") || strings.Contains(catalog, dropped+".tsv") {
 			t.Fatalf("round %d: the catalog does not go with the side taken (%s kept, %s dropped):\n%s", round, kept, dropped, catalog)
 		}
 		hasAll(t, "b after resolve", receiptHashes(t, b), all)
