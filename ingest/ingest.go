@@ -423,6 +423,7 @@ func (r *run) ingest(ctx context.Context, docs []*source.Document) (*Result, err
 	if err := r.begin(ctx); err != nil {
 		return nil, err
 	}
+	keepEarlierNames(docs, r.base)
 	known := map[string]string{}
 	for _, rec := range r.cat.Sources {
 		known[rec.Name] = rec.Original
@@ -1013,4 +1014,29 @@ func askedOf(todo []*source.Document, same *sameText) []*source.Document {
 		}
 	}
 	return out
+}
+
+// keepEarlierNames gives back its earlier name to a source the vault
+// holds under the name an earlier prose gave it (a collection once named
+// for its "html" directory, now for the package above it), so its pages
+// stay where they are rather than being made again beside them. A name
+// another source of the run takes, or one the vault also holds under
+// the new name, is left as it is.
+func keepEarlierNames(docs []*source.Document, base *catalog) {
+	held := map[string]bool{}
+	for _, rec := range base.Sources {
+		held[rec.Name] = true
+	}
+	taken := map[string]bool{}
+	for _, d := range docs {
+		taken[d.Name] = true
+	}
+	for _, d := range docs {
+		if d.Earlier == "" || !held[d.Earlier] || held[d.Name] || taken[d.Earlier] {
+			continue
+		}
+		delete(taken, d.Name)
+		d.Name, d.Earlier = d.Earlier, ""
+		taken[d.Name] = true
+	}
 }

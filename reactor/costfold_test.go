@@ -66,14 +66,21 @@ func TestCostFold(t *testing.T) {
 	if err := json.Unmarshal(data, &refs); err != nil {
 		t.Fatal(err)
 	}
+	// -short drives a fifth of the ticks: the reference's first 250 (two
+	// of its material changes), compared with its ledger up to there, and
+	// each drawn rate over a fifth of its ticks.
+	refTicks, scale := 1000, 1
+	if testing.Short() {
+		refTicks, scale = 250, 5
+	}
 	refChanges := map[int]bool{}
 	tick, prev := -1, ""
-	refRenders := 0
-	var refTokens int64
+	refRenders, shortRenders := 0, 0
+	var refTokens, shortTokens int64
 	for _, r := range refs {
 		if r.Node == "feed" {
 			tick++
-			if a := r.Fingerprints["@atomic"]; tick > 0 && a != prev {
+			if a := r.Fingerprints["@atomic"]; tick > 0 && a != prev && tick < refTicks {
 				refChanges[tick] = true
 			}
 			prev = r.Fingerprints["@atomic"]
@@ -81,11 +88,16 @@ func TestCostFold(t *testing.T) {
 		if r.Status == "rendered" {
 			refRenders++
 			refTokens += evalTokens[r.Node]
+			if tick < refTicks {
+				shortRenders++
+				shortTokens += evalTokens[r.Node]
+			}
 		}
 	}
 	if refRenders != 40 || refTokens != 240 {
 		t.Fatalf("the reference ledger reads as %d renders, %d tokens; want 40, 240", refRenders, refTokens)
 	}
+	refRenders, refTokens = shortRenders, shortTokens
 	type row struct {
 		rate           string
 		ticks, changes int
@@ -93,12 +105,12 @@ func TestCostFold(t *testing.T) {
 		tokens         int64
 	}
 	var rows []row
-	renders, tokens := runEval(t, 1000, refChanges)
-	rows = append(rows, row{"1% (reference ticks)", 1000, len(refChanges) + 1, renders, tokens})
+	renders, tokens := runEval(t, refTicks, refChanges)
+	rows = append(rows, row{"1% (reference ticks)", refTicks, len(refChanges) + 1, renders, tokens})
 	for _, c := range []struct {
 		rate  float64
 		ticks int
-	}{{0.10, 300}, {0.50, 100}, {1.00, 60}} {
+	}{{0.10, 300 / scale}, {0.50, 100 / scale}, {1.00, 60 / scale}} {
 		rng := rand.New(rand.NewPCG(22, uint64(c.rate*100)))
 		ch := map[int]bool{}
 		for i := 1; i < c.ticks; i++ {

@@ -23,7 +23,9 @@ bytes=0
 for a in "$@"; do
   d=${a#*=}
   dirs+=("$d")
-  bytes=$((bytes + $(du -sb "$d" | cut -f1)))
+  # The sources' bytes (the files ingest reads), not the images beside them.
+  b=$(find -L "$d" -type f \( -iname '*.md' -o -iname '*.markdown' -o -iname '*.txt' -o -iname '*.html' -o -iname '*.htm' -o -iname '*.xhtml' -o -iname '*.json' -o -iname '*.jsonl' \) -not -path '*/.*' -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }')
+  bytes=$((bytes + b))
 done
 /usr/bin/time -v "$prose" --vault "$vault" ingest "${dirs[@]}" >"$scratch/out" 2>"$scratch/time" || { cat "$scratch/time" >&2; exit 1; }
 rss=$(awk -F': ' '/Maximum resident/ {print $2}' "$scratch/time")

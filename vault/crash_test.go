@@ -357,7 +357,10 @@ func concurrentChild(spec string) int {
 
 func TestConcurrentPublishers(t *testing.T) {
 	requireGit(t)
-	const procs, each = 8, 10
+	procs, each := 8, 10
+	if testing.Short() {
+		procs, each = 4, 5 // -short: two processes on each of two nodes
+	}
 	v := newVault(t)
 	var cmds []*exec.Cmd
 	for p := 0; p < procs; p++ {

@@ -347,7 +347,10 @@ func gitLiveChild(spec string) int {
 // find sound.
 func TestPublishesBesideGitCommands(t *testing.T) {
 	requireGit(t)
-	const procs, each = 3, 30
+	procs, each := 3, 30
+	if testing.Short() {
+		each = 10 // -short: a third of the publishes beside the same git commands
+	}
 	v := newVault(t)
 	var cmds []*exec.Cmd
 	var outs []*strings.Builder

@@ -178,11 +178,17 @@ func (b *objectBatch) appendLedgerMessage(tip plumbing.Hash, r *receipt.Receipt,
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
+	return b.appendLedgerAt(tip, c.TreeHash, r, bh, msg, branchCommit, sig)
+}
+
+// appendLedgerAt is appendLedgerMessage on a tip whose tree is known (a
+// commit of this batch, not yet written), with r's entry blob bh.
+func (b *objectBatch) appendLedgerAt(tip, tipTree plumbing.Hash, r *receipt.Receipt, bh plumbing.Hash, msg string, branchCommit plumbing.Hash, sig object.Signature) (plumbing.Hash, error) {
 	parents := []plumbing.Hash{tip}
 	if !branchCommit.IsZero() {
 		parents = append(parents, branchCommit)
 	}
-	root, err := b.setPath(c.TreeHash, ledgerPath(r.Node), object.TreeEntry{Mode: filemode.Regular, Hash: bh})
+	root, err := b.setPath(tipTree, ledgerPath(r.Node), object.TreeEntry{Mode: filemode.Regular, Hash: bh})
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}

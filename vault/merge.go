@@ -214,25 +214,43 @@ func nodeStop(p string) bool {
 	return ok && !strings.Contains(rest, "/")
 }
 
+// shortToken shortens a receipt token "alg:hex" for a message.
+func shortToken(t string) string {
+	if len(t) > 20 {
+		return t[:20]
+	}
+	return t
+}
+
 // ConflictError is a merge refused before anything landed: what both
 // sides changed differently, and the two heads.
 type ConflictError struct {
 	Remote       string
 	Ours, Theirs plumbing.Hash // branch tips
 	Nodes        []string      // nodes advanced on both sides
+	Heads        [][2]string   // each node's last receipt here and there (content hashes)
 	Paths        []string      // other paths changed differently on both sides
 }
 
 func (e *ConflictError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "pull refused: this vault (branch %s) and remote %s (branch %s) changed the same state; nothing changed in this vault", short(e.Ours), e.Remote, short(e.Theirs))
-	if len(e.Nodes) > 0 {
-		fmt.Fprintf(&b, "; advanced on both sides: node %s", strings.Join(e.Nodes, ", node "))
+	for i, n := range e.Nodes {
+		heads := [2]string{"?", "?"}
+		if i < len(e.Heads) {
+			heads = e.Heads[i]
+		}
+		fmt.Fprintf(&b, "; node %s advanced on both sides (last receipt here %s, on %s %s)", n, shortToken(heads[0]), e.Remote, shortToken(heads[1]))
 	}
 	if len(e.Paths) > 0 {
 		fmt.Fprintf(&b, "; changed differently on both sides: %s", strings.Join(e.Paths, ", "))
 	}
-	b.WriteString(". prose merges nodes and files changed on one side only so far (the same node on both sides, the wiki's page merge included, is not built): to combine the work, clone the remote afresh (`prose clone URL NEWDIR`) and ingest or publish this vault's sources again there (docs/sync.md)")
+	if len(e.Nodes) > 0 {
+		fmt.Fprintf(&b, ". Settle each node with `prose resolve NODE --ours` (keep this vault's) or `prose resolve NODE --theirs` (take %s's), e.g. `prose resolve %s --theirs`; the merge lands when every node is settled, with a merge receipt naming the head not taken", e.Remote, e.Nodes[0])
+	}
+	if len(e.Paths) > 0 {
+		b.WriteString(". Paths other than a node's files are not merged by prose yet (the wiki's page merge and the review queue's included): change them on one side only, or clone the remote afresh (`prose clone URL NEWDIR`) and ingest there (docs/sync.md)")
+	}
 	return b.String()
 }
 
@@ -240,7 +258,7 @@ func (e *ConflictError) Error() string {
 // path was changed on one side only, then lands the merge as a pull lands
 // a fast-forward. The caller holds the writer lock. It returns the two
 // new tips.
-func (v *Vault) mergeDiverged(ctx context.Context, remote string, oursBranch, theirsBranch, oursLedger, theirsLedger plumbing.Hash) (branch, ledger plumbing.Hash, summary string, err error) {
+func (v *Vault) mergeDiverged(ctx context.Context, remote string, oursBranch, theirsBranch, oursLedger, theirsLedger plumbing.Hash, choices map[string]string, companions map[string][]string) (branch, ledger plumbing.Hash, summary string, err error) {
 	baseBranch, err := v.mergeBase(ctx, oursBranch, theirsBranch)
 	if err != nil {
 		return branch, ledger, "", err
@@ -282,24 +300,75 @@ func (v *Vault) mergeDiverged(ctx context.Context, remote string, oursBranch, th
 	if err != nil {
 		return branch, ledger, "", err
 	}
-	if len(nodeConflicts) > 0 || len(pathConflicts) > 0 {
-		ce := &ConflictError{Remote: remote, Ours: oursBranch, Theirs: theirsBranch}
-		nodes := map[string]bool{}
-		for _, c := range nodeConflicts {
-			n := nodeOfLedgerPath(c.Path)
-			nodes[n] = true
+	// A node advanced on both sides is joined by a merge receipt when
+	// both sides left the same files, or when prose resolve chose a side;
+	// any other is a conflict.
+	var joins []nodeJoin
+	ce := &ConflictError{Remote: remote, Ours: oursBranch, Theirs: theirsBranch}
+	nodes := map[string]bool{}
+	for _, c := range nodeConflicts {
+		n := nodeOfLedgerPath(c.Path)
+		nodes[n] = true
+		j, err := v.joinNode(n, bt[1], bt[2], oursLedger, theirsLedger, choices[n])
+		if err != nil {
+			return branch, ledger, "", err
+		}
+		if j == nil {
 			ce.Nodes = append(ce.Nodes, n)
+			ce.Heads = append(ce.Heads, [2]string{j0(v, oursLedger, n), j0(v, theirsLedger, n)})
+			continue
 		}
-		for _, c := range pathConflicts {
-			if n, ok := strings.CutPrefix(c.Path, "published/"); ok && nodes[unescapeNodeDir(n)] {
-				continue // named with its node
+		joins = append(joins, *j)
+	}
+	for n := range choices {
+		if !nodes[n] {
+			return branch, ledger, "", fmt.Errorf("node %s was not advanced on both sides (this vault at %s, remote %s at %s): there is nothing to resolve for it; nothing changed in this vault", n, short(oursBranch), remote, short(theirsBranch))
+		}
+	}
+	// The files beside a settled node go with the side taken, all of
+	// them: its catalog never describes the other side's pages.
+	settled := map[string]bool{}
+	for i := range joins {
+		j := &joins[i]
+		if j.taken != TakeOurs && j.taken != TakeTheirs {
+			continue
+		}
+		settled[j.node] = true
+		side := bt[1]
+		if j.taken == TakeTheirs {
+			side = bt[2]
+		}
+		for _, cp := range companions[j.node] {
+			e, _, err := v.lookup(side, cp) // absent: the zero entry removes it
+			if err != nil {
+				return branch, ledger, "", err
 			}
-			ce.Paths = append(ce.Paths, c.Path)
+			if j.extra == nil {
+				j.extra = map[string]object.TreeEntry{}
+			}
+			j.extra[cp] = e
 		}
+	}
+paths:
+	for _, c := range pathConflicts {
+		if n, ok := strings.CutPrefix(c.Path, "published/"); ok && nodes[unescapeNodeDir(n)] {
+			continue // named with its node, or joined
+		}
+		for n := range settled {
+			if underAny(c.Path, companions[n]) {
+				continue paths // the merge receipt's commit sets it
+			}
+		}
+		ce.Paths = append(ce.Paths, c.Path)
+	}
+	if len(ce.Nodes) > 0 || len(ce.Paths) > 0 {
 		return branch, ledger, "", ce
 	}
 	ours, theirs := v.advanced(lt), v.advancedOn(lt[0], lt[2])
 	summary = mergeSummary(remote, ours, theirs)
+	for _, j := range joins {
+		summary += fmt.Sprintf("joined: node %s (taken %s)\n", j.node, j.taken)
+	}
 	sig := v.signature(time.Now())
 	msg := fmt.Sprintf("Merge %s/%s into %s (prose)\n\n%s", remote, v.cfg.Branch, v.cfg.Branch, summary)
 	branch, err = b.putCommit(&object.Commit{Author: sig, Committer: sig, Message: msg, TreeHash: branchTree, ParentHashes: []plumbing.Hash{oursBranch, theirsBranch}})
@@ -310,6 +379,12 @@ func (v *Vault) mergeDiverged(ctx context.Context, remote string, oursBranch, th
 	ledger, err = b.putCommit(&object.Commit{Author: sig, Committer: sig, Message: lmsg, TreeHash: ledgerTree, ParentHashes: []plumbing.Hash{oursLedger, theirsLedger, branch}})
 	if err != nil {
 		return branch, ledger, "", err
+	}
+	bTree, lTree := branchTree, ledgerTree
+	for _, j := range joins {
+		if branch, bTree, ledger, lTree, err = b.appendMergeReceipt(branch, bTree, ledger, lTree, j); err != nil {
+			return branch, ledger, "", err
+		}
 	}
 	if err := b.flush(); err != nil {
 		return branch, ledger, "", err
@@ -412,7 +487,9 @@ func (v *Vault) continueMerge(ctx context.Context, remote string, tip, theirsBra
 	if len(conflicts) > 0 {
 		ce := &ConflictError{Remote: remote, Ours: tip, Theirs: theirsBranch}
 		for _, c := range conflicts {
-			ce.Nodes = append(ce.Nodes, nodeOfLedgerPath(c.Path))
+			n := nodeOfLedgerPath(c.Path)
+			ce.Nodes = append(ce.Nodes, n)
+			ce.Heads = append(ce.Heads, [2]string{j0(v, oursLedger, n), j0(v, theirsLedger, n)})
 		}
 		return ledger, "", ce
 	}

@@ -488,7 +488,7 @@ func (v *Vault) Pull(ctx context.Context, remote string, opt PullOptions) (*Pull
 		// hand-moved ref does that. Merge nothing.
 		return nil, fmt.Errorf("pull refused: the branch and the ledger disagree about remote %s (one is ahead of it, the other behind); a ref was moved by hand: run `prose fsck`; nothing changed in this vault", remote)
 	}
-	branch, ledger, summary, err := v.mergeDiverged(ctx, remote, oursBranch, theirsBranch, oursLedger, theirsLedger)
+	branch, ledger, summary, err := v.mergeDiverged(ctx, remote, oursBranch, theirsBranch, oursLedger, theirsLedger, nil, nil)
 	if err != nil {
 		return nil, err
 	}

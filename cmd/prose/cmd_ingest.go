@@ -88,6 +88,7 @@ func ingestCommand() *cli.Command {
 					fmt.Fprintf(c.App.ErrWriter, "prose: %s is in %s, not UTF-8: read it converted to UTF-8 (the vault keeps the converted text)\n", d.Name, d.Encoding)
 				}
 				d.Collection = in.Found
+				d.Earlier = in.Earlier
 				if in.Stdin && c.String("name") != "" {
 					d.Title = c.String("name")
 				}

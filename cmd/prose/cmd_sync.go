@@ -6,13 +6,15 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/prose-store/prose/ingest"
 	"github.com/prose-store/prose/vault"
+	"github.com/prose-store/prose/wiki"
 )
 
 // syncCommands are clone, push, pull and remote: the vault shared through
 // git remotes (docs/sync.md).
 func syncCommands() []*cli.Command {
-	return []*cli.Command{cloneCommand(), pushCommand(), pullCommand(), remoteCommand()}
+	return []*cli.Command{cloneCommand(), pushCommand(), pullCommand(), resolveCommand(), remoteCommand()}
 }
 
 func cloneCommand() *cli.Command {
@@ -84,7 +86,7 @@ func pushCommand() *cli.Command {
 func pullCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "pull",
-		Usage:     "fetch a remote and take in its receipts: a fast-forward, or one merge commit when the two sides changed different nodes; the same node on both sides is refused and nothing changes",
+		Usage:     "fetch a remote and take in its receipts: a fast-forward, or one merge commit when the two sides changed different nodes; a node changed differently on both sides is refused, nothing changes, and prose resolve settles it",
 		ArgsUsage: "[REMOTE]",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "continue", Usage: "take in a merge git made (git pull, git merge): record it in the ledger, never undo it"},
@@ -116,6 +118,49 @@ func pullCommand() *cli.Command {
 				out.printf("pulled %s from %s (branch now %s)\n", nounCount(res.Receipts, "receipt"), remote, res.Branch.String()[:12])
 			}
 			return out.emit(map[string]any{"remote": remote, "receipts": res.Receipts, "up_to_date": res.UpToDate, "merged": res.Merged, "summary": res.Summary, "local_ahead": res.LocalAhead, "configured": res.Configured, "branch": res.Branch.String(), "ledger": res.Ledger.String()})
+		},
+	}
+}
+
+func resolveCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "resolve",
+		Usage:     "settle a node a pull refused (advanced on both sides) by keeping this vault's side or taking the remote's; the merge lands when every node is settled, with a merge receipt naming the head not taken",
+		ArgsUsage: "NODE",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "ours", Usage: "keep this vault's files of the node"},
+			&cli.BoolFlag{Name: "theirs", Usage: "take the remote's files of the node"},
+			&cli.StringFlag{Name: "remote", Value: "origin", Usage: "the remote whose refused pull this settles"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageErrorf("resolve needs one NODE, got %s (see prose resolve --help)", nounCount(c.NArg(), "argument"))
+			}
+			if c.Bool("ours") == c.Bool("theirs") {
+				return usageErrorf("resolve needs exactly one of --ours (keep this vault's node) and --theirs (take the remote's)")
+			}
+			side := vault.TakeOurs
+			if c.Bool("theirs") {
+				side = vault.TakeTheirs
+			}
+			v, err := openVault(c)
+			if err != nil {
+				return err
+			}
+			defer v.Close()
+			remote, node := c.String("remote"), c.Args().First()
+			// The wiki's source catalog and review queue go with its pages.
+			var companions []string
+			if node == wiki.Node {
+				companions = []string{ingest.CatalogFile, ingest.PagesDir, ingest.ReviewFile}
+			}
+			res, err := v.ResolveMerge(c.Context, remote, node, side, companions)
+			if err != nil {
+				return err
+			}
+			out := newOutput(c)
+			out.printf("resolved node %s (--%s); merged %s from %s (branch now %s)\n%s", node, side, nounCount(res.Receipts, "receipt"), remote, res.Branch.String()[:12], indent(res.Summary))
+			return out.emit(map[string]any{"remote": remote, "node": node, "taken": side, "receipts": res.Receipts, "summary": res.Summary, "branch": res.Branch.String(), "ledger": res.Ledger.String()})
 		},
 	}
 }

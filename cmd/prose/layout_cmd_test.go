@@ -99,3 +99,30 @@ func TestIngestMovesTheEarlierLayout(t *testing.T) {
 		t.Errorf("lint after the move:\n%s", lint)
 	}
 }
+
+// TestTwoCollectionsOfOneDirectoryNameKeepApart: two manuals whose files
+// sit in directories named "html" are two collections, each under the
+// name of its package, not one "html/" folder interleaving them.
+func TestTwoCollectionsOfOneDirectoryNameKeepApart(t *testing.T) {
+	src := t.TempDir()
+	writeFiles(t, src, map[string]string{
+		"libalpha-dev/html/index.html": "<html><head><title>Alpha</title></head><body><h1>Alpha</h1><p>The alpha manual starts here.</p></body></html>",
+		"libalpha-dev/html/calls.html": "<html><head><title>Calls</title></head><body><h1>Calls</h1><p>Alpha makes calls.</p></body></html>",
+		"libbeta-dev/html/index.html":  "<html><head><title>Beta</title></head><body><h1>Beta</h1><p>The beta manual starts here.</p></body></html>",
+		"libbeta-dev/html/types.html":  "<html><head><title>Types</title></head><body><h1>Types</h1><p>Beta has types.</p></body></html>",
+	})
+	dir := newIngestVault(t)
+	out := mustProse(t, "--vault", dir, "ingest", filepath.Join(src, "libalpha-dev", "html"), filepath.Join(src, "libbeta-dev", "html"))
+	for _, want := range []string{"libalpha-dev/calls.html", "libbeta-dev/types.html", "libalpha-dev/index.html", "libbeta-dev/index.html"} {
+		if !strings.Contains(out, "created  "+want) {
+			t.Errorf("no page %s:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "created  html/") {
+		t.Errorf("the two manuals share an html/ folder:\n%s", out)
+	}
+	// The source page says which file it shows, by the name it has here.
+	if c := mustProse(t, "--vault", dir, "wiki", "slot", "libalpha-dev/calls", "citation"); !strings.Contains(c, "<code>libalpha-dev/calls.html</code>") || strings.Contains(c, "blake3:") {
+		t.Errorf("the citation does not name the source file: %s", c)
+	}
+}

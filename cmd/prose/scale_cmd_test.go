@@ -108,7 +108,11 @@ func treeOf(t *testing.T, dir string) string {
 func TestParallelIngestIsSerial(t *testing.T) {
 	for _, tc := range scaleAPIs {
 		t.Run(tc.api, func(t *testing.T) {
-			src := scaleSources(t, 12)
+			n := 12
+			if testing.Short() {
+				n = 6 // -short: six sources, still one per job at --jobs 6
+			}
+			src := scaleSources(t, n)
 			var trees []string
 			for _, jobs := range []string{"1", "6"} {
 				fm := &fakewiki.Model{BadPlanOnce: true}

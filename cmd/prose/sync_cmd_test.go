@@ -238,7 +238,8 @@ func TestSyncSameNodeOnBothSidesIsRefusedAndChangesNothing(t *testing.T) {
 	mustProse(t, "--vault", a, "push")
 	bRefs, bReceipts := refsOf(t, b), receiptHashes(t, b)
 	_, errs, code := prose(t, "--vault", b, "pull")
-	if code != 1 || !strings.Contains(errs, "advanced on both sides: node notes") || !strings.Contains(errs, "nothing changed in this vault") {
+	if code != 1 || !strings.Contains(errs, "node notes advanced on both sides") || !strings.Contains(errs, "nothing changed in this vault") ||
+		!strings.Contains(errs, "prose resolve notes --theirs") || !strings.Contains(errs, "prose resolve NODE --ours") || !strings.Contains(errs, lastOf(t, b, "notes")["content_hash"].(string)[:20]) {
 		t.Fatalf("same-node pull: exit %d\n%s", code, errs)
 	}
 	// The fetch moved b's remote-tracking refs only.
@@ -447,4 +448,231 @@ func TestPullContinueTakesInAMergeGitMade(t *testing.T) {
 	mustProse(t, "--vault", a, "pull")
 	hasAll(t, "a after pulling the merge", receiptHashes(t, a), want)
 	checkVaults(t, a, b)
+}
+
+// lastOf is node's last receipt in the vault at dir, as JSON.
+func lastOf(t *testing.T, dir, node string) map[string]any {
+	t.Helper()
+	var r map[string]any
+	if err := json.Unmarshal([]byte(mustProse(t, "--vault", dir, "receipts", "show", node)), &r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// mergeOf is the semantic_diff.merge of a receipt, failing unless it has one.
+func mergeOf(t *testing.T, r map[string]any) map[string]any {
+	t.Helper()
+	sd, _ := r["semantic_diff"].(map[string]any)
+	m, ok := sd["merge"].(map[string]any)
+	if !ok {
+		t.Fatalf("receipt %v is no merge receipt", r["content_hash"])
+	}
+	return m
+}
+
+// TestSyncResolveWorldModelNodeBothWays: a node advanced on both sides is
+// refused, then settled by prose resolve --theirs and, in a second round,
+// --ours; each writes a merge receipt (prev ours, theirs in wake.refs)
+// whose diff names the head not taken, and every check passes on every
+// side with no receipt lost.
+func TestSyncResolveWorldModelNodeBothWays(t *testing.T) {
+	root, remote, a := syncWorld(t)
+	b := filepath.Join(root, "b")
+	mustProse(t, "clone", remote, b)
+	for round, side := range []string{"theirs", "ours"} {
+		publishFiles(t, root, a, "notes", map[string]string{"x.txt": fmt.Sprintf("a %d\n", round)})
+		publishFiles(t, root, a, "other", map[string]string{"o.txt": fmt.Sprintf("a %d\n", round)})
+		publishFiles(t, root, b, "notes", map[string]string{"x.txt": fmt.Sprintf("b %d\n", round)})
+		mustProse(t, "--vault", a, "push")
+		ours, theirs := lastOf(t, b, "notes")["content_hash"].(string), lastOf(t, a, "notes")["content_hash"].(string)
+		all := append(receiptHashes(t, a), receiptHashes(t, b)...)
+		bRefs := refsOf(t, b)
+		if _, errs, code := prose(t, "--vault", b, "pull"); code != 1 || !strings.Contains(errs, "prose resolve notes --theirs") {
+			t.Fatalf("round %d: same-node pull: exit %d\n%s", round, code, errs)
+		}
+		checkVaults(t, a, b)
+		// A wrong resolve changes nothing.
+		if _, errs, code := prose(t, "--vault", b, "resolve", "other", "--ours"); code != 1 || !strings.Contains(errs, "nothing to resolve for it") {
+			t.Fatalf("resolve of a node advanced on one side: exit %d\n%s", code, errs)
+		}
+		if _, errs, code := prose(t, "--vault", b, "resolve", "notes"); code != 2 || !strings.Contains(errs, "--ours") {
+			t.Fatalf("resolve without a side: exit %d\n%s", code, errs)
+		}
+		if got := refsOf(t, b); got != syncGit(t, b, "for-each-ref", "--format=%(refname) %(objectname)") || !strings.Contains(got, strings.Split(bRefs, "\n")[0]) {
+			t.Fatalf("a refused resolve moved refs")
+		}
+		out := mustProse(t, "--vault", b, "resolve", "notes", "--"+side)
+		if !strings.Contains(out, "resolved node notes") || !strings.Contains(out, "joined: node notes (taken "+side+")") || !strings.Contains(out, "from origin: node notes, node other") {
+			t.Fatalf("round %d resolve:\n%s", round, out)
+		}
+		want := fmt.Sprintf("b %d\n", round)
+		notTaken := theirs
+		if side == "theirs" {
+			want, notTaken = fmt.Sprintf("a %d\n", round), ours
+		}
+		if data, _ := os.ReadFile(filepath.Join(b, "published", "notes", "x.txt")); string(data) != want {
+			t.Fatalf("round %d: notes after resolve --%s: %q, want %q", round, side, data, want)
+		}
+		if data, _ := os.ReadFile(filepath.Join(b, "published", "other", "o.txt")); string(data) != fmt.Sprintf("a %d\n", round) {
+			t.Fatalf("round %d: the node advanced on one side was not merged: %q", round, data)
+		}
+		r := lastOf(t, b, "notes")
+		m := mergeOf(t, r)
+		if r["prev"] != ours || m["ours"] != ours || m["theirs"] != theirs || m["taken"] != side || m["not_taken"] != notTaken {
+			t.Fatalf("round %d: merge receipt prev %v, merge %v; want prev/ours %s, theirs %s, not_taken %s", round, r["prev"], m, ours, theirs, notTaken)
+		}
+		if refs := r["wake"].(map[string]any)["refs"].([]any); len(refs) != 1 || refs[0] != theirs {
+			t.Fatalf("round %d: merge receipt wake.refs %v, want [%s]", round, refs, theirs)
+		}
+		hasAll(t, "b after resolve", receiptHashes(t, b), all)
+		checkVaults(t, a, b)
+		mustProse(t, "--vault", b, "push")
+		mustProse(t, "--vault", a, "pull")
+		hasAll(t, "a after pulling the resolve", receiptHashes(t, a), receiptHashes(t, b))
+		if data, _ := os.ReadFile(filepath.Join(a, "published", "notes", "x.txt")); string(data) != want {
+			t.Fatalf("round %d: a after pulling the resolve: %q", round, data)
+		}
+		checkVaults(t, a, b)
+	}
+}
+
+// TestSyncSameFilesOnBothSidesJoinWithAMergeReceipt: a node both sides
+// published with the same files merges without a resolve, joined by a
+// merge receipt taken "both".
+func TestSyncSameFilesOnBothSidesJoinWithAMergeReceipt(t *testing.T) {
+	root, remote, a := syncWorld(t)
+	b := filepath.Join(root, "b")
+	mustProse(t, "clone", remote, b)
+	publishFiles(t, root, a, "other", map[string]string{"o.txt": "a\n"})
+	publishFiles(t, root, a, "notes", map[string]string{"x.txt": "same\n"})
+	publishFiles(t, root, b, "notes", map[string]string{"x.txt": "same\n", "y.txt": "b\n"})
+	publishFiles(t, root, b, "notes", map[string]string{"x.txt": "same\n"})
+	mustProse(t, "--vault", a, "push")
+	ours, theirs := lastOf(t, b, "notes")["content_hash"].(string), lastOf(t, a, "notes")["content_hash"].(string)
+	if ours == theirs {
+		t.Fatal("the two sides wrote the same receipt; the test needs two heads")
+	}
+	all := append(receiptHashes(t, a), receiptHashes(t, b)...)
+	out := mustProse(t, "--vault", b, "pull")
+	if !strings.Contains(out, "joined: node notes (taken both)") {
+		t.Fatalf("pull of the same files:\n%s", out)
+	}
+	m := mergeOf(t, lastOf(t, b, "notes"))
+	if m["ours"] != ours || m["theirs"] != theirs || m["taken"] != "both" || m["not_taken"] != nil {
+		t.Fatalf("merge %v", m)
+	}
+	hasAll(t, "b after the join", receiptHashes(t, b), all)
+	checkVaults(t, a, b)
+	mustProse(t, "--vault", b, "push")
+	mustProse(t, "--vault", a, "pull")
+	checkVaults(t, a, b)
+}
+
+// TestSyncResolveTwoNodesOneAtATime: with two nodes advanced on both
+// sides, the first resolve is kept and lands nothing, naming the node
+// still to settle; the second lands the merge with both choices.
+func TestSyncResolveTwoNodesOneAtATime(t *testing.T) {
+	root, remote, a := syncWorld(t)
+	b := filepath.Join(root, "b")
+	mustProse(t, "clone", remote, b)
+	for _, v := range []string{a, b} {
+		publishFiles(t, root, v, "notes", map[string]string{"x.txt": filepath.Base(v) + "\n"})
+		publishFiles(t, root, v, "deploys", map[string]string{"d.txt": filepath.Base(v) + "\n"})
+	}
+	mustProse(t, "--vault", a, "push")
+	all := append(receiptHashes(t, a), receiptHashes(t, b)...)
+	if _, errs, code := prose(t, "--vault", b, "pull"); code != 1 || !strings.Contains(errs, "node deploys advanced on both sides") || !strings.Contains(errs, "node notes advanced on both sides") {
+		t.Fatalf("pull: exit %d\n%s", code, errs)
+	}
+	before := refsOf(t, b)
+	_, errs, code := prose(t, "--vault", b, "resolve", "notes", "--theirs")
+	if code != 1 || !strings.Contains(errs, "recorded; the merge still waits") || !strings.Contains(errs, "node deploys advanced on both sides") || strings.Contains(errs, "node notes advanced") {
+		t.Fatalf("first resolve: exit %d\n%s", code, errs)
+	}
+	if refsOf(t, b) != before {
+		t.Fatal("a resolve that left a conflict moved a ref")
+	}
+	checkVaults(t, a, b)
+	out := mustProse(t, "--vault", b, "resolve", "deploys", "--ours")
+	if !strings.Contains(out, "joined: node deploys (taken ours)") || !strings.Contains(out, "joined: node notes (taken theirs)") {
+		t.Fatalf("second resolve:\n%s", out)
+	}
+	for p, want := range map[string]string{"published/notes/x.txt": "a\n", "published/deploys/d.txt": "b\n"} {
+		if data, _ := os.ReadFile(filepath.Join(b, p)); string(data) != want {
+			t.Fatalf("%s after both resolves: %q, want %q", p, data, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(b, ".prose", "resolve.json")); !os.IsNotExist(err) {
+		t.Fatalf("the resolve record outlived the merge: %v", err)
+	}
+	hasAll(t, "b after both resolves", receiptHashes(t, b), all)
+	checkVaults(t, a, b)
+	mustProse(t, "--vault", b, "push")
+	mustProse(t, "--vault", a, "pull")
+	checkVaults(t, a, b)
+}
+
+// TestSyncTwoIngestsIntoOneWikiRefusedThenResolved: two people ingest
+// different documents into the same wiki; the pull is refused naming the
+// wiki node and its catalog, and resolve wiki --theirs, then (a second
+// round) --ours, takes one side's wiki with its catalog, consistently.
+func TestSyncTwoIngestsIntoOneWikiRefusedThenResolved(t *testing.T) {
+	needGit(t)
+	t.Setenv("GIT_TERMINAL_PROMPT", "0")
+	root := t.TempDir()
+	remote := filepath.Join(root, "remote.git")
+	syncGit(t, root, "init", "--quiet", "--bare", remote)
+	a, b := filepath.Join(root, "a"), filepath.Join(root, "b")
+	mustProse(t, "init", a)
+	ingest := func(v, dir, name, title string) {
+		t.Helper()
+		src := filepath.Join(root, dir)
+		writeFiles(t, src, map[string]string{name: "# " + title + "\n\n" + title + " is a letter of the Greek alphabet. It has a name and a place in the order.\n"})
+		mustProse(t, "--vault", v, "ingest", src)
+	}
+	ingest(a, "s0", "base.md", "Omega")
+	mustProse(t, "--vault", a, "remote", "add", "origin", remote)
+	mustProse(t, "--vault", a, "push")
+	mustProse(t, "clone", remote, b)
+	for round, side := range []string{"theirs", "ours"} {
+		ingest(a, fmt.Sprintf("a%d", round), "alpha.md", fmt.Sprintf("Alpha%d", round))
+		ingest(b, fmt.Sprintf("b%d", round), "beta.md", fmt.Sprintf("Beta%d", round))
+		mustProse(t, "--vault", a, "push")
+		all := append(receiptHashes(t, a), receiptHashes(t, b)...)
+		bRefs := refsOf(t, b)
+		_, errs, code := prose(t, "--vault", b, "pull")
+		if code != 1 || !strings.Contains(errs, "node wiki advanced on both sides") || !strings.Contains(errs, "sources/index.json") || !strings.Contains(errs, "prose resolve wiki --theirs") {
+			t.Fatalf("round %d: pull of two ingests: exit %d\n%s", round, code, errs)
+		}
+		for _, line := range strings.Split(bRefs, "\n") {
+			if !strings.HasPrefix(line, "refs/remotes/") && !strings.Contains(refsOf(t, b), line) {
+				t.Fatalf("a refused pull moved %s", line)
+			}
+		}
+		checkVaults(t, a, b)
+		out := mustProse(t, "--vault", b, "resolve", "wiki", "--"+side)
+		if !strings.Contains(out, "joined: node wiki (taken "+side+")") {
+			t.Fatalf("round %d resolve:\n%s", round, out)
+		}
+		kept, dropped := fmt.Sprintf("a%d", round), fmt.Sprintf("b%d", round)
+		if side == "ours" {
+			kept, dropped = dropped, kept
+		}
+		if _, err := os.Stat(filepath.Join(b, "published", "wiki", kept)); err != nil {
+			t.Fatalf("round %d: the side taken's pages are missing: %v", round, err)
+		}
+		if _, err := os.Stat(filepath.Join(b, "published", "wiki", dropped)); !os.IsNotExist(err) {
+			t.Fatalf("round %d: the side not taken's pages remain: %v", round, err)
+		}
+		catalog := syncGit(t, b, "show", "HEAD:sources/index.json") + syncGit(t, b, "ls-tree", "-r", "--name-only", "HEAD", "sources/pages")
+		if !strings.Contains(catalog, kept+"/") || !strings.Contains(catalog, kept+".tsv") || strings.Contains(catalog, dropped+"/") || strings.Contains(catalog, dropped+".tsv") {
+			t.Fatalf("round %d: the catalog does not go with the side taken (%s kept, %s dropped):\n%s", round, kept, dropped, catalog)
+		}
+		hasAll(t, "b after resolve", receiptHashes(t, b), all)
+		checkVaults(t, a, b)
+		mustProse(t, "--vault", b, "push")
+		mustProse(t, "--vault", a, "pull")
+		checkVaults(t, a, b)
+	}
 }

@@ -328,7 +328,7 @@ func (w *workspace) slots(c candidate) map[string]string {
 		// that cite it) is the page's derived "Referenced by". Empty slots
 		// also clear what an earlier engine wrote there on a re-ingest.
 		out["citation"] = fmt.Sprintf("<p><cite>%s</cite> — %s <code>%s</code>.</p>",
-			html.EscapeString(doc.Title), kindWord(doc.Kind), html.EscapeString(doc.Name))
+			html.EscapeString(doc.Title), kindWord(doc.Kind), html.EscapeString(w.name))
 		out["abstract"] = ""
 		out["key_points"] = ""
 		// No excerpts: the page renders the whole source below, so a

@@ -25,6 +25,9 @@ type Document struct {
 	// Collection is true for a source found in a directory given to
 	// ingest: its page mirrors its path there (plan.SourceHome).
 	Collection bool `json:"-"`
+	// Earlier is the name an earlier prose gave this source (Input.Earlier),
+	// or "": the ingest keeps it when the vault holds the source under it.
+	Earlier string `json:"-"`
 	Kind       Kind
 	// Title is the first top-level heading, the HTML <title>, the opening
 	// question of a conversation, or else a title made from Name.

@@ -40,15 +40,17 @@ func collectNames(t *testing.T, args []string, stdin, stdinName string) []string
 func TestCollectNamesAreDistinct(t *testing.T) {
 	root := t.TempDir()
 	writeTree(t, root, map[string]string{
-		"s/a/README.md":       "# Deploy Notes\n\nAlpha.\n",
-		"s/b/README.md":       "# Billing Overview\n\nBilling.\n",
-		"s/c/x/README.md":     "# C\n",
-		"s/d/x/README.md":     "# D\n",
-		"s/solo.md":           "# Solo\n",
-		"one/docs/intro.md":   "# One\n",
-		"two/docs/intro.md":   "# Two\n",
-		"two/docs/unique.md":  "# Unique\n",
-		"three/docs/other.md": "# Other\n",
+		"s/a/README.md":            "# Deploy Notes\n\nAlpha.\n",
+		"s/b/README.md":            "# Billing Overview\n\nBilling.\n",
+		"s/c/x/README.md":          "# C\n",
+		"s/d/x/README.md":          "# D\n",
+		"s/solo.md":                "# Solo\n",
+		"one/docs/intro.md":        "# One\n",
+		"two/docs/intro.md":        "# Two\n",
+		"two/docs/unique.md":       "# Unique\n",
+		"three/docs/other.md":      "# Other\n",
+		"pkg-a/html/index.html":    "<h1>A</h1>",
+		"pkg-b/html/en/intro.html": "<h1>B</h1>",
 	})
 	p := func(rel string) string { return filepath.Join(root, rel) }
 	tests := []struct {
@@ -62,9 +64,13 @@ func TestCollectNamesAreDistinct(t *testing.T) {
 		{[]string{p("s/a/README.md"), p("s/b/../a/README.md"), p("s/solo.md")}, []string{"README.md", "solo.md"}},
 		// a file named and found in a directory named too: read once, first name kept
 		{[]string{p("s/solo.md"), p("s")}, []string{"solo.md", "s/a/README.md", "s/b/README.md", "s/c/x/README.md", "s/d/x/README.md"}},
-		// two directories of one base name
-		{[]string{p("one/docs"), p("two/docs")}, []string{"one/docs/intro.md", "two/docs/intro.md", "docs/unique.md"}},
-		{[]string{p("one/docs"), p("three/docs")}, []string{"docs/intro.md", "docs/other.md"}},
+		// two directories of one base name are two collections, each in a
+		// folder of its own, even where no file name clashes
+		{[]string{p("one/docs"), p("two/docs")}, []string{"one/docs/intro.md", "two/docs/intro.md", "two/docs/unique.md"}},
+		{[]string{p("one/docs"), p("three/docs")}, []string{"one/docs/intro.md", "three/docs/other.md"}},
+		// a generic directory name (html, en) gives way to the one above it
+		{[]string{p("pkg-a/html"), p("pkg-b/html/en")}, []string{"pkg-a/index.html", "pkg-b/intro.html"}},
+		{[]string{p("one/docs")}, []string{"docs/intro.md"}},
 	}
 	for _, tt := range tests {
 		got := collectNames(t, tt.args, "", "")

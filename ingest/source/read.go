@@ -202,6 +202,10 @@ type Input struct {
 	// Collection is the directory argument a found file came from: the
 	// files of one are compared for their boilerplate (FindBoilerplate).
 	Collection string
+	// Earlier is the name an earlier prose gave a found file (the
+	// directory's own base name and the path below it) when it differs
+	// from Name: a vault that holds the source under it keeps it there.
+	Earlier string
 }
 
 // Skipped is a file a directory walk left out, and why.
@@ -222,7 +226,8 @@ type Skipped struct {
 //
 // Each input's name is unique among them. A file named on the command
 // line is named by its base name, a file found in a directory by the
-// directory's base name and its path below it; when two inputs would
+// directory's collection name (CollectionNames) and its path below it;
+// when two inputs would
 // share a name, each takes as many more trailing components of its path
 // as makes them distinct (a/README.md and b/README.md). A file given twice
 // (named twice, or named and found in a directory named too) is read once,
@@ -241,6 +246,7 @@ func Collect(args []string, stdin io.Reader, stdinName string) (inputs []Input, 
 		}
 		named = append(named, namedInput{in: in, comps: pathComponents(p, in.Name), k: len(strings.Split(in.Name, "/"))})
 	}
+	collections := CollectionNames(args)
 	for _, arg := range args {
 		if arg == "-" {
 			if stdinUsed {
@@ -276,7 +282,7 @@ func Collect(args []string, stdin io.Reader, stdinName string) (inputs []Input, 
 			add(Input{Name: filepath.ToSlash(filepath.Base(arg)), Data: data}, arg)
 			continue
 		}
-		found, paths, sk := walk(arg)
+		found, paths, sk := walk(arg, collections[arg])
 		for i, in := range found {
 			add(in, paths[i])
 		}
@@ -401,14 +407,19 @@ func unwrapPathError(err error) error {
 }
 
 // walk finds the sources under dir, and the path of each.
-func walk(dir string) ([]Input, []string, []Skipped) {
+func walk(dir, base string) ([]Input, []string, []Skipped) {
 	var inputs []Input
 	var paths []string
 	var skipped []Skipped
-	base := filepath.Base(filepath.Clean(dir))
-	if base == "." || base == string(filepath.Separator) {
+	if base == "" {
+		base = collectionBase(pathComponents(dir, dir))
+	}
+	// How prose named a directory's files before collections had names
+	// of their own: the directory's base name.
+	earlierBase := filepath.Base(filepath.Clean(dir))
+	if earlierBase == "." || earlierBase == string(filepath.Separator) {
 		if abs, err := filepath.Abs(dir); err == nil {
-			base = filepath.Base(abs)
+			earlierBase = filepath.Base(abs)
 		}
 	}
 	vaultRoots := map[string]bool{}
@@ -452,7 +463,11 @@ func walk(dir string) ([]Input, []string, []Skipped) {
 			skipped = append(skipped, Skipped{Path: shown, Reason: strings.TrimPrefix(unwrapPathError(err).Error(), shown+": ")})
 			return nil
 		}
-		inputs = append(inputs, Input{Name: shown, Data: data, Found: true, Collection: filepath.Clean(dir)})
+		in := Input{Name: shown, Data: data, Found: true, Collection: filepath.Clean(dir)}
+		if earlier := filepath.ToSlash(filepath.Join(earlierBase, rel)); earlier != shown {
+			in.Earlier = earlier
+		}
+		inputs = append(inputs, in)
 		paths = append(paths, p)
 		return nil
 	})
@@ -467,4 +482,96 @@ func walk(dir string) ([]Input, []string, []Skipped) {
 		sorted[i], sortedPaths[i] = inputs[o], paths[o]
 	}
 	return sorted, sortedPaths, skipped
+}
+
+// genericDirs are directory names that say how a collection was built or
+// for which language, not what it is: "html" in /usr/share/doc/libffi-dev/html,
+// "en" in …/aptitude/html/en. A collection is named for the nearest
+// directory above them instead.
+var genericDirs = map[string]bool{
+	"html": true, "htm": true, "xhtml": true, "en": true, "en_us": true, "en-us": true,
+	"out": true, "output": true, "build": true, "_build": true, "site": true, "public": true, "www": true, "web": true,
+}
+
+// collectionStart is the index in comps (the components of a directory's
+// absolute path) of the one its collection is named for: the last, or
+// the nearest above it that is not generic.
+func collectionStart(comps []string) int {
+	k := len(comps) - 1
+	for k > 0 && genericDirs[strings.ToLower(comps[k])] {
+		k--
+	}
+	return k
+}
+
+// collectionBase is the name of the collection of the directory whose
+// absolute path has components comps ("libffi-dev" for
+// /usr/share/doc/libffi-dev/html).
+func collectionBase(comps []string) string {
+	if len(comps) == 0 {
+		return "root"
+	}
+	return comps[collectionStart(comps)]
+}
+
+// CollectionNames names the collection of each directory among args (by
+// the argument as given): its name, or the nearest directory's above it
+// whose name is not generic (collectionBase). Two directories that would
+// share a name are told apart by the directories above them, a component
+// at a time (a/docs and b/docs), so two collections ingested together
+// never share a folder.
+func CollectionNames(args []string) map[string]string {
+	type dirName struct {
+		arg, key string
+		comps    []string
+		k, end   int // the name is comps[k : end+1]
+	}
+	var dirs []*dirName
+	byKey := map[string]bool{}
+	for _, arg := range args {
+		if arg == "-" {
+			continue
+		}
+		if fi, err := os.Stat(arg); err != nil || !fi.IsDir() {
+			continue
+		}
+		key := fileKey(arg)
+		if byKey[key] {
+			continue // one directory named twice is read once
+		}
+		byKey[key] = true
+		comps := pathComponents(arg, arg)
+		if len(comps) == 0 {
+			comps = []string{"root"}
+		}
+		end := collectionStart(comps)
+		dirs = append(dirs, &dirName{arg: arg, key: key, comps: comps, k: end, end: end})
+	}
+	name := func(d *dirName) string { return strings.Join(d.comps[d.k:d.end+1], "/") }
+	for {
+		byName := map[string][]*dirName{}
+		for _, d := range dirs {
+			byName[name(d)] = append(byName[name(d)], d)
+		}
+		grew := false
+		for _, ds := range byName {
+			if len(ds) < 2 {
+				continue
+			}
+			for _, d := range ds {
+				if d.k > 0 {
+					d.k--
+					grew = true
+				}
+			}
+		}
+		if !grew {
+			break
+		}
+	}
+	out := map[string]string{}
+	for _, d := range dirs {
+		out[d.arg] = name(d)
+	}
+	return out
 }
