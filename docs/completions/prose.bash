@@ -3,7 +3,7 @@
 
 _prose_commands() {
 	case "$1" in
-	"") echo "init check lint compile run trigger serve status inspect test upgrade graph id publish log receipts diff fsck cas ingest enrich wiki prompts programs doctor version completion help h clone push pull remote" ;;
+	"") echo "init check lint compile run trigger serve status inspect test upgrade graph id publish log receipts diff fsck cas ingest enrich wiki prompts programs doctor version completion help h clone push pull resolve remote" ;;
 	"cas") echo "put get has verify gc" ;;
 	"programs") echo "list show" ;;
 	"prompts") echo "list show" ;;
@@ -35,6 +35,7 @@ _prose_flags() {
 	"receipts cost") echo "--runs --node" ;;
 	"receipts list") echo "--node" ;;
 	"receipts verify") echo "--reactor" ;;
+	"resolve") echo "--ours --theirs --remote" ;;
 	"run") echo "--all" ;;
 	"serve") echo "--addr --queue" ;;
 	"test") echo "--recursive -r" ;;
@@ -73,6 +74,7 @@ _prose_valued() {
 	"receipts cost") echo "--runs --node" ;;
 	"receipts list") echo "--node" ;;
 	"receipts verify") echo "--reactor" ;;
+	"resolve") echo "--remote" ;;
 	"serve") echo "--addr --queue" ;;
 	"trigger") echo "--data" ;;
 	"wiki append-slot") echo "--content -c --file -f" ;;

@@ -1,7 +1,7 @@
 # fish completion for prose; generated from the command tree, do not edit.
 # Install it as ~/.config/fish/completions/prose.fish, or load it with: prose completion fish | source
 
-set -g __prose_paths 'cas' 'cas gc' 'cas get' 'cas has' 'cas put' 'cas verify' 'check' 'clone' 'compile' 'completion' 'diff' 'doctor' 'enrich' 'fsck' 'graph' 'h' 'help' 'id' 'ingest' 'init' 'inspect' 'lint' 'log' 'programs' 'programs list' 'programs show' 'prompts' 'prompts list' 'prompts show' 'publish' 'pull' 'push' 'receipts' 'receipts cost' 'receipts list' 'receipts show' 'receipts verify' 'remote' 'remote add' 'remote list' 'run' 'serve' 'status' 'test' 'trigger' 'upgrade' 'version' 'wiki' 'wiki append-slot' 'wiki backlinks' 'wiki commit' 'wiki find' 'wiki index' 'wiki lint' 'wiki list-slots' 'wiki ls' 'wiki meta' 'wiki mv' 'wiki new' 'wiki read' 'wiki rebuild' 'wiki review' 'wiki review list' 'wiki review resolve' 'wiki review show' 'wiki review take' 'wiki rm' 'wiki search' 'wiki set-meta' 'wiki slot' 'wiki stats' 'wiki templates' 'wiki tree' 'wiki write-slot'
+set -g __prose_paths 'cas' 'cas gc' 'cas get' 'cas has' 'cas put' 'cas verify' 'check' 'clone' 'compile' 'completion' 'diff' 'doctor' 'enrich' 'fsck' 'graph' 'h' 'help' 'id' 'ingest' 'init' 'inspect' 'lint' 'log' 'programs' 'programs list' 'programs show' 'prompts' 'prompts list' 'prompts show' 'publish' 'pull' 'push' 'receipts' 'receipts cost' 'receipts list' 'receipts show' 'receipts verify' 'remote' 'remote add' 'remote list' 'resolve' 'run' 'serve' 'status' 'test' 'trigger' 'upgrade' 'version' 'wiki' 'wiki append-slot' 'wiki backlinks' 'wiki commit' 'wiki find' 'wiki index' 'wiki lint' 'wiki list-slots' 'wiki ls' 'wiki meta' 'wiki mv' 'wiki new' 'wiki read' 'wiki rebuild' 'wiki review' 'wiki review list' 'wiki review resolve' 'wiki review show' 'wiki review take' 'wiki rm' 'wiki search' 'wiki set-meta' 'wiki slot' 'wiki stats' 'wiki templates' 'wiki tree' 'wiki write-slot'
 
 function __prose_path
 	set -l path
@@ -52,6 +52,7 @@ complete -c prose -f -n '__prose_at \'\'' -a 'h' -d 'show the commands, or one c
 complete -c prose -f -n '__prose_at \'\'' -a 'clone' -d 'copy a vault from a git remote, its receipts (refs/prose/*) included,…'
 complete -c prose -f -n '__prose_at \'\'' -a 'push' -d 'send the branch and the ledger to a remote, both or neither; refused,…'
 complete -c prose -f -n '__prose_at \'\'' -a 'pull' -d 'fetch a remote and take in its receipts: a fast-forward, or one merge…'
+complete -c prose -f -n '__prose_at \'\'' -a 'resolve' -d 'settle a node a pull refused (advanced on both sides) by keeping this…'
 complete -c prose -f -n '__prose_at \'\'' -a 'remote' -d 'add git remotes with the refspecs prose needs, or list them'
 complete -c prose -l vault -r -d 'vault directory (default: $PROSE_VAULT, else the vault containing the…'
 complete -c prose -l json -d 'print machine-readable JSON on stdout (one document)'
@@ -129,6 +130,9 @@ complete -c prose -n '__prose_at \'receipts list\'' -l node -r -d 'only receipts
 complete -c prose -n '__prose_at \'receipts verify\'' -l reactor -r -d 'verify a reference reactor receipts.json FILE instead (no vault needed)'
 complete -c prose -f -n '__prose_at \'remote\'' -a 'add' -d 'add a remote and write its refspecs, so plain git push and git fetch…'
 complete -c prose -f -n '__prose_at \'remote\'' -a 'list' -d 'list the remotes, each with its URL and the refspecs it lacks'
+complete -c prose -n '__prose_at \'resolve\'' -l ours -d 'keep this vault\'s files of the node'
+complete -c prose -n '__prose_at \'resolve\'' -l theirs -d 'take the remote\'s files of the node'
+complete -c prose -n '__prose_at \'resolve\'' -l remote -r -d 'the remote whose refused pull this settles'
 complete -c prose -n '__prose_at \'run\'' -l all -d 'wake every node (each still skips when its memo key is unmoved)'
 complete -c prose -n '__prose_at \'serve\'' -l addr -r -d 'listen on HOST:PORT (port 0 picks a free one)'
 complete -c prose -n '__prose_at \'serve\'' -l queue -r -d 'deliveries in flight before the server answers 503 (N)'
