@@ -20,9 +20,8 @@ import (
 // analysis carries the tools but may call none of them (its answer is the
 // plan, asked for in the provider's structured form); a generation turn
 // that calls the plan tool is told the plan is made.
-//
-// The built-in offline engine has no prompt cache: its calls keep each
-// prompt's own fixed part as their system text.
+// The offline engine is asked the same way, so a recording made with it
+// replays as a provider's calls would be sent.
 
 const (
 	analysisHead = "## Analysis: planning one source\n\n"
@@ -59,13 +58,9 @@ func (r *run) generationValues(slug, analysis, source string) map[string]string 
 
 // shared lays out one call: the run's shared system text, and the call's
 // message (its lead, then its prompt's variable part). fixed is the
-// call's own prompt's fixed part, sent alone to the offline engine; an
-// override written before prompts had a fixed part has none, and its
+// call's own prompt's fixed part; an override written before prompts had a fixed part has none, and its
 // message is sent whole, without a lead.
 func (r *run) shared(analysis bool, fixed, variable string) (string, string, error) {
-	if r.trusted() {
-		return fixed, variable, nil
-	}
 	a, g, err := r.fixedParts()
 	if err != nil {
 		return "", "", err
@@ -88,15 +83,7 @@ var errPlanMade = errors.New("the plan is made already; this call writes the pla
 
 // callTools is the run's one tool list: tb's tools, then the plan tool
 // (the analysis's structured answer on Anthropic, a forced call of it).
-// The offline engine gets the toolbox's tools alone on generation and
-// none on analysis, as before.
-func (r *run) callTools(tb *toolbox, analysis bool) []model.Tool {
-	if r.trusted() {
-		if analysis {
-			return nil
-		}
-		return tb.tools(true)
-	}
+func (r *run) callTools(tb *toolbox) []model.Tool {
 	f := plan.Format()
 	return append(tb.tools(true), model.Tool{Name: f.Name, Description: "Give the plan of one source: used by the analysis call only.", Schema: f.Schema,
 		Run: func(context.Context, json.RawMessage) (string, error) { return "", errPlanMade }})

@@ -45,8 +45,8 @@ func (r *run) estimate(ctx context.Context, d *source.Document) (Estimate, error
 		}
 		return n
 	}
-	tools := size(r.callTools(r.toolbox(), false))
-	e.Input += estTokens(len(sys) + len(text) + len(plan.Format().Schema) + size(r.callTools(r.toolbox(), true)))
+	tools := size(r.callTools(r.toolbox()))
+	e.Input += estTokens(len(sys) + len(text) + len(plan.Format().Schema) + size(r.callTools(r.toolbox())))
 	e.Output += estTokens(estPlanBytes)
 	gsys, gtext, err := r.generationPrompt(d.Name, plan.Field("analysis", string(make([]byte, estPlanBytes))), quoteSource(d))
 	if err != nil {

@@ -840,7 +840,7 @@ func (r *run) analyse(ctx context.Context, d *source.Document) (*plan.Plan, erro
 	// The plan is asked for in the provider's structured form; one that
 	// still does not parse or check gets one repair turn quoting why.
 	var p *plan.Plan
-	tools := r.callTools(r.toolbox(), true)
+	tools := r.callTools(r.toolbox())
 	resp, used, err := model.CallChecked(ctx, r.modelOf(d.Name), model.Request{System: system, Messages: []model.Message{model.UserText(text)}, Tools: tools, Format: plan.Format()},
 		func(text string) error {
 			var perr error
@@ -904,10 +904,17 @@ func (r *run) loop(ctx context.Context, tb *toolbox, system, prompt string) erro
 	} else {
 		opt.MaxCallsPerTurn = -1
 	}
+	// An ingest's generation shares the run's one tool list with its
+	// analyses (callparts.go); an enrichment, which makes no plan, has
+	// the toolbox's tools alone.
+	tools := r.callTools(tb)
+	if tb.only != "" {
+		tools = tb.tools(true)
+	}
 	lr, err := model.Loop(lctx, r.modelOf(tb.source), model.Request{
 		System:   system,
 		Messages: []model.Message{model.UserText(prompt)},
-		Tools:    r.callTools(tb, false),
+		Tools:    tools,
 	}, opt)
 	r.usage = r.usage.Add(lr.Usage)
 	if cause := context.Cause(lctx); cause != nil && !errors.Is(cause, context.Canceled) {
