@@ -5,7 +5,7 @@ import (
 
 	"github.com/prose-store/prose/ingest/plan"
 	"github.com/prose-store/prose/ingest/source"
-	"github.com/prose-store/prose/wiki"
+	"github.com/prose-store/prose/model"
 )
 
 // Estimate is what a source's conversation is expected to cost, from the
@@ -38,20 +38,19 @@ func (r *run) estimate(ctx context.Context, d *source.Document) (Estimate, error
 	if err != nil {
 		return e, err
 	}
-	e.Input += estTokens(len(sys) + len(text) + len(plan.Format().Schema))
+	size := func(ts []model.Tool) int {
+		n := 0
+		for _, t := range ts {
+			n += len(t.Name) + len(t.Description) + len(t.Schema)
+		}
+		return n
+	}
+	tools := size(r.callTools(r.toolbox()))
+	e.Input += estTokens(len(sys) + len(text) + len(plan.Format().Schema) + size(r.callTools(r.toolbox())))
 	e.Output += estTokens(estPlanBytes)
-	_, details := r.templateFields()
-	gsys, gtext, err := r.prompts.generation.RenderParts(map[string]string{
-		"vault_root": ".", "today": r.opt.Now().UTC().Format("2006-01-02"), "audience": r.opt.Audience,
-		"source_slug": d.Name, "analysis": plan.Field("analysis", string(make([]byte, estPlanBytes))), "template_details": details,
-		"component_palette": wiki.ComponentPalette(), "source": quoteSource(d),
-	})
+	gsys, gtext, err := r.generationPrompt(d.Name, plan.Field("analysis", string(make([]byte, estPlanBytes))), quoteSource(d))
 	if err != nil {
 		return e, err
-	}
-	tools := 0
-	for _, t := range r.toolbox().tools(true) {
-		tools += len(t.Name) + len(t.Description) + len(t.Schema)
 	}
 	written := min(len(d.Data), estWriteBytes)
 	prompt := len(gsys) + len(gtext) + tools

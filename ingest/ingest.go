@@ -802,8 +802,8 @@ func (r *run) templateFields() (names, details string) {
 	return strings.Join(ns, ", "), strings.TrimRight(sb.String(), "\n")
 }
 
-// analysisPrompt is the analysis prompt of d: its fixed part and its
-// variable part.
+// analysisPrompt is the analysis call of d: the run's shared system text
+// and the call's message (callparts.go).
 func (r *run) analysisPrompt(d *source.Document) (string, string, error) {
 	names, details := r.templateFields()
 	src := r.quoteAnalysed(d)
@@ -821,11 +821,15 @@ func (r *run) analysisPrompt(d *source.Document) (string, string, error) {
 	}
 	idx, _ := json.Marshal(entries)
 	tree, _ := json.Marshal(folders)
-	return r.prompts.analysis.RenderParts(map[string]string{
+	fixed, variable, err := r.prompts.analysis.RenderParts(map[string]string{
 		"purpose": r.opt.Purpose, "audience": r.opt.Audience, "templates": names, "template_details": details,
 		"index": plan.Field("index", string(idx)), "tree": plan.Field("tree", string(tree)),
 		"source_title": d.Title, "source": src,
 	})
+	if err != nil {
+		return "", "", err
+	}
+	return r.shared(true, fixed, variable)
 }
 
 // analyse asks the model for a plan.
@@ -837,7 +841,8 @@ func (r *run) analyse(ctx context.Context, d *source.Document) (*plan.Plan, erro
 	// The plan is asked for in the provider's structured form; one that
 	// still does not parse or check gets one repair turn quoting why.
 	var p *plan.Plan
-	resp, used, err := model.CallChecked(ctx, r.modelOf(d.Name), model.Request{System: system, Messages: []model.Message{model.UserText(text)}, Format: plan.Format()},
+	tools := r.callTools(r.toolbox())
+	resp, used, err := model.CallChecked(ctx, r.modelOf(d.Name), model.Request{System: system, Messages: []model.Message{model.UserText(text)}, Tools: tools, Format: plan.Format()},
 		func(text string) error {
 			var perr error
 			p, perr = plan.Parse(text)
@@ -853,17 +858,12 @@ func (r *run) analyse(ctx context.Context, d *source.Document) (*plan.Plan, erro
 
 // generate runs the agent loop that writes the plan's pages.
 func (r *run) generate(ctx context.Context, d *source.Document, p *plan.Plan) (*toolbox, error) {
-	_, details := r.templateFields()
 	tb := r.toolbox()
 	tb.source = d.Name
 	tb.gone = newGoneWrites(r.gone)
 	// One loop per part of a source too long for one prompt (parts.go).
 	for _, quoted := range r.quoteParts(d) {
-		system, text, err := r.prompts.generation.RenderParts(map[string]string{
-			"vault_root": ".", "today": r.opt.Now().UTC().Format("2006-01-02"), "audience": r.opt.Audience,
-			"source_slug": d.Name, "analysis": plan.Field("analysis", p.JSON()), "template_details": details,
-			"component_palette": wiki.ComponentPalette(), "source": quoted,
-		})
+		system, text, err := r.generationPrompt(d.Name, plan.Field("analysis", p.JSON()), quoted)
 		if err != nil {
 			return nil, err
 		}
@@ -886,8 +886,8 @@ func (r *run) toolbox() *toolbox {
 
 // loop runs the agent loop with tb's tools; a fatal tool error (or an
 // injected failure) ends it and is returned.
-// system is the prompt's fixed part (prompt.PerCall), sent as the system
-// text so every call of a run starts with it; prompt the variable part.
+// system is the run's shared system text (callparts.go), so every call
+// of a run starts with it; prompt the call's message.
 func (r *run) loop(ctx context.Context, tb *toolbox, system, prompt string) error {
 	lctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -905,10 +905,17 @@ func (r *run) loop(ctx context.Context, tb *toolbox, system, prompt string) erro
 	} else {
 		opt.MaxCallsPerTurn = -1
 	}
+	// An ingest's generation shares the run's one tool list with its
+	// analyses (callparts.go); an enrichment, which makes no plan, has
+	// the toolbox's tools alone.
+	tools := r.callTools(tb)
+	if tb.only != "" {
+		tools = tb.tools(true)
+	}
 	lr, err := model.Loop(lctx, r.modelOf(tb.source), model.Request{
 		System:   system,
 		Messages: []model.Message{model.UserText(prompt)},
-		Tools:    tb.tools(tb.only == "" || true),
+		Tools:    tools,
 	}, opt)
 	r.usage = r.usage.Add(lr.Usage)
 	if cause := context.Cause(lctx); cause != nil && !errors.Is(cause, context.Canceled) {

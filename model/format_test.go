@@ -73,11 +73,12 @@ func TestStructuredShapesRefused(t *testing.T) {
 }
 
 // TestChatFallsBackFromResponseFormat: a Chat Completions server that
-// refuses response_format is asked again with the schema in the prompt,
-// said once; later calls go plain at once.
+// refuses response_format is asked again with the schema in the prompt
+// (after the first user text: the system text stays the run's shared
+// leading part), said once; later calls go plain at once.
 func TestChatFallsBackFromResponseFormat(t *testing.T) {
 	srv := fakeserver.NewWith(t, fakeserver.Chat, fakeserver.Options{RefuseFormat: true, Respond: func(in *fakeserver.Incoming) fakeserver.Reply {
-		if !strings.Contains(in.System, `"pages"`) {
+		if in.System != "You plan." || !strings.Contains(in.Users[0], `"pages"`) {
 			return fakeserver.Reply{Status: 400, Body: `{"error":{"message":"the schema is not in the prompt"}}`}
 		}
 		return fakeserver.Text(`{"pages":[]}`)

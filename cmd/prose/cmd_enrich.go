@@ -38,7 +38,7 @@ func enrichCommand() *cli.Command {
 			if err != nil {
 				return pipelineError(c, "enrich", err)
 			}
-			return printPipeline(c, v, res)
+			return printPipeline(c, v, opt.ModelSpec, res)
 		},
 	}
 }

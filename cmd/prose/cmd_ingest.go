@@ -131,7 +131,7 @@ func ingestCommand() *cli.Command {
 			if res.Status == "estimate" {
 				return printEstimate(c, v, opt.ModelSpec, res)
 			}
-			if err := printPipeline(c, v, res); err != nil {
+			if err := printPipeline(c, v, opt.ModelSpec, res); err != nil {
 				return err
 			}
 			printUsage(c, v, opt.ModelSpec, res.Usage)
@@ -223,7 +223,7 @@ func pipelineError(c *cli.Context, cmd string, err error) error {
 	return &exitError{code: 1, err: fmt.Errorf("%s failed at %v; nothing was written (the ledger records a failed receipt)%s", cmd, err, hint)}
 }
 
-func printPipeline(c *cli.Context, v *vault.Vault, res *ingest.Result) error {
+func printPipeline(c *cli.Context, v *vault.Vault, spec string, res *ingest.Result) error {
 	out := newOutput(c)
 	if out.json {
 		doc := map[string]any{"status": res.Status, "sources": res.Sources, "created": res.Created, "updated": res.Updated,
@@ -247,6 +247,7 @@ func printPipeline(c *cli.Context, v *vault.Vault, res *ingest.Result) error {
 		if res.Layout != nil {
 			doc["layout"] = res.Layout
 		}
+		doc["usage"] = usageDoc(v, spec, res.Usage)
 		return out.emit(doc)
 	}
 	for _, s := range res.Sources {
@@ -410,6 +411,17 @@ func printUsage(c *cli.Context, v *vault.Vault, spec string, u model.Usage) {
 		line += fmt.Sprintf("; cost %.4f at the prices in prose.yaml", cost)
 	}
 	fmt.Fprintln(c.App.Writer, line)
+}
+
+// usageDoc is what a run's calls used, for --json: the model, the
+// tokens (input counts the cached part too) and, when prose.yaml prices
+// the model, the cost.
+func usageDoc(v *vault.Vault, spec string, u model.Usage) map[string]any {
+	doc := map[string]any{"model": spec, "input_tokens": u.Input, "cached_input_tokens": u.CachedInput, "output_tokens": u.Output}
+	if cost, ok := costOf(v, spec, u); ok {
+		doc["cost"] = cost
+	}
+	return doc
 }
 
 // costOf prices u with prose.yaml's prices for spec (per million tokens).

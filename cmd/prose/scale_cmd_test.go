@@ -188,29 +188,54 @@ func TestParallelIngestInterrupted(t *testing.T) {
 	mustProse(t, "--vault", dir, "fsck")
 }
 
-// TestPromptsLaidOutForCaching: every call carries its prompt's fixed
-// part as the system text (cache_control on Anthropic), and every request
-// after the first of its kind starts with the whole fixed part (tools and
-// system) of the one before, on every API; a vault's override written
-// before the split (no <<<PER CALL>>> line) is still sent whole, as the
-// user message.
+// TestPromptsLaidOutForCaching: every call of a run carries one shared
+// system text holding both prompts' fixed parts (cache_control on
+// Anthropic) and one tool list, so every request after the first — an
+// analysis after a generation turn too, in arrival order at --jobs 3 —
+// starts with the whole fixed part (tools and system) of the one before,
+// on every API; the analysis carries the tools but may call none (tool
+// choice none, or forced to the plan tool on Anthropic); a vault's
+// override written before the split (no <<<PER CALL>>> line) is still
+// sent whole, as the user message.
 func TestPromptsLaidOutForCaching(t *testing.T) {
 	for _, tc := range scaleAPIs {
 		t.Run(tc.api, func(t *testing.T) {
 			fm := &fakewiki.Model{}
 			var mu sync.Mutex
 			var systems []string
+			var analyses []*fakeserver.Incoming
 			srv := fm.Serve(t, tc.api, fakeserver.Options{Arrived: func(in *fakeserver.Incoming) {
 				mu.Lock()
 				systems = append(systems, in.System)
+				if in.Format != "" {
+					analyses = append(analyses, in)
+				}
 				mu.Unlock()
 			}})
 			pointAt(t, srv)
 			dir := newIngestVault(t)
 			mustProse(t, "--vault", dir, "ingest", "--jobs", "3", "--model", tc.spec, scaleSources(t, 4))
 			for i, s := range systems {
-				if !strings.Contains(s, "You plan additions") && !strings.Contains(s, "You write pages") {
-					t.Fatalf("request %d carries no fixed part as its system text: %q", i, s)
+				if !strings.Contains(s, "You plan additions") || !strings.Contains(s, "You write pages") || s != systems[0] {
+					t.Fatalf("request %d does not carry the run's one shared system text: %.200q", i, s)
+				}
+			}
+			prefixes := srv.Prefixes()
+			if len(prefixes) != len(srv.Bodies())-1 || len(analyses) != 4 {
+				t.Fatalf("%d prefixes of %d requests, %d analyses", len(prefixes), len(srv.Bodies()), len(analyses))
+			}
+			for i, p := range prefixes {
+				if !p.Whole {
+					t.Errorf("request %d shares %d bytes with the one before it, not the run's whole fixed part (%d)", i+1, p.Shared, p.Fixed)
+				}
+			}
+			want := `"none"`
+			if tc.api == fakeserver.Anthropic {
+				want = `{"name":"plan","type":"tool"}`
+			}
+			for _, in := range analyses {
+				if in.ToolChoice != want {
+					t.Errorf("an analysis request's tool_choice is %s, want %s", in.ToolChoice, want)
 				}
 			}
 			kinds := srv.Kinds()
@@ -244,7 +269,7 @@ func TestPromptsLaidOutForCaching(t *testing.T) {
 			t.Fatal(err)
 		}
 		mustProse(t, "--vault", dir, "ingest", "--model", "openai:fake-model", scaleSources(t, 1))
-		if ins[0].System != "" || !strings.HasPrefix(ins[0].Users[0], "Our house planner. Plan the pages for Runbook 00.") {
+		if strings.Contains(ins[0].System, "house planner") || !strings.HasPrefix(ins[0].Users[0], "Our house planner. Plan the pages for Runbook 00.") {
 			t.Errorf("the old override was not sent whole as the user message: system %q, user %.60q", ins[0].System, ins[0].Users[0])
 		}
 	})
@@ -332,5 +357,47 @@ func TestIngestMaxTokens(t *testing.T) {
 	mustProse(t, "--vault", dir, "fsck")
 	if out := mustProse(t, "--vault", dir, "ingest", "--model", "openai:fake-model", src); strings.Contains(out, "left:") || !strings.Contains(out, "ingested  docs/runbook-04.md") {
 		t.Errorf("the second run did not ingest the rest:\n%s", out)
+	}
+}
+
+// TestIngestJSONUsage: `prose ingest --json` says what the run's calls
+// used — the input tokens the fake counted (its rule: four bytes of each
+// request), the cached part, the output — and, with prices in
+// prose.yaml, the cost they come to.
+func TestIngestJSONUsage(t *testing.T) {
+	fm := &fakewiki.Model{}
+	var mu sync.Mutex
+	var sent int64
+	srv := fm.Serve(t, fakeserver.Responses, fakeserver.Options{Arrived: func(in *fakeserver.Incoming) {
+		mu.Lock()
+		sent += fakeserver.Tokens(in.Order)
+		mu.Unlock()
+	}})
+	pointAt(t, srv)
+	dir := newIngestVault(t)
+	cfg, _ := os.ReadFile(filepath.Join(dir, "prose.yaml"))
+	os.WriteFile(filepath.Join(dir, "prose.yaml"), append(cfg, []byte("prices:\n  openai:fake-model: {input: 2, cached_input: 0.5, output: 8}\n")...), 0o644)
+	out := mustProse(t, "--vault", dir, "--json", "ingest", "--model", "openai:fake-model", scaleSources(t, 3))
+	var doc struct {
+		Usage *struct {
+			Model  string   `json:"model"`
+			Input  int64    `json:"input_tokens"`
+			Cached *int64   `json:"cached_input_tokens"`
+			Output int64    `json:"output_tokens"`
+			Cost   *float64 `json:"cost"`
+		} `json:"usage"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	u := doc.Usage
+	if u == nil || u.Cached == nil || u.Cost == nil {
+		t.Fatalf("no usage with tokens and cost in the --json output:\n%s", out)
+	}
+	if u.Model != "openai:fake-model" || u.Input != sent || u.Output <= 0 {
+		t.Errorf("usage %+v; want model openai:fake-model, %d input tokens (the fake's count) and some output", *u, sent)
+	}
+	if want := (float64(u.Input-*u.Cached)*2 + float64(*u.Cached)*0.5 + float64(u.Output)*8) / 1e6; *u.Cost < want*0.999 || *u.Cost > want*1.001 {
+		t.Errorf("cost %f, want %f", *u.Cost, want)
 	}
 }

@@ -147,21 +147,37 @@ func (m *Messages) params(op string, req model.Request) (anthropic.MessageNewPar
 	if req.Format != nil {
 		// A structured answer is a forced call of a tool whose input
 		// schema is the format's: the one form every model version takes.
-		for _, t := range tools {
-			if t.Name == req.Format.Name {
-				return anthropic.MessageNewParams{}, &model.Error{Op: op, Provider: "anthropic", Kind: model.KindSchema, Message: fmt.Sprintf("the answer format and a tool are both named %q", t.Name), Hint: "give the answer format a name of its own"}
-			}
-		}
+		// A request may carry that tool itself among its tools (a run
+		// whose calls share one tool list, for the prompt cache), with
+		// the format's schema; else it is added last.
 		schema, err := model.WireFormat(op, "anthropic", req.Format)
 		if err != nil {
 			return anthropic.MessageNewParams{}, err
 		}
-		tp := &anthropic.ToolParam{Name: req.Format.Name, Description: anthropic.String("Give the answer: its input is the whole answer, as the schema says."),
-			InputSchema: inputSchema(schema), Strict: anthropic.Bool(true)}
-		p.Tools = append(p.Tools, anthropic.ToolUnionParam{OfTool: tp})
+		have := false
+		for _, t := range tools {
+			if t.Name == req.Format.Name {
+				if !t.Strict || !sameSchema(t.Parameters, schema) {
+					return anthropic.MessageNewParams{}, &model.Error{Op: op, Provider: "anthropic", Kind: model.KindSchema, Message: fmt.Sprintf("the answer format and a tool are both named %q with different schemas", t.Name), Hint: "give the answer format a name of its own, or the tool the format's schema"}
+				}
+				have = true
+			}
+		}
+		if !have {
+			tp := &anthropic.ToolParam{Name: req.Format.Name, Description: anthropic.String("Give the answer: its input is the whole answer, as the schema says."),
+				InputSchema: inputSchema(schema), Strict: anthropic.Bool(true)}
+			p.Tools = append(p.Tools, anthropic.ToolUnionParam{OfTool: tp})
+		}
 		p.ToolChoice = anthropic.ToolChoiceParamOfTool(req.Format.Name)
 	}
 	return p, nil
+}
+
+// sameSchema reports whether two wire schemas are the same JSON.
+func sameSchema(a, b map[string]any) bool {
+	x, err1 := json.Marshal(a)
+	y, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && string(x) == string(y)
 }
 
 // inputSchema carries every keyword of params: properties and required in

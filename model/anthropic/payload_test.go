@@ -114,3 +114,40 @@ func TestTwoToolsDoneWhen(t *testing.T) {
 		t.Fatal("the fixed-field tool is not strict")
 	}
 }
+
+// TestFormatToolAmongTheTools: a request whose tools hold the format's
+// own tool (a run's one shared tool list) sends that list unchanged, in
+// its order, and forces the call of that tool, whose input becomes the
+// answer; a tool of the format's name with another schema is refused
+// before anything is sent.
+func TestFormatToolAmongTheTools(t *testing.T) {
+	f := &model.Format{Name: "plan", Schema: json.RawMessage(`{"type":"object","properties":{"pages":{"type":"array","items":{"type":"string"}}},"required":["pages"]}`)}
+	other := model.Tool{Name: "tree", Description: "List a folder.", Schema: json.RawMessage(`{"type":"object","properties":{"folder":{"type":"string"}},"required":["folder"]}`)}
+	own := model.Tool{Name: "plan", Description: "Give the plan.", Schema: f.Schema}
+	srv := fakeserver.New(t, fakeserver.Anthropic, fakeserver.Reply{Turn: &fakeserver.Turn{Calls: []fakeserver.Call{{ID: "toolu_1", Name: "plan", Args: `{"pages":["a"]}`}}}})
+	m, _ := model.Open("anthropic:claude-test", model.Config{Getenv: srv.Env()})
+	resp, err := m.Call(context.Background(), model.Request{Messages: []model.Message{model.UserText("plan it")}, Tools: []model.Tool{other, own}, Format: f})
+	if err != nil || resp.Text != `{"pages":["a"]}` || len(resp.ToolCalls) != 0 {
+		t.Fatalf("%+v %v", resp, err)
+	}
+	var doc struct {
+		Tools []struct {
+			Name        string `json:"name"`
+			Description string `json:"description"`
+		} `json:"tools"`
+		ToolChoice map[string]any `json:"tool_choice"`
+	}
+	json.Unmarshal(srv.Bodies()[0], &doc)
+	if len(doc.Tools) != 2 || doc.Tools[0].Name != "tree" || doc.Tools[1].Name != "plan" || doc.Tools[1].Description != "Give the plan." {
+		t.Errorf("tools on the wire %+v, want the request's two, in order", doc.Tools)
+	}
+	if doc.ToolChoice["type"] != "tool" || doc.ToolChoice["name"] != "plan" {
+		t.Errorf("tool_choice %v, want the forced plan tool", doc.ToolChoice)
+	}
+	own.Schema = json.RawMessage(`{"type":"object","properties":{"x":{"type":"string"}},"required":["x"]}`)
+	_, err = m.Call(context.Background(), model.Request{Messages: []model.Message{model.UserText("plan it")}, Tools: []model.Tool{other, own}, Format: f})
+	var me *model.Error
+	if !errors.As(err, &me) || me.Kind != model.KindSchema || len(srv.Bodies()) != 1 {
+		t.Errorf("a plan tool of another schema: %v after %d requests, want a schema error before sending", err, len(srv.Bodies()))
+	}
+}

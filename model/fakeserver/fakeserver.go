@@ -60,9 +60,10 @@ type Server struct {
 	// prev is the last request in the provider's order (Order), for
 	// Prefixes; prefixes the shared leading bytes of each with the one
 	// before it.
-	prev     string
-	prefixes []Prefix
-	calls    int
+	prev      string
+	prevFixed int
+	prefixes  []Prefix
+	calls     int
 	// lastOfKind is the last request of each kind (Kinds).
 	lastOfKind map[string]string
 	kinds      []KindPrefix
@@ -146,7 +147,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		reply = Reply{Status: 500, Body: `{"error":{"message":"the fake server's script is exhausted"}}`}
 	}
 	if !limited && in.problem == "" {
-		s.notePrefix(in.Order)
+		s.notePrefix(in)
 		s.noteFixed(in)
 	}
 	s.mu.Unlock()

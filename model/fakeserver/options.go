@@ -37,6 +37,8 @@ type Incoming struct {
 	// (Responses), response_format (Chat) or the forced tool (Anthropic);
 	// "" when none.
 	Format string
+	// ToolChoice is the request's tool_choice as JSON ("" when absent).
+	ToolChoice string
 	// System is the system text; Users the user texts, oldest first.
 	System string
 	Users  []string
@@ -75,8 +77,12 @@ func callTokens(calls []Call) int64 {
 type Prefix struct {
 	// Shared is the length in bytes of the leading part of the request
 	// (in the provider's order) equal to the previous request's; Len the
-	// request's whole length.
-	Shared, Len int
+	// request's whole length; Fixed the bytes of its tools and system.
+	Shared, Len, Fixed int
+	// Whole is whether the request starts with the whole of the previous
+	// request's tools and system, and those are as long as its own: the
+	// run's fixed part, shared by consecutive calls of any kind.
+	Whole bool
 }
 
 // KindPrefix is how much of a request repeats the last request of its
@@ -123,15 +129,15 @@ func (s *Server) noteFixed(in *Incoming) {
 	s.lastOfKind[kind] = in.Order
 }
 
-func (s *Server) notePrefix(order string) {
+func (s *Server) notePrefix(in *Incoming) {
 	if s.prev != "" {
 		n := 0
-		for n < len(order) && n < len(s.prev) && order[n] == s.prev[n] {
+		for n < len(in.Order) && n < len(s.prev) && in.Order[n] == s.prev[n] {
 			n++
 		}
-		s.prefixes = append(s.prefixes, Prefix{Shared: n, Len: len(order)})
+		s.prefixes = append(s.prefixes, Prefix{Shared: n, Len: len(in.Order), Fixed: in.FixedLen, Whole: n >= in.FixedLen && in.FixedLen == s.prevFixed})
 	}
-	s.prev = order
+	s.prev, s.prevFixed = in.Order, in.FixedLen
 }
 
 var nameRule = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
@@ -151,6 +157,9 @@ func (s *Server) incoming(n int, body []byte) *Incoming {
 	}
 	in.problem = s.checkShape(doc, in)
 	tools, _ := json.Marshal(doc["tools"])
+	if tc, ok := doc["tool_choice"]; ok {
+		in.ToolChoice = string(raw(tc))
+	}
 	switch s.api {
 	case Responses:
 		in.System, _ = doc["instructions"].(string)

@@ -91,7 +91,16 @@ func (m *Chat) params(op string, req model.Request, structured bool) (openai.Cha
 			p.ResponseFormat = openai.ChatCompletionNewParamsResponseFormatUnion{OfJSONSchema: &shared.ResponseFormatJSONSchemaParam{
 				JSONSchema: shared.ResponseFormatJSONSchemaJSONSchemaParam{Name: req.Format.Name, Schema: schema, Strict: openai.Bool(true)}}}
 		} else {
-			system = strings.TrimSpace(system + "\n\n" + model.FormatPrompt(req.Format))
+			// The ask goes after the first user text, not into the
+			// system text, which stays the run's shared leading part.
+			msgs := append([]model.Message(nil), req.Messages...)
+			for i := range msgs {
+				if msgs[i].Role == model.RoleUser {
+					msgs[i].Text = strings.TrimSpace(msgs[i].Text + "\n\n" + model.FormatPrompt(req.Format))
+					break
+				}
+			}
+			req.Messages = msgs
 		}
 	}
 	if system != "" {
@@ -127,6 +136,11 @@ func (m *Chat) params(op string, req model.Request, structured bool) (openai.Cha
 			fd.Description = openai.String(t.Description)
 		}
 		p.Tools = append(p.Tools, openai.ChatCompletionFunctionTool(fd))
+	}
+	if req.Format != nil && len(p.Tools) > 0 {
+		// Tools ride along for the shared prefix; the structured answer
+		// may call none of them.
+		p.ToolChoice = openai.ChatCompletionToolChoiceOptionUnionParam{OfAuto: openai.String(string(openai.ChatCompletionToolChoiceOptionAutoNone))}
 	}
 	return p, nil
 }

@@ -90,6 +90,12 @@ func (m *Responses) params(op string, req model.Request) (responses.ResponseNewP
 		}
 		p.Tools = append(p.Tools, responses.ToolUnionParam{OfFunction: ft})
 	}
+	if req.Format != nil && len(p.Tools) > 0 {
+		// The tools of a structured answer are sent so the request starts
+		// as the run's other calls do (the prompt cache's prefix), but
+		// none may be called: the answer is the JSON object.
+		p.ToolChoice = responses.ResponseNewParamsToolChoiceUnion{OfToolChoiceMode: openai.Opt(responses.ToolChoiceOptionsNone)}
+	}
 	return p, nil
 }
 

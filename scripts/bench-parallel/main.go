@@ -34,6 +34,7 @@ func main() {
 	latency := flag.Duration("latency", time.Second, "latency of each call")
 	jobsList := flag.String("jobs", "1,2,4,8", "the --jobs values")
 	prefix := flag.Bool("prefix", false, "report prefix stability per API instead")
+	prefixJobs := flag.String("prefix-jobs", "4", "the --jobs of the -prefix runs")
 	flag.Parse()
 	tmp, err := os.MkdirTemp("", "bench-parallel")
 	check(err)
@@ -51,25 +52,32 @@ func main() {
 		}
 	}()
 	if *prefix {
-		fmt.Println("| API | requests | median shared with the previous request | median shared with the last request of its kind | median fixed part (tools + system) | start with their whole fixed part |")
-		fmt.Println("|---|---|---|---|---|---|")
+		fmt.Printf("%d sources, --jobs %s; requests in arrival order\n\n", *n, *prefixJobs)
+		fmt.Println("| API | requests | median shared with the previous request | smallest shared with the previous request | median fixed part (tools + system) | start with the previous request's whole fixed part | start with the whole fixed part of the last request of their kind |")
+		fmt.Println("|---|---|---|---|---|---|---|")
 		for _, api := range []struct{ api, spec string }{{fakeserver.Responses, "openai:fake"}, {fakeserver.Chat, "openai-chat:fake"}, {fakeserver.Anthropic, "anthropic:fake"}} {
 			fm := &fakewiki.Model{}
 			srv := fm.Serve(&c, api.api, fakeserver.Options{})
-			run(*bin, tmp, api.api, srv, api.spec, "1", src)
-			var shared, kind, fixed []int
+			run(*bin, tmp, api.api, srv, api.spec, *prefixJobs, src)
+			var shared, fixed []int
+			whole, least := 0, -1
 			for _, p := range srv.Prefixes() {
 				shared = append(shared, p.Shared)
-			}
-			whole := 0
-			for _, k := range srv.Kinds() {
-				kind = append(kind, k.Shared)
-				fixed = append(fixed, k.Fixed)
-				if k.Whole {
+				fixed = append(fixed, p.Fixed)
+				if p.Whole {
 					whole++
 				}
+				if least < 0 || p.Shared < least {
+					least = p.Shared
+				}
 			}
-			fmt.Printf("| %s | %d | %d B | %d B | %d B | %d of %d |\n", api.api, len(shared)+1, median(shared), median(kind), median(fixed), whole, len(kind))
+			kinds := 0
+			for _, k := range srv.Kinds() {
+				if k.Whole {
+					kinds++
+				}
+			}
+			fmt.Printf("| %s | %d | %d B | %d B | %d B | %d of %d | %d of %d |\n", api.api, len(shared)+1, median(shared), least, median(fixed), whole, len(shared), kinds, len(srv.Kinds()))
 		}
 		return
 	}
