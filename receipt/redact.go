@@ -40,6 +40,11 @@ type secretPattern struct {
 	// document holding none of them is not searched with re. Without
 	// hints, every document is.
 	hints []string
+	// lines says no match of re crosses a line end (no class of it holds
+	// one): RedactText searches only the lines that hold a hint, with
+	// the same matches (a URL on every line of an HTML manual would
+	// otherwise make re, which has no literal prefix, read all of it).
+	lines bool
 }
 
 // secretPatterns are the shapes of credentials, in the order RedactText
@@ -50,21 +55,21 @@ type secretPattern struct {
 var secretPatterns = sync.OnceValue(func() []secretPattern {
 	return []secretPattern{
 		// PEM private key blocks, whatever the algorithm.
-		{inBoth, regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY-----`), Redacted, []string{"private key-----"}},
+		{inBoth, regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY-----`), Redacted, []string{"private key-----"}, false},
 		// Passwords in URLs: scheme://user:password@host. In a message the
 		// password runs to the last @ before the path, as git and curl read it;
 		// in a document it stops at the first @.
-		{inMessages, regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.-]*://[^/\s:@]+:(?P<secret>[^/\s]+)@`), "", []string{"://"}},
-		{inDocuments, regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.-]*://[^/\s:@]+:)[^/\s@]+@`), "${1}" + Redacted + "@", []string{"://"}},
+		{inMessages, regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.-]*://[^/\s:@]+:(?P<secret>[^/\s]+)@`), "", []string{"://"}, false},
+		{inDocuments, regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.-]*://[^/\s:@]+:)[^/\s@]+@`), "${1}" + Redacted + "@", []string{"://"}, true},
 		// Authorization: Bearer <token>.
-		{inBoth, regexp.MustCompile(`(?i)\b(bearer)\s+(?P<secret>[a-z0-9._~+/=-]{8,})`), "${1} " + Redacted, []string{"bearer"}},
+		{inBoth, regexp.MustCompile(`(?i)\b(bearer)\s+(?P<secret>[a-z0-9._~+/=-]{8,})`), "${1} " + Redacted, []string{"bearer"}, false},
 		// Provider key shapes: OpenAI and Anthropic (sk-…), GitHub, Slack,
 		// AWS access key ids, Google API keys.
-		{inBoth, regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{8,}`), Redacted, []string{"sk-"}},
-		{inBoth, regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})`), Redacted, []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}},
-		{inBoth, regexp.MustCompile(`\bxox[abprs]-[A-Za-z0-9-]{10,}`), Redacted, []string{"xox"}},
-		{inBoth, regexp.MustCompile(`\bAKIA[0-9A-Z]{16}\b`), Redacted, []string{"akia"}},
-		{inBoth, regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`), Redacted, []string{"aiza"}},
+		{inBoth, regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{8,}`), Redacted, []string{"sk-"}, false},
+		{inBoth, regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})`), Redacted, []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}, false},
+		{inBoth, regexp.MustCompile(`\bxox[abprs]-[A-Za-z0-9-]{10,}`), Redacted, []string{"xox"}, false},
+		{inBoth, regexp.MustCompile(`\bAKIA[0-9A-Z]{16}\b`), Redacted, []string{"akia"}, false},
+		{inBoth, regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`), Redacted, []string{"aiza"}, false},
 	}
 })
 
@@ -239,13 +244,18 @@ func RedactText(s string) (string, int) {
 			continue
 		}
 		before := s
-		s = p.re.ReplaceAllStringFunc(s, func(m string) string {
+		replace := func(m string) string {
 			out := string(p.re.ExpandString(nil, p.repl, m, p.re.FindStringSubmatchIndex(m)))
 			if out != m {
 				n++
 			}
 			return out
-		})
+		}
+		if p.lines {
+			s = replaceInLines(s, lower, p.hints, p.re, replace)
+		} else {
+			s = p.re.ReplaceAllStringFunc(s, replace)
+		}
 		if s != before {
 			lower = asciiLower(s)
 		}
@@ -268,18 +278,29 @@ func RedactText(s string) (string, int) {
 	// token, secret, password or credential (and the line after, where a
 	// value may continue): prose rarely does, and the pattern is slow on
 	// long text.
+	return replaceInLines(s, lower, namedHints, namedValue(), replace), n
+}
+
+// replaceInLines is re.ReplaceAllStringFunc(s, replace) searched only in
+// the lines of s that hold one of hints (lower is s lowered by asciiLower)
+// and the line after each: the same text when no match of re crosses a
+// line end or begins on a line without a hint.
+func replaceInLines(s, lower string, hints []string, re *regexp.Regexp, replace func(string) string) string {
 	var b strings.Builder
 	last := 0
-	for _, r := range hintLines(lower, namedHints) {
+	for _, r := range hintLines(lower, hints) {
 		if r[0] < last {
 			r[0] = last
 		}
 		b.WriteString(s[last:r[0]])
-		b.WriteString(namedValue().ReplaceAllStringFunc(s[r[0]:r[1]], replace))
+		b.WriteString(re.ReplaceAllStringFunc(s[r[0]:r[1]], replace))
 		last = r[1]
 	}
+	if last == 0 {
+		return s
+	}
 	b.WriteString(s[last:])
-	return b.String(), n
+	return b.String()
 }
 
 // asciiLower lowers A–Z only, so byte offsets stay those of s.

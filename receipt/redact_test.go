@@ -3,6 +3,9 @@ package receipt
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -207,5 +210,57 @@ func BenchmarkRedactText(b *testing.B) {
 	b.SetBytes(int64(len(doc)))
 	for b.Loop() {
 		RedactText(doc)
+	}
+}
+
+// TestRedactTextLinesMatchWholeText: a pattern RedactText searches only in
+// the lines that hold its hint finds what a search of the whole text does,
+// on the repository's HTML and Markdown sources and on URLs with passwords
+// at the start and end of lines, among many URLs without one.
+func TestRedactTextLinesMatchWholeText(t *testing.T) {
+	texts := []string{
+		"https://user:hunter2secret@example.com/\nsee http://example.org/a\r\nftp://anon:pa55word@ftp.example.net",
+		strings.Repeat("<a href=\"https://example.com/x\">x</a>\n", 200) + "git clone https://bob:s3cr3t-t0ken@git.example.com/r.git\n" + strings.Repeat("text\n", 50) + "svn+ssh://alice:pw12345678@host",
+		"no url here\nbut a \u212aelvin://u:p4ssword123@h and ſcheme://v:w0rdpass99@h\n",
+	}
+	for _, dir := range []string{"../fixtures/sources", "../docs"} {
+		filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && (strings.HasSuffix(p, ".html") || strings.HasSuffix(p, ".md")) {
+				if b, err := os.ReadFile(p); err == nil {
+					texts = append(texts, string(b))
+				}
+			}
+			return nil
+		})
+	}
+	if len(texts) < 10 {
+		t.Fatalf("found only %d texts", len(texts))
+	}
+	checked := 0
+	for _, p := range secretPatterns() {
+		if !p.lines {
+			continue
+		}
+		for _, s := range texts {
+			calls := 0
+			replace := func(m string) string { calls++; return "[" + m + "]" }
+			want := p.re.ReplaceAllStringFunc(s, replace)
+			wantCalls := calls
+			calls = 0
+			got := replaceInLines(s, asciiLower(s), p.hints, p.re, replace)
+			if got != want || calls != wantCalls {
+				t.Fatalf("%s: the search by lines found %d matches, the whole text %d:\n%.300s", p.re, calls, wantCalls, got)
+			}
+			if calls > 0 {
+				checked++
+			}
+		}
+	}
+	if checked < 2 {
+		t.Fatalf("only %d texts held a match: the test checks nothing", checked)
+	}
+	got, n := RedactText(texts[1])
+	if n != 2 || strings.Contains(got, "s3cr3t") || strings.Contains(got, "pw12345678") {
+		t.Errorf("RedactText redacted %d passwords:\n%s", n, got[len(got)-400:])
 	}
 }

@@ -24,12 +24,14 @@
 //     verify): the heap may grow to five times what is live, never past
 //     1 GiB.
 //   - Pipeline, for ingest and enrich: Go's defaults (GOGC=100), but the
-//     heap is held to PipelineLimit. A large ingest keeps a few hundred
-//     MB live at its one commit (the rendered pages) and would otherwise
+//     heap is held to PipelineLimit. A large ingest keeps a hundred MB or
+//     more live at its one commit (the rendered pages) and would otherwise
 //     let its heap grow to twice that; under the limit the collector runs
 //     more often near the commit instead (Go bounds the collector's share
 //     of the CPU, so a run whose live heap passes the limit slows, never
-//     stops).
+//     stops). 192 MiB keeps the peak of 1,000 real documents (16 MB)
+//     at about 250 MB instead of 350 MB for about a sixth more CPU
+//     (docs/benchmarks.md, "ingest at scale").
 //
 // GOGC or GOMEMLIMIT in the environment win over all of this.
 package gctune
@@ -77,7 +79,7 @@ func Command() {
 }
 
 // PipelineLimit is the heap limit of Pipeline.
-const PipelineLimit = 384 << 20
+const PipelineLimit = 192 << 20
 
 // Pipeline sets the collector for ingest and enrich (see the package doc).
 func Pipeline() {
