@@ -423,6 +423,11 @@ func (tx *Tx) listing(d string) (*FolderListing, error) {
 			l.Pages[i].Title += " (" + l.Pages[i].Href + ")"
 		}
 	}
+	if len(l.Pages) > MaxFolderListed {
+		// A folder of thousands of pages (a big collection's glossary)
+		// keeps its index within the vault's text limit.
+		l.Pages, l.MorePages = l.Pages[:MaxFolderListed], len(l.Pages)-MaxFolderListed
+	}
 	return l, nil
 }
 

@@ -24,6 +24,9 @@ const GlossaryDir = "glossary"
 const (
 	MaxFolderTerms = 200
 	MaxFolderNames = 500
+	// MaxFolderListed is how many pages a folder index lists; past that
+	// it says how many more (prose wiki find lists them all).
+	MaxFolderListed = 1000
 )
 
 // folderTerms gathers the glossary pages linking to a folder's pages.

@@ -1,6 +1,9 @@
 package wiki
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -119,5 +122,35 @@ func TestFolderIndexFollowsTheContents(t *testing.T) {
 	}
 	if got, want := strings.Join(order, " "), "zinstall.html configure.html appendix.html"; got != want {
 		t.Errorf("order %s, want %s", got, want)
+	}
+}
+
+// A folder of more pages than an index lists (a big collection's
+// glossary) lists MaxFolderListed of them and says how many more, so
+// its index stays within the vault's text limit; lint stays clean.
+func TestFolderIndexOfManyPagesIsBounded(t *testing.T) {
+	w := newWiki(t)
+	n := MaxFolderListed + 5
+	mustUpdate(t, w, func(tx *Tx) error {
+		for i := 0; i < n; i++ {
+			if _, _, err := tx.New(fmt.Sprintf("glossary/term-%04d.html", i), NewOptions{Template: "concept", Title: fmt.Sprintf("Term %04d", i), Slots: map[string]string{"summary": "<p>A term that means something here.</p>"}}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	l, _, err := w.Index("glossary")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Pages) != MaxFolderListed || l.MorePages != 5 {
+		t.Fatalf("index lists %d pages and %d more, want %d and 5", len(l.Pages), l.MorePages, MaxFolderListed)
+	}
+	data, err := os.ReadFile(filepath.Join(w.Root(), "glossary", IndexName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), "and 5 more pages") || strings.Contains(string(data), "term-1004.html") {
+		t.Errorf("the index file does not say what it left out")
 	}
 }

@@ -177,6 +177,9 @@ type Link struct {
 type FolderListing struct {
 	Folders []FolderEntry `json:"folders"`
 	Pages   []PageEntry   `json:"pages"`
+	// MorePages counts the pages past MaxFolderListed a folder holds but
+	// its index does not list.
+	MorePages int `json:"more_pages,omitempty"`
 	// Terms are the glossary pages that link to the folder's pages (the
 	// terms its documents define); Names the API names its pages' headings
 	// give (ffi_call, fs.realpath(path…)), each linked to its section.
