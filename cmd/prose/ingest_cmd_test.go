@@ -108,7 +108,11 @@ func TestIngestFixturesThroughTheCLI(t *testing.T) {
 	if head == before || parentOf(t, dir, head) != before {
 		t.Fatalf("ingest made no commit, or more than one")
 	}
-	mustProse(t, "--vault", dir, "wiki", "lint")
+	// Every page the engine made is linked from its source page: none is
+	// found only through a folder index.
+	if lint := mustProse(t, "--vault", dir, "wiki", "lint"); strings.Contains(lint, "orphan-page") {
+		t.Errorf("pages only a folder index links to:\n%s", lint)
+	}
 	out = mustProse(t, "--vault", dir, "ingest", "../../fixtures/sources")
 	if !strings.Contains(out, "skipped") || headOf(t, dir) != head {
 		t.Fatalf("second ingest committed:\n%s", out)

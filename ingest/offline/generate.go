@@ -323,14 +323,23 @@ func (w *workspace) slots(c candidate) map[string]string {
 	switch c.kind {
 	case "source":
 		// The engine cannot understand the text, so it writes no abstract
-		// and no key points of its own: the page renders the whole source
-		// below, and what links here (the terms it defines, the pages
-		// that cite it) is the page's derived "Referenced by". Empty slots
-		// also clear what an earlier engine wrote there on a re-ingest.
+		// and no key points of its own words: the page renders the whole
+		// source below, and what links here is the page's derived
+		// "Referenced by". An empty abstract also clears what an earlier
+		// engine wrote there on a re-ingest.
 		out["citation"] = fmt.Sprintf("<p><cite>%s</cite> — %s <code>%s</code>.</p>",
 			html.EscapeString(doc.Title), kindWord(doc.Kind), html.EscapeString(w.name))
 		out["abstract"] = ""
-		out["key_points"] = ""
+		// What the engine made of the source (its terms, its procedures,
+		// its sections' pages) is linked from it, so none is found only
+		// through a folder index.
+		var made []string
+		for _, l := range links {
+			if l.Path != here {
+				made = append(made, fmt.Sprintf(`<a href="%s">%s</a>`, html.EscapeString(rel(here, l.Path)), html.EscapeString(l.Title)))
+			}
+		}
+		out["key_points"] = list("ul", made, 12)
 		// No excerpts: the page renders the whole source below, so a
 		// quotation of it (a conversation's turns, a paragraph the
 		// abstract already gives) would only say it twice. An earlier
