@@ -28,7 +28,7 @@ type Document struct {
 	// Earlier is the name an earlier prose gave this source (Input.Earlier),
 	// or "": the ingest keeps it when the vault holds the source under it.
 	Earlier string `json:"-"`
-	Kind       Kind
+	Kind    Kind
 	// Title is the first top-level heading, the HTML <title>, the opening
 	// question of a conversation, or else a title made from Name.
 	Title    string
