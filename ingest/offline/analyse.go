@@ -386,29 +386,11 @@ func (w *workspace) topic() string {
 	if len(titleWords) == 0 {
 		return "notes"
 	}
-	// Only the title's words are counted, word by word: a 16 MiB source's
-	// words, lower-cased and split into a slice, held ≈ 90 MB at once.
 	counts := make(map[string]int, len(titleWords))
 	for _, t := range titleWords {
 		counts[t] = 0
 	}
-	var word []byte
-	countWords := func(s string) {
-		for _, r := range s {
-			if r = unicode.ToLower(r); isWordRune(r) {
-				word = utf8.AppendRune(word, r)
-				continue
-			}
-			if _, ok := counts[string(word)]; ok && len(word) > 0 {
-				counts[string(word)]++
-			}
-			word = word[:0]
-		}
-	}
-	countWords(w.doc.Prose())
-	countWords(" ")
-	countWords(w.doc.Title)
-	countWords(" ") // the last word
+	countWords(counts, w.doc.Prose(), w.doc.Title)
 	best := titleWords[0]
 	for _, t := range titleWords[1:] {
 		if counts[t] > counts[best] {
@@ -416,6 +398,31 @@ func (w *workspace) topic() string {
 		}
 	}
 	return best
+}
+
+// countWords adds to counts, for each word it holds, how often it occurs
+// as a whole word (a run of letters and digits, lower-cased) in texts
+// joined by spaces. It walks the texts word by word: lower-casing a 16
+// MiB source and splitting it into a slice of every word held ≈ 90 MB at
+// once.
+func countWords(counts map[string]int, texts ...string) {
+	var word []byte
+	flush := func() {
+		if _, ok := counts[string(word)]; ok && len(word) > 0 {
+			counts[string(word)]++
+		}
+		word = word[:0]
+	}
+	for _, s := range texts {
+		for _, r := range s {
+			if r = unicode.ToLower(r); isWordRune(r) {
+				word = utf8.AppendRune(word, r)
+				continue
+			}
+			flush()
+		}
+		flush()
+	}
 }
 
 var genericHeading = lazyre.New(`(?i)^(steps?|procedure|instructions?|how to|usage|setup|set-up|process)$`)
