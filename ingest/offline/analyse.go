@@ -1,6 +1,7 @@
 package offline
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"path"
@@ -385,10 +386,11 @@ func (w *workspace) topic() string {
 	if len(titleWords) == 0 {
 		return "notes"
 	}
-	counts := map[string]int{}
-	for _, word := range strings.FieldsFunc(strings.ToLower(w.doc.Prose()+" "+w.doc.Title), func(r rune) bool { return !isWordRune(r) }) {
-		counts[word]++
+	counts := make(map[string]int, len(titleWords))
+	for _, t := range titleWords {
+		counts[t] = 0
 	}
+	countWords(counts, w.doc.Prose(), w.doc.Title)
 	best := titleWords[0]
 	for _, t := range titleWords[1:] {
 		if counts[t] > counts[best] {
@@ -396,6 +398,31 @@ func (w *workspace) topic() string {
 		}
 	}
 	return best
+}
+
+// countWords adds to counts, for each word it holds, how often it occurs
+// as a whole word (a run of letters and digits, lower-cased) in texts
+// joined by spaces. It walks the texts word by word: lower-casing a 16
+// MiB source and splitting it into a slice of every word held ≈ 90 MB at
+// once.
+func countWords(counts map[string]int, texts ...string) {
+	var word []byte
+	flush := func() {
+		if _, ok := counts[string(word)]; ok && len(word) > 0 {
+			counts[string(word)]++
+		}
+		word = word[:0]
+	}
+	for _, s := range texts {
+		for _, r := range s {
+			if r = unicode.ToLower(r); isWordRune(r) {
+				word = utf8.AppendRune(word, r)
+				continue
+			}
+			flush()
+		}
+		flush()
+	}
 }
 
 var genericHeading = lazyre.New(`(?i)^(steps?|procedure|instructions?|how to|usage|setup|set-up|process)$`)
@@ -446,11 +473,28 @@ func sortedKeys[M ~map[string]V, V any](m M) []string {
 }
 
 // quoted caches the last sources read from prompts: a generation reads
-// the same source as the analysis before it, two or three times.
+// the same source as the analysis before it, two or three times. It keeps
+// each text's SHA-256, not the text: a quoted text is a part of its prompt,
+// and keeping it would keep the whole prompt (16 MiB for a long source)
+// alive after its call.
 var quoted struct {
 	sync.Mutex
-	text []string
-	doc  []*source.Document
+	key []quotedKey
+	doc []*source.Document
+}
+
+type quotedKey struct {
+	n   int
+	sum [sha256.Size]byte
+}
+
+// Forget drops the sources the engine has read from prompts. A pipeline
+// calls it once it has worked all its sources, so their documents (≈ 25
+// MB for a 16 MiB source) are not held through its commit.
+func (Engine) Forget() {
+	quoted.Lock()
+	defer quoted.Unlock()
+	quoted.key, quoted.doc = nil, nil
 }
 
 // readQuoted reads a prompt's quoted source. The document is shared: the
@@ -458,8 +502,9 @@ var quoted struct {
 func readQuoted(text string) (*source.Document, error) {
 	quoted.Lock()
 	defer quoted.Unlock()
-	for i, t := range quoted.text {
-		if t == text {
+	k := quotedKey{len(text), sha256.Sum256([]byte(text))}
+	for i, t := range quoted.key {
+		if t == k {
 			return quoted.doc[i], nil
 		}
 	}
@@ -467,10 +512,10 @@ func readQuoted(text string) (*source.Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	quoted.text = append(quoted.text, text)
+	quoted.key = append(quoted.key, k)
 	quoted.doc = append(quoted.doc, doc)
-	if len(quoted.text) > 4 {
-		quoted.text, quoted.doc = quoted.text[1:], quoted.doc[1:]
+	if len(quoted.key) > 4 {
+		quoted.key, quoted.doc = quoted.key[1:], quoted.doc[1:]
 	}
 	return doc, nil
 }
