@@ -71,6 +71,9 @@ func TestPayload(t *testing.T) {
 	if fakeserver.Lookup(params["count_terms"], "properties", "counts", "additionalProperties", "type") != "integer" {
 		t.Error("count_terms.counts lost its value schema")
 	}
+	if m := fakeserver.Lookup(params["count_terms"], "properties", "counts", "additionalProperties", "minimum"); m != 0.0 {
+		t.Errorf("count_terms.counts minimum sent as %#v, want the number 0", m)
+	}
 	if ts, _ := fakeserver.Lookup(params["set_labels"], "properties", "labels", "type").([]any); len(ts) != 2 || ts[1] != "null" {
 		t.Error("set_labels.labels no longer nullable")
 	}
