@@ -149,3 +149,35 @@ func TestCallCheckedRepairs(t *testing.T) {
 		})
 	}
 }
+
+// TestStructuredAnswerForbidsTheTools: a structured request that carries
+// tools (for the shared prompt prefix) forbids calling them: tool_choice
+// "none" on both OpenAI APIs, the forced format tool on Anthropic.
+func TestStructuredAnswerForbidsTheTools(t *testing.T) {
+	want := map[string]string{
+		fakeserver.Responses: `"none"`,
+		fakeserver.Chat:      `"none"`,
+		fakeserver.Anthropic: `{"name":"plan","type":"tool"}`,
+	}
+	tree := model.Tool{Name: "tree", Description: "List a folder.", Schema: json.RawMessage(`{"type":"object","properties":{"folder":{"type":"string"}},"required":["folder"]}`)}
+	for _, p := range providers {
+		t.Run(p.api, func(t *testing.T) {
+			var srv *fakeserver.Server
+			var got string
+			srv = fakeserver.NewWith(t, p.api, fakeserver.Options{Respond: func(in *fakeserver.Incoming) fakeserver.Reply {
+				got = in.ToolChoice
+				return srv.Answer(in, `{"pages":[],"note":null}`)
+			}})
+			m, err := model.Open(p.spec, model.Config{Getenv: srv.Env()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := m.Call(context.Background(), model.Request{Messages: []model.Message{model.UserText("plan it")}, Tools: []model.Tool{tree}, Format: answerFormat}); err != nil {
+				t.Fatal(err)
+			}
+			if got != want[p.api] {
+				t.Errorf("tool_choice %s, want %s", got, want[p.api])
+			}
+		})
+	}
+}

@@ -4,10 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
-
-	"github.com/anthropics/anthropic-sdk-go/v2"
-	"github.com/anthropics/anthropic-sdk-go/v2/option"
+	"maps"
+	"net/http"
 
 	"github.com/prose-store/prose/model"
 	"github.com/prose-store/prose/model/internal/transport"
@@ -16,35 +14,41 @@ import (
 // DefaultBaseURL is the endpoint used when ANTHROPIC_BASE_URL is unset.
 const DefaultBaseURL = "https://api.anthropic.com"
 
+// APIVersion is the anthropic-version every request carries: the
+// version the answers are read in.
+const APIVersion = "2026-10-21"
+
 func init() {
 	model.Register("anthropic", Open)
 }
 
 // Messages is a model served by the Anthropic Messages API.
 type Messages struct {
-	sdk  anthropic.Client
-	key  string
+	api  transport.Endpoint
 	name string
 }
 
-// Open configures the SDK from cfg alone (never the process environment
-// behind cfg's back).
+// Open configures the model from cfg alone (never the process
+// environment behind cfg's back).
 func Open(name string, cfg model.Config) (model.Model, error) {
 	key := cfg.Env("ANTHROPIC_API_KEY")
 	if key == "" {
 		return nil, &model.Error{Op: "open anthropic", Provider: "anthropic", Kind: model.KindConfig, Message: "ANTHROPIC_API_KEY is not set", Hint: "export ANTHROPIC_API_KEY"}
 	}
-	base := strings.TrimRight(cfg.Env("ANTHROPIC_BASE_URL"), "/")
+	base := cfg.Env("ANTHROPIC_BASE_URL")
 	if base == "" {
 		base = DefaultBaseURL
 	}
-	sdk := anthropic.NewClient(
-		option.WithAPIKey(key),
-		option.WithBaseURL(base+"/"),
-		option.WithMaxRetries(0),
-		option.WithHTTPClient(transport.Client(cfg)),
-	)
-	return &Messages{sdk: sdk, key: key, name: name}, nil
+	base, err := transport.BaseURL("open anthropic", "anthropic", "ANTHROPIC_BASE_URL", base)
+	if err != nil {
+		return nil, err
+	}
+	header := http.Header{}
+	header.Set("Authorization", "Bearer "+key)
+	header.Set("Anthropic-Version", APIVersion)
+	return &Messages{name: name, api: transport.Endpoint{
+		Provider: "anthropic", URL: base + "/v1/messages", Header: header, Key: key, Client: transport.Client(cfg),
+	}}, nil
 }
 
 // Name returns "anthropic:NAME".
@@ -53,21 +57,15 @@ func (m *Messages) Name() string { return "anthropic:" + m.name }
 // Call sends one request to POST /v1/messages.
 func (m *Messages) Call(ctx context.Context, req model.Request) (model.Response, error) {
 	op := "call " + m.Name()
-	params, err := m.params(op, req)
+	body, err := m.request(op, req)
 	if err != nil {
 		return model.Response{}, err
 	}
-	var opts []option.RequestOption
-	if req.Temperature != nil {
-		// This SDK version has no temperature field; the API still takes it.
-		opts = append(opts, option.WithJSONSet("temperature", *req.Temperature))
+	var a answer
+	if err := m.api.Post(ctx, op, body, &a); err != nil {
+		return model.Response{}, err
 	}
-	var fail transport.Failure
-	resp, err := m.sdk.Messages.New(transport.WithFailure(ctx, &fail), params, opts...)
-	if err != nil {
-		return model.Response{}, transport.Classify(op, "anthropic", err, &fail, m.key)
-	}
-	out := response(resp)
+	out := response(&a)
 	if req.Format != nil {
 		out = formatted(out, req.Format.Name)
 	}
@@ -92,12 +90,14 @@ func formatted(r model.Response, name string) model.Response {
 	return r
 }
 
-func (m *Messages) params(op string, req model.Request) (anthropic.MessageNewParams, error) {
+func text(s string) block { return block{Type: "text", Text: &s} }
+
+func (m *Messages) request(op string, req model.Request) (*request, error) {
 	tools, err := model.WireTools(op, "anthropic", req.Tools)
 	if err != nil {
-		return anthropic.MessageNewParams{}, err
+		return nil, err
 	}
-	p := anthropic.MessageNewParams{Model: anthropic.Model(m.name), MaxTokens: int64(req.MaxTokens)}
+	p := &request{Model: m.name, MaxTokens: req.MaxTokens, Temperature: req.Temperature, Messages: []message{}}
 	if p.MaxTokens <= 0 {
 		p.MaxTokens = model.DefaultMaxTokens
 	}
@@ -105,16 +105,16 @@ func (m *Messages) params(op string, req model.Request) (anthropic.MessageNewPar
 		// The system text is the fixed part of a run's prompts: marked
 		// for the prompt cache, which then serves tools and system to
 		// every later call that starts with them.
-		p.System = []anthropic.TextBlockParam{{Text: req.System, CacheControl: anthropic.NewCacheControlEphemeralParam()}}
+		p.System = []textBlock{{Type: "text", Text: req.System, CacheControl: &cacheControl{Type: "ephemeral"}}}
 	}
 	for _, msg := range req.Messages {
 		switch msg.Role {
 		case model.RoleUser:
-			p.Messages = append(p.Messages, anthropic.NewUserMessage(anthropic.NewTextBlock(msg.Text)))
+			p.Messages = append(p.Messages, message{Role: "user", Content: []block{text(msg.Text)}})
 		case model.RoleAssistant:
-			var blocks []anthropic.ContentBlockParamUnion
+			blocks := []block{}
 			if msg.Text != "" {
-				blocks = append(blocks, anthropic.NewTextBlock(msg.Text))
+				blocks = append(blocks, text(msg.Text))
 			}
 			for _, tc := range msg.ToolCalls {
 				input := tc.Arguments
@@ -123,26 +123,25 @@ func (m *Messages) params(op string, req model.Request) (anthropic.MessageNewPar
 					// already told the model what was wrong.
 					input = json.RawMessage("{}")
 				}
-				blocks = append(blocks, anthropic.NewToolUseBlock(tc.ID, input, tc.Name))
+				blocks = append(blocks, block{Type: "tool_use", ID: tc.ID, Name: tc.Name, Input: input})
 			}
-			p.Messages = append(p.Messages, anthropic.NewAssistantMessage(blocks...))
+			p.Messages = append(p.Messages, message{Role: "assistant", Content: blocks})
 		case model.RoleTool:
-			var blocks []anthropic.ContentBlockParamUnion
+			blocks := []block{}
 			for _, r := range msg.ToolResults {
-				blocks = append(blocks, anthropic.NewToolResultBlock(r.CallID, r.Content, r.IsError))
+				isError := r.IsError
+				blocks = append(blocks, block{Type: "tool_result", ToolUseID: r.CallID, Content: []textBlock{{Type: "text", Text: r.Content}}, IsError: &isError})
 			}
-			p.Messages = append(p.Messages, anthropic.NewUserMessage(blocks...))
+			p.Messages = append(p.Messages, message{Role: "user", Content: blocks})
 		}
 	}
+	yes := true
 	for _, t := range tools {
-		tp := &anthropic.ToolParam{Name: t.Name, InputSchema: inputSchema(t.Parameters)}
-		if t.Description != "" {
-			tp.Description = anthropic.String(t.Description)
-		}
+		tp := tool{Name: t.Name, Description: t.Description, InputSchema: inputSchema(t.Parameters)}
 		if t.Strict {
-			tp.Strict = anthropic.Bool(true)
+			tp.Strict = &yes
 		}
-		p.Tools = append(p.Tools, anthropic.ToolUnionParam{OfTool: tp})
+		p.Tools = append(p.Tools, tp)
 	}
 	if req.Format != nil {
 		// A structured answer is a forced call of a tool whose input
@@ -152,23 +151,22 @@ func (m *Messages) params(op string, req model.Request) (anthropic.MessageNewPar
 		// the format's schema; else it is added last.
 		schema, err := model.WireFormat(op, "anthropic", req.Format)
 		if err != nil {
-			return anthropic.MessageNewParams{}, err
+			return nil, err
 		}
 		have := false
 		for _, t := range tools {
 			if t.Name == req.Format.Name {
 				if !t.Strict || !sameSchema(t.Parameters, schema) {
-					return anthropic.MessageNewParams{}, &model.Error{Op: op, Provider: "anthropic", Kind: model.KindSchema, Message: fmt.Sprintf("the answer format and a tool are both named %q with different schemas", t.Name), Hint: "give the answer format a name of its own, or the tool the format's schema"}
+					return nil, &model.Error{Op: op, Provider: "anthropic", Kind: model.KindSchema, Message: fmt.Sprintf("the answer format and a tool are both named %q with different schemas", t.Name), Hint: "give the answer format a name of its own, or the tool the format's schema"}
 				}
 				have = true
 			}
 		}
 		if !have {
-			tp := &anthropic.ToolParam{Name: req.Format.Name, Description: anthropic.String("Give the answer: its input is the whole answer, as the schema says."),
-				InputSchema: inputSchema(schema), Strict: anthropic.Bool(true)}
-			p.Tools = append(p.Tools, anthropic.ToolUnionParam{OfTool: tp})
+			p.Tools = append(p.Tools, tool{Name: req.Format.Name, Description: "Give the answer: its input is the whole answer, as the schema says.",
+				InputSchema: inputSchema(schema), Strict: &yes})
 		}
-		p.ToolChoice = anthropic.ToolChoiceParamOfTool(req.Format.Name)
+		p.ToolChoice = &toolChoice{Type: "tool", Name: req.Format.Name}
 	}
 	return p, nil
 }
@@ -180,33 +178,18 @@ func sameSchema(a, b map[string]any) bool {
 	return err1 == nil && err2 == nil && string(x) == string(y)
 }
 
-// inputSchema carries every keyword of params: properties and required in
-// the SDK's fields, the rest (additionalProperties above all) as extra
-// fields, so nothing the canonical schema says is dropped.
-func inputSchema(params map[string]any) anthropic.ToolInputSchemaParam {
-	s := anthropic.ToolInputSchemaParam{ExtraFields: map[string]any{}}
-	for k, v := range params {
-		switch k {
-		case "type":
-		case "properties":
-			s.Properties = v
-		case "required":
-			if list, ok := v.([]any); ok {
-				s.Required = make([]string, 0, len(list))
-				for _, x := range list {
-					if name, ok := x.(string); ok {
-						s.Required = append(s.Required, name)
-					}
-				}
-			}
-		default:
-			s.ExtraFields[k] = v
-		}
+// inputSchema is params as an input_schema: every keyword kept
+// (additionalProperties above all), its type the object the API requires.
+func inputSchema(params map[string]any) map[string]any {
+	s := maps.Clone(params)
+	if s == nil {
+		s = map[string]any{}
 	}
+	s["type"] = "object"
 	return s
 }
 
-func response(r *anthropic.Message) model.Response {
+func response(r *answer) model.Response {
 	out := model.Response{
 		Usage: model.Usage{
 			Input:       r.Usage.InputTokens + r.Usage.CacheReadInputTokens + r.Usage.CacheCreationInputTokens,
@@ -220,20 +203,20 @@ func response(r *anthropic.Message) model.Response {
 			out.Text += b.Text
 		case "tool_use":
 			args := b.Input
-			if len(args) == 0 {
+			if len(args) == 0 || string(args) == "null" {
 				args = []byte("{}")
 			}
 			out.ToolCalls = append(out.ToolCalls, model.ToolCall{ID: b.ID, Name: b.Name, Arguments: args})
 		}
 	}
 	switch r.StopReason {
-	case anthropic.StopReasonToolUse:
+	case "tool_use":
 		out.StopReason = model.StopToolUse
-	case anthropic.StopReasonEndTurn, anthropic.StopReasonStopSequence:
+	case "end_turn", "stop_sequence":
 		out.StopReason = model.StopEnd
-	case anthropic.StopReasonMaxTokens, anthropic.StopReasonModelContextWindowExceeded:
+	case "max_tokens", "model_context_window_exceeded":
 		out.StopReason = model.StopMaxTokens
-	case anthropic.StopReasonRefusal:
+	case "refusal":
 		out.StopReason = model.StopRefusal
 	default:
 		out.StopReason = model.StopOther

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/prose-store/prose/model"
-	_ "github.com/prose-store/prose/model/anthropic"
+	"github.com/prose-store/prose/model/anthropic"
 	"github.com/prose-store/prose/model/fakeserver"
 	"github.com/prose-store/prose/model/schema"
 )
@@ -70,6 +72,9 @@ func TestPayload(t *testing.T) {
 	}
 	if fakeserver.Lookup(params["count_terms"], "properties", "counts", "additionalProperties", "type") != "integer" {
 		t.Error("count_terms.counts lost its value schema")
+	}
+	if m := fakeserver.Lookup(params["count_terms"], "properties", "counts", "additionalProperties", "minimum"); m != 0.0 {
+		t.Errorf("count_terms.counts minimum sent as %#v, want the number 0", m)
 	}
 	if ts, _ := fakeserver.Lookup(params["set_labels"], "properties", "labels", "type").([]any); len(ts) != 2 || ts[1] != "null" {
 		t.Error("set_labels.labels no longer nullable")
@@ -149,5 +154,32 @@ func TestFormatToolAmongTheTools(t *testing.T) {
 	var me *model.Error
 	if !errors.As(err, &me) || me.Kind != model.KindSchema || len(srv.Bodies()) != 1 {
 		t.Errorf("a plan tool of another schema: %v after %d requests, want a schema error before sending", err, len(srv.Bodies()))
+	}
+}
+
+// TestHeaders: the key as a bearer token and the API version on every
+// request, the process environment not consulted.
+func TestHeaders(t *testing.T) {
+	var got http.Header
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = r.Header.Clone()
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"type":"message","content":[{"type":"text","text":"ok"}],"stop_reason":"end_turn"}`))
+	}))
+	defer srv.Close()
+	t.Setenv("ANTHROPIC_CUSTOM_HEADERS", "X-Leak: yes")
+	env := map[string]string{"ANTHROPIC_API_KEY": "sk-ant-abc", "ANTHROPIC_BASE_URL": srv.URL + "/"}
+	m, err := model.Open("anthropic:x", model.Config{Getenv: func(k string) string { return env[k] }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := m.Call(context.Background(), model.Request{Messages: []model.Message{model.UserText("hi")}})
+	if err != nil || resp.Text != "ok" {
+		t.Fatalf("%+v %v", resp, err)
+	}
+	for k, v := range map[string]string{"Authorization": "Bearer sk-ant-abc", "Anthropic-Version": anthropic.APIVersion, "Content-Type": "application/json", "X-Leak": ""} {
+		if got.Get(k) != v {
+			t.Errorf("%s = %q, want %q", k, got.Get(k), v)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"time"
 
@@ -130,6 +131,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.auth = append(s.auth, cred)
 	n := len(s.bodies)
 	in := s.incoming(n-1, body)
+	if p := checkHeaders(s.api, r.Header); p != "" && in.problem == "" {
+		in.problem = p
+	}
 	s.calls++
 	limited := s.opt.RateLimitEvery > 0 && s.calls%s.opt.RateLimitEvery == 0
 	var reply Reply
@@ -216,6 +220,18 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	out, _ := json.Marshal(s.render(reply.Turn, n))
 	w.Write(out)
+}
+
+// checkHeaders checks the headers each API documents as required: a JSON
+// content type, and on Anthropic the anthropic-version.
+func checkHeaders(api string, h http.Header) string {
+	if ct := h.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		return fmt.Sprintf("content-type %q: the body must be sent as application/json", ct)
+	}
+	if api == Anthropic && h.Get("Anthropic-Version") == "" {
+		return "anthropic-version: header is required"
+	}
+	return ""
 }
 
 func (s *Server) path() string {

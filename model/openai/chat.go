@@ -7,9 +7,6 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/shared"
-
 	"github.com/prose-store/prose/model"
 	"github.com/prose-store/prose/model/internal/transport"
 )
@@ -17,7 +14,7 @@ import (
 // Chat is a model served by the Chat Completions API: OpenAI's own, or a
 // compatible server's at OPENAI_BASE_URL.
 type Chat struct {
-	client *client
+	api    transport.Endpoint
 	name   string
 	notice func(string)
 	// plain is set once the server refused response_format: every later
@@ -32,34 +29,32 @@ func (m *Chat) Name() string { return "openai-chat:" + m.name }
 func (m *Chat) Call(ctx context.Context, req model.Request) (model.Response, error) {
 	op := "call " + m.Name()
 	structured := req.Format != nil && !m.plain.Load()
-	params, err := m.params(op, req, structured)
+	body, err := m.request(op, req, structured)
 	if err != nil {
 		return model.Response{}, err
 	}
-	var fail transport.Failure
-	resp, err := m.client.sdk.Chat.Completions.New(transport.WithFailure(ctx, &fail), params)
-	if err != nil {
-		err = transport.Classify(op, "openai-chat", err, &fail, m.client.key)
+	var a chatAnswer
+	if err := m.api.Post(ctx, op, body, &a); err != nil {
 		if !structured || !refusedFormat(err) {
 			return model.Response{}, err
 		}
 		// The server does not take response_format: ask with the schema
 		// in the prompt, now and for the rest of this model's calls.
-		if params, err = m.params(op, req, false); err != nil {
+		if body, err = m.request(op, req, false); err != nil {
 			return model.Response{}, err
 		}
-		fail = transport.Failure{}
-		if resp, err = m.client.sdk.Chat.Completions.New(transport.WithFailure(ctx, &fail), params); err != nil {
-			return model.Response{}, transport.Classify(op, "openai-chat", err, &fail, m.client.key)
+		a = chatAnswer{}
+		if err := m.api.Post(ctx, op, body, &a); err != nil {
+			return model.Response{}, err
 		}
 		if !m.plain.Swap(true) && m.notice != nil {
 			m.notice(fmt.Sprintf("%s does not take response_format json_schema; asking for JSON in the prompt instead", m.Name()))
 		}
 	}
-	if len(resp.Choices) == 0 {
+	if len(a.Choices) == 0 {
 		return model.Response{}, &model.Error{Op: op, Provider: "openai-chat", Kind: model.KindResponse, Message: "the answer holds no choice", Hint: "check that the server at OPENAI_BASE_URL speaks Chat Completions"}
 	}
-	return m.response(resp), nil
+	return m.response(&a), nil
 }
 
 // refusedFormat reports a 400 or 422 answer to a request carrying
@@ -69,27 +64,19 @@ func refusedFormat(err error) bool {
 	return errors.As(err, &e) && e.Kind == model.KindBadRequest && (e.Status == 400 || e.Status == 422)
 }
 
-func (m *Chat) params(op string, req model.Request, structured bool) (openai.ChatCompletionNewParams, error) {
+func (m *Chat) request(op string, req model.Request, structured bool) (*chatRequest, error) {
 	tools, err := model.WireTools(op, "openai-chat", req.Tools)
 	if err != nil {
-		return openai.ChatCompletionNewParams{}, err
+		return nil, err
 	}
-	p := openai.ChatCompletionNewParams{Model: m.name}
-	if req.MaxTokens > 0 {
-		p.MaxCompletionTokens = openai.Int(int64(req.MaxTokens))
-	}
-	if req.Temperature != nil {
-		p.Temperature = openai.Float(*req.Temperature)
-	}
-	system := req.System
+	p := &chatRequest{Model: m.name, MaxCompletionTokens: max(req.MaxTokens, 0), Temperature: req.Temperature, Messages: []chatMessage{}}
 	if req.Format != nil {
 		schema, err := model.WireFormat(op, "openai-chat", req.Format)
 		if err != nil {
-			return openai.ChatCompletionNewParams{}, err
+			return nil, err
 		}
 		if structured {
-			p.ResponseFormat = openai.ChatCompletionNewParamsResponseFormatUnion{OfJSONSchema: &shared.ResponseFormatJSONSchemaParam{
-				JSONSchema: shared.ResponseFormatJSONSchemaJSONSchemaParam{Name: req.Format.Name, Schema: schema, Strict: openai.Bool(true)}}}
+			p.ResponseFormat = &responseFormat{Type: "json_schema", JSONSchema: jsonSchema{Name: req.Format.Name, Schema: schema, Strict: true}}
 		} else {
 			// The ask goes after the first user text, not into the
 			// system text, which stays the run's shared leading part.
@@ -103,52 +90,45 @@ func (m *Chat) params(op string, req model.Request, structured bool) (openai.Cha
 			req.Messages = msgs
 		}
 	}
-	if system != "" {
-		p.Messages = append(p.Messages, openai.SystemMessage(system))
+	if req.System != "" {
+		p.Messages = append(p.Messages, chatMessage{Role: "system", Content: ptr(req.System)})
 	}
 	for _, msg := range req.Messages {
 		switch msg.Role {
 		case model.RoleUser:
-			p.Messages = append(p.Messages, openai.UserMessage(msg.Text))
+			p.Messages = append(p.Messages, chatMessage{Role: "user", Content: ptr(msg.Text)})
 		case model.RoleAssistant:
-			a := openai.ChatCompletionAssistantMessageParam{}
+			a := chatMessage{Role: "assistant"}
 			if msg.Text != "" {
-				a.Content.OfString = openai.String(msg.Text)
+				a.Content = ptr(msg.Text)
 			}
 			for _, tc := range msg.ToolCalls {
-				a.ToolCalls = append(a.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
-					OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
-						ID:       tc.ID,
-						Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: tc.Name, Arguments: string(tc.Arguments)},
-					},
-				})
+				call := chatToolCall{ID: tc.ID, Type: "function"}
+				call.Function.Name, call.Function.Arguments = tc.Name, string(tc.Arguments)
+				a.ToolCalls = append(a.ToolCalls, call)
 			}
-			p.Messages = append(p.Messages, openai.ChatCompletionMessageParamUnion{OfAssistant: &a})
+			p.Messages = append(p.Messages, a)
 		case model.RoleTool:
 			for _, r := range msg.ToolResults {
-				p.Messages = append(p.Messages, openai.ToolMessage(r.Content, r.CallID))
+				p.Messages = append(p.Messages, chatMessage{Role: "tool", Content: ptr(r.Content), ToolCallID: r.CallID})
 			}
 		}
 	}
 	for _, t := range tools {
-		fd := shared.FunctionDefinitionParam{Name: t.Name, Parameters: shared.FunctionParameters(t.Parameters), Strict: openai.Bool(t.Strict)}
-		if t.Description != "" {
-			fd.Description = openai.String(t.Description)
-		}
-		p.Tools = append(p.Tools, openai.ChatCompletionFunctionTool(fd))
+		p.Tools = append(p.Tools, chatTool{Type: "function", Function: function{Name: t.Name, Description: t.Description, Parameters: t.Parameters, Strict: t.Strict}})
 	}
 	if req.Format != nil && len(p.Tools) > 0 {
 		// Tools ride along for the shared prefix; the structured answer
 		// may call none of them.
-		p.ToolChoice = openai.ChatCompletionToolChoiceOptionUnionParam{OfAuto: openai.String(string(openai.ChatCompletionToolChoiceOptionAutoNone))}
+		p.ToolChoice = "none"
 	}
 	return p, nil
 }
 
-func (m *Chat) response(r *openai.ChatCompletion) model.Response {
+func (m *Chat) response(r *chatAnswer) model.Response {
 	c := r.Choices[0]
 	out := model.Response{
-		Text: c.Message.Content,
+		Text: content(c.Message.Content),
 		Usage: model.Usage{
 			Input:       r.Usage.PromptTokens,
 			CachedInput: r.Usage.PromptTokensDetails.CachedTokens,

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -99,6 +101,9 @@ func checkMappings(t *testing.T, tools []any, chat bool) {
 	if ty := fakeserver.Lookup(params["count_terms"], "properties", "counts", "additionalProperties", "type"); ty != "integer" {
 		t.Errorf("count_terms.counts lost its value schema")
 	}
+	if m := fakeserver.Lookup(params["count_terms"], "properties", "counts", "additionalProperties", "minimum"); m != 0.0 {
+		t.Errorf("count_terms.counts minimum sent as %#v, want the number 0", m)
+	}
 	labels := fakeserver.Lookup(params["set_labels"], "properties", "labels")
 	if ts, _ := fakeserver.Lookup(labels, "type").([]any); len(ts) != 2 || ts[1] != "null" {
 		t.Errorf("set_labels.labels no longer nullable: %v", labels)
@@ -154,6 +159,55 @@ func TestTwoToolsDoneWhen(t *testing.T) {
 		}
 		if err := fakeserver.CheckStrict(fakeserver.Lookup(second, "parameters"), ""); err != nil {
 			t.Fatalf("%s: %v", c.provider, err)
+		}
+	}
+}
+
+// TestHeaders: the key goes as a bearer token, the organization and
+// project settings as their headers, read through the config; a
+// compatible server without a key gets no Authorization at all.
+func TestHeaders(t *testing.T) {
+	var got []http.Header
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = append(got, r.Header.Clone())
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"status":"completed","output":[],"choices":[{"message":{"content":"ok"}}]}`))
+	}))
+	defer srv.Close()
+	for _, c := range []struct {
+		provider string
+		env      map[string]string
+		want     map[string]string
+	}{
+		{"openai", map[string]string{"OPENAI_API_KEY": "sk-abc", "OPENAI_ORG_ID": "org-1", "OPENAI_PROJECT_ID": "proj-1"},
+			map[string]string{"Authorization": "Bearer sk-abc", "Openai-Organization": "org-1", "Openai-Project": "proj-1", "Content-Type": "application/json"}},
+		{"openai-chat", map[string]string{}, map[string]string{"Authorization": "", "Openai-Organization": "", "Content-Type": "application/json"}},
+	} {
+		c.env["OPENAI_BASE_URL"] = srv.URL + "/v1/"
+		m, err := model.Open(c.provider+":x", model.Config{Getenv: func(k string) string { return c.env[k] }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := m.Call(context.Background(), model.Request{Messages: []model.Message{model.UserText("hi")}}); err != nil {
+			t.Fatalf("%s: %v", c.provider, err)
+		}
+		h := got[len(got)-1]
+		for k, v := range c.want {
+			if h.Get(k) != v {
+				t.Errorf("%s: %s = %q, want %q", c.provider, k, h.Get(k), v)
+			}
+		}
+	}
+}
+
+// TestBaseURLChecked: a base URL that is not http(s) is refused when the
+// model is opened, naming the variable and never the URL's password.
+func TestBaseURLChecked(t *testing.T) {
+	for _, base := range []string{"ftp://u:hunter2@example.com/v1", "127.0.0.1:11434/v1", "http://"} {
+		env := map[string]string{"OPENAI_BASE_URL": base}
+		_, err := model.Open("openai-chat:x", model.Config{Getenv: func(k string) string { return env[k] }})
+		if model.KindOf(err) != model.KindConfig || !strings.Contains(err.Error(), "OPENAI_BASE_URL") || strings.Contains(err.Error(), "hunter2") {
+			t.Errorf("%s: err = %v", base, err)
 		}
 	}
 }

@@ -3,17 +3,14 @@ package openai
 import (
 	"context"
 
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/responses"
-
 	"github.com/prose-store/prose/model"
 	"github.com/prose-store/prose/model/internal/transport"
 )
 
 // Responses is a model served by the OpenAI Responses API.
 type Responses struct {
-	client *client
-	name   string
+	api  transport.Endpoint
+	name string
 }
 
 // Name returns "openai:NAME".
@@ -24,82 +21,60 @@ func (m *Responses) Name() string { return "openai:" + m.name }
 // conversation, so a recording replays without server state.
 func (m *Responses) Call(ctx context.Context, req model.Request) (model.Response, error) {
 	op := "call " + m.Name()
-	params, err := m.params(op, req)
+	body, err := m.request(op, req)
 	if err != nil {
 		return model.Response{}, err
 	}
-	var fail transport.Failure
-	resp, err := m.client.sdk.Responses.New(transport.WithFailure(ctx, &fail), params)
-	if err != nil {
-		return model.Response{}, transport.Classify(op, "openai", err, &fail, m.client.key)
+	var a responsesAnswer
+	if err := m.api.Post(ctx, op, body, &a); err != nil {
+		return model.Response{}, err
 	}
-	return m.response(resp), nil
+	return m.response(&a), nil
 }
 
-func (m *Responses) params(op string, req model.Request) (responses.ResponseNewParams, error) {
+func (m *Responses) request(op string, req model.Request) (*responsesRequest, error) {
 	tools, err := model.WireTools(op, "openai", req.Tools)
 	if err != nil {
-		return responses.ResponseNewParams{}, err
+		return nil, err
 	}
-	p := responses.ResponseNewParams{
-		Model: m.name,
-		Store: openai.Bool(false),
-	}
-	if req.System != "" {
-		p.Instructions = openai.String(req.System)
-	}
-	if req.MaxTokens > 0 {
-		p.MaxOutputTokens = openai.Int(int64(req.MaxTokens))
-	}
-	if req.Temperature != nil {
-		p.Temperature = openai.Float(*req.Temperature)
-	}
+	p := &responsesRequest{Model: m.name, Store: false, Instructions: req.System, MaxOutputTokens: max(req.MaxTokens, 0), Temperature: req.Temperature, Input: []item{}}
 	if req.Format != nil {
 		schema, err := model.WireFormat(op, "openai", req.Format)
 		if err != nil {
-			return responses.ResponseNewParams{}, err
+			return nil, err
 		}
-		p.Text = responses.ResponseTextConfigParam{Format: responses.ResponseFormatTextConfigUnionParam{
-			OfJSONSchema: &responses.ResponseFormatTextJSONSchemaConfigParam{Name: req.Format.Name, Schema: schema, Strict: openai.Bool(true)}}}
+		p.Text = &textParam{Format: jsonSchema{Type: "json_schema", Name: req.Format.Name, Schema: schema, Strict: true}}
 	}
-	var input responses.ResponseInputParam
 	for _, msg := range req.Messages {
 		switch msg.Role {
 		case model.RoleUser:
-			input = append(input, responses.ResponseInputItemParamOfMessage(msg.Text, responses.EasyInputMessageRoleUser))
+			p.Input = append(p.Input, item{Role: "user", Content: ptr(msg.Text)})
 		case model.RoleAssistant:
 			if msg.Text != "" {
-				input = append(input, responses.ResponseInputItemParamOfMessage(msg.Text, responses.EasyInputMessageRoleAssistant))
+				p.Input = append(p.Input, item{Role: "assistant", Content: ptr(msg.Text)})
 			}
 			for _, tc := range msg.ToolCalls {
-				input = append(input, responses.ResponseInputItemParamOfFunctionCall(string(tc.Arguments), tc.ID, tc.Name))
+				p.Input = append(p.Input, item{Type: "function_call", CallID: tc.ID, Name: tc.Name, Arguments: ptr(string(tc.Arguments))})
 			}
 		case model.RoleTool:
 			for _, r := range msg.ToolResults {
-				item := responses.ResponseInputItemParamOfFunctionCallOutput(r.Content)
-				item.OfFunctionCallOutput.CallID = openai.String(r.CallID)
-				input = append(input, item)
+				p.Input = append(p.Input, item{Type: "function_call_output", CallID: r.CallID, Output: ptr(r.Content)})
 			}
 		}
 	}
-	p.Input = responses.ResponseNewParamsInputUnion{OfInputItemList: input}
 	for _, t := range tools {
-		ft := &responses.FunctionToolParam{Name: t.Name, Parameters: t.Parameters, Strict: openai.Bool(t.Strict)}
-		if t.Description != "" {
-			ft.Description = openai.String(t.Description)
-		}
-		p.Tools = append(p.Tools, responses.ToolUnionParam{OfFunction: ft})
+		p.Tools = append(p.Tools, function{Type: "function", Name: t.Name, Description: t.Description, Parameters: t.Parameters, Strict: t.Strict})
 	}
 	if req.Format != nil && len(p.Tools) > 0 {
 		// The tools of a structured answer are sent so the request starts
 		// as the run's other calls do (the prompt cache's prefix), but
 		// none may be called: the answer is the JSON object.
-		p.ToolChoice = responses.ResponseNewParamsToolChoiceUnion{OfToolChoiceMode: openai.Opt(responses.ToolChoiceOptionsNone)}
+		p.ToolChoice = "none"
 	}
 	return p, nil
 }
 
-func (m *Responses) response(r *responses.Response) model.Response {
+func (m *Responses) response(r *responsesAnswer) model.Response {
 	out := model.Response{
 		Usage: model.Usage{
 			Input:       r.Usage.InputTokens,
@@ -108,10 +83,10 @@ func (m *Responses) response(r *responses.Response) model.Response {
 		},
 	}
 	refused := false
-	for _, item := range r.Output {
-		switch item.Type {
+	for _, it := range r.Output {
+		switch it.Type {
 		case "message":
-			for _, c := range item.Content {
+			for _, c := range it.Content {
 				switch c.Type {
 				case "output_text":
 					out.Text += c.Text
@@ -121,7 +96,7 @@ func (m *Responses) response(r *responses.Response) model.Response {
 				}
 			}
 		case "function_call":
-			out.ToolCalls = append(out.ToolCalls, model.ToolCall{ID: item.CallID, Name: item.Name, Arguments: arguments(item.Arguments.OfString)})
+			out.ToolCalls = append(out.ToolCalls, model.ToolCall{ID: it.CallID, Name: it.Name, Arguments: arguments(it.Arguments)})
 		}
 	}
 	switch {

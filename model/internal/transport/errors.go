@@ -118,7 +118,7 @@ func Classify(op, provider string, err error, fail *Failure, key string) error {
 			e.Kind, e.Hint = model.KindBadRequest, "the provider refused the request"
 		}
 	case fail != nil && fail.Answer != nil:
-		// The answer came, and the SDK could not read it.
+		// The answer came, and the provider could not read it.
 		a := fail.Answer
 		e.Kind, e.Status = model.KindResponse, a.Status
 		ctype := a.ContentType
@@ -168,7 +168,7 @@ func keyVar(provider string) string {
 }
 
 // rootMessage is the innermost error text, which names the failure
-// without the SDK's wrapping (request dumps, headers).
+// without the wrapping of net/http (the URL, the method).
 func rootMessage(err error) string {
 	for {
 		next := errors.Unwrap(err)

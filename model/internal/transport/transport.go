@@ -14,9 +14,9 @@ import (
 	"github.com/prose-store/prose/model"
 )
 
-// Transport retries and times provider requests. The SDK clients above it
-// are configured with no retries of their own, so the policy lives here,
-// once, for every provider.
+// Transport retries and times provider requests. The providers above it
+// send each request once through it, so the policy lives here, once, for
+// every provider.
 type Transport struct {
 	Base       http.RoundTripper // nil: http.DefaultTransport
 	MaxRetries int               // retries after the first attempt
@@ -85,7 +85,7 @@ type Failure struct {
 	Body     []byte
 	Attempts int
 	// Answer is the successful answer (a 2xx) a call ended with, should
-	// the SDK fail to read it: a 200 that is not the API's JSON (a web
+	// the provider fail to read it: a 200 that is not the API's JSON (a web
 	// page at a wrong base URL, a proxy's login form) is reported as what
 	// came back, not as a failed connection.
 	Answer *Answer
