@@ -1,6 +1,7 @@
 // Package fakewiki is a model for the loopback fakes of model/fakeserver
 // that works the wiki pipeline by request content: it plans one concept
-// page per source and writes it with the wiki tools, whatever order the
+// page per source and writes it with the wiki tools (a page the plan
+// says to update it writes again), whatever order the
 // requests of parallel sources arrive in. It can answer each source's
 // first plan request with invalid JSON, so the repair turn is exercised.
 //
@@ -78,12 +79,19 @@ func (m *Model) respond(in *fakeserver.Incoming) fakeserver.Reply {
 		return fakeserver.Text("Done: the plan did not read.")
 	}
 	var calls []fakeserver.Call
+	args := func(v any) string { b, _ := json.Marshal(v); return string(b) }
 	for i, pg := range p.Pages {
+		id := func(k string) string { return fmt.Sprintf("c%d%s", i, k) }
+		if pg.Action == "update" && pg.Template == "concept" {
+			// A page planned as changed is written again from the
+			// source as it reads now.
+			calls = append(calls, fakeserver.Call{ID: id("b"), Name: "write_slot", Args: args(map[string]string{"path": pg.Path, "slot": "body",
+				"html": fmt.Sprintf("<p>The source %s explains %s, in %d bytes.</p>", htmlText(src[1]), htmlText(pg.Title), len(text))})})
+			continue
+		}
 		if pg.Action != "create" || pg.Template != "concept" {
 			continue
 		}
-		args := func(v any) string { b, _ := json.Marshal(v); return string(b) }
-		id := func(k string) string { return fmt.Sprintf("c%d%s", i, k) }
 		calls = append(calls,
 			fakeserver.Call{ID: id("n"), Name: "new_page", Args: args(map[string]string{"path": pg.Path, "template": "concept", "title": pg.Title})},
 			fakeserver.Call{ID: id("s"), Name: "write_slot", Args: args(map[string]string{"path": pg.Path, "slot": "summary", "html": "<p>What " + htmlText(src[1]) + " says, in brief.</p>"})},

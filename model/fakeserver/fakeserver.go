@@ -67,6 +67,8 @@ type Server struct {
 	// lastOfKind is the last request of each kind (Kinds).
 	lastOfKind map[string]string
 	kinds      []KindPrefix
+	// used is the usage of every answer given.
+	used model.Usage
 }
 
 // New starts a fake of api answering with replies in order; once they run
@@ -101,6 +103,14 @@ func (s *Server) Bodies() [][]byte {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([][]byte(nil), s.bodies...)
+}
+
+// Used returns the usage of every answer given so far, as the answers
+// reported it (a reply without usage is counted by the Tokens rule).
+func (s *Server) Used() model.Usage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.used
 }
 
 // Paths returns the request paths received so far.
@@ -181,6 +191,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		t := *reply.Turn
 		t.Usage = model.Usage{Input: Tokens(in.Order), Output: Tokens(t.Text) + callTokens(t.Calls)}
 		reply.Turn = &t
+	}
+	if reply.Turn != nil {
+		s.mu.Lock()
+		s.used = s.used.Add(reply.Turn.Usage)
+		s.mu.Unlock()
 	}
 	for k, v := range reply.Header {
 		w.Header().Set(k, v)
