@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/prose-store/prose/ingest/source"
 	"github.com/prose-store/prose/internal/progress"
@@ -82,7 +83,11 @@ func (m *meter) note(delta int, tokens int64, source string) {
 	defer m.mu.Unlock()
 	m.inFlight += delta
 	m.tokens += tokens
-	m.bar.Describe(fmt.Sprintf("%s · %d calls in flight · %d tokens", source, m.inFlight, m.tokens))
+	calls := "calls"
+	if m.inFlight == 1 {
+		calls = "call"
+	}
+	m.bar.Describe(fmt.Sprintf("%s · %d %s in flight · %d tokens", source, m.inFlight, calls, m.tokens))
 }
 
 func (k *keeper) Call(ctx context.Context, req model.Request) (model.Response, error) {
@@ -138,6 +143,25 @@ func (r *run) converse(ctx context.Context, todo []*source.Document) error {
 	bar := progress.New(r.opt.Progress, int64(len(todo)), "model", progress.Items)
 	defer bar.Finish()
 	meter := &meter{bar: bar}
+	if bar.Enabled() {
+		// Calls take seconds and a source several calls: the bar is
+		// drawn (after its delay) and kept current — calls in flight,
+		// tokens so far, time — between the calls' own reports.
+		tick := time.NewTicker(150 * time.Millisecond)
+		defer tick.Stop()
+		stop := make(chan struct{})
+		defer close(stop)
+		go func() {
+			for {
+				select {
+				case <-stop:
+					return
+				case <-tick.C:
+					bar.Add(0)
+				}
+			}
+		}()
+	}
 	type outcome struct {
 		answers []model.Response
 		usage   model.Usage
