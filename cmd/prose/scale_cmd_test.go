@@ -487,3 +487,45 @@ func TestIngestDryRunWithAProvider(t *testing.T) {
 		})
 	}
 }
+
+// TestParallelEnrichIsSerial: `prose enrich --all` with a provider works
+// its pages at once — the fake answers several calls at a time at
+// --jobs 6 — and makes the same commit tree, with the same calls, as at
+// --jobs 1, on every API: each page is enriched against the wiki as the
+// run found it and the answers are merged in name order.
+func TestParallelEnrichIsSerial(t *testing.T) {
+	for _, tc := range scaleAPIs {
+		t.Run(tc.api, func(t *testing.T) {
+			src := scaleSources(t, 6)
+			var trees []string
+			var calls []int
+			for _, jobs := range []string{"1", "6"} {
+				fm := &fakewiki.Model{}
+				srv := fm.Serve(t, tc.api, fakeserver.Options{Latency: 5 * time.Millisecond})
+				pointAt(t, srv)
+				dir := newIngestVault(t)
+				mustProse(t, "--vault", dir, "ingest", "--model", tc.spec, src)
+				srv = fm.Serve(t, tc.api, fakeserver.Options{Latency: 20 * time.Millisecond})
+				pointAt(t, srv)
+				out, errs, code := prose(t, "--vault", dir, "enrich", "--all", "--jobs", jobs, "--model", tc.spec)
+				if code != 0 || !strings.Contains(out, "updated  glossary/runbook-05-notes.html") {
+					t.Fatalf("jobs %s: exit %d\n%s%s", jobs, code, out, errs)
+				}
+				if n := srv.MaxInFlight(); (jobs == "1") != (n == 1) {
+					t.Errorf("--jobs %s: at most %d calls at once", jobs, n)
+				}
+				trees = append(trees, treeOf(t, dir))
+				calls = append(calls, len(srv.Bodies()))
+			}
+			// Each of the 6 concept pages takes two calls (its new summary,
+			// then done), each of the 6 source pages one: no call is made
+			// twice (the merge plays the kept answers).
+			if calls[0] != 6*2+6 {
+				t.Errorf("--jobs 1 made %d calls, want 18", calls[0])
+			}
+			if trees[0] != trees[1] || calls[0] != calls[1] {
+				t.Errorf("--jobs 6 made tree %s in %d calls, --jobs 1 tree %s in %d", trees[1], calls[1], trees[0], calls[0])
+			}
+		})
+	}
+}

@@ -4,6 +4,7 @@
 // says to update it writes again), whatever order the
 // requests of parallel sources arrive in. It can answer each source's
 // first plan request with invalid JSON, so the repair turn is exercised.
+// An enrichment of a concept page gets a new summary.
 //
 // It is test and benchmark support: it never answers a real user's call.
 package fakewiki
@@ -43,10 +44,19 @@ var (
 	sourceTag = regexp.MustCompile(`<source name="([^"]*)"[^>]*>\n(?:# ([^\n]*))?`)
 	analysis  = regexp.MustCompile(`(?s)<analysis>\n(.*?)\n</analysis>`)
 	formatAsk = "Answer with one JSON object and nothing else (no prose"
+	slotsTag  = regexp.MustCompile(`<slots path="([^"]*)" template="([^"]*)" title="([^"]*)">`)
 )
 
 func (m *Model) respond(in *fakeserver.Incoming) fakeserver.Reply {
 	text := in.Text()
+	if sm := slotsTag.FindStringSubmatch(text); sm != nil {
+		// An enrichment: a concept page gets a new summary.
+		if in.Assistant > 0 || sm[2] != "concept" {
+			return fakeserver.Text("Done.")
+		}
+		args, _ := json.Marshal(map[string]string{"path": sm[1], "slot": "summary", "html": "<p>" + sm[3] + ", in brief: what its sources say, enriched.</p>"})
+		return fakeserver.Reply{Turn: &fakeserver.Turn{Calls: []fakeserver.Call{{ID: "e1", Name: "write_slot", Args: string(args)}}}}
+	}
 	src := sourceTag.FindStringSubmatch(text)
 	if src == nil {
 		return fakeserver.Reply{Status: 400, Body: `{"error":{"message":"fakewiki: the request quotes no source"}}`}

@@ -67,8 +67,10 @@ type Server struct {
 	// lastOfKind is the last request of each kind (Kinds).
 	lastOfKind map[string]string
 	kinds      []KindPrefix
-	// used is the usage of every answer given.
-	used model.Usage
+	// used is the usage of every answer given; inFlight the requests
+	// being answered, maxInFlight the most at once.
+	used                  model.Usage
+	inFlight, maxInFlight int
 }
 
 // New starts a fake of api answering with replies in order; once they run
@@ -113,6 +115,14 @@ func (s *Server) Used() model.Usage {
 	return s.used
 }
 
+// MaxInFlight returns the most requests the server was answering at
+// once: above 1 when calls overlapped.
+func (s *Server) MaxInFlight() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.maxInFlight
+}
+
 // Paths returns the request paths received so far.
 func (s *Server) Paths() []string {
 	s.mu.Lock()
@@ -139,6 +149,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	s.auth = append(s.auth, cred)
 	n := len(s.bodies)
+	s.inFlight++
+	s.maxInFlight = max(s.maxInFlight, s.inFlight)
+	defer func() {
+		s.mu.Lock()
+		s.inFlight--
+		s.mu.Unlock()
+	}()
 	in := s.incoming(n-1, body)
 	s.calls++
 	limited := s.opt.RateLimitEvery > 0 && s.calls%s.opt.RateLimitEvery == 0
