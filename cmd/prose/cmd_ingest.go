@@ -218,9 +218,19 @@ func openPipeline(c *cli.Context) (*vault.Vault, *wiki.Wiki, ingest.Options, err
 		v.Close()
 		return nil, nil, ingest.Options{}, usageErrorf("--model %s: %v", spec, err)
 	}
+	// Progress bars on a terminal only, and never with --json or --quiet
+	// (as every command's): --json keeps the run's notes on stderr
+	// without a bar, --quiet prints errors alone.
+	var progressTo io.Writer = c.App.ErrWriter
+	switch {
+	case c.Bool("quiet"):
+		progressTo = io.Discard
+	case c.Bool("json"):
+		progressTo = struct{ io.Writer }{c.App.ErrWriter} // not a terminal: no bar
+	}
 	return v, w, ingest.Options{
 		Purpose: c.String("purpose"), Audience: c.String("audience"), Model: m, ModelSpec: spec,
-		Budget: c.Int("budget"), Progress: c.App.ErrWriter, Now: func() time.Time { return now },
+		Budget: c.Int("budget"), Progress: progressTo, Now: func() time.Time { return now },
 	}, nil
 }
 

@@ -122,12 +122,12 @@ var (
 // tokens so far — each seen before the fake answers the calls that wait
 // for it: the first three analyses are held until the terminal shows
 // them in flight, the later calls until it shows tokens counted, and the
-// fourth source's first call until it shows a source done. On a pipe
-// the same run draws nothing.
+// fourth source's first call until it shows a source done. On a pipe,
+// and with --json on a terminal, the same run draws nothing.
 func TestIngestProgressOnATerminal(t *testing.T) {
 	bin := buildProse(t)
 	src := scaleSources(t, 4)
-	run := func(t *testing.T, stderr *os.File, scr *screen) (string, int64) {
+	run := func(t *testing.T, stderr *os.File, scr *screen, flags ...string) (string, int64) {
 		var mu sync.Mutex
 		var missed []string
 		hold := func(re *regexp.Regexp, what string) {
@@ -154,7 +154,7 @@ func TestIngestProgressOnATerminal(t *testing.T) {
 		}})
 		env := srv.Env()
 		dir := newIngestVault(t)
-		cmd := exec.Command(bin, "--vault", dir, "ingest", "--jobs", "3", "--model", "openai:fake-model", src)
+		cmd := exec.Command(bin, append(append([]string{"--vault", dir}, flags...), "ingest", "--jobs", "3", "--model", "openai:fake-model", src)...)
 		cmd.Env = append(os.Environ(), "OPENAI_BASE_URL="+env("OPENAI_BASE_URL"), "OPENAI_API_KEY="+env("OPENAI_API_KEY"), "PROSE_NOW=2026-01-31")
 		var out, errs bytes.Buffer
 		cmd.Stdout = &out
@@ -169,7 +169,7 @@ func TestIngestProgressOnATerminal(t *testing.T) {
 		for _, m := range missed {
 			t.Errorf("the terminal never showed %s while the calls waited for it", m)
 		}
-		if !strings.Contains(out.String(), "wiki: rendered") {
+		if !strings.Contains(out.String(), "wiki: rendered") && !strings.Contains(out.String(), `"status": "rendered"`) {
 			t.Errorf("the run did not land:\n%s", out.String())
 		}
 		used := srv.Used()
@@ -198,6 +198,17 @@ func TestIngestProgressOnATerminal(t *testing.T) {
 		}
 		if t.Failed() {
 			t.Logf("drawn:\n%q", drawn)
+		}
+	})
+	t.Run("json", func(t *testing.T) {
+		// --json on a terminal: the output is for a program, no bar.
+		term, reader := openPTY(t)
+		defer reader.Close()
+		scr := newScreen(reader)
+		run(t, term, nil, "--json")
+		term.Close()
+		if drawn := scr.text(); strings.ContainsAny(drawn, "\r\x1b") || strings.Contains(drawn, "in flight") {
+			t.Errorf("progress drawn with --json: %q", drawn)
 		}
 	})
 	t.Run("pipe", func(t *testing.T) {
