@@ -4,12 +4,14 @@
 // -prefix it also reports, per API, how much of each request repeats the
 // one before it in the provider's cache order (tools, system, messages).
 // With -estimate it reports, per API, `prose ingest --estimate` beside the
-// calls and tokens the run then used (the fake's count).
+// calls and tokens the run then used (the fake's count). With -enrich it
+// measures `prose enrich --all` after an ingest at each --jobs instead.
 //
 //	go build -o /tmp/prose ./cmd/prose
 //	go run ./scripts/bench-parallel -prose /tmp/prose -sources 40 -latency 1s -jobs 1,2,4,8
 //	go run ./scripts/bench-parallel -prose /tmp/prose -prefix
 //	go run ./scripts/bench-parallel -prose /tmp/prose -estimate
+//	go run ./scripts/bench-parallel -prose /tmp/prose -enrich -latency 500ms -jobs 1,8
 package main
 
 import (
@@ -40,6 +42,7 @@ func main() {
 	prefix := flag.Bool("prefix", false, "report prefix stability per API instead")
 	prefixJobs := flag.String("prefix-jobs", "4", "the --jobs of the -prefix runs")
 	estimate := flag.Bool("estimate", false, "report --estimate beside the tokens used per API instead")
+	enrich := flag.Bool("enrich", false, "measure enrich --all at each --jobs instead")
 	flag.Parse()
 	tmp, err := os.MkdirTemp("", "bench-parallel")
 	check(err)
@@ -101,6 +104,28 @@ func main() {
 				}
 			}
 			fmt.Printf("| %s | %d | %d B | %d B | %d B | %d of %d | %d of %d |\n", api.api, len(shared)+1, median(shared), least, median(fixed), whole, len(shared), kinds, len(srv.Kinds()))
+		}
+		return
+	}
+	if *enrich {
+		fmt.Printf("enrich --all of the wiki of %d sources, %s per call\n\n", *n, *latency)
+		fmt.Println("| --jobs | calls | wall | ideal (calls × latency ÷ jobs) | wall ÷ ideal | speed-up over the first row |")
+		fmt.Println("|---|---|---|---|---|---|")
+		var base time.Duration
+		for _, js := range strings.Split(*jobsList, ",") {
+			jobs, err := strconv.Atoi(js)
+			check(err)
+			fm := &fakewiki.Model{}
+			srv := fm.Serve(&c, fakeserver.Responses, fakeserver.Options{})
+			run(*bin, tmp, "enrich"+js, srv, "openai:fake", "8", src)
+			slow := fm.Serve(&c, fakeserver.Responses, fakeserver.Options{Latency: *latency})
+			wall := runArgs(*bin, filepath.Join(tmp, "vault-enrich"+js), slow, "enrich", "--all", "--jobs", js, "--model", "openai:fake")
+			calls := len(slow.Bodies())
+			ideal := time.Duration(calls) * *latency / time.Duration(jobs)
+			if base == 0 {
+				base = wall
+			}
+			fmt.Printf("| %d | %d | %.1f s | %.1f s | %.2f× | %.2f× |\n", jobs, calls, wall.Seconds(), ideal.Seconds(), wall.Seconds()/ideal.Seconds(), base.Seconds()/wall.Seconds())
 		}
 		return
 	}
@@ -175,6 +200,20 @@ func estimateOf(bin, tmp, name string, srv *fakeserver.Server, spec, src string)
 	check(json.Unmarshal(out, &doc))
 	os.RemoveAll(vault) // the run makes its own
 	return doc.Total
+}
+
+// runArgs runs prose with args in vault against srv and returns its wall time.
+func runArgs(bin, vault string, srv *fakeserver.Server, args ...string) time.Duration {
+	env := srv.Env()
+	cmd := exec.Command(bin, append([]string{"--vault", vault}, args...)...)
+	cmd.Env = append(os.Environ(), "OPENAI_BASE_URL="+env("OPENAI_BASE_URL"), "OPENAI_API_KEY="+env("OPENAI_API_KEY"), "PROSE_NOW=2026-01-31")
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	wall := time.Since(start)
+	if err != nil {
+		fail("%s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return wall
 }
 
 func median(xs []int) int {
