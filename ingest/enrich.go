@@ -10,6 +10,7 @@ import (
 	"github.com/prose-store/prose/ingest/plan"
 	"github.com/prose-store/prose/ingest/render"
 	"github.com/prose-store/prose/internal/progress"
+	"github.com/prose-store/prose/model"
 	"github.com/prose-store/prose/receipt"
 	"github.com/prose-store/prose/vault"
 	"github.com/prose-store/prose/wiki"
@@ -40,6 +41,16 @@ func (r *run) enrich(ctx context.Context, sel Selection) (*Result, error) {
 	pages, err := r.selectPages(sel)
 	if err != nil {
 		return nil, &StepError{"select pages", err}
+	}
+	if len(pages) > 0 && r.converses() {
+		// Every page is enriched against the run's base state, at most
+		// Jobs at once, then merged in name order (pool.go): the result
+		// is the same at any number of jobs.
+		if err := r.pool(ctx, pages, func(ctx context.Context, i int, m model.Model) (model.Usage, error) {
+			return r.enrichment(ctx, pages[i], m)
+		}); err != nil {
+			return nil, err
+		}
 	}
 	bar := progress.New(r.opt.Progress, int64(len(pages)), "enrich", progress.Items)
 	defer bar.Finish()

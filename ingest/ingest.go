@@ -919,7 +919,11 @@ func (r *run) loop(ctx context.Context, tb *toolbox, system, prompt string) erro
 	if tb.only != "" {
 		tools = tb.tools(true)
 	}
-	lr, err := model.Loop(lctx, r.modelOf(tb.source), model.Request{
+	answerer := tb.source
+	if tb.only != "" {
+		answerer = tb.only // an enrichment: its page's kept answers
+	}
+	lr, err := model.Loop(lctx, r.modelOf(answerer), model.Request{
 		System:   system,
 		Messages: []model.Message{model.UserText(prompt)},
 		Tools:    tools,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/prose-store/prose/ingest/source"
 	"github.com/prose-store/prose/internal/progress"
@@ -82,7 +83,11 @@ func (m *meter) note(delta int, tokens int64, source string) {
 	defer m.mu.Unlock()
 	m.inFlight += delta
 	m.tokens += tokens
-	m.bar.Describe(fmt.Sprintf("%s · %d calls in flight · %d tokens", source, m.inFlight, m.tokens))
+	calls := "calls"
+	if m.inFlight == 1 {
+		calls = "call"
+	}
+	m.bar.Describe(fmt.Sprintf("%s · %d %s in flight · %d tokens", source, m.inFlight, calls, m.tokens))
 }
 
 func (k *keeper) Call(ctx context.Context, req model.Request) (model.Response, error) {
@@ -129,6 +134,22 @@ func (r *run) modelOf(name string) model.Model {
 // first source to fail stops the others at once; the error of the first
 // failed source in name order is returned, with the usage of every call.
 func (r *run) converse(ctx context.Context, todo []*source.Document) error {
+	names := make([]string, len(todo))
+	for i, d := range todo {
+		names[i] = d.Name
+	}
+	return r.pool(ctx, names, func(ctx context.Context, i int, m model.Model) (model.Usage, error) {
+		return r.conversation(ctx, todo[i], m)
+	})
+}
+
+// pool runs work for each of names (a source's, or a page's for an
+// enrich) with at most Jobs at once, each asking the model it is given,
+// and keeps the answers of each under its name (r.scripts) for the
+// merge; work names a unit already worked by an earlier attempt of the
+// run is not asked again.
+func (r *run) pool(ctx context.Context, names []string, work func(ctx context.Context, i int, m model.Model) (model.Usage, error)) error {
+	todo := names
 	jobs := r.opt.Jobs
 	if jobs <= 0 {
 		jobs = DefaultJobs
@@ -138,6 +159,25 @@ func (r *run) converse(ctx context.Context, todo []*source.Document) error {
 	bar := progress.New(r.opt.Progress, int64(len(todo)), "model", progress.Items)
 	defer bar.Finish()
 	meter := &meter{bar: bar}
+	if bar.Enabled() {
+		// Calls take seconds and a source several calls: the bar is
+		// drawn (after its delay) and kept current — calls in flight,
+		// tokens so far, time — between the calls' own reports.
+		tick := time.NewTicker(150 * time.Millisecond)
+		defer tick.Stop()
+		stop := make(chan struct{})
+		defer close(stop)
+		go func() {
+			for {
+				select {
+				case <-stop:
+					return
+				case <-tick.C:
+					bar.Add(0)
+				}
+			}
+		}()
+	}
 	type outcome struct {
 		answers []model.Response
 		usage   model.Usage
@@ -145,8 +185,8 @@ func (r *run) converse(ctx context.Context, todo []*source.Document) error {
 	}
 	out := make([]outcome, len(todo))
 	var ask []int
-	for i, d := range todo {
-		if s, ok := r.scripts[d.Name]; ok {
+	for i, name := range todo {
+		if s, ok := r.scripts[name]; ok {
 			out[i].answers = s.answers // kept by an earlier attempt of the run
 			continue
 		}
@@ -161,8 +201,8 @@ func (r *run) converse(ctx context.Context, todo []*source.Document) error {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				k := &keeper{Model: r.opt.Model, meter: meter, source: todo[i].Name}
-				usage, err := r.conversation(ctx, todo[i], k)
+				k := &keeper{Model: r.opt.Model, meter: meter, source: todo[i]}
+				usage, err := work(ctx, i, k)
 				out[i] = outcome{answers: k.answers, usage: usage, err: err}
 				if err != nil {
 					cancel()
@@ -188,7 +228,7 @@ feed:
 		if o.err != nil && first == nil && !(ctx.Err() != nil && model.KindOf(o.err) == model.KindCanceled) {
 			first = o.err
 		}
-		r.scripts[todo[i].Name] = &script{live: r.opt.Model, answers: o.answers}
+		r.scripts[todo[i]] = &script{live: r.opt.Model, answers: o.answers}
 	}
 	if first == nil {
 		for _, o := range out {
@@ -207,17 +247,44 @@ feed:
 // conversation works d on a run of its own against the base state,
 // asking m, and returns the usage of its calls.
 func (r *run) conversation(ctx context.Context, d *source.Document, m model.Model) (model.Usage, error) {
+	c, err := r.apart(ctx, m)
+	if err != nil {
+		return c.usage, err
+	}
+	defer c.tx.Discard()
+	sr := SourceResult{Name: d.Name, ID: d.ID, Kind: string(d.Kind), Title: d.Title, Pages: []string{}}
+	c.res.Sources = append(c.res.Sources, sr)
+	err = c.source(ctx, d)
+	return c.usage, err
+}
+
+// apart is a run of its own against the base state, asking m: what a
+// conversation works on.
+func (r *run) apart(ctx context.Context, m model.Model) (*run, error) {
 	opt := r.opt
 	opt.Model, opt.Progress, opt.Fail = m, nil, nil
 	c := &run{w: r.w, opt: opt, res: &Result{Created: []string{}, Updated: []string{}, Moved: []Move{}, Folders: []string{}, Review: []ReviewEntry{}},
 		files: map[string][]byte{}, touched: map[string]bool{}, guard: newGuard(), inRun: r.inRun, raw: r.raw, same: r.same}
+	c.bar = progress.New(nil, 1, "", progress.Items)
 	if err := c.begin(ctx); err != nil {
+		if c.tx != nil {
+			c.tx.Discard()
+		}
+		return c, err
+	}
+	return c, nil
+}
+
+// enrichment enriches the page rel on a run of its own against the base
+// state, asking m, and returns the usage of its calls.
+func (r *run) enrichment(ctx context.Context, rel string, m model.Model) (model.Usage, error) {
+	c, err := r.apart(ctx, m)
+	if err != nil {
 		return c.usage, err
 	}
 	defer c.tx.Discard()
-	c.bar = progress.New(nil, 1, "", progress.Items)
-	sr := SourceResult{Name: d.Name, ID: d.ID, Kind: string(d.Kind), Title: d.Title, Pages: []string{}}
-	c.res.Sources = append(c.res.Sources, sr)
-	err := c.source(ctx, d)
-	return c.usage, err
+	if err := c.enrichPage(ctx, rel); err != nil {
+		return c.usage, &StepError{"enrichment of " + rel, err}
+	}
+	return c.usage, nil
 }

@@ -31,7 +31,7 @@ type Config struct {
 	// Models maps a contract's ### Runtime model hint (sonnet) to the
 	// PROVIDER:NAME a model render uses (docs/runtime.md §Model renders).
 	Models map[string]string `yaml:"models,omitempty"`
-	// Jobs is how many sources an ingest works at once with a provider
+	// Jobs is how many sources an ingest (pages an enrich) works at once with a provider
 	// (--jobs overrides it); 0 means the default.
 	Jobs int `yaml:"jobs,omitempty"`
 	// Prices are what a model's tokens cost, by model spec

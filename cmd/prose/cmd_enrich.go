@@ -14,11 +14,13 @@ func enrichCommand() *cli.Command {
 		ArgsUsage: "[PAGE…]",
 		Description: "For each page the model sees the page's path, template, audience, the component palette and every\n" +
 			"slot, and rewrites slots through the wiki tools (this page only). Pages whose slots come back\n" +
-			"unchanged change nothing; a run that changes nothing commits nothing.",
+			"unchanged change nothing; a run that changes nothing commits nothing. With a provider, --jobs pages are\n" +
+			"worked at once, each against the wiki as the run found it, and merged in name order: the same result at any --jobs.",
 		Flags: append(modelFlags(),
 			&cli.BoolFlag{Name: "all", Usage: "enrich every page"},
 			&cli.StringFlag{Name: "template", Usage: "only pages of template `NAME`"},
 			&cli.IntFlag{Name: "limit", Usage: "at most `N` pages"},
+			jobsFlag("pages"),
 		),
 		Action: func(c *cli.Context) error {
 			gctune.Pipeline()
@@ -33,6 +35,9 @@ func enrichCommand() *cli.Command {
 				return err
 			}
 			defer v.Close()
+			if opt.Jobs, err = jobsOf(c, v, "pages"); err != nil {
+				return err
+			}
 			sel := ingest.Selection{Pages: c.Args().Slice(), All: c.Bool("all") || c.NArg() == 0, Template: c.String("template"), Limit: c.Int("limit")}
 			res, err := ingest.Enrich(c.Context, w, sel, opt)
 			if err != nil {

@@ -47,12 +47,12 @@ func ingestCommand() *cli.Command {
 			"source page with its contents and one page per section, and a model is shown it part by part.",
 		Flags: append(modelFlags(),
 			&cli.StringFlag{Name: "name", Usage: "title of the source read from standard input (-)"},
-			&cli.BoolFlag{Name: "dry-run", Usage: "print the plan and write nothing"},
+			&cli.BoolFlag{Name: "dry-run", Usage: "print the plan and write nothing (with a provider: makes the analysis calls alone and prints their tokens)"},
 			&cli.StringFlag{Name: "into", Usage: "wiki `FOLDER` for the pages of files named on their own (default: notes; a directory's files mirror its path)"},
 			&cli.BoolFlag{Name: "force", Usage: "ingest sources again even when their memo key was seen"},
 			&cli.Int64Flag{Name: "max-tokens", Usage: "token budget `N` of the run: a source whose estimate would pass what is left is not started (the others land; the output names those left)"},
 			&cli.BoolFlag{Name: "estimate", Usage: "ask no model and write nothing: estimate each source's calls and tokens from the prompts it would send"},
-			&cli.IntFlag{Name: "jobs", Usage: fmt.Sprintf("work `N` sources at once with a provider (default: prose.yaml's jobs, else %d); the result is the same at any N", ingest.DefaultJobs)},
+			jobsFlag("sources"),
 		),
 		Action: func(c *cli.Context) error {
 			gctune.Pipeline()
@@ -110,12 +110,8 @@ func ingestCommand() *cli.Command {
 			if opt.MaxTokens = c.Int64("max-tokens"); opt.MaxTokens < 0 {
 				return usageErrorf("--max-tokens %d: give a number of tokens above 0", opt.MaxTokens)
 			}
-			opt.Jobs = v.Config().Jobs
-			if c.IsSet("jobs") {
-				opt.Jobs = c.Int("jobs")
-			}
-			if opt.Jobs < 0 || opt.Jobs > 64 {
-				return usageErrorf("--jobs %d: give a number of sources from 1 to 64 (jobs: in prose.yaml likewise)", opt.Jobs)
+			if opt.Jobs, err = jobsOf(c, v, "sources"); err != nil {
+				return err
 			}
 			if into := c.String("into"); into != "" {
 				clean, err := intoFolder(into)
@@ -141,6 +137,25 @@ func ingestCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// jobsFlag is --jobs of ingest and enrich: how many units (sources,
+// pages) are worked at once with a provider.
+func jobsFlag(units string) cli.Flag {
+	return &cli.IntFlag{Name: "jobs", Usage: fmt.Sprintf("work `N` %s at once with a provider (default: prose.yaml's jobs, else %d); the result is the same at any N", units, ingest.DefaultJobs)}
+}
+
+// jobsOf is the number of jobs: --jobs, else prose.yaml's jobs, else 0
+// (the default), from 0 to 64.
+func jobsOf(c *cli.Context, v *vault.Vault, units string) (int, error) {
+	jobs := v.Config().Jobs
+	if c.IsSet("jobs") {
+		jobs = c.Int("jobs")
+	}
+	if jobs < 0 || jobs > 64 {
+		return 0, usageErrorf("--jobs %d: give a number of %s from 1 to 64 (jobs: in prose.yaml likewise)", jobs, units)
+	}
+	return jobs, nil
 }
 
 func pick(n int, one, many string) string {
@@ -203,9 +218,19 @@ func openPipeline(c *cli.Context) (*vault.Vault, *wiki.Wiki, ingest.Options, err
 		v.Close()
 		return nil, nil, ingest.Options{}, usageErrorf("--model %s: %v", spec, err)
 	}
+	// Progress bars on a terminal only, and never with --json or --quiet
+	// (as every command's): --json keeps the run's notes on stderr
+	// without a bar, --quiet prints errors alone.
+	var progressTo io.Writer = c.App.ErrWriter
+	switch {
+	case c.Bool("quiet"):
+		progressTo = io.Discard
+	case c.Bool("json"):
+		progressTo = struct{ io.Writer }{c.App.ErrWriter} // not a terminal: no bar
+	}
 	return v, w, ingest.Options{
 		Purpose: c.String("purpose"), Audience: c.String("audience"), Model: m, ModelSpec: spec,
-		Budget: c.Int("budget"), Progress: c.App.ErrWriter, Now: func() time.Time { return now },
+		Budget: c.Int("budget"), Progress: progressTo, Now: func() time.Time { return now },
 	}, nil
 }
 

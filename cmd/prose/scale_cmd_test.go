@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -399,5 +401,131 @@ func TestIngestJSONUsage(t *testing.T) {
 	}
 	if want := (float64(u.Input-*u.Cached)*2 + float64(*u.Cached)*0.5 + float64(u.Output)*8) / 1e6; *u.Cost < want*0.999 || *u.Cost > want*1.001 {
 		t.Errorf("cost %f, want %f", *u.Cost, want)
+	}
+}
+
+// pageLines are the lines of an ingest's output that name a page it
+// creates, changes or moves ("  created  PATH"), sorted.
+func pageLines(out string) []string {
+	var lines []string
+	for _, l := range strings.Split(out, "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && (f[0] == "created" || f[0] == "updated" || f[0] == "moved") && strings.HasPrefix(l, "  ") {
+			lines = append(lines, strings.Join(f, " "))
+		}
+	}
+	sort.Strings(lines)
+	return lines
+}
+
+// TestIngestDryRunWithAProvider: `--dry-run` with a provider makes the
+// analysis calls alone (one per source), says the tokens they used —
+// the fake's own count — and prints the plan: the pages it names are
+// exactly the pages the real run then creates and changes, against the
+// same fake; the vault is as before after the dry run. On every API.
+func TestIngestDryRunWithAProvider(t *testing.T) {
+	for _, tc := range scaleAPIs {
+		t.Run(tc.api, func(t *testing.T) {
+			fm := &fakewiki.Model{}
+			var mu sync.Mutex
+			formats, others := 0, 0
+			srv := fm.Serve(t, tc.api, fakeserver.Options{Arrived: func(in *fakeserver.Incoming) {
+				mu.Lock()
+				defer mu.Unlock()
+				if in.Format != "" {
+					formats++
+				} else {
+					others++
+				}
+			}})
+			pointAt(t, srv)
+			dir := newIngestVault(t)
+			// The wiki holds runbook-00 already; the run ingests it again,
+			// revised (its pages change), and two new sources.
+			src := scaleSources(t, 1)
+			mustProse(t, "--vault", dir, "ingest", "--model", tc.spec, src)
+			more := scaleSources(t, 3)
+			for _, n := range []string{"runbook-01.md", "runbook-02.md"} {
+				data, _ := os.ReadFile(filepath.Join(more, n))
+				os.WriteFile(filepath.Join(src, n), data, 0o644)
+			}
+			os.WriteFile(filepath.Join(src, "runbook-00.md"), []byte("# Runbook 00\n\nStep 0, revised: check the queue depth twice.\n"), 0o644)
+			before := snapshotVault(t, dir)
+			used0 := srv.Used()
+			mu.Lock()
+			formats, others = 0, 0
+			mu.Unlock()
+
+			dry := mustProse(t, "--vault", dir, "ingest", "--dry-run", "--model", tc.spec, src)
+			if formats != 3 || others != 0 {
+				t.Errorf("the dry run made %d analysis calls and %d others; want the 3 analyses alone", formats, others)
+			}
+			used := srv.Used()
+			want := fmt.Sprintf("tokens: %d input (%d of them cached), %d output", used.Input-used0.Input, used.CachedInput-used0.CachedInput, used.Output-used0.Output)
+			if !strings.Contains(dry, want) {
+				t.Errorf("the dry run does not say the tokens the fake counted (%s):\n%s", want, dry)
+			}
+			for _, s := range []string{"plan for docs/runbook-00.md:", "plan for docs/runbook-02.md:", "dry run: nothing was written"} {
+				if !strings.Contains(dry, s) {
+					t.Errorf("the dry run does not print %q:\n%s", s, dry)
+				}
+			}
+			after := snapshotVault(t, dir)
+			for k, v := range before {
+				if after[k] != v {
+					t.Errorf("the dry run changed %s", k)
+				}
+			}
+			if len(after) != len(before) {
+				t.Errorf("the dry run added files: %d → %d", len(before), len(after))
+			}
+
+			real := mustProse(t, "--vault", dir, "ingest", "--model", tc.spec, src)
+			planned, landed := pageLines(dry), pageLines(real)
+			if !slices.Contains(landed, "updated glossary/runbook-00-notes.html") || strings.Join(planned, "\n") != strings.Join(landed, "\n") {
+				t.Errorf("the dry run planned\n  %s\nthe run did\n  %s", strings.Join(planned, "\n  "), strings.Join(landed, "\n  "))
+			}
+		})
+	}
+}
+
+// TestParallelEnrichIsSerial: `prose enrich --all` with a provider works
+// its pages at once — the fake answers several calls at a time at
+// --jobs 6 — and makes the same commit tree, with the same calls, as at
+// --jobs 1, on every API: each page is enriched against the wiki as the
+// run found it and the answers are merged in name order.
+func TestParallelEnrichIsSerial(t *testing.T) {
+	for _, tc := range scaleAPIs {
+		t.Run(tc.api, func(t *testing.T) {
+			src := scaleSources(t, 6)
+			var trees []string
+			var calls []int
+			for _, jobs := range []string{"1", "6"} {
+				fm := &fakewiki.Model{}
+				srv := fm.Serve(t, tc.api, fakeserver.Options{Latency: 5 * time.Millisecond})
+				pointAt(t, srv)
+				dir := newIngestVault(t)
+				mustProse(t, "--vault", dir, "ingest", "--model", tc.spec, src)
+				srv = fm.Serve(t, tc.api, fakeserver.Options{Latency: 20 * time.Millisecond})
+				pointAt(t, srv)
+				out, errs, code := prose(t, "--vault", dir, "enrich", "--all", "--jobs", jobs, "--model", tc.spec)
+				if code != 0 || !strings.Contains(out, "updated  glossary/runbook-05-notes.html") {
+					t.Fatalf("jobs %s: exit %d\n%s%s", jobs, code, out, errs)
+				}
+				if n := srv.MaxInFlight(); (jobs == "1") != (n == 1) {
+					t.Errorf("--jobs %s: at most %d calls at once", jobs, n)
+				}
+				trees = append(trees, treeOf(t, dir))
+				calls = append(calls, len(srv.Bodies()))
+			}
+			// Each of the 6 concept pages takes two calls (its new summary,
+			// then done), each of the 6 source pages one: no call is made
+			// twice (the merge plays the kept answers).
+			if calls[0] != 6*2+6 {
+				t.Errorf("--jobs 1 made %d calls, want 18", calls[0])
+			}
+			if trees[0] != trees[1] || calls[0] != calls[1] {
+				t.Errorf("--jobs 6 made tree %s in %d calls, --jobs 1 tree %s in %d", trees[1], calls[1], trees[0], calls[0])
+			}
+		})
 	}
 }

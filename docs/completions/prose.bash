@@ -22,7 +22,7 @@ _prose_flags() {
 	"clone") echo "--origin" ;;
 	"compile") echo "--activate --check --out" ;;
 	"diff") echo "--node --facet --format --verbose" ;;
-	"enrich") echo "--model --purpose --audience --budget --record --model-timeout --all --template --limit" ;;
+	"enrich") echo "--model --purpose --audience --budget --record --model-timeout --all --template --limit --jobs" ;;
 	"graph") echo "--format" ;;
 	"id") echo "--write -w --count -n" ;;
 	"ingest") echo "--model --purpose --audience --budget --record --model-timeout --name --dry-run --into --force --max-tokens --estimate --jobs" ;;
@@ -63,7 +63,7 @@ _prose_valued() {
 	"clone") echo "--origin" ;;
 	"compile") echo "--out" ;;
 	"diff") echo "--node --facet --format" ;;
-	"enrich") echo "--model --purpose --audience --budget --record --model-timeout --template --limit" ;;
+	"enrich") echo "--model --purpose --audience --budget --record --model-timeout --template --limit --jobs" ;;
 	"graph") echo "--format" ;;
 	"id") echo "--count -n" ;;
 	"ingest") echo "--model --purpose --audience --budget --record --model-timeout --name --into --max-tokens --jobs" ;;

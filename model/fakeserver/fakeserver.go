@@ -68,6 +68,10 @@ type Server struct {
 	// lastOfKind is the last request of each kind (Kinds).
 	lastOfKind map[string]string
 	kinds      []KindPrefix
+	// used is the usage of every answer given; inFlight the requests
+	// being answered, maxInFlight the most at once.
+	used                  model.Usage
+	inFlight, maxInFlight int
 }
 
 // New starts a fake of api answering with replies in order; once they run
@@ -104,6 +108,22 @@ func (s *Server) Bodies() [][]byte {
 	return append([][]byte(nil), s.bodies...)
 }
 
+// Used returns the usage of every answer given so far, as the answers
+// reported it (a reply without usage is counted by the Tokens rule).
+func (s *Server) Used() model.Usage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.used
+}
+
+// MaxInFlight returns the most requests the server was answering at
+// once: above 1 when calls overlapped.
+func (s *Server) MaxInFlight() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.maxInFlight
+}
+
 // Paths returns the request paths received so far.
 func (s *Server) Paths() []string {
 	s.mu.Lock()
@@ -130,6 +150,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	s.auth = append(s.auth, cred)
 	n := len(s.bodies)
+	s.inFlight++
+	s.maxInFlight = max(s.maxInFlight, s.inFlight)
+	defer func() {
+		s.mu.Lock()
+		s.inFlight--
+		s.mu.Unlock()
+	}()
 	in := s.incoming(n-1, body)
 	if p := checkHeaders(s.api, r.Header); p != "" && in.problem == "" {
 		in.problem = p
@@ -185,6 +212,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		t := *reply.Turn
 		t.Usage = model.Usage{Input: Tokens(in.Order), Output: Tokens(t.Text) + callTokens(t.Calls)}
 		reply.Turn = &t
+	}
+	if reply.Turn != nil {
+		s.mu.Lock()
+		s.used = s.used.Add(reply.Turn.Usage)
+		s.mu.Unlock()
 	}
 	for k, v := range reply.Header {
 		w.Header().Set(k, v)
