@@ -265,9 +265,9 @@ func (e *ConflictError) Error() string {
 	}
 	if len(e.Files) > 0 {
 		if e.FileNode != "" {
-			fmt.Fprintf(&b, "; node %s advanced on both sides (last receipt here %s, on %s %s) and merges file by file, but %s conflict", e.FileNode, shortToken(e.FileHeads[0]), e.Remote, shortToken(e.FileHeads[1]), plural(len(e.Files), "change"))
+			fmt.Fprintf(&b, "; node %s advanced on both sides (last receipt here %s, on %s %s) and merges file by file, with %s", e.FileNode, shortToken(e.FileHeads[0]), e.Remote, shortToken(e.FileHeads[1]), plural(len(e.Files), "conflicting change"))
 		} else {
-			fmt.Fprintf(&b, "; %s conflict", plural(len(e.Files), "change"))
+			fmt.Fprintf(&b, "; %s", plural(len(e.Files), "conflicting change"))
 		}
 		for i, c := range e.Files {
 			if i == 20 {

@@ -107,7 +107,6 @@ func pullCommand() *cli.Command {
 				return err
 			}
 			out := newOutput(c)
-			rerenderMerged(c, v, out, res)
 			configured(out, remote, res.Configured)
 			switch {
 			case res.LocalAhead > 0:
@@ -119,6 +118,7 @@ func pullCommand() *cli.Command {
 			default:
 				out.printf("pulled %s from %s (branch now %s)\n", nounCount(res.Receipts, "receipt"), remote, res.Branch.String()[:12])
 			}
+			rerenderMerged(c, v, out, res)
 			return out.emit(map[string]any{"remote": remote, "receipts": res.Receipts, "up_to_date": res.UpToDate, "merged": res.Merged, "summary": res.Summary, "local_ahead": res.LocalAhead, "configured": res.Configured, "branch": res.Branch.String(), "ledger": res.Ledger.String()})
 		},
 	}
