@@ -240,12 +240,16 @@ type ConflictError struct {
 }
 
 // ResolveName is the name prose resolve takes for a file in conflict:
-// a page of a node merged file by file as its path in the node without
-// .html (ml/attention), any other file as its vault path.
+// a page of a node merged file by file as its path in the node, without
+// .html when it is in a folder (ml/attention, but attention.html: a bare
+// name is a node's), any other file as its vault path.
 func ResolveName(p string) string {
 	if n := nodeDirOf(p); n != "" {
 		rest := strings.TrimPrefix(p, "published/"+published.EscapeNode(n)+"/")
-		return strings.TrimSuffix(rest, ".html")
+		if strings.Contains(rest, "/") {
+			return strings.TrimSuffix(rest, ".html")
+		}
+		return rest
 	}
 	return p
 }
@@ -672,4 +676,3 @@ func (v *Vault) continueMerge(ctx context.Context, remote string, tip, theirsBra
 	}
 	return ledger, summary, nil
 }
-

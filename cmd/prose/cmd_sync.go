@@ -152,7 +152,7 @@ func resolveCommand() *cli.Command {
 			}
 			defer v.Close()
 			remote, node := c.String("remote"), c.Args().First()
-			if page, ok := resolvePageArg(v, node, c.String("slot")); ok {
+			if page, ok := resolvePageArg(node, c.String("slot")); ok {
 				id := ""
 				if s := c.String("slot"); s != "" {
 					id = "slot:" + s
@@ -324,18 +324,12 @@ func indent(s string) string {
 }
 
 // resolvePageArg reads the NODE|PAGE argument of prose resolve: a page
-// (or a file beside the nodes) when --slot is given, when it names a path
-// (ml/attention, attention.html, review/queue.json), or when no node of
-// that name has a receipt; a node otherwise. It returns the vault path.
-func resolvePageArg(v *vault.Vault, arg, slot string) (string, bool) {
-	isPath := slot != "" || strings.Contains(arg, "/") || strings.HasSuffix(arg, ".html")
-	if !isPath {
-		if r, err := v.LastPublishedReceipt(arg); err == nil && r != nil {
-			return "", false
-		}
-		if vault.CheckNodeName(arg) == nil && arg == wiki.Node {
-			return "", false
-		}
+// (or a file beside the nodes) when --slot is given or when it names a
+// path (ml/attention, attention.html, review/queue.json); a node
+// otherwise. It returns the vault path.
+func resolvePageArg(arg, slot string) (string, bool) {
+	if slot == "" && !strings.Contains(arg, "/") && !strings.HasSuffix(arg, ".html") {
+		return "", false
 	}
 	if mergefile.Handles(arg) && !strings.HasPrefix(arg, mergefile.WikiDir) {
 		return arg, true // review/queue.json, sources/index.json, sources/pages/…
