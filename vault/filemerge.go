@@ -142,8 +142,11 @@ func (s *fileMergeStep) files(root plumbing.Hash, p string) (map[string]object.T
 }
 
 // merge merges the conflict at path p (a file or a directory the two
-// sides changed differently) file by file into root.
-func (s *fileMergeStep) merge(root plumbing.Hash, p string) (plumbing.Hash, bool, error) {
+// sides changed differently) file by file into root. A file the rules do
+// not know makes the whole path unmerged (ok false), unless inNode: in a
+// node merged file by file it is a conflict of the whole file, which a
+// choice for the file settles.
+func (s *fileMergeStep) merge(root plumbing.Hash, p string, inNode bool) (plumbing.Hash, bool, error) {
 	var sides [3]map[string]object.TreeEntry
 	for i := range sides {
 		f, err := s.files(s.trees[i], p)
@@ -232,8 +235,28 @@ func (s *fileMergeStep) merge(root plumbing.Hash, p string) (plumbing.Hash, bool
 		if err != nil {
 			return root, false, fmt.Errorf("merge %s: %w", w.path, err)
 		}
-		if !res.Handled {
+		if !res.Handled && !inNode {
 			return root, false, nil
+		}
+		if !res.Handled {
+			k := fileChoice(w.path, "")
+			switch s.choices[k] {
+			case TakeOurs, TakeTheirs:
+				s.used[k] = true
+				s.resolved = append(s.resolved, map[string]any{"path": w.path, "conflict": "file", "taken": s.choices[k]})
+				e := w.oe
+				if s.choices[k] == TakeTheirs {
+					e = w.te
+				}
+				if e == nil {
+					changes[w.path] = object.TreeEntry{}
+				} else {
+					changes[w.path] = *e
+				}
+			default:
+				s.conflicts = append(s.conflicts, FileConflict{Path: w.path, Kind: "file", ID: "file", Detail: "both sides changed the file differently, and prose has no rule that merges it"})
+			}
+			continue
 		}
 		if len(res.Conflicts) > 0 {
 			s.conflicts = append(s.conflicts, res.Conflicts...)

@@ -387,7 +387,7 @@ func (v *Vault) mergeDiverged(ctx context.Context, remote string, oursBranch, th
 					continue conflicts
 				}
 			}
-			nt, ok, err := step.merge(branchTree, c.Path)
+			nt, ok, err := step.merge(branchTree, c.Path, n != "")
 			if err != nil {
 				return out, err
 			}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"path"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -331,11 +332,13 @@ func resolvePageArg(arg, slot string) (string, bool) {
 	if slot == "" && !strings.Contains(arg, "/") && !strings.HasSuffix(arg, ".html") {
 		return "", false
 	}
-	if mergefile.Handles(arg) && !strings.HasPrefix(arg, mergefile.WikiDir) {
-		return arg, true // review/queue.json, sources/index.json, sources/pages/…
+	if strings.HasPrefix(arg, "published/") || mergefile.Handles(arg) {
+		return arg, true // a vault path: review/queue.json, sources/index.json, …
 	}
-	p := strings.TrimPrefix(arg, mergefile.WikiDir)
-	return mergefile.WikiDir + strings.TrimSuffix(p, ".html") + ".html", true
+	if path.Ext(arg) == "" {
+		arg += ".html" // a page named without its extension
+	}
+	return mergefile.WikiDir + arg, true
 }
 
 // rerenderMerged renders again the derived shell of the wiki after a

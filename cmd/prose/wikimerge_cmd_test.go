@@ -235,3 +235,65 @@ func TestSyncWikiConflictResolvedAsAWholeNode(t *testing.T) {
 	hasAll(t, "b", receiptHashes(t, b), all)
 	checkVaults(t, a, b)
 }
+
+// TestSyncWikiMetaAndRemovalConflictsPerPage: a title both sides set
+// differently and a page removed on one side and edited on the other are
+// refused and named; prose resolve PAGE --theirs|--ours settles every
+// conflict of the page (no --slot), and the merge lands when both pages
+// are settled.
+func TestSyncWikiMetaAndRemovalConflictsPerPage(t *testing.T) {
+	needGit(t)
+	t.Setenv("GIT_TERMINAL_PROMPT", "0")
+	root := t.TempDir()
+	remote := filepath.Join(root, "remote.git")
+	syncGit(t, root, "init", "--quiet", "--bare", remote)
+	a, b := filepath.Join(root, "a"), filepath.Join(root, "b")
+	mustProse(t, "init", a)
+	mustProse(t, "--vault", a, "wiki", "new", "ml/attention", "--template", "concept", "--title", "Attention")
+	mustProse(t, "--vault", a, "wiki", "new", "ml/gone", "--template", "note", "--title", "Gone")
+	mustProse(t, "--vault", a, "remote", "add", "origin", remote)
+	mustProse(t, "--vault", a, "push")
+	mustProse(t, "clone", remote, b)
+
+	mustProse(t, "--vault", a, "wiki", "set-meta", "ml/attention", "title=Attention (a)", "tags:=[\"ml\"]")
+	mustProse(t, "--vault", b, "wiki", "set-meta", "ml/attention", "title=Attention (b)")
+	mustProse(t, "--vault", a, "wiki", "write-slot", "ml/gone", "body", "--content", "<p>Still here.</p>")
+	mustProse(t, "--vault", b, "wiki", "rm", "ml/gone", "--force")
+	mustProse(t, "--vault", a, "push")
+	all := append(receiptHashes(t, a), receiptHashes(t, b)...)
+	before := refsOf(t, b)
+	_, errs, code := prose(t, "--vault", b, "pull")
+	for _, want := range []string{"published/wiki/ml/attention.html meta title", "published/wiki/ml/gone.html: removed on one side", "prose resolve ml/attention --ours"} {
+		if code != 1 || !strings.Contains(errs, want) {
+			t.Fatalf("pull: exit %d, want 1 and %q in\n%s", code, want, errs)
+		}
+	}
+	branchRefsUnchanged(t, b, before)
+	checkVaults(t, a, b)
+
+	// One page settled: recorded, the merge still waits for the other.
+	if _, errs, code := prose(t, "--vault", b, "resolve", "ml/attention", "--theirs"); code != 1 || !strings.Contains(errs, "recorded; the merge still waits") || !strings.Contains(errs, "ml/gone.html") || strings.Contains(errs, "meta title") {
+		t.Fatalf("first resolve: exit %d\n%s", code, errs)
+	}
+	branchRefsUnchanged(t, b, before)
+	out := mustProse(t, "--vault", b, "resolve", "ml/gone", "--ours")
+	if !strings.Contains(out, "joined: node wiki (taken both)") {
+		t.Fatalf("second resolve:\n%s", out)
+	}
+	meta := mustProse(t, "--vault", b, "--json", "wiki", "meta", "ml/attention")
+	if !strings.Contains(meta, `"Attention (a)"`) || !strings.Contains(meta, `"ml"`) {
+		t.Fatalf("ml/attention meta after --theirs: %s", meta)
+	}
+	if _, err := os.Stat(filepath.Join(b, "published", "wiki", "ml", "gone.html")); !os.IsNotExist(err) {
+		t.Fatalf("ml/gone after --ours (removed here): %v", err)
+	}
+	m := mergeOf(t, lastOf(t, b, "wiki"))
+	if res, _ := m["resolved"].([]any); len(res) != 2 {
+		t.Fatalf("merge receipt resolved %v, want the two choices", m["resolved"])
+	}
+	hasAll(t, "b", receiptHashes(t, b), all)
+	checkVaults(t, a, b)
+	mustProse(t, "--vault", b, "push")
+	mustProse(t, "--vault", a, "pull")
+	checkVaults(t, a, b)
+}
