@@ -1,8 +1,10 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -57,7 +59,17 @@ func TestSyncTwoIngestsIntoOneWikiMerge(t *testing.T) {
 		ingest(b, fmt.Sprintf("b%d", round), "beta.md", fmt.Sprintf("Beta%d", round))
 		mustProse(t, "--vault", a, "push")
 		all := append(receiptHashes(t, a), receiptHashes(t, b)...)
+		items := append(reviewIDs(t, a), reviewIDs(t, b)...)
+		mustProse(t, "--vault", b, "wiki", "search", "letter") // the search index, as it was before the pull
 		out := mustProse(t, "--vault", b, "pull")
+		t.Logf("round %d: %d review items on the two sides; pull:\n%s", round, len(items), out)
+		if got := strings.Join(reviewIDs(t, b), " "); len(items) > 0 {
+			for _, id := range items {
+				if !strings.Contains(got, id) {
+					t.Fatalf("round %d: the merged review queue lacks item %s (has %s)", round, id, got)
+				}
+			}
+		}
 		if !strings.Contains(out, "joined: node wiki (taken both)") || !strings.Contains(out, "merged file by file:") {
 			t.Fatalf("round %d: pull of two ingests:\n%s", round, out)
 		}
@@ -74,6 +86,10 @@ func TestSyncTwoIngestsIntoOneWikiMerge(t *testing.T) {
 		if m["taken"] != "both" {
 			t.Fatalf("round %d: wiki merge receipt %v", round, m)
 		}
+		// The search index catches up with the pages that arrived.
+		if hits := mustProse(t, "--vault", b, "wiki", "search", fmt.Sprintf("alpha%d", round)); !strings.Contains(hits, fmt.Sprintf("a%d/", round)) {
+			t.Fatalf("round %d: search after the merge does not find the remote's page:\n%s", round, hits)
+		}
 		// The wiki is written to again after the merge: nothing waits
 		// for `prose wiki commit`.
 		mustProse(t, "--vault", b, "wiki", "lint")
@@ -84,6 +100,30 @@ func TestSyncTwoIngestsIntoOneWikiMerge(t *testing.T) {
 		hasAll(t, "a after pulling the merge", receiptHashes(t, a), all)
 		checkVaults(t, a, b)
 	}
+}
+
+// reviewIDs lists the ids of the committed review queue's items.
+func reviewIDs(t *testing.T, dir string) []string {
+	t.Helper()
+	cmd := exec.Command("git", "show", "HEAD:review/queue.json")
+	cmd.Dir = dir
+	data, err := cmd.Output()
+	if err != nil {
+		return nil // no queue
+	}
+	var q struct {
+		Items []struct {
+			ID string `json:"id"`
+		} `json:"items"`
+	}
+	if err := json.Unmarshal(data, &q); err != nil {
+		t.Fatalf("review queue of %s: %v", dir, err)
+	}
+	var ids []string
+	for _, it := range q.Items {
+		ids = append(ids, it.ID)
+	}
+	return ids
 }
 
 // slotOfPage is a page's slot as prose wiki slot prints it.
