@@ -212,6 +212,10 @@ type resolveState struct {
 	TheirsLedger string            `json:"theirs_ledger"`
 	OursBranch   string            `json:"ours_branch"`
 	Choices      map[string]string `json:"choices"`
+	// Companions are the files beside each node settled whole that go
+	// with it (the wiki's catalog and queue), kept so that a later
+	// resolve of another node or a page still lands them with it.
+	Companions map[string][]string `json:"companions,omitempty"`
 }
 
 // underAny reports whether p is one of prefixes or inside one.
@@ -314,7 +318,13 @@ func (v *Vault) resolveChoice(ctx context.Context, remote, node, key, side strin
 		st.Choices = map[string]string{}
 	}
 	st.Choices[key] = side
-	mo, err := v.mergeDiverged(ctx, remote, oursBranch, theirsBranch, oursLedger, theirsLedger, st.Choices, companions)
+	for n, cs := range companions {
+		if st.Companions == nil {
+			st.Companions = map[string][]string{}
+		}
+		st.Companions[n] = cs
+	}
+	mo, err := v.mergeDiverged(ctx, remote, oursBranch, theirsBranch, oursLedger, theirsLedger, st.Choices, st.Companions)
 	var ce *ConflictError
 	if errors.As(err, &ce) {
 		data, jerr := json.MarshalIndent(st, "", "  ")
