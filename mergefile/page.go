@@ -58,7 +58,7 @@ func mergePage(p string, base, ours, theirs []byte, choose Chooser) (Result, err
 	}
 	m := &pageMerge{path: p, base: bp, ours: op, theirs: tp, choose: choose, slotSide: map[string]string{}, keySide: map[string]string{}}
 	merged := m.merge()
-	out, err := layout(merged, ours, theirs)
+	out, err := layout(merged, ours, theirs, op, tp)
 	if err != nil {
 		return Result{}, fmt.Errorf("merge %s: %w", p, err)
 	}
@@ -287,12 +287,10 @@ func unionList(b, o, t any) (any, bool) {
 // shell the merged meta renders the same (title, template, tags,
 // related), ours when both or neither do. The shell is rendered again
 // by the next write of the page; prose pull does it in the merge.
-func layout(p *wiki.Page, ours, theirs []byte) ([]byte, error) {
+func layout(p *wiki.Page, ours, theirs []byte, op, tp *wiki.Page) ([]byte, error) {
 	hosts := [][]byte{ours, theirs}
-	if op, err := wiki.Parse(ours); err == nil && !sameShell(op, p) {
-		if tp, err := wiki.Parse(theirs); err == nil && sameShell(tp, p) {
-			hosts = [][]byte{theirs, ours}
-		}
+	if !sameShell(op, p) && sameShell(tp, p) {
+		hosts = [][]byte{theirs, ours}
 	}
 	for _, h := range hosts {
 		out, ok, err := wiki.Splice(h, p)
