@@ -318,6 +318,7 @@ type mergeOutcome struct {
 	Branch, Ledger plumbing.Hash
 	Summary        string
 	Pages          []string // vault paths merged file by file
+	FileMerged     []string // nodes joined by a merge of their files
 }
 
 func (v *Vault) mergeDiverged(ctx context.Context, remote string, oursBranch, theirsBranch, oursLedger, theirsLedger plumbing.Hash, choices map[string]string, companions map[string][]string) (out mergeOutcome, err error) {
@@ -508,6 +509,9 @@ paths:
 			summary += fmt.Sprintf("merged file by file: %s\n", strings.Join(j.pages, ", "))
 		}
 		out.Pages = append(out.Pages, j.pagePaths...)
+		if j.fps != nil {
+			out.FileMerged = append(out.FileMerged, j.node)
+		}
 	}
 	out.Summary = summary
 	sig := v.signature(time.Now())

@@ -340,6 +340,9 @@ type PullResult struct {
 	// pages both sides changed), as vault paths: their derived shell is
 	// rendered again after the merge (prose wiki rebuild does it).
 	Pages []string `json:"pages,omitempty"`
+	// FileMerged are the nodes the merge joined by merging their files
+	// one by one (the wiki), whose derived shell is rendered again.
+	FileMerged []string `json:"file_merged,omitempty"`
 }
 
 // ErrDiverged reports a push refused because the remote holds receipts
@@ -496,7 +499,7 @@ func (v *Vault) Pull(ctx context.Context, remote string, opt PullOptions) (*Pull
 	if err != nil {
 		return nil, err
 	}
-	res.Branch, res.Ledger, res.Merged, res.Summary, res.Pages = mo.Branch, mo.Ledger, true, mo.Summary, mo.Pages
+	res.Branch, res.Ledger, res.Merged, res.Summary, res.Pages, res.FileMerged = mo.Branch, mo.Ledger, true, mo.Summary, mo.Pages, mo.FileMerged
 	return res, nil
 }
 
