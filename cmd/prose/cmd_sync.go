@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -346,7 +347,7 @@ func resolvePageArg(arg, slot string) (string, bool) {
 // a merged page's heading): one commit without a receipt, as prose wiki
 // rebuild makes. A failure leaves the merge landed and says how to finish.
 func rerenderMerged(c *cli.Context, v *vault.Vault, out *output, res *vault.PullResult) {
-	if len(res.Pages) == 0 {
+	if !slices.Contains(res.FileMerged, wiki.Node) {
 		return
 	}
 	w, err := wiki.Open(v)
@@ -357,5 +358,5 @@ func rerenderMerged(c *cli.Context, v *vault.Vault, out *output, res *vault.Pull
 		out.printf("the merge landed; rendering the merged pages' shells failed (%v): run `prose wiki rebuild`\n", err)
 		return
 	}
-	out.printf("rendered the shells of the wiki again after merging %s\n", nounCount(len(res.Pages), "file"))
+	out.printf("rendered the wiki's shells again after the page merge (%s both sides changed)\n", nounCount(len(res.Pages), "file"))
 }
