@@ -1,6 +1,7 @@
 package main
 
 import (
+	"debug/buildinfo"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -80,4 +81,31 @@ func buildProse(t *testing.T) string {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	return bin
+}
+
+// TestUnlinkedLibraries: libraries prose replaced because their
+// initializers cost every command start time stay out of the binary
+// (bluemonday is the slot sanitizer's reference in wiki's tests only).
+func TestUnlinkedLibraries(t *testing.T) {
+	bin := buildProse(t)
+	info, err := buildinfo.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(info.Deps) < 5 {
+		t.Fatalf("the binary lists %d modules; the build info may have changed", len(info.Deps))
+	}
+	for _, d := range info.Deps {
+		for _, gone := range unlinked {
+			if d.Path == gone {
+				t.Errorf("prose links %s again (docs/benchmarks.md says what it cost at start)", gone)
+			}
+		}
+	}
+}
+
+var unlinked = []string{
+	"github.com/microcosm-cc/bluemonday",
+	"github.com/gorilla/css",
+	"github.com/aymerick/douceur",
 }
