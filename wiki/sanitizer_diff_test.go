@@ -201,3 +201,25 @@ func FuzzSanitizerMatchesReference(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkSanitizePass: one pass of prose's sanitizer against the
+// reference's over the corpus (the ratio of the two sub-benchmarks).
+func BenchmarkSanitizePass(b *testing.B) {
+	corpus := corpusInputs(b)
+	var inputs []string
+	for _, s := range corpus {
+		inputs = append(inputs, s)
+	}
+	for _, side := range []struct {
+		name string
+		pass func(string) string
+	}{{"prose", sanitizeOnce}, {"bluemonday", reference().Sanitize}} {
+		b.Run(side.name, func(b *testing.B) {
+			for b.Loop() {
+				for _, s := range inputs {
+					side.pass(s)
+				}
+			}
+		})
+	}
+}
