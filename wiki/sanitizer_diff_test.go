@@ -207,3 +207,23 @@ func BenchmarkSanitizePass(b *testing.B) {
 		})
 	}
 }
+
+// TestSanitizerKeepsTheReferenceWays pins the two safe oddities kept from
+// bluemonday (sanitizer.go): they remove more, or leave an end tag with
+// no start, and Sanitize stays a fixed point on them.
+func TestSanitizerKeepsTheReferenceWays(t *testing.T) {
+	for in, want := range map[string]string{
+		`</svg><svg>x</svg>after`:             ``,
+		`<p>a</p></svg>b<svg>c</svg>d</svg>e`: `<p>a</p>b`,
+		`<a><img></a>y`:                       `</a>y`,
+		`<a>x</a>`:                            `x`,
+	} {
+		got, _, err := Sanitize(in)
+		if err != nil || got != want {
+			t.Errorf("Sanitize(%q) = %q, %v; want %q", in, got, err, want)
+		}
+		if again, _, _ := Sanitize(got); again != got {
+			t.Errorf("Sanitize(%q) is not a fixed point: %q", got, again)
+		}
+	}
+}
