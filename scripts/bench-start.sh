@@ -23,8 +23,11 @@ import "fmt"
 func main() { fmt.Println("hello") }
 GO
 printf 'module hello\n\ngo 1.26\n' >"$bin/hello/go.mod"
-go build -o "$bin/prose" ./cmd/prose
-go build -trimpath -ldflags='-s -w' -o "$bin/prose-stripped" ./cmd/prose
+# urfave_cli_no_docs leaves out urfave/cli's own man-page and Markdown
+# output (prose writes its docs with internal/clidocs), and with it
+# blackfriday and its initializers; the release build sets it too.
+go build -tags urfave_cli_no_docs -o "$bin/prose" ./cmd/prose
+go build -tags urfave_cli_no_docs -trimpath -ldflags='-s -w' -o "$bin/prose-stripped" ./cmd/prose
 (cd "$bin/hello" && go build -o "$bin/hello-plain" . && go build -trimpath -ldflags='-s -w' -o "$bin/hello-stripped" .)
 go build -o "$bin/startbench" ./internal/cmd/startbench
 export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.invalid GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.invalid

@@ -41,7 +41,7 @@ build() {
   for target in $targets; do
     os="${target%/*}" arch="${target#*/}"
     env GOCACHE="$cache" GOFLAGS= CGO_ENABLED=0 GOOS="$os" GOARCH="$arch" GOAMD64=v1 GOARM64=v8.0 \
-      go build -trimpath -buildvcs=false \
+      go build -trimpath -buildvcs=false -tags urfave_cli_no_docs \
       -ldflags "-s -w -buildid= -X main.version=$version" \
       -o "$out/prose-$version-$os-$arch" ./cmd/prose
   done

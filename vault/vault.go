@@ -59,6 +59,7 @@ type Vault struct {
 	fsync   bool
 	mu      sync.Mutex // guards storage: all go-git access
 	storage *filesystem.Storage
+	packs   *packFS // the packfiles storage reads, opened once
 
 	// recent holds the content of the blobs the last write of this Vault
 	// put from bytes it held (a node write's pages, a publish's small
@@ -181,16 +182,18 @@ func open(root string, cfg *Config, opt Options) (*Vault, error) {
 		opt.LockTimeout = DefaultLockTimeout
 	}
 	gitDir := filepath.Join(root, ".git")
-	st := filesystem.NewStorageWithOptions(osfs.New(gitDir), cache.NewObjectLRU(64<<20), filesystem.Options{LargeObjectThreshold: largeObject})
+	packs := newPackFS(osfs.New(gitDir), gitDir)
+	st := filesystem.NewStorageWithOptions(packs, cache.NewObjectLRU(64<<20), filesystem.Options{LargeObjectThreshold: largeObject})
 	if err := os.MkdirAll(filepath.Join(root, StateDir), 0o755); err != nil {
 		return nil, fmt.Errorf("open vault: %w", err)
 	}
-	return &Vault{root: root, gitDir: gitDir, cfg: cfg, opt: opt, fsync: !opt.NoFsync, storage: st,
+	return &Vault{root: root, gitDir: gitDir, cfg: cfg, opt: opt, fsync: !opt.NoFsync, storage: st, packs: packs,
 		commits: newIDCache[*object.Commit](8), trees: newIDCache[*object.Tree](64)}, nil
 }
 
-// Close releases resources held by the vault.
-func (v *Vault) Close() error { return nil }
+// Close releases resources held by the vault (the packfiles it keeps
+// open); the vault stays usable and opens them again when it reads.
+func (v *Vault) Close() error { return v.packs.close() }
 
 // writer is held by every command that changes the vault.
 type writer struct {

@@ -2,14 +2,11 @@ package wiki
 
 import (
 	"fmt"
-	"github.com/prose-store/prose/internal/lazyre"
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
-	"github.com/microcosm-cc/bluemonday"
+	"github.com/prose-store/prose/internal/lazyre"
 	"golang.org/x/net/html"
 )
 
@@ -68,40 +65,6 @@ var (
 // headingElements are the elements an anchor (headingID) may sit on.
 var headingElements = []string{"h2", "h3", "h4", "h5", "h6", "dt"}
 
-var (
-	policyOnce sync.Once
-	policy     *bluemonday.Policy
-)
-
-func slotPolicy() *bluemonday.Policy {
-	policyOnce.Do(func() {
-		p := bluemonday.NewPolicy()
-		p.AllowElements(allowedElements...)
-		p.AllowAttrs("class").Matching(classPattern()).Globally()
-		p.AllowAttrs("title", "lang", "dir").Globally()
-		p.AllowAttrs("href").Matching(hrefPattern()).OnElements("a")
-		p.AllowAttrs("src").Matching(srcPattern()).OnElements("img")
-		p.AllowAttrs("alt").OnElements("img")
-		p.AllowAttrs("width", "height").Matching(numPattern()).OnElements("img")
-		p.AllowAttrs("colspan", "rowspan").Matching(numPattern()).OnElements("td", "th")
-		p.AllowAttrs("scope").Matching(regexp.MustCompile(`^(row|col|rowgroup|colgroup)$`)).OnElements("th")
-		p.AllowAttrs("span").Matching(numPattern()).OnElements("col")
-		p.AllowAttrs("start").Matching(numPattern()).OnElements("ol")
-		p.AllowAttrs("reversed").OnElements("ol")
-		p.AllowAttrs("datetime").OnElements("time")
-		p.AllowAttrs("open").OnElements("details")
-		p.AllowAttrs("cite").Matching(hrefPattern()).OnElements("q")
-		p.AllowAttrs("id").Matching(headingID()).OnElements(headingElements...)
-		p.AllowURLSchemes("http", "https", "mailto", "data")
-		p.AllowRelativeURLs(true)
-		p.RequireParseableURLs(true)
-		p.AllowDataURIImages()
-		p.SkipElementsContent("script", "style", "iframe", "object", "embed", "template", "noscript", "svg", "math")
-		policy = p
-	})
-	return policy
-}
-
 // Sanitize returns html with everything outside the slot allowlist
 // removed, and a description of what was removed (empty when nothing
 // was). Sanitize is idempotent: sanitizing its output changes nothing.
@@ -116,7 +79,7 @@ func Sanitize(in string) (out string, removed []string, err error) {
 	// The sanitizer's output is stable after one pass for everything seen
 	// so far; a few more passes make the fixed point certain.
 	for range 4 {
-		next := slotPolicy().Sanitize(out)
+		next := sanitizePass(out)
 		if next == out {
 			return out, removed, nil
 		}

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"debug/buildinfo"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -80,4 +82,44 @@ func buildProse(t *testing.T) string {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	return bin
+}
+
+// TestUnlinkedLibraries: libraries prose replaced because their
+// initializers cost every command start time stay out of the binary
+// (bluemonday is the slot sanitizer's reference in wiki's tests only), and
+// the release build's tag (scripts/release.sh) leaves out urfave/cli's
+// man-page writer and its blackfriday.
+func TestUnlinkedLibraries(t *testing.T) {
+	plain := buildProse(t)
+	tagged := filepath.Join(t.TempDir(), "prose")
+	if out, err := exec.Command("go", "build", "-tags", "urfave_cli_no_docs", "-o", tagged, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build -tags urfave_cli_no_docs: %v\n%s", err, out)
+	}
+	for bin, gone := range map[string][]string{
+		plain:  unlinked,
+		tagged: append(slices.Clone(unlinked), "github.com/russross/blackfriday/v2", "github.com/cpuguy83/go-md2man/v2"),
+	} {
+		info, err := buildinfo.ReadFile(bin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(info.Deps) < 5 {
+			t.Fatalf("the binary lists %d modules; the build info may have changed", len(info.Deps))
+		}
+		for _, d := range info.Deps {
+			if slices.Contains(gone, d.Path) {
+				t.Errorf("%s links %s (docs/benchmarks.md says what it cost at start)", bin, d.Path)
+			}
+		}
+	}
+	out, err := exec.Command(tagged, "--version").CombinedOutput()
+	if err != nil || !strings.HasPrefix(string(out), "prose ") {
+		t.Fatalf("the release build's prose --version: %v\n%s", err, out)
+	}
+}
+
+var unlinked = []string{
+	"github.com/microcosm-cc/bluemonday",
+	"github.com/gorilla/css",
+	"github.com/aymerick/douceur",
 }

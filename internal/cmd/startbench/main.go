@@ -6,7 +6,8 @@
 // of one file in a git repository of the same pages, and `prose wiki
 // search` against `prose --version`. The two sides of each ratio run
 // alternately, so load on the machine falls on both; every figure is a
-// median. It is run by scripts/bench-start.sh.
+// median, of wall time and of CPU time (user+sys of the process, which a
+// loaded machine and a shared disk's flushes disturb less). It is run by scripts/bench-start.sh.
 package main
 
 import (
@@ -58,8 +59,9 @@ func main() {
 	}
 	type row struct{ name, a, b, ratio, goal string }
 	var rows []row
-	add := func(name string, a, b time.Duration, goal string) {
-		rows = append(rows, row{name, ms(a), ms(b), fmt.Sprintf("%.2f×", float64(a)/float64(b)), goal})
+	add := func(name string, a, b sample, goal string) {
+		rows = append(rows, row{name, a.String(), b.String(),
+			fmt.Sprintf("%.2f× / %.2f×", float64(a.wall)/float64(b.wall), float64(a.cpu)/float64(b.cpu)), goal})
 	}
 
 	// Package init, summed over packages, median over runs.
@@ -88,7 +90,7 @@ func main() {
 	timed(*prose, "--vault", vdir, "wiki", "search", "warm")
 	timed(*prose, "--vault", vdir, "wiki", "write-slot", pagePath(0), "body", "--content", "<p>Warm.</p>")
 
-	var ws, sm, g1, g2 []time.Duration
+	var ws, sm, g1, g2 []sample
 	for i := range *runs {
 		p := pagePath((i*37 + 1) % *pages)
 		ws = append(ws, timed(*prose, "--vault", vdir, "wiki", "write-slot", p, "body", "--content", fmt.Sprintf("<p>Rewritten %d.</p>", i)))
@@ -100,7 +102,7 @@ func main() {
 	add(fmt.Sprintf("`wiki write-slot` (%d pages) vs `git add FILE && git commit`", *pages), median(ws), median(g1), "≤ 1.5×")
 	add(fmt.Sprintf("`wiki set-meta` (%d pages) vs `git add FILE && git commit`", *pages), median(sm), median(g2), "≤ 1.5×")
 
-	var se, ve []time.Duration
+	var se, ve []sample
 	for i := range *runs {
 		q := words[i%len(words)] + " " + words[(i*3+1)%len(words)]
 		se = append(se, timed(*prose, "--vault", vdir, "wiki", "search", q))
@@ -108,7 +110,7 @@ func main() {
 	}
 	add(fmt.Sprintf("`wiki search` (%d pages) vs `prose --version`", *pages), median(se), median(ve), "≤ 2×")
 
-	fmt.Printf("| measure | prose | baseline | ratio | goal |\n|---|---|---|---|---|\n")
+	fmt.Printf("| measure | prose (wall / CPU) | baseline (wall / CPU) | ratio (wall / CPU) | goal |\n|---|---|---|---|---|\n")
 	for _, r := range rows {
 		fmt.Printf("| %s | %s | %s | %s | %s |\n", r.name, r.a, r.b, r.ratio, r.goal)
 	}
@@ -149,8 +151,8 @@ func inits(bin string) (float64, int, int) {
 
 // pair runs a and b alternately, runs times each, and returns their
 // medians.
-func pair(runs int, a, b []string) (time.Duration, time.Duration) {
-	var da, db []time.Duration
+func pair(runs int, a, b []string) (sample, sample) {
+	var da, db []sample
 	for range runs {
 		da = append(da, timed(a[0], a[1:]...))
 		db = append(db, timed(b[0], b[1:]...))
@@ -158,7 +160,12 @@ func pair(runs int, a, b []string) (time.Duration, time.Duration) {
 	return median(da), median(db)
 }
 
-func timed(bin string, args ...string) time.Duration {
+// sample is one run's wall time and CPU time (user+sys).
+type sample struct{ wall, cpu time.Duration }
+
+func (s sample) String() string { return ms(s.wall) + " / " + ms(s.cpu) }
+
+func timed(bin string, args ...string) sample {
 	cmd := exec.Command(bin, args...)
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
@@ -166,12 +173,12 @@ func timed(bin string, args ...string) time.Duration {
 	if err != nil {
 		fail(fmt.Errorf("%s %s: %v\n%s", bin, strings.Join(args, " "), err, out))
 	}
-	return d
+	return sample{d, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
 }
 
 // gitCommit rewrites one page file of the git copy and times `git add
 // FILE` and `git commit` of it.
-func gitCommit(gdir, page string, i int) time.Duration {
+func gitCommit(gdir, page string, i int) sample {
 	rel := filepath.Join("published", "wiki", filepath.FromSlash(page)+".html")
 	file := filepath.Join(gdir, rel)
 	data, err := os.ReadFile(file)
@@ -182,7 +189,8 @@ func gitCommit(gdir, page string, i int) time.Duration {
 	if err := os.WriteFile(file, data, 0o644); err != nil {
 		fail(err)
 	}
-	return timed("git", "-C", gdir, "add", rel) + timed("git", "-C", gdir, "commit", "-q", "-m", fmt.Sprintf("edit %d", i))
+	a, c := timed("git", "-C", gdir, "add", rel), timed("git", "-C", gdir, "commit", "-q", "-m", fmt.Sprintf("edit %d", i))
+	return sample{a.wall + c.wall, a.cpu + c.cpu}
 }
 
 // seed makes a vault whose wiki holds n pages, 10 per folder, in one
@@ -243,10 +251,17 @@ func gitCopy(vdir, gdir string) error {
 	return nil
 }
 
-func median(ds []time.Duration) time.Duration {
-	s := append([]time.Duration(nil), ds...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	return s[len(s)/2]
+// median is the median wall time and the median CPU time of ss.
+func median(ss []sample) sample {
+	var w, c []time.Duration
+	for _, s := range ss {
+		w, c = append(w, s.wall), append(c, s.cpu)
+	}
+	mid := func(d []time.Duration) time.Duration {
+		sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+		return d[len(d)/2]
+	}
+	return sample{mid(w), mid(c)}
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d)/1e6) }
