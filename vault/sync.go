@@ -214,7 +214,12 @@ func (v *Vault) AddRemote(ctx context.Context, name, url string) error {
 	if _, err := runGit(ctx, v.root, "add remote "+name, "remote", "add", name, url); err != nil {
 		return err
 	}
-	_, err := v.ConfigureRemote(ctx, name)
+	if _, err := v.ConfigureRemote(ctx, name); err != nil {
+		return err
+	}
+	// A vault that shares through a remote merges: a plain git merge
+	// goes through prose's merge driver.
+	_, err := v.RegisterMergeDriver(ctx)
 	return err
 }
 
@@ -336,6 +341,8 @@ type PullResult struct {
 	RemoteLedger bool          `json:"remote_ledger"` // the remote has a ledger
 	Merged       bool          `json:"merged"`        // a merge commit joined the two histories
 	Summary      string        `json:"summary"`       // the merge commit's account of what came from where
+	MergeDriver  []string      `json:"merge_driver"`  // merge driver settings written
+	Joined       []string      `json:"joined"`        // nodes joined by a merge receipt
 }
 
 // ErrDiverged reports a push refused because the remote holds receipts
@@ -376,6 +383,9 @@ func (v *Vault) Pull(ctx context.Context, remote string, opt PullOptions) (*Pull
 	res := &PullResult{Remote: remote}
 	var err error
 	if res.Configured, err = v.ConfigureRemote(ctx, remote); err != nil {
+		return nil, err
+	}
+	if res.MergeDriver, err = v.RegisterMergeDriver(ctx); err != nil {
 		return nil, err
 	}
 	if err := v.fetch(ctx, remote); err != nil {
@@ -842,6 +852,10 @@ func adoptClone(ctx context.Context, root, remote string, opt Options) (*Vault, 
 	}
 	v, err := Open(root, opt)
 	if err != nil {
+		return nil, err
+	}
+	if _, err := v.RegisterMergeDriver(ctx); err != nil {
+		v.Close()
 		return nil, err
 	}
 	// .prose/ is new: record the checkout, as repair does for a clone.
