@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/prose-store/prose/mergefile"
 )
 
 // driverResult is what the file merge of a path gave: the merged bytes,
@@ -23,9 +25,26 @@ type driverResult struct {
 }
 
 // mergeFile is prose's three-way merge of one file (package mergefile:
-// wiki pages slot by slot, the review queue and the catalog by rule). Nil
-// leaves every path to git's text merge.
-var mergeFile func(path string, base, ours, theirs []byte) (driverResult, error)
+// wiki pages slot by slot, the review queue and the catalog by rule).
+var mergeFile = func(path string, base, ours, theirs []byte) (driverResult, error) {
+	if len(base) == 0 {
+		base = nil // git passes an empty file when the base lacks the path
+	}
+	res, err := mergefile.Merge(path, base, ours, theirs)
+	if err != nil || !res.Handled {
+		return driverResult{}, err
+	}
+	if res.Removed {
+		// Both sides hold the file when git runs a driver; a removal is
+		// git's own to show.
+		return driverResult{Handled: true, Conflicts: []string{path + ": the merge removes the file"}}, nil
+	}
+	out := driverResult{Merged: res.Merged, Handled: true}
+	for _, c := range res.Conflicts {
+		out.Conflicts = append(out.Conflicts, c.String())
+	}
+	return out, nil
+}
 
 // mergeDriverLimit bounds each of the three versions the driver reads: a
 // page or a catalog file never comes near it (published files are bounded
@@ -77,17 +96,17 @@ func mergeDriverCommand() *cli.Command {
 				if err != nil {
 					fmt.Fprintf(c.App.ErrWriter, "prose merge-driver: %s: %v; merging it as text instead\n", path, err)
 				} else if res.Handled {
-					merged := res.Merged
-					if len(res.Conflicts) > 0 && !bytes.Contains(merged, []byte("<<<<<<< ")) {
-						// No markers of its own: leave git's standard
-						// diff3 form of the whole file.
-						return textMerge(c, basePath, oursPath, theirsPath, path, res.Conflicts)
-					}
-					if err := writeOver(oursPath, merged); err != nil {
-						return err
+					if res.Merged != nil {
+						if err := writeOver(oursPath, res.Merged); err != nil {
+							return err
+						}
 					}
 					if len(res.Conflicts) > 0 {
-						return driverConflict(c, path, res.Conflicts)
+						// The merge holds ours' side of each conflict and
+						// every change merged by rule: git's text merge of
+						// it against theirs puts the diff3 markers around
+						// what is left, the slot both sides changed.
+						return textMerge(c, basePath, oursPath, theirsPath, path, res.Conflicts)
 					}
 					return nil
 				}
@@ -106,6 +125,10 @@ func textMerge(c *cli.Context, basePath, oursPath, theirsPath, path string, why 
 	err := cmd.Run()
 	var ee *exec.ExitError
 	switch {
+	case err == nil && len(why) > 0:
+		// The text merges, but prose's rules found a conflict (a meta
+		// key both sides set): still a conflict, named on stderr.
+		return driverConflict(c, path, why)
 	case err == nil:
 		return nil
 	case errors.As(err, &ee) && ee.ExitCode() > 0 && ee.ExitCode() < 128:
