@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	gitconfig "github.com/go-git/go-git/v5/plumbing/format/config"
 
 	"github.com/prose-store/prose/internal/durable"
@@ -161,4 +162,146 @@ func (v *Vault) RegisterMergeDriver(ctx context.Context) ([]string, error) {
 		}
 	}
 	return missing, nil
+}
+
+// ErrGitMergePending reports a write refused because the branch holds a
+// merge git made that the ledger has not taken in.
+var ErrGitMergePending = errors.New("a merge git made waits for prose pull --continue")
+
+// GitMergePendingError names the merge commit and the remote.
+type GitMergePendingError struct {
+	Merge  plumbing.Hash
+	Remote string
+}
+
+func (e *GitMergePendingError) Error() string {
+	return fmt.Sprintf("the branch holds a merge git made (commit %s, of remote %s) that the ledger has not taken in: run `prose pull --continue` first (it records the merge and its merge receipts; nothing is undone); nothing was written", short(e.Merge), e.Remote)
+}
+
+func (e *GitMergePendingError) Unwrap() error { return ErrGitMergePending }
+
+// pendingWalk bounds the first-parent walk that looks for a merge git made
+// above the ledger's newest branch commit.
+const pendingWalk = 64
+
+// checkGitMerge refuses a write while the branch holds a merge git made
+// (git pull, git merge) that prose pull --continue has not taken in: a
+// write on top of it would record receipts against a ledger that does not
+// describe the merged nodes. The common case costs two reads: the
+// ledger's newest commit names the branch tip.
+func (v *Vault) checkGitMerge(ctx context.Context) error {
+	if _, err := os.Lstat(filepath.Join(v.gitDir, "MERGE_HEAD")); err == nil {
+		return fmt.Errorf("a git merge is in progress (.git/MERGE_HEAD): settle its conflicts (`git status` names them), `git add` and `git commit`, then run `prose pull --continue`; or abandon it with `git merge --abort`; nothing was written: %w", ErrGitMergePending)
+	}
+	tip, err := v.readRef(v.Branch())
+	if err != nil || tip.IsZero() {
+		return err
+	}
+	ledger, err := v.readRef(LedgerRef)
+	if err != nil || ledger.IsZero() {
+		return err
+	}
+	named := plumbing.ZeroHash // the branch commit the ledger's tip names
+	if lc, err := v.commit(ledger); err == nil {
+		switch {
+		case isLedgerMerge(lc.ParentHashes, []byte(lc.Message)):
+			named = lc.ParentHashes[2]
+		case len(lc.ParentHashes) == 2:
+			named = lc.ParentHashes[1]
+		}
+	}
+	if named == tip {
+		return nil
+	}
+	// Walk the branch's first parents above the newest receipt commit,
+	// looking for a merge.
+	var merge plumbing.Hash
+	h := tip
+	for i := 0; i < pendingWalk && !h.IsZero() && h != named; i++ {
+		c, err := v.commit(h)
+		if err != nil {
+			return err
+		}
+		if _, ok, _ := parseReceiptMessage(c.Message); ok {
+			return nil
+		}
+		if len(c.ParentHashes) > 1 {
+			merge = h
+			break
+		}
+		if len(c.ParentHashes) == 0 {
+			break
+		}
+		h = c.ParentHashes[0]
+	}
+	if merge.IsZero() {
+		return nil
+	}
+	// Pull's own test: the branch holds a remote's branch, the ledger
+	// lacks that remote's ledger.
+	remotes, err := v.remoteNames()
+	if err != nil {
+		return err
+	}
+	for _, r := range remotes {
+		tb, err := v.readRef(remoteBranchRef(r, v.cfg.Branch))
+		if err != nil {
+			return err
+		}
+		tl, err := v.readRef(remoteLedgerRef(r))
+		if err != nil {
+			return err
+		}
+		if tb.IsZero() || tl.IsZero() {
+			continue
+		}
+		in, err := v.isAncestor(ctx, tb, tip)
+		if err != nil || !in {
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		if taken, err := v.isAncestor(ctx, tl, ledger); err != nil {
+			return err
+		} else if !taken {
+			return &GitMergePendingError{Merge: merge, Remote: r}
+		}
+	}
+	return nil
+}
+
+// remoteNames lists the remotes of the repository's config, read
+// in-process.
+func (v *Vault) remoteNames() ([]string, error) {
+	data, err := os.ReadFile(filepath.Join(v.gitDir, "config"))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	cfg := gitconfig.New()
+	if err := gitconfig.NewDecoder(bytes.NewReader(data)).Decode(cfg); err != nil {
+		return nil, fmt.Errorf("read %s: %w; fix the file with `git config --edit`", filepath.Join(v.gitDir, "config"), err)
+	}
+	var names []string
+	for _, s := range cfg.Section("remote").Subsections {
+		if checkRemoteName(s.Name) == nil {
+			names = append(names, s.Name)
+		}
+	}
+	return names, nil
+}
+
+// lockWriterChecked is lockWriter for the writers of state (publish,
+// ingest's writes, wiki writes, receipts): it also refuses while a merge
+// git made waits for prose pull --continue.
+func (v *Vault) lockWriterChecked(ctx context.Context, who string) (*writer, error) {
+	w, err := v.lockWriter(ctx, who)
+	if err != nil {
+		return nil, err
+	}
+	if err := v.checkGitMerge(ctx); err != nil {
+		w.release()
+		return nil, err
+	}
+	return w, nil
 }

@@ -28,6 +28,7 @@ const (
 	TakeBoth   = "both"   // both sides left the same files
 	TakeOurs   = "ours"   // prose resolve NODE --ours
 	TakeTheirs = "theirs" // prose resolve NODE --theirs
+	TakeMerged = "merged" // a merge git made (the merge driver), taken in by prose pull --continue
 )
 
 // nodeJoin is one node advanced on both sides, decided.
@@ -40,6 +41,8 @@ type nodeJoin struct {
 	// extra are files beside the node that go with the side taken
 	// (ResolveMerge's companions), path → entry.
 	extra map[string]object.TreeEntry
+	// fps are the merged files' fingerprints (TakeMerged only).
+	fps map[string]string
 }
 
 // joinNode decides how node, advanced on both sides, is merged: taken
@@ -101,6 +104,9 @@ func mergeReceipt(j nodeJoin) (*receipt.Receipt, []string, error) {
 		t = j.theirs
 	}
 	fps := maps.Clone(t.Fingerprints)
+	if j.taken == TakeMerged {
+		fps = maps.Clone(j.fps)
+	}
 	var moved []string
 	for _, k := range slices.Sorted(maps.Keys(fps)) {
 		if j.ours.Fingerprints[k] != fps[k] {
@@ -115,6 +121,10 @@ func mergeReceipt(j nodeJoin) (*receipt.Receipt, []string, error) {
 	slices.Sort(moved)
 	r := newReceipt(j.ours.HashAlgorithm, j.node, t.ContractFingerprint, string(receipt.Rendered), fps, j.ours)
 	r.InputFingerprints = append([]string{}, t.InputFingerprints...)
+	if j.taken == TakeMerged {
+		// The merged files were made from what both sides read.
+		r.InputFingerprints = slices.Compact(slices.Sorted(slices.Values(append(r.InputFingerprints, j.theirs.InputFingerprints...))))
+	}
 	r.Wake.Refs = []string{j.theirs.ContentHash}
 	r.Cost.Model = "merge"
 	m := map[string]any{"ours": j.ours.ContentHash, "theirs": j.theirs.ContentHash, "taken": j.taken}

@@ -486,11 +486,11 @@ func (v *Vault) Pull(ctx context.Context, remote string, opt PullOptions) (*Pull
 		if !opt.Continue {
 			return nil, fmt.Errorf("the branch holds remote %s's branch (a merge git made, commit %s) but the ledger lacks its receipts: run `prose pull --continue` to record that merge in the ledger (nothing is undone); nothing changed in this vault", remote, short(oursBranch))
 		}
-		ledger, summary, err := v.continueMerge(ctx, remote, oursBranch, theirsBranch, oursLedger, theirsLedger, ledgerBehind)
+		branch, ledger, summary, err := v.continueMerge(ctx, remote, oursBranch, theirsBranch, oursLedger, theirsLedger, ledgerBehind)
 		if err != nil {
 			return nil, err
 		}
-		res.Ledger, res.Merged, res.Summary = ledger, true, summary
+		res.Branch, res.Ledger, res.Merged, res.Summary = branch, ledger, true, summary
 		return res, nil
 	}
 	if ledgerBehind || ledgerAhead || branchBehind || branchAhead {
