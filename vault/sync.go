@@ -382,6 +382,9 @@ func plural(n int, what string) string {
 func (v *Vault) Pull(ctx context.Context, remote string, opt PullOptions) (*PullResult, error) {
 	res := &PullResult{Remote: remote}
 	var err error
+	if _, err := os.Lstat(filepath.Join(v.gitDir, "MERGE_HEAD")); err == nil {
+		return nil, fmt.Errorf("a git merge is in progress (.git/MERGE_HEAD): settle its conflicts (`git status` names them), `git add` and `git commit`, then run `prose pull --continue`; or abandon it with `git merge --abort`; nothing changed in this vault")
+	}
 	if res.Configured, err = v.ConfigureRemote(ctx, remote); err != nil {
 		return nil, err
 	}
