@@ -175,7 +175,7 @@ type GitMergePendingError struct {
 }
 
 func (e *GitMergePendingError) Error() string {
-	return fmt.Sprintf("the branch holds a merge git made (commit %s, of remote %s) that the ledger has not taken in: run `prose pull --continue` first (it records the merge and its merge receipts; nothing is undone); nothing was written", short(e.Merge), e.Remote)
+	return fmt.Sprintf("the branch holds a merge git made (commit %s) that the ledger has not taken in: run `prose pull --continue` (or `prose pull --continue %s`) first (it records the merge and its merge receipts; nothing is undone); nothing was written", short(e.Merge), e.Remote)
 }
 
 func (e *GitMergePendingError) Unwrap() error { return ErrGitMergePending }
@@ -237,38 +237,63 @@ func (v *Vault) checkGitMerge(ctx context.Context) error {
 	if merge.IsZero() {
 		return nil
 	}
-	// Pull's own test: the branch holds a remote's branch, the ledger
-	// lacks that remote's ledger.
-	remotes, err := v.remoteNames()
+	// Taken in when the newest receipt commit the merge brought (on its
+	// second parent's first parents) is in the history of the newest
+	// branch commit the ledger names: prose pull --continue's ledger merge
+	// names the merge itself, and a ledger that fast-forwarded to the
+	// remote's names the remote's receipts.
+	mc, err := v.commit(merge)
 	if err != nil {
 		return err
 	}
-	for _, r := range remotes {
-		tb, err := v.readRef(remoteBranchRef(r, v.cfg.Branch))
-		if err != nil {
+	brought, _, err := v.newestReceiptCommit(mc.ParentHashes[1])
+	if err != nil || brought == nil {
+		return err
+	}
+	known, err := v.ledgerBranchCommit(ledger)
+	if err != nil {
+		return err
+	}
+	if known == brought.Hash {
+		return nil
+	}
+	if !known.IsZero() {
+		if in, err := v.isAncestor(ctx, brought.Hash, known); err != nil || in {
 			return err
-		}
-		tl, err := v.readRef(remoteLedgerRef(r))
-		if err != nil {
-			return err
-		}
-		if tb.IsZero() || tl.IsZero() {
-			continue
-		}
-		in, err := v.isAncestor(ctx, tb, tip)
-		if err != nil || !in {
-			if err != nil {
-				return err
-			}
-			continue
-		}
-		if taken, err := v.isAncestor(ctx, tl, ledger); err != nil {
-			return err
-		} else if !taken {
-			return &GitMergePendingError{Merge: merge, Remote: r}
 		}
 	}
-	return nil
+	remote := "origin"
+	if names, err := v.remoteNames(); err == nil {
+		for _, r := range names {
+			if tb, err := v.readRef(remoteBranchRef(r, v.cfg.Branch)); err == nil && tb == mc.ParentHashes[1] {
+				remote = r
+			}
+		}
+	}
+	return &GitMergePendingError{Merge: merge, Remote: remote}
+}
+
+// ledgerBranchCommit is the newest branch commit the ledger at tip names:
+// the branch commit of its newest rendered receipt, or the branch merge
+// of its newest ledger merge. Zero when none is near.
+func (v *Vault) ledgerBranchCommit(tip plumbing.Hash) (plumbing.Hash, error) {
+	h := tip
+	for i := 0; i < 4096 && !h.IsZero(); i++ {
+		c, err := v.commit(h)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		switch {
+		case isLedgerMerge(c.ParentHashes, []byte(c.Message)):
+			return c.ParentHashes[2], nil
+		case len(c.ParentHashes) == 2:
+			return c.ParentHashes[1], nil
+		case len(c.ParentHashes) == 0:
+			return plumbing.ZeroHash, nil
+		}
+		h = c.ParentHashes[0]
+	}
+	return plumbing.ZeroHash, nil
 }
 
 // remoteNames lists the remotes of the repository's config, read
@@ -290,6 +315,12 @@ func (v *Vault) remoteNames() ([]string, error) {
 	}
 	return names, nil
 }
+
+// CheckGitMerge is the check every writer makes under the lock, for a
+// writer that wants to refuse before its own work starts (the wiki, an
+// ingest): an error naming prose pull --continue while a merge git made
+// waits for it.
+func (v *Vault) CheckGitMerge(ctx context.Context) error { return v.checkGitMerge(ctx) }
 
 // lockWriterChecked is lockWriter for the writers of state (publish,
 // ingest's writes, wiki writes, receipts): it also refuses while a merge
