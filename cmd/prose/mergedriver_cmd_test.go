@@ -226,3 +226,35 @@ func TestMergeDriverRegistration(t *testing.T) {
 		t.Fatalf("pull registered driver %q", got)
 	}
 }
+
+// TestFsckReportsACatalogNamingMissingPages: a page table row whose page
+// the wiki lacks, and a source whose bytes are gone, are fsck findings
+// that name their fix; the vault without them is clean.
+func TestFsckReportsACatalogNamingMissingPages(t *testing.T) {
+	needGit(t)
+	root := t.TempDir()
+	v := filepath.Join(root, "v")
+	mustProse(t, "init", v)
+	ingestText(t, root, v, "s0", "base.md", "Omega")
+	mustProse(t, "--vault", v, "fsck")
+	table := filepath.Join(v, "sources", "pages", "v-s0.tsv")
+	data, err := os.ReadFile(table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(table, append(data, "v-s0/gone.html\tGone\tsource\t\t\n"...), 0o644)
+	src := strings.Fields(syncGit(t, v, "ls-files", "sources/"))[0] // sources/<hex>, sorted first
+	syncGit(t, v, "rm", "--quiet", src)
+	syncGit(t, v, "add", "sources/pages")
+	syncGit(t, v, "-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "--quiet", "-m", "catalog by hand")
+	_, errs, code := prose(t, "--vault", v, "fsck")
+	if code != 1 || !strings.Contains(errs, "sources/pages/v-s0.tsv: names page v-s0/gone.html, which the wiki lacks") ||
+		!strings.Contains(errs, "sources/index.json: names source blake3:"+strings.TrimPrefix(src, "sources/")+", whose bytes "+src+" are not on the branch") {
+		t.Fatalf("fsck of a catalog naming what is missing: exit %d\n%s", code, errs)
+	}
+	for _, l := range strings.Split(strings.TrimSpace(errs), "\n") {
+		if strings.Contains(l, "sources/") && !namesCommand(l) {
+			t.Fatalf("a catalog finding names no fix: %s", l)
+		}
+	}
+}
