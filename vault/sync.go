@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	gitconfig "github.com/go-git/go-git/v5/plumbing/format/config"
 
 	"github.com/prose-store/prose/internal/durable"
 )
@@ -119,6 +120,13 @@ func (v *Vault) remoteConfig(ctx context.Context, remote string) (url string, ha
 	if err := checkRemoteName(remote); err != nil {
 		return "", nil, err
 	}
+	// The repository's own config file, read in-process (every push and
+	// pull asks, and a git process costs more than the answer); a remote
+	// it does not define (one from an included or global file) is asked
+	// of git.
+	if url, have, ok := v.remoteConfigFile(remote); ok {
+		return url, have, nil
+	}
 	lines, err := gitLines(ctx, v.root, "read remote "+remote, "config", "--get-regexp", `^remote\.`+strings.ReplaceAll(remote, ".", `\.`)+`\.(url|fetch|push)$`)
 	var ge *GitError
 	if err != nil && !errors.As(err, &ge) { // exit 1: no such key
@@ -139,6 +147,34 @@ func (v *Vault) remoteConfig(ctx context.Context, remote string) (url string, ha
 		return "", nil, fmt.Errorf("the vault has no remote %q: add one with `prose remote add %s URL`", remote, remote)
 	}
 	return url, have, nil
+}
+
+// remoteConfigFile reads remote's url, fetch and push lines from
+// .git/config; ok is false when that file does not define the remote's
+// url or holds an include (git then answers).
+func (v *Vault) remoteConfigFile(remote string) (url string, have map[string]bool, ok bool) {
+	data, err := os.ReadFile(filepath.Join(v.gitDir, "config"))
+	if err != nil {
+		return "", nil, false
+	}
+	cfg := gitconfig.New()
+	if gitconfig.NewDecoder(bytes.NewReader(data)).Decode(cfg) != nil || cfg.HasSection("include") || cfg.HasSection("includeIf") {
+		return "", nil, false
+	}
+	if !cfg.Section("remote").HasSubsection(remote) {
+		return "", nil, false
+	}
+	sub := cfg.Section("remote").Subsection(remote)
+	have = map[string]bool{}
+	for _, o := range sub.Options {
+		switch strings.ToLower(o.Key) {
+		case "url":
+			url = o.Value
+		case "fetch", "push":
+			have[strings.ToLower(o.Key)+" = "+o.Value] = true
+		}
+	}
+	return url, have, url != ""
 }
 
 // RemoteURL is the URL of remote, or an error naming `prose remote add`.

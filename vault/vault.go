@@ -181,7 +181,7 @@ func open(root string, cfg *Config, opt Options) (*Vault, error) {
 		opt.LockTimeout = DefaultLockTimeout
 	}
 	gitDir := filepath.Join(root, ".git")
-	st := filesystem.NewStorageWithOptions(osfs.New(gitDir), cache.NewObjectLRU(64<<20), filesystem.Options{LargeObjectThreshold: largeObject})
+	st := filesystem.NewStorageWithOptions(osfs.New(gitDir), cache.NewObjectLRU(64<<20), filesystem.Options{LargeObjectThreshold: largeObject, MaxOpenDescriptors: openPacks})
 	if err := os.MkdirAll(filepath.Join(root, StateDir), 0o755); err != nil {
 		return nil, fmt.Errorf("open vault: %w", err)
 	}
@@ -189,8 +189,20 @@ func open(root string, cfg *Config, opt Options) (*Vault, error) {
 		commits: newIDCache[*object.Commit](8), trees: newIDCache[*object.Tree](64)}, nil
 }
 
-// Close releases resources held by the vault.
-func (v *Vault) Close() error { return nil }
+// openPacks bounds the pack files go-git keeps open between reads: a walk
+// of a thousand commits opened and closed the pack a thousand times.
+// Packs are immutable (named by their content), so an open one never
+// reads stale bytes; one git removed is dropped from the index by
+// reindex and closed when its place in the ring is taken.
+const openPacks = 8
+
+// Close releases resources held by the vault: the pack files kept open.
+// A read after Close opens them again.
+func (v *Vault) Close() error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.storage.Close()
+}
 
 // writer is held by every command that changes the vault.
 type writer struct {
