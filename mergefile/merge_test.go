@@ -52,28 +52,28 @@ func slotOf(t *testing.T, b []byte, id string) string {
 }
 
 func TestMergePageSlots(t *testing.T) {
-	base := page("template: concept\ntitle: Attention\n"+gen("summary", "<p>S</p>", "body", "<p>B</p>"), "summary", "<p>S</p>", "body", "<p>B</p>")
-	ours := page("template: concept\ntitle: Attention\n"+gen("summary", "<p>S2</p>", "body", "<p>B</p>"), "summary", "<p>S2</p>", "body", "<p>B</p>")
-	// theirs: a person edited body (the generated record no longer matches).
-	theirs := page("template: concept\ntitle: Attention\n"+gen("summary", "<p>S</p>", "body", "<p>B</p>"), "summary", "<p>S</p>", "body", "<p>B by hand</p>")
+	// summary: prose rewrote it here; body: prose rewrote it there;
+	// examples: a person edited it there (the record keeps the old token).
+	base := page("template: concept\ntitle: Attention\n"+gen("summary", "<p>S</p>", "body", "<p>B</p>", "examples", "<p>E</p>"), "summary", "<p>S</p>", "body", "<p>B</p>", "examples", "<p>E</p>")
+	ours := page("template: concept\ntitle: Attention\n"+gen("summary", "<p>S2</p>", "body", "<p>B</p>", "examples", "<p>E</p>"), "summary", "<p>S2</p>", "body", "<p>B</p>", "examples", "<p>E</p>")
+	theirs := page("template: concept\ntitle: Attention\n"+gen("summary", "<p>S</p>", "body", "<p>B2</p>", "examples", "<p>E</p>"), "summary", "<p>S</p>", "body", "<p>B2</p>", "examples", "<p>E by hand</p>")
 	r, err := Merge(pagePath, base, ours, theirs)
 	if err != nil || !r.Handled || len(r.Conflicts) != 0 {
 		t.Fatalf("Merge = %+v, %v; want a clean merge", r, err)
 	}
-	if got := slotOf(t, r.Merged, "summary"); got != "<p>S2</p>" {
-		t.Errorf("summary = %q, want ours' change", got)
-	}
-	if got := slotOf(t, r.Merged, "body"); got != "<p>B by hand</p>" {
-		t.Errorf("body = %q, want theirs' change", got)
+	for id, want := range map[string]string{"summary": "<p>S2</p>", "body": "<p>B2</p>", "examples": "<p>E by hand</p>"} {
+		if got := slotOf(t, r.Merged, id); got != want {
+			t.Errorf("%s = %q, want %q", id, got, want)
+		}
 	}
 	g := parsed(t, r.Merged).Meta[wiki.KeyGenerated].(map[string]any)
-	if g["summary"] != wiki.SlotToken("<p>S2</p>") {
-		t.Errorf("generated.summary = %v, want the token of ours' slot", g["summary"])
+	if g["summary"] != wiki.SlotToken("<p>S2</p>") || g["body"] != wiki.SlotToken("<p>B2</p>") {
+		t.Errorf("generated = %v, want each slot's record from the side it was taken from", g)
 	}
-	// theirs' record for body is the token of the old text: the merged
-	// body is still a person's, since its token does not match.
-	if g["body"] == wiki.SlotToken("<p>B by hand</p>") {
-		t.Errorf("generated.body names the hand edit as prose's")
+	// The merged examples slot is still a person's: its record does not
+	// match its text.
+	if g["examples"] == wiki.SlotToken("<p>E by hand</p>") {
+		t.Errorf("generated.examples names the hand edit as prose's")
 	}
 	if !bytes.Contains(r.Merged, []byte("<nav>Wiki</nav>")) {
 		t.Errorf("the shell was not kept:\n%s", r.Merged)

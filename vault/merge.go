@@ -231,6 +231,28 @@ type ConflictError struct {
 	Nodes        []string      // nodes advanced on both sides
 	Heads        [][2]string   // each node's last receipt here and there (content hashes)
 	Paths        []string      // other paths changed differently on both sides
+	// Files are the changes both sides made differently inside files
+	// merged one by one (the wiki's pages, the review queue); FileNode is
+	// the node merged file by file, FileHeads its last receipt on both
+	// sides.
+	Files     []FileConflict
+	FileNode  string
+	FileHeads [2]string
+}
+
+// ResolveName is the name prose resolve takes for a file in conflict:
+// a page of a node merged file by file as its path in the node, without
+// .html when it is in a folder (ml/attention, but attention.html: a bare
+// name is a node's), any other file as its vault path.
+func ResolveName(p string) string {
+	if n := nodeDirOf(p); n != "" {
+		rest := strings.TrimPrefix(p, "published/"+published.EscapeNode(n)+"/")
+		if strings.Contains(rest, "/") {
+			return strings.TrimSuffix(rest, ".html")
+		}
+		return rest
+	}
+	return p
 }
 
 func (e *ConflictError) Error() string {
@@ -246,11 +268,44 @@ func (e *ConflictError) Error() string {
 	if len(e.Paths) > 0 {
 		fmt.Fprintf(&b, "; changed differently on both sides: %s", strings.Join(e.Paths, ", "))
 	}
+	if len(e.Files) > 0 {
+		if e.FileNode != "" {
+			fmt.Fprintf(&b, "; node %s advanced on both sides (last receipt here %s, on %s %s) and merges file by file, with %s", e.FileNode, shortToken(e.FileHeads[0]), e.Remote, shortToken(e.FileHeads[1]), plural(len(e.Files), "conflicting change"))
+		} else {
+			fmt.Fprintf(&b, "; %s", plural(len(e.Files), "conflicting change"))
+		}
+		for i, c := range e.Files {
+			if i == 20 {
+				fmt.Fprintf(&b, "; and %d more", len(e.Files)-20)
+				break
+			}
+			fmt.Fprintf(&b, "; %s", c.Path)
+			switch {
+			case c.Slot != "":
+				fmt.Fprintf(&b, " slot %s", c.Slot)
+			case c.Key != "":
+				fmt.Fprintf(&b, " %s %s", c.Kind, c.Key)
+			}
+			fmt.Fprintf(&b, ": %s", c.Detail)
+		}
+		c := e.Files[0]
+		name := ResolveName(c.Path)
+		if c.Slot != "" {
+			fmt.Fprintf(&b, ". Settle a slot with `prose resolve %s --slot %s --ours` (keep this vault's) or `--theirs` (take %s's)", name, c.Slot, e.Remote)
+			fmt.Fprintf(&b, ", every conflict of a page with `prose resolve PAGE --ours|--theirs`")
+		} else {
+			fmt.Fprintf(&b, ". Settle every conflict of a page with `prose resolve %s --ours` (keep this vault's) or `--theirs` (take %s's)", name, e.Remote)
+		}
+		if e.FileNode != "" {
+			fmt.Fprintf(&b, ", or the whole node with `prose resolve %s --ours|--theirs`", e.FileNode)
+		}
+		b.WriteString("; the merge lands when every conflict is settled")
+	}
 	if len(e.Nodes) > 0 {
 		fmt.Fprintf(&b, ". Settle each node with `prose resolve NODE --ours` (keep this vault's) or `prose resolve NODE --theirs` (take %s's), e.g. `prose resolve %s --theirs`; the merge lands when every node is settled, with a merge receipt naming the head not taken", e.Remote, e.Nodes[0])
 	}
 	if len(e.Paths) > 0 {
-		b.WriteString(". Paths other than a node's files are not merged by prose yet (the wiki's page merge and the review queue's included): change them on one side only, or clone the remote afresh (`prose clone URL NEWDIR`) and ingest there (docs/sync.md)")
+		b.WriteString(". prose has no merge rules for these paths: change them on one side only, or clone the remote afresh (`prose clone URL NEWDIR`) and redo the change there (docs/sync.md)")
 	}
 	return b.String()
 }
@@ -259,14 +314,22 @@ func (e *ConflictError) Error() string {
 // path was changed on one side only, then lands the merge as a pull lands
 // a fast-forward. The caller holds the writer lock. It returns the two
 // new tips.
-func (v *Vault) mergeDiverged(ctx context.Context, remote string, oursBranch, theirsBranch, oursLedger, theirsLedger plumbing.Hash, choices map[string]string, companions map[string][]string) (branch, ledger plumbing.Hash, summary string, err error) {
+// mergeOutcome is what a merge landed.
+type mergeOutcome struct {
+	Branch, Ledger plumbing.Hash
+	Summary        string
+	Pages          []string // vault paths merged file by file
+}
+
+func (v *Vault) mergeDiverged(ctx context.Context, remote string, oursBranch, theirsBranch, oursLedger, theirsLedger plumbing.Hash, choices map[string]string, companions map[string][]string) (out mergeOutcome, err error) {
+	var branch, ledger plumbing.Hash
 	baseBranch, err := v.mergeBase(ctx, oursBranch, theirsBranch)
 	if err != nil {
-		return branch, ledger, "", err
+		return out, err
 	}
 	baseLedger, err := v.mergeBase(ctx, oursLedger, theirsLedger)
 	if err != nil {
-		return branch, ledger, "", err
+		return out, err
 	}
 	trees := func(hs ...plumbing.Hash) ([]plumbing.Hash, error) {
 		out := make([]plumbing.Hash, len(hs))
@@ -284,26 +347,63 @@ func (v *Vault) mergeDiverged(ctx context.Context, remote string, oursBranch, th
 	}
 	lt, err := trees(baseLedger, oursLedger, theirsLedger)
 	if err != nil {
-		return branch, ledger, "", err
+		return out, err
 	}
 	bt, err := trees(baseBranch, oursBranch, theirsBranch)
 	if err != nil {
-		return branch, ledger, "", err
+		return out, err
 	}
 	b := v.newBatch()
 	defer b.abort()
+	fn, fileNodes := fileMergeOf()
+	// A node merged file by file (the wiki) is opened up unless prose
+	// resolve chose one side of it as a whole.
+	byFile := func(n string) bool { return fn != nil && fileNodes[n] && choices[n] == "" }
+	stop := func(p string) bool { return nodeStop(p) && !byFile(nodeDirOf(p)) }
 	var nodeConflicts, pathConflicts []mergeConflict
 	ledgerTree, err := b.mergeTrees(lt[0], lt[1], lt[2], "", func(string) bool { return false }, &nodeConflicts)
 	if err != nil {
-		return branch, ledger, "", err
+		return out, err
 	}
-	branchTree, err := b.mergeTrees(bt[0], bt[1], bt[2], "", nodeStop, &pathConflicts)
+	branchTree, err := b.mergeTrees(bt[0], bt[1], bt[2], "", stop, &pathConflicts)
 	if err != nil {
-		return branch, ledger, "", err
+		return out, err
+	}
+	// Paths both sides changed that the file rules know merge file by
+	// file: the pages of a node merged by file, and the files beside the
+	// nodes (except those that go with a node a resolve took whole).
+	step := &fileMergeStep{v: v, b: b, fn: fn, trees: bt, choices: choices, used: map[string]bool{}, fresh: map[plumbing.Hash][]byte{}}
+	if fn != nil {
+		var rest []mergeConflict
+	conflicts:
+		for _, c := range pathConflicts {
+			n := nodeDirOf(c.Path)
+			if n != "" && !byFile(n) {
+				rest = append(rest, c)
+				continue
+			}
+			for sn, side := range choices {
+				if side != "" && !strings.HasPrefix(sn, "file:") && underAny(c.Path, companions[sn]) {
+					rest = append(rest, c)
+					continue conflicts
+				}
+			}
+			nt, ok, err := step.merge(branchTree, c.Path)
+			if err != nil {
+				return out, err
+			}
+			if !ok {
+				rest = append(rest, c)
+				continue
+			}
+			branchTree = nt
+		}
+		pathConflicts = rest
 	}
 	// A node advanced on both sides is joined by a merge receipt when
-	// both sides left the same files, or when prose resolve chose a side;
-	// any other is a conflict.
+	// both sides left the same files, when prose resolve chose a side, or
+	// when its files merged one by one without a conflict; any other is
+	// a conflict.
 	var joins []nodeJoin
 	ce := &ConflictError{Remote: remote, Ours: oursBranch, Theirs: theirsBranch}
 	nodes := map[string]bool{}
@@ -312,7 +412,17 @@ func (v *Vault) mergeDiverged(ctx context.Context, remote string, oursBranch, th
 		nodes[n] = true
 		j, err := v.joinNode(n, bt[1], bt[2], oursLedger, theirsLedger, choices[n])
 		if err != nil {
-			return branch, ledger, "", err
+			return out, err
+		}
+		if j == nil && byFile(n) {
+			if j, err = v.joinByFile(n, step, branchTree, oursLedger, theirsLedger); err != nil {
+				return out, err
+			}
+			if j == nil && len(step.conflicts) > 0 {
+				ce.FileNode = n
+				ce.FileHeads = [2]string{j0(v, oursLedger, n), j0(v, theirsLedger, n)}
+				continue
+			}
 		}
 		if j == nil {
 			ce.Nodes = append(ce.Nodes, n)
@@ -321,9 +431,20 @@ func (v *Vault) mergeDiverged(ctx context.Context, remote string, oursBranch, th
 		}
 		joins = append(joins, *j)
 	}
-	for n := range choices {
+	ce.Files = step.conflicts
+	for n, side := range choices {
+		if strings.HasPrefix(n, "file:") {
+			fp, _, _ := strings.Cut(strings.TrimPrefix(n, "file:"), "#")
+			if nd := nodeDirOf(fp); nd != "" && choices[nd] != "" {
+				continue // the node is taken whole
+			}
+			if side != "" && !step.used[n] {
+				return out, fmt.Errorf("%s has no conflict to resolve in the merge with remote %s (this vault at %s, remote at %s); nothing changed in this vault", describeChoice(n), remote, short(oursBranch), short(theirsBranch))
+			}
+			continue
+		}
 		if !nodes[n] {
-			return branch, ledger, "", fmt.Errorf("node %s was not advanced on both sides (this vault at %s, remote %s at %s): there is nothing to resolve for it; nothing changed in this vault", n, short(oursBranch), remote, short(theirsBranch))
+			return out, fmt.Errorf("node %s was not advanced on both sides (this vault at %s, remote %s at %s): there is nothing to resolve for it; nothing changed in this vault", n, short(oursBranch), remote, short(theirsBranch))
 		}
 	}
 	// The files beside a settled node go with the side taken, all of
@@ -342,7 +463,7 @@ func (v *Vault) mergeDiverged(ctx context.Context, remote string, oursBranch, th
 		for _, cp := range companions[j.node] {
 			e, _, err := v.lookup(side, cp) // absent: the zero entry removes it
 			if err != nil {
-				return branch, ledger, "", err
+				return out, err
 			}
 			if j.extra == nil {
 				j.extra = map[string]object.TreeEntry{}
@@ -352,7 +473,7 @@ func (v *Vault) mergeDiverged(ctx context.Context, remote string, oursBranch, th
 	}
 paths:
 	for _, c := range pathConflicts {
-		if n, ok := strings.CutPrefix(c.Path, "published/"); ok && nodes[unescapeNodeDir(n)] {
+		if n := nodeDirOf(c.Path); n != "" && nodes[n] {
 			continue // named with its node, or joined
 		}
 		for n := range settled {
@@ -362,38 +483,59 @@ paths:
 		}
 		ce.Paths = append(ce.Paths, c.Path)
 	}
-	if len(ce.Nodes) > 0 || len(ce.Paths) > 0 {
-		return branch, ledger, "", ce
+	if len(ce.Nodes) > 0 || len(ce.Paths) > 0 || len(ce.Files) > 0 {
+		return out, ce
+	}
+	// The merge commit holds each joined node as ours left it; its merge
+	// receipt's commit holds the merged node.
+	for _, j := range joins {
+		p := "published/" + published.EscapeNode(j.node)
+		e, ok, err := v.lookup(bt[1], p)
+		if err != nil {
+			return out, err
+		}
+		if !ok {
+			e = object.TreeEntry{}
+		}
+		if branchTree, err = b.setPath(branchTree, p, object.TreeEntry{Mode: e.Mode, Hash: e.Hash}); err != nil {
+			return out, err
+		}
 	}
 	ours, theirs := v.advanced(lt), v.advancedOn(lt[0], lt[2])
-	summary = mergeSummary(remote, ours, theirs)
+	summary := mergeSummary(remote, ours, theirs)
 	for _, j := range joins {
 		summary += fmt.Sprintf("joined: node %s (taken %s)\n", j.node, j.taken)
+		if len(j.pages) > 0 {
+			summary += fmt.Sprintf("merged file by file: %s\n", strings.Join(j.pages, ", "))
+		}
+		out.Pages = append(out.Pages, j.pagePaths...)
 	}
+	out.Summary = summary
 	sig := v.signature(time.Now())
 	msg := fmt.Sprintf("Merge %s/%s into %s (prose)\n\n%s", remote, v.cfg.Branch, v.cfg.Branch, summary)
 	branch, err = b.putCommit(&object.Commit{Author: sig, Committer: sig, Message: msg, TreeHash: branchTree, ParentHashes: []plumbing.Hash{oursBranch, theirsBranch}})
 	if err != nil {
-		return branch, ledger, "", err
+		return out, err
 	}
 	lmsg := fmt.Sprintf("%s\n\nours %s\ntheirs %s\nbranch %s\n", ledgerMergeSubject, oursLedger, theirsLedger, branch)
 	ledger, err = b.putCommit(&object.Commit{Author: sig, Committer: sig, Message: lmsg, TreeHash: ledgerTree, ParentHashes: []plumbing.Hash{oursLedger, theirsLedger, branch}})
 	if err != nil {
-		return branch, ledger, "", err
+		return out, err
 	}
 	bTree, lTree := branchTree, ledgerTree
 	for _, j := range joins {
 		if branch, bTree, ledger, lTree, err = b.appendMergeReceipt(branch, bTree, ledger, lTree, j); err != nil {
-			return branch, ledger, "", err
+			return out, err
 		}
 	}
 	if err := b.flush(); err != nil {
-		return branch, ledger, "", err
+		return out, err
 	}
 	if err := v.fastForward(ctx, oursBranch, branch, oursLedger, ledger); err != nil {
-		return branch, ledger, "", err
+		return out, err
 	}
-	return branch, ledger, summary, nil
+	out.Branch, out.Ledger = branch, ledger
+	return out, nil
 }
 
 // advanced lists the nodes whose ledger entry ours (lt[1]) changed since

@@ -41,8 +41,13 @@ type nodeJoin struct {
 	// extra are files beside the node that go with the side taken
 	// (ResolveMerge's companions), path → entry.
 	extra map[string]object.TreeEntry
-	// fps are the merged files' fingerprints (TakeMerged only).
-	fps map[string]string
+	// For a node merged file by file: the fingerprints of the merged
+	// files, the files both sides changed (relative to the node, and as
+	// vault paths), and the conflicts prose resolve settled.
+	fps       map[string]string
+	pages     []string
+	pagePaths []string
+	resolved  []map[string]any
 }
 
 // joinNode decides how node, advanced on both sides, is merged: taken
@@ -104,7 +109,7 @@ func mergeReceipt(j nodeJoin) (*receipt.Receipt, []string, error) {
 		t = j.theirs
 	}
 	fps := maps.Clone(t.Fingerprints)
-	if j.taken == TakeMerged {
+	if j.fps != nil {
 		fps = maps.Clone(j.fps)
 	}
 	var moved []string
@@ -134,7 +139,17 @@ func mergeReceipt(j nodeJoin) (*receipt.Receipt, []string, error) {
 	case TakeTheirs:
 		m["not_taken"] = j.ours.ContentHash
 	}
+	if len(j.resolved) > 0 {
+		l := make([]any, len(j.resolved))
+		for i, r := range j.resolved {
+			l[i] = r
+		}
+		m["resolved"] = l
+	}
 	r.SemanticDiff = map[string]any{"merge": m, "moved": stringsToAny(moved)}
+	if len(j.pages) > 0 {
+		r.SemanticDiff["pages"] = stringsToAny(j.pages)
+	}
 	if err := r.Seal(); err != nil {
 		return nil, nil, err
 	}
@@ -230,6 +245,26 @@ type ResolveError struct{ *ConflictError }
 // differently, it goes with the side taken, so the node and its catalog
 // never come from two sides.
 func (v *Vault) ResolveMerge(ctx context.Context, remote, node, side string, companions []string) (*PullResult, error) {
+	return v.resolveChoice(ctx, remote, node, node, side, map[string][]string{node: companions})
+}
+
+// ResolveFile settles conflicts inside a file the pull of remote merged
+// file by file (a wiki page, at its vault path): the one named id
+// ("slot:summary", "meta:title"; as FileConflict.ID) or, with id "", every
+// conflict of the file, by taking side. Each choice is kept as
+// ResolveMerge keeps one; the merge lands when nothing is left to settle,
+// with a merge receipt whose semantic_diff.merge.resolved names each
+// choice and the head not taken. A choice that names no conflict is
+// refused and changes nothing.
+func (v *Vault) ResolveFile(ctx context.Context, remote, path, id, side string) (*PullResult, error) {
+	name := path
+	if id != "" {
+		name += " " + id
+	}
+	return v.resolveChoice(ctx, remote, name, fileChoice(path, id), side, nil)
+}
+
+func (v *Vault) resolveChoice(ctx context.Context, remote, node, key, side string, companions map[string][]string) (*PullResult, error) {
 	if side != TakeOurs && side != TakeTheirs {
 		return nil, fmt.Errorf("resolve %s: choose --ours or --theirs", node)
 	}
@@ -283,8 +318,8 @@ func (v *Vault) ResolveMerge(ctx context.Context, remote, node, side string, com
 	if st.Choices == nil {
 		st.Choices = map[string]string{}
 	}
-	st.Choices[node] = side
-	branch, ledger, summary, err := v.mergeDiverged(ctx, remote, oursBranch, theirsBranch, oursLedger, theirsLedger, st.Choices, map[string][]string{node: companions})
+	st.Choices[key] = side
+	mo, err := v.mergeDiverged(ctx, remote, oursBranch, theirsBranch, oursLedger, theirsLedger, st.Choices, companions)
 	var ce *ConflictError
 	if errors.As(err, &ce) {
 		data, jerr := json.MarshalIndent(st, "", "  ")
@@ -306,7 +341,7 @@ func (v *Vault) ResolveMerge(ctx context.Context, remote, node, side string, com
 	if err != nil {
 		return nil, err
 	}
-	return &PullResult{Remote: remote, Branch: branch, Ledger: ledger, From: oursLedger, Receipts: n, Merged: true, Summary: summary}, nil
+	return &PullResult{Remote: remote, Branch: mo.Branch, Ledger: mo.Ledger, From: oursLedger, Receipts: n, Merged: true, Summary: mo.Summary, Pages: mo.Pages}, nil
 }
 
 func (e *ResolveError) Error() string {

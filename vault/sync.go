@@ -378,7 +378,10 @@ type PullResult struct {
 	Merged       bool          `json:"merged"`        // a merge commit joined the two histories
 	Summary      string        `json:"summary"`       // the merge commit's account of what came from where
 	MergeDriver  []string      `json:"merge_driver"`  // merge driver settings written
-	Joined       []string      `json:"joined"`        // nodes joined by a merge receipt
+	// Pages are the files of a node merged file by file (the wiki's
+	// pages both sides changed), as vault paths: their derived shell is
+	// rendered again after the merge (prose wiki rebuild does it).
+	Pages []string `json:"pages,omitempty"`
 }
 
 // ErrDiverged reports a push refused because the remote holds receipts
@@ -537,11 +540,11 @@ func (v *Vault) Pull(ctx context.Context, remote string, opt PullOptions) (*Pull
 		// hand-moved ref does that. Merge nothing.
 		return nil, fmt.Errorf("pull refused: the branch and the ledger disagree about remote %s (one is ahead of it, the other behind); a ref was moved by hand: run `prose fsck`; nothing changed in this vault", remote)
 	}
-	branch, ledger, summary, err := v.mergeDiverged(ctx, remote, oursBranch, theirsBranch, oursLedger, theirsLedger, nil, nil)
+	mo, err := v.mergeDiverged(ctx, remote, oursBranch, theirsBranch, oursLedger, theirsLedger, nil, nil)
 	if err != nil {
 		return nil, err
 	}
-	res.Branch, res.Ledger, res.Merged, res.Summary = branch, ledger, true, summary
+	res.Branch, res.Ledger, res.Merged, res.Summary, res.Pages = mo.Branch, mo.Ledger, true, mo.Summary, mo.Pages
 	return res, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/prose-store/prose/ingest"
+	"github.com/prose-store/prose/mergefile"
 	"github.com/prose-store/prose/vault"
 	"github.com/prose-store/prose/wiki"
 )
@@ -118,6 +119,7 @@ func pullCommand() *cli.Command {
 			default:
 				out.printf("pulled %s from %s (branch now %s)\n", nounCount(res.Receipts, "receipt"), remote, res.Branch.String()[:12])
 			}
+			rerenderMerged(c, v, out, res)
 			return out.emit(map[string]any{"remote": remote, "receipts": res.Receipts, "up_to_date": res.UpToDate, "merged": res.Merged, "summary": res.Summary, "local_ahead": res.LocalAhead, "configured": res.Configured, "branch": res.Branch.String(), "ledger": res.Ledger.String()})
 		},
 	}
@@ -126,16 +128,17 @@ func pullCommand() *cli.Command {
 func resolveCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "resolve",
-		Usage:     "settle a node a pull refused (advanced on both sides) by keeping this vault's side or taking the remote's; the merge lands when every node is settled, with a merge receipt naming the head not taken",
-		ArgsUsage: "NODE",
+		Usage:     "settle what a pull refused — a node advanced on both sides, or a wiki page's slot or meta key both sides changed — by keeping this vault's side or taking the remote's; the merge lands when everything is settled, with a merge receipt naming the head not taken",
+		ArgsUsage: "NODE|PAGE",
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "ours", Usage: "keep this vault's files of the node"},
-			&cli.BoolFlag{Name: "theirs", Usage: "take the remote's files of the node"},
+			&cli.BoolFlag{Name: "ours", Usage: "keep this vault's side (of the node, the page's conflicts, or the slot)"},
+			&cli.BoolFlag{Name: "theirs", Usage: "take the remote's side (of the node, the page's conflicts, or the slot)"},
+			&cli.StringFlag{Name: "slot", Usage: "settle only this slot of PAGE (without it: every conflict of the page, its meta keys included)"},
 			&cli.StringFlag{Name: "remote", Value: "origin", Usage: "the remote whose refused pull this settles"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
-				return usageErrorf("resolve needs one NODE, got %s (see prose resolve --help)", nounCount(c.NArg(), "argument"))
+				return usageErrorf("resolve needs one NODE or PAGE, got %s (see prose resolve --help)", nounCount(c.NArg(), "argument"))
 			}
 			if c.Bool("ours") == c.Bool("theirs") {
 				return usageErrorf("resolve needs exactly one of --ours (keep this vault's node) and --theirs (take the remote's)")
@@ -150,6 +153,24 @@ func resolveCommand() *cli.Command {
 			}
 			defer v.Close()
 			remote, node := c.String("remote"), c.Args().First()
+			if page, ok := resolvePageArg(node, c.String("slot")); ok {
+				id := ""
+				if s := c.String("slot"); s != "" {
+					id = "slot:" + s
+				}
+				res, err := v.ResolveFile(c.Context, remote, page, id, side)
+				if err != nil {
+					return err
+				}
+				out := newOutput(c)
+				what := vault.ResolveName(page)
+				if id != "" {
+					what += " slot " + c.String("slot")
+				}
+				out.printf("resolved %s (--%s); merged %s from %s (branch now %s)\n%s", what, side, nounCount(res.Receipts, "receipt"), remote, res.Branch.String()[:12], indent(res.Summary))
+				rerenderMerged(c, v, out, res)
+				return out.emit(map[string]any{"remote": remote, "page": page, "slot": c.String("slot"), "taken": side, "receipts": res.Receipts, "summary": res.Summary, "branch": res.Branch.String(), "ledger": res.Ledger.String()})
+			}
 			// The wiki's source catalog and review queue go with its pages.
 			var companions []string
 			if node == wiki.Node {
@@ -161,6 +182,7 @@ func resolveCommand() *cli.Command {
 			}
 			out := newOutput(c)
 			out.printf("resolved node %s (--%s); merged %s from %s (branch now %s)\n%s", node, side, nounCount(res.Receipts, "receipt"), remote, res.Branch.String()[:12], indent(res.Summary))
+			rerenderMerged(c, v, out, res)
 			return out.emit(map[string]any{"remote": remote, "node": node, "taken": side, "receipts": res.Receipts, "summary": res.Summary, "branch": res.Branch.String(), "ledger": res.Ledger.String()})
 		},
 	}
@@ -334,4 +356,38 @@ func doctorMergeDriver(c *cli.Context, out *output, v *vault.Vault, rep map[stri
 		rep["merge_driver_on_path"] = true
 	}
 	return nil
+}
+
+// resolvePageArg reads the NODE|PAGE argument of prose resolve: a page
+// (or a file beside the nodes) when --slot is given or when it names a
+// path (ml/attention, attention.html, review/queue.json); a node
+// otherwise. It returns the vault path.
+func resolvePageArg(arg, slot string) (string, bool) {
+	if slot == "" && !strings.Contains(arg, "/") && !strings.HasSuffix(arg, ".html") {
+		return "", false
+	}
+	if mergefile.Handles(arg) && !strings.HasPrefix(arg, mergefile.WikiDir) {
+		return arg, true // review/queue.json, sources/index.json, sources/pages/…
+	}
+	p := strings.TrimPrefix(arg, mergefile.WikiDir)
+	return mergefile.WikiDir + strings.TrimSuffix(p, ".html") + ".html", true
+}
+
+// rerenderMerged renders again the derived shell of the wiki after a
+// merge that merged its pages one by one (Referenced by, folder listings,
+// a merged page's heading): one commit without a receipt, as prose wiki
+// rebuild makes. A failure leaves the merge landed and says how to finish.
+func rerenderMerged(c *cli.Context, v *vault.Vault, out *output, res *vault.PullResult) {
+	if len(res.Pages) == 0 {
+		return
+	}
+	w, err := wiki.Open(v)
+	if err == nil {
+		_, err = w.Rebuild(c.Context, nil)
+	}
+	if err != nil {
+		out.printf("the merge landed; rendering the merged pages' shells failed (%v): run `prose wiki rebuild`\n", err)
+		return
+	}
+	out.printf("rendered the shells of the wiki again after merging %s\n", nounCount(len(res.Pages), "file"))
 }

@@ -1,0 +1,237 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// wikiWorld is a bare remote, a vault a that ingested one source and
+// pushed, and its clone b.
+func wikiWorld(t *testing.T) (root, a, b string, ingest func(v, dir, name, title string)) {
+	needGit(t)
+	t.Setenv("GIT_TERMINAL_PROMPT", "0")
+	root = t.TempDir()
+	remote := filepath.Join(root, "remote.git")
+	syncGit(t, root, "init", "--quiet", "--bare", remote)
+	a, b = filepath.Join(root, "a"), filepath.Join(root, "b")
+	mustProse(t, "init", a)
+	ingest = func(v, dir, name, title string) {
+		t.Helper()
+		src := filepath.Join(root, dir)
+		writeFiles(t, src, map[string]string{name: "# " + title + "\n\n" + title + " is a letter of the Greek alphabet. It has a name and a place in the order.\n"})
+		mustProse(t, "--vault", v, "ingest", src)
+	}
+	ingest(a, "s0", "base.md", "Omega")
+	mustProse(t, "--vault", a, "remote", "add", "origin", remote)
+	mustProse(t, "--vault", a, "push")
+	mustProse(t, "clone", remote, b)
+	return root, a, b, ingest
+}
+
+// branchRefsUnchanged fails when a refused command moved a ref other
+// than the remote-tracking ones a fetch moves, or changed the working tree.
+func branchRefsUnchanged(t *testing.T, dir, before string) {
+	t.Helper()
+	after := refsOf(t, dir)
+	for _, line := range strings.Split(before, "\n") {
+		if !strings.HasPrefix(line, "refs/remotes/") && !strings.Contains(after, line) {
+			t.Fatalf("a refused command moved %s (now:\n%s)", line, after)
+		}
+	}
+	if st := syncGit(t, dir, "status", "--porcelain"); st != "" {
+		t.Fatalf("a refused command changed the working tree:\n%s", st)
+	}
+}
+
+// TestSyncTwoIngestsIntoOneWikiMerge: two ingests into the same wiki on
+// the two sides merge page by page — one merge commit, one ledger merge,
+// one wiki merge receipt taken both — with both sides' pages, catalog and
+// review items, and every check passes on every side with no receipt lost.
+func TestSyncTwoIngestsIntoOneWikiMerge(t *testing.T) {
+	_, a, b, ingest := wikiWorld(t)
+	for round := range 2 {
+		ingest(a, fmt.Sprintf("a%d", round), "alpha.md", fmt.Sprintf("Alpha%d", round))
+		ingest(b, fmt.Sprintf("b%d", round), "beta.md", fmt.Sprintf("Beta%d", round))
+		mustProse(t, "--vault", a, "push")
+		all := append(receiptHashes(t, a), receiptHashes(t, b)...)
+		out := mustProse(t, "--vault", b, "pull")
+		if !strings.Contains(out, "joined: node wiki (taken both)") || !strings.Contains(out, "merged file by file:") {
+			t.Fatalf("round %d: pull of two ingests:\n%s", round, out)
+		}
+		for _, dir := range []string{fmt.Sprintf("a%d", round), fmt.Sprintf("b%d", round)} {
+			if _, err := os.Stat(filepath.Join(b, "published", "wiki", dir)); err != nil {
+				t.Fatalf("round %d: pages of %s missing after the merge: %v", round, dir, err)
+			}
+			catalog := syncGit(t, b, "show", "HEAD:sources/index.json") + syncGit(t, b, "ls-tree", "-r", "--name-only", "HEAD", "sources/pages")
+			if !strings.Contains(catalog, dir+"/") || !strings.Contains(catalog, dir+".tsv") {
+				t.Fatalf("round %d: the merged catalog lacks %s:\n%s", round, dir, catalog)
+			}
+		}
+		m := mergeOf(t, lastOf(t, b, "wiki"))
+		if m["taken"] != "both" {
+			t.Fatalf("round %d: wiki merge receipt %v", round, m)
+		}
+		// The wiki is written to again after the merge: nothing waits
+		// for `prose wiki commit`.
+		mustProse(t, "--vault", b, "wiki", "lint")
+		hasAll(t, "b after the merge", receiptHashes(t, b), all)
+		checkVaults(t, a, b)
+		mustProse(t, "--vault", b, "push")
+		mustProse(t, "--vault", a, "pull")
+		hasAll(t, "a after pulling the merge", receiptHashes(t, a), all)
+		checkVaults(t, a, b)
+	}
+}
+
+// slotOfPage is a page's slot as prose wiki slot prints it.
+func slotOfPage(t *testing.T, dir, page, slot string) string {
+	t.Helper()
+	return strings.TrimSpace(mustProse(t, "--vault", dir, "wiki", "slot", page, slot))
+}
+
+// TestSyncWikiSlotMergeConflictAndResolve: the same page edited in
+// different slots on the two sides merges; the same slot edited on both
+// is refused with nothing changed, names the page, the slot, both heads
+// and the commands, and is then settled by prose resolve PAGE --slot S
+// --theirs and, in a second round, --ours; each step leaves every check
+// passing on every side with no receipt lost.
+func TestSyncWikiSlotMergeConflictAndResolve(t *testing.T) {
+	needGit(t)
+	t.Setenv("GIT_TERMINAL_PROMPT", "0")
+	root := t.TempDir()
+	remote := filepath.Join(root, "remote.git")
+	syncGit(t, root, "init", "--quiet", "--bare", remote)
+	a, b := filepath.Join(root, "a"), filepath.Join(root, "b")
+	mustProse(t, "init", a)
+	mustProse(t, "--vault", a, "wiki", "new", "ml/attention", "--template", "concept", "--title", "Attention")
+	mustProse(t, "--vault", a, "wiki", "new", "ops/deploy", "--template", "note", "--title", "Deploying")
+	mustProse(t, "--vault", a, "wiki", "write-slot", "ml/attention", "summary", "--content", "<p>Weights tokens.</p>")
+	mustProse(t, "--vault", a, "remote", "add", "origin", remote)
+	mustProse(t, "--vault", a, "push")
+	mustProse(t, "clone", remote, b)
+	write := func(v, page, slot, html string) {
+		t.Helper()
+		mustProse(t, "--vault", v, "wiki", "write-slot", page, slot, "--content", html)
+	}
+
+	// Different slots of one page: merged.
+	write(a, "ml/attention", "summary", "<p>Weights tokens by relevance.</p>")
+	write(a, "ops/deploy", "body", `<p>Mind the <a href="../ml/attention.html">attention</a>.</p>`)
+	write(b, "ml/attention", "body", "<p>Queries meet keys.</p>")
+	mustProse(t, "--vault", a, "push")
+	all := append(receiptHashes(t, a), receiptHashes(t, b)...)
+	out := mustProse(t, "--vault", b, "pull")
+	t.Logf("pull:\n%s", out)
+	if !strings.Contains(out, "joined: node wiki (taken both)") || !strings.Contains(out, "ml/attention.html") {
+		t.Fatalf("pull of two slot edits:\n%s", out)
+	}
+	if got := slotOfPage(t, b, "ml/attention", "summary"); got != "<p>Weights tokens by relevance.</p>" {
+		t.Fatalf("summary after the merge: %q", got)
+	}
+	if got := slotOfPage(t, b, "ml/attention", "body"); got != "<p>Queries meet keys.</p>" {
+		t.Fatalf("body after the merge: %q", got)
+	}
+	// The derived shell is rendered again: the merged page shows the
+	// link a added to it from ops/deploy (b's file of the page, which
+	// the merge kept its shell from, did not).
+	if data, _ := os.ReadFile(filepath.Join(b, "published", "wiki", "ml", "attention.html")); !strings.Contains(string(data), "Referenced by") || !strings.Contains(string(data), "../ops/deploy.html") {
+		t.Fatalf("ml/attention does not show the link from ops/deploy after the merge:\n%s", data)
+	}
+	hasAll(t, "b after the slot merge", receiptHashes(t, b), all)
+	checkVaults(t, a, b)
+	mustProse(t, "--vault", b, "push")
+	mustProse(t, "--vault", a, "pull")
+	checkVaults(t, a, b)
+
+	for round, side := range []string{"theirs", "ours"} {
+		aText, bText := fmt.Sprintf("<p>From a, round %d.</p>", round), fmt.Sprintf("<p>From b, round %d.</p>", round)
+		write(a, "ml/attention", "summary", aText)
+		write(b, "ml/attention", "summary", bText)
+		mustProse(t, "--vault", a, "push")
+		all := append(receiptHashes(t, a), receiptHashes(t, b)...)
+		before := refsOf(t, b)
+		_, errs, code := prose(t, "--vault", b, "pull")
+		t.Logf("refused pull:\n%s", errs)
+		for _, want := range []string{"published/wiki/ml/attention.html slot summary", "node wiki advanced on both sides", "prose resolve ml/attention --slot summary --ours", "prose resolve wiki --ours|--theirs", "nothing changed in this vault"} {
+			if code != 1 || !strings.Contains(errs, want) {
+				t.Fatalf("round %d: pull of one slot changed on both sides: exit %d, want 1 and %q in\n%s", round, code, want, errs)
+			}
+		}
+		branchRefsUnchanged(t, b, before)
+		if got := slotOfPage(t, b, "ml/attention", "summary"); got != bText {
+			t.Fatalf("round %d: a refused pull changed the slot: %q", round, got)
+		}
+		checkVaults(t, a, b)
+		// A slot without a conflict is refused, and changes nothing.
+		if _, errs, code := prose(t, "--vault", b, "resolve", "ml/attention", "--slot", "body", "--ours"); code != 1 || !strings.Contains(errs, "has no conflict") {
+			t.Fatalf("round %d: resolve of a slot without a conflict: exit %d\n%s", round, code, errs)
+		}
+		branchRefsUnchanged(t, b, before)
+
+		out := mustProse(t, "--vault", b, "resolve", "ml/attention", "--slot", "summary", "--"+side)
+		if !strings.Contains(out, "joined: node wiki (taken both)") {
+			t.Fatalf("round %d resolve:\n%s", round, out)
+		}
+		want := aText
+		if side == "ours" {
+			want = bText
+		}
+		if got := slotOfPage(t, b, "ml/attention", "summary"); got != want {
+			t.Fatalf("round %d: --%s: summary %q, want %q", round, side, got, want)
+		}
+		m := mergeOf(t, lastOf(t, b, "wiki"))
+		res, _ := m["resolved"].([]any)
+		if len(res) != 1 {
+			t.Fatalf("round %d: merge receipt names no resolved conflict: %v", round, m)
+		}
+		r := res[0].(map[string]any)
+		notTaken := m["ours"]
+		if side == "ours" {
+			notTaken = m["theirs"]
+		}
+		if r["path"] != "published/wiki/ml/attention.html" || r["conflict"] != "slot:summary" || r["taken"] != side || r["not_taken"] != notTaken {
+			t.Fatalf("round %d: resolved %v (merge %v)", round, r, m)
+		}
+		if _, err := os.Stat(filepath.Join(b, ".prose", "resolve.json")); !os.IsNotExist(err) {
+			t.Fatalf("round %d: the resolve record stays after the merge landed: %v", round, err)
+		}
+		hasAll(t, "b after resolve", receiptHashes(t, b), all)
+		checkVaults(t, a, b)
+		mustProse(t, "--vault", b, "push")
+		mustProse(t, "--vault", a, "pull")
+		if got := slotOfPage(t, a, "ml/attention", "summary"); got != want {
+			t.Fatalf("round %d: a after pulling the resolve: %q", round, got)
+		}
+		hasAll(t, "a after pulling the resolve", receiptHashes(t, a), all)
+		checkVaults(t, a, b)
+	}
+}
+
+// TestSyncWikiConflictResolvedAsAWholeNode: a slot conflict can still be
+// settled by taking one side's whole wiki.
+func TestSyncWikiConflictResolvedAsAWholeNode(t *testing.T) {
+	_, a, b, _ := wikiWorld(t)
+	page := strings.TrimSpace(mustProse(t, "--vault", a, "wiki", "find", "omega"))
+	if i := strings.IndexAny(page, " \t\n"); i > 0 {
+		page = page[:i]
+	}
+	mustProse(t, "--vault", a, "wiki", "write-slot", page, "abstract", "--content", "<p>From a.</p>")
+	mustProse(t, "--vault", b, "wiki", "write-slot", page, "abstract", "--content", "<p>From b.</p>")
+	mustProse(t, "--vault", a, "push")
+	all := append(receiptHashes(t, a), receiptHashes(t, b)...)
+	if _, errs, code := prose(t, "--vault", b, "pull"); code != 1 || !strings.Contains(errs, "slot abstract") {
+		t.Fatalf("pull: exit %d\n%s", code, errs)
+	}
+	out := mustProse(t, "--vault", b, "resolve", "wiki", "--theirs")
+	if !strings.Contains(out, "joined: node wiki (taken theirs)") {
+		t.Fatalf("resolve wiki --theirs:\n%s", out)
+	}
+	if got := slotOfPage(t, b, page, "abstract"); got != "<p>From a.</p>" {
+		t.Fatalf("summary after resolve wiki --theirs: %q", got)
+	}
+	hasAll(t, "b", receiptHashes(t, b), all)
+	checkVaults(t, a, b)
+}
