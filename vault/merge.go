@@ -608,7 +608,7 @@ func unescapeNodeDir(dir string) string {
 // when a node is new on both sides or the merge git made holds files of a
 // node advanced on one side other than that side published. The caller
 // holds the writer lock.
-func (v *Vault) continueMerge(ctx context.Context, remote string, tip, theirsBranch, oursLedger, theirsLedger plumbing.Hash, ledgerBehind bool) (branch, ledger plumbing.Hash, summary string, err error) {
+func (v *Vault) continueMerge(ctx context.Context, remote string, tip, theirsBranch, oursLedger, theirsLedger plumbing.Hash, ledgerBehind bool, pages *[]string) (branch, ledger plumbing.Hash, summary string, err error) {
 	baseLedger, err := v.mergeBase(ctx, oursLedger, theirsLedger)
 	if err != nil {
 		return branch, ledger, "", err
@@ -685,6 +685,27 @@ func (v *Vault) continueMerge(ctx context.Context, remote string, tip, theirsBra
 	summary = mergeSummary(remote, v.advancedOn(lt[0], lt[1]), theirs)
 	for _, j := range joins {
 		summary += fmt.Sprintf("joined: node %s (taken %s)\n", j.node, j.taken)
+		if j.taken != TakeMerged || len(tc.ParentHashes) < 2 {
+			continue
+		}
+		// The files git merged from both sides: their derived shell is
+		// rendered again after the merge lands (PullResult.Pages).
+		p := "published/" + published.EscapeNode(j.node)
+		var sides [2]plumbing.Hash
+		for i, ph := range []plumbing.Hash{tc.ParentHashes[0], tc.ParentHashes[1]} {
+			pc, err := v.commit(ph)
+			if err != nil {
+				return branch, ledger, "", err
+			}
+			if e, ok, err := v.lookup(pc.TreeHash, p); err != nil {
+				return branch, ledger, "", err
+			} else if ok {
+				sides[i] = e.Hash
+			}
+		}
+		if err := v.changedFromBoth(j.entry.Hash, sides[0], sides[1], p+"/", pages); err != nil {
+			return branch, ledger, "", err
+		}
 	}
 	branch = tip
 	if ledgerBehind {
@@ -750,4 +771,65 @@ func (v *Vault) joinGitMerge(ctx context.Context, node string, tree, oursLedger,
 		j.taken = TakeBoth
 	}
 	return j, nil
+}
+
+// changedFromBoth appends the paths of the files under tree merged (at
+// prefix) that differ from both ours and theirs (trees, zero when absent):
+// the files a merge made from both sides. A subtree equal to one side's
+// holds none.
+func (v *Vault) changedFromBoth(merged, ours, theirs plumbing.Hash, prefix string, out *[]string) error {
+	if merged == ours || merged == theirs {
+		return nil
+	}
+	entries := func(h plumbing.Hash) (map[string]object.TreeEntry, error) {
+		m := map[string]object.TreeEntry{}
+		if h.IsZero() {
+			return m, nil
+		}
+		t, err := v.tree(h)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range t.Entries {
+			m[e.Name] = e
+		}
+		return m, nil
+	}
+	me, err := entries(merged)
+	if err != nil {
+		return err
+	}
+	oe, err := entries(ours)
+	if err != nil {
+		return err
+	}
+	te, err := entries(theirs)
+	if err != nil {
+		return err
+	}
+	names := make([]string, 0, len(me))
+	for n := range me {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		e := me[n]
+		o, t := oe[n], te[n]
+		if e.Mode == filemode.Dir {
+			sub := func(x object.TreeEntry) plumbing.Hash {
+				if x.Mode == filemode.Dir {
+					return x.Hash
+				}
+				return plumbing.ZeroHash
+			}
+			if err := v.changedFromBoth(e.Hash, sub(o), sub(t), prefix+n+"/", out); err != nil {
+				return err
+			}
+			continue
+		}
+		if e.Hash != o.Hash && e.Hash != t.Hash {
+			*out = append(*out, prefix+n)
+		}
+	}
+	return nil
 }

@@ -528,7 +528,7 @@ func (v *Vault) Pull(ctx context.Context, remote string, opt PullOptions) (*Pull
 		if !opt.Continue {
 			return nil, fmt.Errorf("the branch holds remote %s's branch (a merge git made, commit %s) but the ledger lacks its receipts: run `prose pull --continue` to record that merge in the ledger (nothing is undone); nothing changed in this vault", remote, short(oursBranch))
 		}
-		branch, ledger, summary, err := v.continueMerge(ctx, remote, oursBranch, theirsBranch, oursLedger, theirsLedger, ledgerBehind)
+		branch, ledger, summary, err := v.continueMerge(ctx, remote, oursBranch, theirsBranch, oursLedger, theirsLedger, ledgerBehind, &res.Pages)
 		if err != nil {
 			return nil, err
 		}

@@ -103,10 +103,12 @@ func TestPlainGitPullMergesWikiSlotBySlot(t *testing.T) {
 		t.Fatalf("a refused write moved the branch")
 	}
 	out = mustProse(t, "--vault", b, "pull", "--continue")
-	if !strings.Contains(out, "joined: node wiki (taken merged)") {
+	if !strings.Contains(out, "joined: node wiki (taken merged)") || !strings.Contains(out, "rendered the shells of the wiki again") {
 		t.Fatalf("pull --continue:\n%s", out)
 	}
-	if got := syncGit(t, b, "rev-parse", "HEAD~1"); got != merge {
+	// On top of git's merge: the merge receipt's commit, then the commit
+	// that renders the merged pages' shells again.
+	if got := syncGit(t, b, "rev-parse", "HEAD~2"); got != merge {
 		t.Fatalf("the merge receipt's commit is not on top of git's merge %s (HEAD~1 %s)", merge, got)
 	}
 	if m := mergeOf(t, lastOf(t, b, "wiki")); m["taken"] != "merged" {
