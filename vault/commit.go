@@ -18,7 +18,7 @@ import (
 // committed when the files already hold that content; the returned hash is
 // then zero.
 func (v *Vault) CommitFiles(ctx context.Context, who, message string, files map[string][]byte) (plumbing.Hash, error) {
-	w, err := v.lockWriter(ctx, who)
+	w, err := v.lockWriterChecked(ctx, who)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}

@@ -98,6 +98,11 @@ func (v *Vault) Fsck(ctx context.Context) (*FsckReport, error) {
 		return nil, err
 	}
 	rep.Problems = append(rep.Problems, missing...)
+	catalog, err := v.checkCatalog(tipCommit.TreeHash)
+	if err != nil {
+		return nil, err
+	}
+	rep.Problems = append(rep.Problems, catalog...)
 	edits, err := v.handEdits(tipCommit.TreeHash, "published")
 	if err != nil {
 		return nil, err

@@ -51,6 +51,12 @@ func Init(dir string, opt InitOptions) (*Vault, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The committed attributes route the wiki's pages, the review queue
+	// and the catalog to the merge driver, in every clone. A .gitattributes
+	// the directory already holds is the user's: the lines go into
+	// .git/info/attributes instead.
+	_, aerr := os.Lstat(filepath.Join(root, AttributesFile))
+	commitAttrs := errors.Is(aerr, os.ErrNotExist)
 	cfg := defaultConfig()
 	if opt.Hash != "" {
 		if _, err := canon.ParseAlgorithm(string(opt.Hash)); err != nil {
@@ -70,12 +76,18 @@ func Init(dir string, opt InitOptions) (*Vault, error) {
 			return nil, fmt.Errorf("init: %w", err)
 		}
 	}
-	gitConfig := "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n"
+	gitConfig := "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n" +
+		// The merge driver (docs/sync.md): a plain git merge of wiki pages,
+		// the review queue and the source catalog goes through prose.
+		"[merge \"" + MergeDriverName + "\"]\n\tname = " + mergeDriverLabel + "\n\tdriver = " + MergeDriverCommand + "\n"
 	files := map[string]string{
 		"config":       gitConfig,
 		"HEAD":         "ref: refs/heads/" + cfg.Branch + "\n",
 		"description":  "prose vault\n",
 		"info/exclude": "",
+	}
+	if !commitAttrs {
+		files["info/attributes"] = attributesText()
 	}
 	for name, content := range files {
 		if err := durable.WriteFile(filepath.Join(gitDir, name), []byte(content), 0o644); err != nil {
@@ -98,10 +110,18 @@ func Init(dir string, opt InitOptions) (*Vault, error) {
 	if err != nil {
 		return nil, err
 	}
-	th, err := b.put(plumbing.TreeObject, encodeTree([]object.TreeEntry{
-		{Name: ConfigFile, Mode: filemode.Regular, Hash: yh},
+	entries := []object.TreeEntry{
 		{Name: ".gitignore", Mode: ignoreMode, Hash: gh},
-	}))
+		{Name: ConfigFile, Mode: filemode.Regular, Hash: yh},
+	}
+	if commitAttrs {
+		ah, err := b.put(plumbing.BlobObject, []byte(attributesText()))
+		if err != nil {
+			return nil, err
+		}
+		entries = append([]object.TreeEntry{{Name: AttributesFile, Mode: filemode.Regular, Hash: ah}}, entries...)
+	}
+	th, err := b.put(plumbing.TreeObject, encodeTree(entries))
 	if err != nil {
 		return nil, err
 	}
@@ -133,6 +153,9 @@ func Init(dir string, opt InitOptions) (*Vault, error) {
 	files = map[string]string{ConfigFile: string(yml)}
 	if writeIgnore {
 		files[".gitignore"] = string(ignore)
+	}
+	if commitAttrs {
+		files[AttributesFile] = attributesText()
 	}
 	for name, data := range files {
 		if err := durable.WriteFile(filepath.Join(root, name), []byte(data), 0o644); err != nil {

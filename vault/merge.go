@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 	"time"
@@ -604,21 +605,24 @@ func unescapeNodeDir(dir string) string {
 // continueMerge takes in a merge git made: the branch at tip already
 // holds theirsBranch, the ledger lacks theirs' receipts. The ledger moves
 // to theirs' (when it is behind) or joins it with a ledger merge commit
-// whose branch parent is tip; the branch is left as git made it. Refused,
-// with nothing changed, when a node was advanced on both sides or the
-// merge git made holds a node's files other than the side that advanced
-// it published. The caller holds the writer lock.
-func (v *Vault) continueMerge(ctx context.Context, remote string, tip, theirsBranch, oursLedger, theirsLedger plumbing.Hash, ledgerBehind bool) (ledger plumbing.Hash, summary string, err error) {
+// whose branch parent is tip. Each node advanced on both sides takes the
+// files git's merge holds (the merge driver's page and slot merge) and a
+// merge receipt on top of tip (docs/vault-format.md, Merges): the branch
+// git made is never undone, only added to. Refused, with nothing changed,
+// when a node is new on both sides or the merge git made holds files of a
+// node advanced on one side other than that side published. The caller
+// holds the writer lock.
+func (v *Vault) continueMerge(ctx context.Context, remote string, tip, theirsBranch, oursLedger, theirsLedger plumbing.Hash, ledgerBehind bool, pages *[]string) (branch, ledger plumbing.Hash, summary string, err error) {
 	baseLedger, err := v.mergeBase(ctx, oursLedger, theirsLedger)
 	if err != nil {
-		return ledger, "", err
+		return branch, ledger, "", err
 	}
 	var lt [3]plumbing.Hash
 	for i, h := range []plumbing.Hash{baseLedger, oursLedger, theirsLedger} {
 		if !h.IsZero() {
 			c, err := v.commit(h)
 			if err != nil {
-				return ledger, "", err
+				return branch, ledger, "", err
 			}
 			lt[i] = c.TreeHash
 		}
@@ -628,55 +632,208 @@ func (v *Vault) continueMerge(ctx context.Context, remote string, tip, theirsBra
 	var conflicts []mergeConflict
 	ledgerTree, err := b.mergeTrees(lt[0], lt[1], lt[2], "", func(string) bool { return false }, &conflicts)
 	if err != nil {
-		return ledger, "", err
-	}
-	if len(conflicts) > 0 {
-		ce := &ConflictError{Remote: remote, Ours: tip, Theirs: theirsBranch}
-		for _, c := range conflicts {
-			n := nodeOfLedgerPath(c.Path)
-			ce.Nodes = append(ce.Nodes, n)
-			ce.Heads = append(ce.Heads, [2]string{j0(v, oursLedger, n), j0(v, theirsLedger, n)})
-		}
-		return ledger, "", ce
+		return branch, ledger, "", err
 	}
 	tc, err := v.commit(tip)
 	if err != nil {
-		return ledger, "", err
+		return branch, ledger, "", err
 	}
 	thc, err := v.commit(theirsBranch)
 	if err != nil {
-		return ledger, "", err
+		return branch, ledger, "", err
+	}
+	// A node advanced on both sides takes the files git's merge holds
+	// (its merge driver merged the wiki page by page and slot by slot),
+	// joined by a merge receipt; a node new on both sides has no shared
+	// chain to join.
+	var joins []nodeJoin
+	ce := &ConflictError{Remote: remote, Ours: tip, Theirs: theirsBranch}
+	for _, c := range conflicts {
+		n := nodeOfLedgerPath(c.Path)
+		j, err := v.joinGitMerge(ctx, n, tc.TreeHash, oursLedger, theirsLedger)
+		if err != nil {
+			return branch, ledger, "", err
+		}
+		if j == nil {
+			ce.Nodes = append(ce.Nodes, n)
+			ce.Heads = append(ce.Heads, [2]string{j0(v, oursLedger, n), j0(v, theirsLedger, n)})
+			continue
+		}
+		joins = append(joins, *j)
+	}
+	if len(ce.Nodes) > 0 {
+		return branch, ledger, "", ce
+	}
+	joined := map[string]bool{}
+	for _, j := range joins {
+		joined[j.node] = true
 	}
 	theirs := v.advancedOn(lt[0], lt[2])
 	for _, node := range theirs {
+		if joined[node] {
+			continue
+		}
 		p := "published/" + published.EscapeNode(node)
 		got, _, err := v.lookup(tc.TreeHash, p)
 		if err != nil {
-			return ledger, "", err
+			return branch, ledger, "", err
 		}
 		want, _, err := v.lookup(thc.TreeHash, p)
 		if err != nil {
-			return ledger, "", err
+			return branch, ledger, "", err
 		}
 		if got.Hash != want.Hash {
-			return ledger, "", fmt.Errorf("the merge git made (commit %s) holds files of node %s other than remote %s published (its last receipt there describes %s); nothing changed in this vault. Undo that merge with `git reset --hard ORIG_HEAD` and run `prose pull %s`, or publish the node again after `prose pull --continue` is possible", short(tip), node, remote, short(theirsBranch), remote)
+			return branch, ledger, "", fmt.Errorf("the merge git made (commit %s) holds files of node %s other than remote %s published (its last receipt there describes %s); nothing changed in this vault. Undo that merge with `git reset --hard ORIG_HEAD` and run `prose pull %s`, or publish the node again after `prose pull --continue` is possible", short(tip), node, remote, short(theirsBranch), remote)
 		}
 	}
 	summary = mergeSummary(remote, v.advancedOn(lt[0], lt[1]), theirs)
+	for _, j := range joins {
+		summary += fmt.Sprintf("joined: node %s (taken %s)\n", j.node, j.taken)
+		if j.taken != TakeMerged || len(tc.ParentHashes) < 2 {
+			continue
+		}
+		// The files git merged from both sides: their derived shell is
+		// rendered again after the merge lands (PullResult.Pages).
+		p := "published/" + published.EscapeNode(j.node)
+		var sides [2]plumbing.Hash
+		for i, ph := range []plumbing.Hash{tc.ParentHashes[0], tc.ParentHashes[1]} {
+			pc, err := v.commit(ph)
+			if err != nil {
+				return branch, ledger, "", err
+			}
+			if e, ok, err := v.lookup(pc.TreeHash, p); err != nil {
+				return branch, ledger, "", err
+			} else if ok {
+				sides[i] = e.Hash
+			}
+		}
+		if err := v.changedFromBoth(j.entry.Hash, sides[0], sides[1], p+"/", pages); err != nil {
+			return branch, ledger, "", err
+		}
+	}
+	branch = tip
 	if ledgerBehind {
 		ledger = theirsLedger
 	} else {
 		sig := v.signature(time.Now())
 		lmsg := fmt.Sprintf("%s\n\nours %s\ntheirs %s\nbranch %s\n", ledgerMergeSubject, oursLedger, theirsLedger, tip)
 		if ledger, err = b.putCommit(&object.Commit{Author: sig, Committer: sig, Message: lmsg, TreeHash: ledgerTree, ParentHashes: []plumbing.Hash{oursLedger, theirsLedger, tip}}); err != nil {
-			return ledger, "", err
+			return branch, ledger, "", err
+		}
+		// Each merge receipt is a commit on top of git's merge, whose
+		// tree it leaves as git made it.
+		bTree, lTree := tc.TreeHash, ledgerTree
+		for _, j := range joins {
+			if branch, bTree, ledger, lTree, err = b.appendMergeReceipt(branch, bTree, ledger, lTree, j); err != nil {
+				return branch, ledger, "", err
+			}
 		}
 		if err := b.flush(); err != nil {
-			return ledger, "", err
+			return branch, ledger, "", err
 		}
 	}
-	if err := v.fastForward(ctx, tip, tip, oursLedger, ledger); err != nil {
-		return ledger, "", err
+	if err := v.fastForward(ctx, tip, branch, oursLedger, ledger); err != nil {
+		return branch, ledger, "", err
 	}
-	return ledger, summary, nil
+	return branch, ledger, summary, nil
+}
+
+// joinGitMerge is the join of node, advanced on both sides, as the merge
+// git made (tree) holds it: taken both when both sides left the same
+// files, else merged, with the fingerprints of git's files. Nil when the
+// node has no receipt on one side (new on both sides: a conflict).
+func (v *Vault) joinGitMerge(ctx context.Context, node string, tree, oursLedger, theirsLedger plumbing.Hash) (*nodeJoin, error) {
+	j := &nodeJoin{node: node}
+	var err error
+	if j.ours, err = v.lastReceiptAt(oursLedger, node); err != nil {
+		return nil, err
+	}
+	if j.theirs, err = v.lastReceiptAt(theirsLedger, node); err != nil {
+		return nil, err
+	}
+	if j.ours == nil || j.theirs == nil {
+		return nil, nil
+	}
+	esc := published.EscapeNode(node)
+	e, ok, err := v.lookup(tree, "published/"+esc)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("the merge git made removed node %s, which both sides advanced; nothing changed in this vault: undo that merge with `git reset --hard ORIG_HEAD`, then run `prose pull` and `prose resolve %s --ours|--theirs`", node, node)
+	}
+	j.entry, j.hasEntry = e, true
+	spec, err := v.storedSpec(tree, "dist/canonicalizers/"+esc+".json")
+	if err != nil {
+		return nil, err
+	}
+	if j.fps, err = v.committedFingerprints(ctx, e.Hash, spec, viewOf(node)); err != nil {
+		return nil, fmt.Errorf("node %s as the merge git made holds it: %w; nothing changed in this vault: settle the files (git shows them), commit, and run `prose pull --continue` again", node, err)
+	}
+	j.taken = TakeMerged
+	if maps.Equal(j.fps, j.ours.Fingerprints) && maps.Equal(j.fps, j.theirs.Fingerprints) {
+		j.taken = TakeBoth
+	}
+	return j, nil
+}
+
+// changedFromBoth appends the paths of the files under tree merged (at
+// prefix) that differ from both ours and theirs (trees, zero when absent):
+// the files a merge made from both sides. A subtree equal to one side's
+// holds none.
+func (v *Vault) changedFromBoth(merged, ours, theirs plumbing.Hash, prefix string, out *[]string) error {
+	if merged == ours || merged == theirs {
+		return nil
+	}
+	entries := func(h plumbing.Hash) (map[string]object.TreeEntry, error) {
+		m := map[string]object.TreeEntry{}
+		if h.IsZero() {
+			return m, nil
+		}
+		t, err := v.tree(h)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range t.Entries {
+			m[e.Name] = e
+		}
+		return m, nil
+	}
+	me, err := entries(merged)
+	if err != nil {
+		return err
+	}
+	oe, err := entries(ours)
+	if err != nil {
+		return err
+	}
+	te, err := entries(theirs)
+	if err != nil {
+		return err
+	}
+	names := make([]string, 0, len(me))
+	for n := range me {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		e := me[n]
+		o, t := oe[n], te[n]
+		if e.Mode == filemode.Dir {
+			sub := func(x object.TreeEntry) plumbing.Hash {
+				if x.Mode == filemode.Dir {
+					return x.Hash
+				}
+				return plumbing.ZeroHash
+			}
+			if err := v.changedFromBoth(e.Hash, sub(o), sub(t), prefix+n+"/", out); err != nil {
+				return err
+			}
+			continue
+		}
+		if e.Hash != o.Hash && e.Hash != t.Hash {
+			*out = append(*out, prefix+n)
+		}
+	}
+	return nil
 }

@@ -127,7 +127,7 @@ func (v *Vault) Publish(ctx context.Context, node, dir string, opt PublishOption
 		who = "prose publish " + node
 	}
 	clock := &phaseClock{last: time.Now(), report: opt.Progress}
-	w, err := v.lockWriter(ctx, who)
+	w, err := v.lockWriterChecked(ctx, who)
 	if err != nil {
 		return nil, err
 	}

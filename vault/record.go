@@ -50,7 +50,7 @@ func (v *Vault) RecordReceipt(ctx context.Context, node string, status receipt.S
 	if who == "" {
 		who = "prose record " + node
 	}
-	w, err := v.lockWriter(ctx, who)
+	w, err := v.lockWriterChecked(ctx, who)
 	if err != nil {
 		return nil, err
 	}

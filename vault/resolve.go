@@ -28,6 +28,7 @@ const (
 	TakeBoth   = "both"   // both sides left the same files
 	TakeOurs   = "ours"   // prose resolve NODE --ours
 	TakeTheirs = "theirs" // prose resolve NODE --theirs
+	TakeMerged = "merged" // a merge git made (the merge driver), taken in by prose pull --continue
 )
 
 // nodeJoin is one node advanced on both sides, decided.
@@ -125,6 +126,10 @@ func mergeReceipt(j nodeJoin) (*receipt.Receipt, []string, error) {
 	slices.Sort(moved)
 	r := newReceipt(j.ours.HashAlgorithm, j.node, t.ContractFingerprint, string(receipt.Rendered), fps, j.ours)
 	r.InputFingerprints = append([]string{}, t.InputFingerprints...)
+	if j.taken == TakeMerged {
+		// The merged files were made from what both sides read.
+		r.InputFingerprints = slices.Compact(slices.Sorted(slices.Values(append(r.InputFingerprints, j.theirs.InputFingerprints...))))
+	}
 	r.Wake.Refs = []string{j.theirs.ContentHash}
 	r.Cost.Model = "merge"
 	m := map[string]any{"ours": j.ours.ContentHash, "theirs": j.theirs.ContentHash, "taken": j.taken}

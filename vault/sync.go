@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	gitconfig "github.com/go-git/go-git/v5/plumbing/format/config"
 
 	"github.com/prose-store/prose/internal/durable"
 )
@@ -119,6 +120,13 @@ func (v *Vault) remoteConfig(ctx context.Context, remote string) (url string, ha
 	if err := checkRemoteName(remote); err != nil {
 		return "", nil, err
 	}
+	// The repository's own config file, read in-process (every push and
+	// pull asks, and a git process costs more than the answer); a remote
+	// it does not define (one from an included or global file) is asked
+	// of git.
+	if url, have, ok := v.remoteConfigFile(remote); ok {
+		return url, have, nil
+	}
 	lines, err := gitLines(ctx, v.root, "read remote "+remote, "config", "--get-regexp", `^remote\.`+strings.ReplaceAll(remote, ".", `\.`)+`\.(url|fetch|push)$`)
 	var ge *GitError
 	if err != nil && !errors.As(err, &ge) { // exit 1: no such key
@@ -139,6 +147,34 @@ func (v *Vault) remoteConfig(ctx context.Context, remote string) (url string, ha
 		return "", nil, fmt.Errorf("the vault has no remote %q: add one with `prose remote add %s URL`", remote, remote)
 	}
 	return url, have, nil
+}
+
+// remoteConfigFile reads remote's url, fetch and push lines from
+// .git/config; ok is false when that file does not define the remote's
+// url or holds an include (git then answers).
+func (v *Vault) remoteConfigFile(remote string) (url string, have map[string]bool, ok bool) {
+	data, err := os.ReadFile(filepath.Join(v.gitDir, "config"))
+	if err != nil {
+		return "", nil, false
+	}
+	cfg := gitconfig.New()
+	if gitconfig.NewDecoder(bytes.NewReader(data)).Decode(cfg) != nil || cfg.HasSection("include") || cfg.HasSection("includeIf") {
+		return "", nil, false
+	}
+	if !cfg.Section("remote").HasSubsection(remote) {
+		return "", nil, false
+	}
+	sub := cfg.Section("remote").Subsection(remote)
+	have = map[string]bool{}
+	for _, o := range sub.Options {
+		switch strings.ToLower(o.Key) {
+		case "url":
+			url = o.Value
+		case "fetch", "push":
+			have[strings.ToLower(o.Key)+" = "+o.Value] = true
+		}
+	}
+	return url, have, url != ""
 }
 
 // RemoteURL is the URL of remote, or an error naming `prose remote add`.
@@ -214,7 +250,12 @@ func (v *Vault) AddRemote(ctx context.Context, name, url string) error {
 	if _, err := runGit(ctx, v.root, "add remote "+name, "remote", "add", name, url); err != nil {
 		return err
 	}
-	_, err := v.ConfigureRemote(ctx, name)
+	if _, err := v.ConfigureRemote(ctx, name); err != nil {
+		return err
+	}
+	// A vault that shares through a remote merges: a plain git merge
+	// goes through prose's merge driver.
+	_, err := v.RegisterMergeDriver(ctx)
 	return err
 }
 
@@ -336,6 +377,7 @@ type PullResult struct {
 	RemoteLedger bool          `json:"remote_ledger"` // the remote has a ledger
 	Merged       bool          `json:"merged"`        // a merge commit joined the two histories
 	Summary      string        `json:"summary"`       // the merge commit's account of what came from where
+	MergeDriver  []string      `json:"merge_driver"`  // merge driver settings written
 	// Pages are the files of a node merged file by file (the wiki's
 	// pages both sides changed), as vault paths: their derived shell is
 	// rendered again after the merge (prose wiki rebuild does it).
@@ -382,7 +424,13 @@ func plural(n int, what string) string {
 func (v *Vault) Pull(ctx context.Context, remote string, opt PullOptions) (*PullResult, error) {
 	res := &PullResult{Remote: remote}
 	var err error
+	if _, err := os.Lstat(filepath.Join(v.gitDir, "MERGE_HEAD")); err == nil {
+		return nil, fmt.Errorf("a git merge is in progress (.git/MERGE_HEAD): settle its conflicts (`git status` names them), `git add` and `git commit`, then run `prose pull --continue`; or abandon it with `git merge --abort`; nothing changed in this vault")
+	}
 	if res.Configured, err = v.ConfigureRemote(ctx, remote); err != nil {
+		return nil, err
+	}
+	if res.MergeDriver, err = v.RegisterMergeDriver(ctx); err != nil {
 		return nil, err
 	}
 	if err := v.fetch(ctx, remote); err != nil {
@@ -483,11 +531,11 @@ func (v *Vault) Pull(ctx context.Context, remote string, opt PullOptions) (*Pull
 		if !opt.Continue {
 			return nil, fmt.Errorf("the branch holds remote %s's branch (a merge git made, commit %s) but the ledger lacks its receipts: run `prose pull --continue` to record that merge in the ledger (nothing is undone); nothing changed in this vault", remote, short(oursBranch))
 		}
-		ledger, summary, err := v.continueMerge(ctx, remote, oursBranch, theirsBranch, oursLedger, theirsLedger, ledgerBehind)
+		branch, ledger, summary, err := v.continueMerge(ctx, remote, oursBranch, theirsBranch, oursLedger, theirsLedger, ledgerBehind, &res.Pages)
 		if err != nil {
 			return nil, err
 		}
-		res.Ledger, res.Merged, res.Summary = ledger, true, summary
+		res.Branch, res.Ledger, res.Merged, res.Summary = branch, ledger, true, summary
 		return res, nil
 	}
 	if ledgerBehind || ledgerAhead || branchBehind || branchAhead {
@@ -849,6 +897,10 @@ func adoptClone(ctx context.Context, root, remote string, opt Options) (*Vault, 
 	}
 	v, err := Open(root, opt)
 	if err != nil {
+		return nil, err
+	}
+	if _, err := v.RegisterMergeDriver(ctx); err != nil {
+		v.Close()
 		return nil, err
 	}
 	// .prose/ is new: record the checkout, as repair does for a clone.

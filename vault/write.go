@@ -182,7 +182,7 @@ func (v *Vault) WriteNode(ctx context.Context, node string, changes map[string][
 		return nil, fmt.Errorf("write %s: %w", node, err)
 	}
 	slices.Sort(paths)
-	w, err := v.lockWriter(ctx, who)
+	w, err := v.lockWriterChecked(ctx, who)
 	if err != nil {
 		return nil, err
 	}

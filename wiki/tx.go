@@ -61,6 +61,11 @@ func (w *Wiki) begin(ctx context.Context) (*Tx, error) {
 // checkNoHandEdits refuses when the working tree or the branch holds page
 // edits no receipt took in.
 func (w *Wiki) checkNoHandEdits() error {
+	// A merge git made looks like a hand commit to the wiki: name the
+	// command that takes it in, not prose wiki commit.
+	if err := w.v.CheckGitMerge(context.Background()); err != nil {
+		return err
+	}
 	edits, err := w.v.NodeHandEdits(Node)
 	if err != nil {
 		return err

@@ -11,7 +11,10 @@ import (
 func doctorCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "doctor",
-		Usage: "report which model is configured, where from, and whether its key is present (never the key)",
+		Usage: "report which model is configured, where from, and whether its key is present (never the key); in a vault, its remotes and its merge driver",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "fix", Usage: "register the merge driver (merge.prose.* and the attribute lines) where the vault lacks it"},
+		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return usageErrorf("doctor takes no arguments")

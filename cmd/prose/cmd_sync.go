@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os/exec"
 	"path"
 	"slices"
 	"strings"
@@ -301,7 +302,7 @@ func doctorRemotes(c *cli.Context, out *output, rep map[string]any) []string {
 		return []string{err.Error()}
 	}
 	rep["remotes"] = doc
-	var problems []string
+	problems := doctorMergeDriver(c, out, v, rep)
 	for _, r := range doc {
 		missing := r["missing"].([]string)
 		if len(missing) == 0 {
@@ -323,6 +324,40 @@ func indent(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// doctorMergeDriver checks that git would merge the wiki's pages, the
+// review queue and the catalog through prose merge-driver (the config
+// keys and the attribute lines); with --fix it registers what is missing.
+func doctorMergeDriver(c *cli.Context, out *output, v *vault.Vault, rep map[string]any) []string {
+	missing, err := v.MergeDriverMissing(c.Context)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	if len(missing) > 0 && c.Bool("fix") {
+		if _, err := v.RegisterMergeDriver(c.Context); err != nil {
+			return []string{err.Error()}
+		}
+		out.printf("fixed      registered the merge driver (%s)\n", strings.Join(missing, "; "))
+		rep["merge_driver_fixed"] = missing
+		missing = nil
+	}
+	if missing == nil {
+		missing = []string{}
+	}
+	rep["merge_driver_missing"] = missing
+	if len(missing) > 0 {
+		out.printf("merge      driver not registered (lacks %s)\n", nounCount(len(missing), "setting"))
+		return []string{fmt.Sprintf("the merge driver is not registered (%s), so a plain git pull or git merge merges wiki pages as text, not slot by slot: run `prose doctor --fix` (or the next `prose pull` writes it)", strings.Join(missing, "; "))}
+	}
+	out.printf("merge      driver registered (%s)\n", vault.MergeDriverCommand)
+	if _, err := exec.LookPath("prose"); err != nil {
+		out.printf("warning    git runs the merge driver as `prose`, which is not on PATH here: put prose on PATH before a plain git merge\n")
+		rep["merge_driver_on_path"] = false
+	} else {
+		rep["merge_driver_on_path"] = true
+	}
+	return nil
 }
 
 // resolvePageArg reads the NODE|PAGE argument of prose resolve: a page

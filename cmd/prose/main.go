@@ -269,6 +269,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	// The own help command hides urfave/cli's, which would also drop --help.
 	app.Flags = append(app.Flags, cli.HelpFlag)
 	app.Commands = append(app.Commands, syncCommands()...)
+	app.Commands = append(app.Commands, mergeDriverCommand())
 	for _, c := range app.Commands {
 		setUsageErrors(c, c.Name)
 	}

@@ -3,7 +3,7 @@
 
 _prose_commands() {
 	case "$1" in
-	"") echo "init check lint compile run trigger serve status inspect test upgrade graph id publish log receipts diff fsck cas ingest enrich wiki prompts programs doctor version completion help h clone push pull resolve remote" ;;
+	"") echo "init check lint compile run trigger serve status inspect test upgrade graph id publish log receipts diff fsck cas ingest enrich wiki prompts programs doctor version completion help h clone push pull resolve remote merge-driver" ;;
 	"cas") echo "put get has verify gc" ;;
 	"programs") echo "list show" ;;
 	"prompts") echo "list show" ;;
@@ -22,6 +22,7 @@ _prose_flags() {
 	"clone") echo "--origin" ;;
 	"compile") echo "--activate --check --out" ;;
 	"diff") echo "--node --facet --format --verbose" ;;
+	"doctor") echo "--fix" ;;
 	"enrich") echo "--model --purpose --audience --budget --record --model-timeout --all --template --limit --jobs" ;;
 	"graph") echo "--format" ;;
 	"id") echo "--write -w --count -n" ;;

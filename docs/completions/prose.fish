@@ -1,7 +1,7 @@
 # fish completion for prose; generated from the command tree, do not edit.
 # Install it as ~/.config/fish/completions/prose.fish, or load it with: prose completion fish | source
 
-set -g __prose_paths 'cas' 'cas gc' 'cas get' 'cas has' 'cas put' 'cas verify' 'check' 'clone' 'compile' 'completion' 'diff' 'doctor' 'enrich' 'fsck' 'graph' 'h' 'help' 'id' 'ingest' 'init' 'inspect' 'lint' 'log' 'programs' 'programs list' 'programs show' 'prompts' 'prompts list' 'prompts show' 'publish' 'pull' 'push' 'receipts' 'receipts cost' 'receipts list' 'receipts show' 'receipts verify' 'remote' 'remote add' 'remote list' 'resolve' 'run' 'serve' 'status' 'test' 'trigger' 'upgrade' 'version' 'wiki' 'wiki append-slot' 'wiki backlinks' 'wiki commit' 'wiki find' 'wiki index' 'wiki lint' 'wiki list-slots' 'wiki ls' 'wiki meta' 'wiki mv' 'wiki new' 'wiki read' 'wiki rebuild' 'wiki review' 'wiki review list' 'wiki review resolve' 'wiki review show' 'wiki review take' 'wiki rm' 'wiki search' 'wiki set-meta' 'wiki slot' 'wiki stats' 'wiki templates' 'wiki tree' 'wiki write-slot'
+set -g __prose_paths 'cas' 'cas gc' 'cas get' 'cas has' 'cas put' 'cas verify' 'check' 'clone' 'compile' 'completion' 'diff' 'doctor' 'enrich' 'fsck' 'graph' 'h' 'help' 'id' 'ingest' 'init' 'inspect' 'lint' 'log' 'merge-driver' 'programs' 'programs list' 'programs show' 'prompts' 'prompts list' 'prompts show' 'publish' 'pull' 'push' 'receipts' 'receipts cost' 'receipts list' 'receipts show' 'receipts verify' 'remote' 'remote add' 'remote list' 'resolve' 'run' 'serve' 'status' 'test' 'trigger' 'upgrade' 'version' 'wiki' 'wiki append-slot' 'wiki backlinks' 'wiki commit' 'wiki find' 'wiki index' 'wiki lint' 'wiki list-slots' 'wiki ls' 'wiki meta' 'wiki mv' 'wiki new' 'wiki read' 'wiki rebuild' 'wiki review' 'wiki review list' 'wiki review resolve' 'wiki review show' 'wiki review take' 'wiki rm' 'wiki search' 'wiki set-meta' 'wiki slot' 'wiki stats' 'wiki templates' 'wiki tree' 'wiki write-slot'
 
 function __prose_path
 	set -l path
@@ -54,6 +54,7 @@ complete -c prose -f -n '__prose_at \'\'' -a 'push' -d 'send the branch and the 
 complete -c prose -f -n '__prose_at \'\'' -a 'pull' -d 'fetch a remote and take in its receipts: a fast-forward, or one merge…'
 complete -c prose -f -n '__prose_at \'\'' -a 'resolve' -d 'settle what a pull refused — a node advanced on both sides, or a wiki…'
 complete -c prose -f -n '__prose_at \'\'' -a 'remote' -d 'add git remotes with the refspecs prose needs, or list them'
+complete -c prose -f -n '__prose_at \'\'' -a 'merge-driver' -d 'git\'s merge driver for a vault (merge.prose.driver): merge one file…'
 complete -c prose -l vault -r -d 'vault directory (default: $PROSE_VAULT, else the vault containing the…'
 complete -c prose -l json -d 'print machine-readable JSON on stdout (one document)'
 complete -c prose -l quiet -s q -d 'print only errors'
@@ -77,6 +78,7 @@ complete -c prose -n '__prose_at \'diff\'' -l node -r -d 'only NODE'
 complete -c prose -n '__prose_at \'diff\'' -l facet -r -d 'only changes under FACET'
 complete -c prose -n '__prose_at \'diff\'' -l format -r -d 'text, markdown or json'
 complete -c prose -n '__prose_at \'diff\'' -l verbose -d 'show prose\'s bookkeeping meta key by key'
+complete -c prose -n '__prose_at \'doctor\'' -l fix -d 'register the merge driver (merge.prose.* and the attribute lines) where…'
 complete -c prose -n '__prose_at \'enrich\'' -l model -r -d 'model PROVIDER:NAME (default: $PROSE_MODEL, else prose.yaml\'s model,…'
 complete -c prose -n '__prose_at \'enrich\'' -l purpose -r -d 'what the wiki is for, as the prompts say it'
 complete -c prose -n '__prose_at \'enrich\'' -l audience -r -d 'who reads the wiki, as the prompts say it'
