@@ -225,6 +225,10 @@ func isWordByte(c byte) bool {
 	return c == '_' || c == ':' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
 }
 
+// Lead is the first sentence a folder index shows for page p
+// (firstSentence).
+func Lead(p *Page) string { return firstSentence(p) }
+
 // firstSentence returns the first sentence of a page's first paragraph
 // (its citation and navigation aside) that says more than its title,
 // shortened at a word to about 160 characters.
