@@ -7,6 +7,11 @@
 # peak RSS and MB/s of the ingest from /usr/bin/time.
 #
 #   scripts/wiki-measure.sh NAME=DIR [NAME=DIR …]
+#
+# Every NAME=DIR given is ingested in the same one run (two collections
+# together: scripts/wiki-measure.sh a=DIR1 b=DIR2); run the script once
+# per collection to measure them apart. MEASURE_VAULT=DIR keeps the vault
+# there (for screenshots) instead of a scratch directory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -16,7 +21,8 @@ go build -o bin/prose ./cmd/prose
 prose="$root/bin/prose"
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
-vault="$scratch/vault"
+vault=${MEASURE_VAULT:-$scratch/vault}
+[ ! -e "$vault" ] || { echo "wiki-measure: $vault exists; name a new directory" >&2; exit 2; }
 "$prose" init "$vault" >/dev/null
 dirs=()
 bytes=0

@@ -132,7 +132,18 @@ def main():
         wiki_sh |= shingles(words(body))
     content = {r: v for r, v in pages.items() if os.path.basename(r) != "README.html"}
     nav_words = {"next", "previous", "prev", "up", "home", "index", "contents", "top", "back", "skip"}
-    nav_pages = [r for r in content if re.sub(r"-\d+$", "", os.path.splitext(os.path.basename(r))[0]) in nav_words]
+    # A page that mirrors a source file of the same name (a collection's
+    # own index.html) is the source's name, not one prose gave it.
+    mirrored = set()
+    for _, d in cols:
+        for root, dirs, files in os.walk(d):
+            for f in files:
+                rel = os.path.relpath(os.path.join(root, f), d)
+                mirrored.add(os.path.splitext(rel)[0].lower())
+    nav_pages = [r for r in content if re.sub(r"-\d+$", "", os.path.splitext(os.path.basename(r))[0]) in nav_words
+                 and os.path.splitext(r.split("/", 1)[-1])[0].lower() not in mirrored]
+    for r in nav_pages:
+        print(f"nav-word page: {r}", file=sys.stderr)
     pilcrow = [r for r, (t, _) in content.items() if "¶" in t or "§" in t]
     suffixes = collections.Counter()
     for t, _ in content.values():
