@@ -539,7 +539,9 @@ func (w *workspace) mentionsOf(term, meaning string) []string {
 		if len(s) > maxMention {
 			continue // a run of lines with no full stop (a list of definitions) is no sentence
 		}
-		if containsPhrase(w.lowSents[i], lowTerm) && !strings.Contains(s, meaning) && !strings.HasPrefix(s, term+":") {
+		// A sentence of the definition itself is the page's summary, not
+		// an example of the term in use.
+		if containsPhrase(w.lowSents[i], lowTerm) && !strings.Contains(s, meaning) && !strings.Contains(meaning, s) && !strings.HasPrefix(s, term+":") {
 			out = append(out, s)
 		}
 	}
