@@ -76,6 +76,10 @@ def read_source(path):
     raw = open(path, encoding="utf-8", errors="replace").read()
     ext = os.path.splitext(path)[1].lower()
     if ext in (".md", ".markdown"):
+        # YAML front matter is the document's metadata (MkDocs, Hugo and
+        # GitHub show it as no text), which a CommonMark renderer would
+        # read as a rule and a paragraph.
+        raw = re.sub(r"\A---[ \t]*\n.*?\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", "", raw, count=1, flags=re.S)
         if MarkdownIt is not None:
             # What a reader of the Markdown sees: rendered by a CommonMark
             # implementation that is not prose's, link targets left out.
@@ -191,6 +195,8 @@ def main():
                 hits = []
             if hits:
                 found += 1
+            else:
+                print(f"|   not found by search: {c}", file=sys.stderr)
         share = 100.0 * kept / total if total else 100.0
         recall = f"{found}/{len(spans)} ({100.0 * found / len(spans):.0f} %)" if spans else "no code spans"
         print(f"| {name} | {nfiles} | {size / 1e6:.2f} | {share:.1f} % | {recall} | {depth} |")
