@@ -468,9 +468,29 @@ func (r *htmlReader) table(n *html.Node) {
 		}
 	}
 	walk(n)
+	if emptyCells(header, rows) {
+		return // a layout table around an image (DocBook's mediaobject): no text to keep
+	}
 	if header != nil || rows != nil {
 		r.d.addBlock(tableBlock(header, rows))
 	}
+}
+
+// emptyCells reports a table with no text in any cell.
+func emptyCells(header []string, rows [][]string) bool {
+	for _, c := range header {
+		if strings.TrimSpace(c) != "" {
+			return false
+		}
+	}
+	for _, row := range rows {
+		for _, c := range row {
+			if strings.TrimSpace(c) != "" {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // anchor is a link as inline Markdown (its text alone for an in-page
