@@ -44,6 +44,14 @@ func TestFolderDescriptionIsFacts(t *testing.T) {
 		t.Errorf("glossary/README.html description: %s", d)
 	}
 
+	// A README's row of badges is no first sentence.
+	cli := filepath.Join(t.TempDir(), "cli")
+	writeFiles(t, cli, map[string]string{"README.md": "# Welcome to cli\n\n[![GoDoc](https://godoc.org/x.svg)](https://godoc.org/x) [![codecov](https://codecov.io/x.svg)](https://codecov.io/x)\n\nThe cli package builds command lines.\n"})
+	mustProse(t, "--vault", dir, "ingest", cli)
+	if d := mustProse(t, "--vault", dir, "wiki", "slot", "cli/README.html", "description"); !strings.Contains(d, `<a href="readme-file.html">Welcome to cli</a>: The cli package builds command lines.`) {
+		t.Errorf("cli/README.html description: %s", d)
+	}
+
 	// The folder grows: its facts follow.
 	writeFiles(t, src, map[string]string{"ops/pause.md": "# Pausing\n\nWidgets pause at noon.\n"})
 	mustProse(t, "--vault", dir, "ingest", src)
