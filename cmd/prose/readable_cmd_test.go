@@ -144,3 +144,17 @@ func TestTermExamplesAreUsesNotTheSummaryAgain(t *testing.T) {
 		t.Errorf("a contents line became an example: %s", ex)
 	}
 }
+
+// A word that is also a command name is searched for like any other:
+// `prose wiki search help` finds the pages saying help, it does not print
+// the command's help.
+func TestSearchForTheWordHelp(t *testing.T) {
+	dir := newIngestVault(t)
+	src := filepath.Join(t.TempDir(), "cli")
+	writeFiles(t, src, map[string]string{"flags.md": "# Flags\n\nThe `help` flag prints the usage of a command.\n"})
+	mustProse(t, "--vault", dir, "ingest", src)
+	out := mustProse(t, "--vault", dir, "--json", "wiki", "search", "help")
+	if !strings.Contains(out, "cli/flags.html") || strings.Contains(out, "USAGE") {
+		t.Errorf("wiki search help: %s", out)
+	}
+}
