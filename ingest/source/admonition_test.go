@@ -90,3 +90,20 @@ func TestTitleFromALeadingJSONComment(t *testing.T) {
 		t.Errorf("a <title> comes first: title %q, %v", d.Title, err)
 	}
 }
+
+// A colon inside a code span is code, not the end of a term: "Change
+// `EnvVar: "X"` to `EnvVars: …`" (urfave/cli's migration guide) stays a
+// paragraph with its two code spans whole.
+func TestACodeSpansColonIsNoDefinition(t *testing.T) {
+	md := "# Migrate\n\nChange `EnvVar: \"XXXXX\"` to `EnvVars: []string{\"XXXXX\"}` (plural).\n\nColour: the hue a widget is painted.\n"
+	d, err := Read("migrate.md", []byte(md), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if defs := d.Definitions(); len(defs) != 1 || defs[0].Term != "Colour" {
+		t.Errorf("definitions %+v", defs)
+	}
+	if got := d.Markdown(); !strings.Contains(got, "Change `EnvVar: \"XXXXX\"` to `EnvVars: []string{\"XXXXX\"}` (plural).") {
+		t.Errorf("the code spans are not whole:\n%s", got)
+	}
+}
