@@ -107,3 +107,28 @@ func TestACodeSpansColonIsNoDefinition(t *testing.T) {
 		t.Errorf("the code spans are not whole:\n%s", got)
 	}
 }
+
+// Terms a definition list gives one meaning together (texinfo's @itemx:
+// gettext's po-emacs-xterm.css, -xterm16.css, -xterm256.css) are each
+// defined by it; none is lost to the last.
+func TestTermsSharingAMeaning(t *testing.T) {
+	page := `<html><body><h1>Styles</h1><dl>
+<dt>&lsquo;<tt>po-emacs-x.css</tt>&rsquo;</dt><dd><p>The look of Emacs in an X11 window.</p></dd>
+<dt>&lsquo;<tt>po-emacs-xterm.css</tt>&rsquo;</dt>
+<dt>&lsquo;<tt>po-emacs-xterm16.css</tt>&rsquo;</dt>
+<dd><p>The look of Emacs in a terminal.</p></dd><dd><p>With its colours.</p></dd></dl></body></html>`
+	d, err := Read("styles.html", []byte(page), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, df := range d.Definitions() {
+		got = append(got, df.Term+" = "+df.Meaning)
+	}
+	want := []string{"‘po-emacs-x.css’ = The look of Emacs in an X11 window.",
+		"‘po-emacs-xterm.css’ = The look of Emacs in a terminal.", "‘po-emacs-xterm16.css’ = The look of Emacs in a terminal.",
+		"‘po-emacs-xterm.css’ = With its colours.", "‘po-emacs-xterm16.css’ = With its colours."}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

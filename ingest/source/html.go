@@ -201,17 +201,26 @@ func (r *htmlReader) node(n *html.Node) {
 	case atom.Dl:
 		r.flush()
 		var defs []Definition
-		term := ""
+		// terms are the <dt>s before a <dd>: several terms may share one
+		// meaning (texinfo's @itemx), each defined by it.
+		var terms, last []string
 		var walk func(*html.Node)
 		walk = func(n *html.Node) {
 			for c := n.FirstChild; c != nil; c = c.NextSibling {
 				switch c.DataAtom {
 				case atom.Dt:
-					term = clean(Plain(r.inline(c)))
-				case atom.Dd:
-					if term != "" {
-						defs = append(defs, Definition{Term: term, Meaning: r.inline(c)})
+					if t := clean(Plain(r.inline(c))); t != "" {
+						terms = append(terms, t)
 					}
+				case atom.Dd:
+					if len(terms) == 0 {
+						terms = last // a second meaning of the same terms
+					}
+					meaning := r.inline(c)
+					for _, term := range terms {
+						defs = append(defs, Definition{Term: term, Meaning: meaning})
+					}
+					last, terms = terms, nil
 				case atom.Div:
 					walk(c)
 				}
