@@ -358,8 +358,10 @@ func (r *run) describe(dir string) string {
 		if sections > 0 {
 			facts = append(facts, count(sections, "section page"))
 		}
-		if others > 0 {
+		if others > 0 && len(srcs) > 0 {
 			facts = append(facts, count(others, "page")+" made from them")
+		} else if others > 0 {
+			facts = append(facts, count(others, "page")) // a source's own folder: what was made from it
 		}
 		if terms := r.termsOf(srcs); terms > 0 {
 			facts = append(facts, count(terms, "term")+" in <a href=\""+html.EscapeString(relToRoot(dir))+wiki.GlossaryDir+"/"+wiki.IndexName+"\">the glossary</a>")

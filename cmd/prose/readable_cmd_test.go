@@ -17,7 +17,7 @@ func TestFolderDescriptionIsFacts(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "manual")
 	writeFiles(t, src, map[string]string{
 		"index.html":  "<html><head><title>The Widget Manual</title></head><body><h1>The Widget Manual</h1><p>This manual explains how widgets are built. It has two chapters.</p></body></html>",
-		"guide.md":    "# Guide\n\nHow to use widgets.\n\n## Glossary\n\nSprocket: the wheel that drives a widget.\nFlange: the rim a widget is held by.\n",
+		"guide.md":    "# Guide\n\nHow to use widgets.\n\n## Glossary\n\nSprocket: the wheel that drives a widget.\nFlange: the rim a widget is held by.\n\n## Steps\n\n1. Oil the sprocket.\n2. Turn the flange.\n",
 		"ops/run.md":  "# Running\n\nWidgets run on Tuesdays.\n",
 		"ops/stop.md": "# Stopping\n\nWidgets stop on Fridays.\n",
 	})
@@ -39,6 +39,9 @@ func TestFolderDescriptionIsFacts(t *testing.T) {
 	}
 	if d := mustProse(t, "--vault", dir, "wiki", "slot", "manual/ops/README.html", "description"); !strings.Contains(d, "2 documents from <code>manual/ops/</code>.") || strings.Contains(d, "Widget Manual") {
 		t.Errorf("manual/ops/README.html description: %s", d)
+	}
+	if d := mustProse(t, "--vault", dir, "wiki", "slot", "manual/guide/README.html", "description"); !strings.Contains(d, `<p class="folder-facts">1 page.</p>`) {
+		t.Errorf("manual/guide/README.html (the pages made from guide.md) description: %s", d)
 	}
 	if d := mustProse(t, "--vault", dir, "wiki", "slot", "glossary/README.html", "description"); !strings.Contains(d, "2 terms, defined in 1 document.") {
 		t.Errorf("glossary/README.html description: %s", d)
