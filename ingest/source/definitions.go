@@ -26,9 +26,10 @@ var notTerms = map[string]bool{
 // span.
 func parseDefinition(line string) (Definition, bool) {
 	m := definitionLine().FindStringSubmatch(line)
-	if m == nil || strings.Count(m[1], "`")%2 == 1 {
+	if m == nil || strings.Count(m[1], "`")%2 == 1 && strings.Contains(m[2], "`") {
 		// No line, or its colon is inside a code span (Change `EnvVar:
-		// "X"` to …): code, not a term.
+		// "X"` to …): code, not a term. A backtick the meaning never
+		// closes is a literal one ("only present when `bigint").
 		return Definition{}, false
 	}
 	term, meaning := strings.Trim(clean(Plain(m[1])), "*_`\""), clean(m[2])
