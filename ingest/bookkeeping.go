@@ -131,7 +131,7 @@ func (r *run) bookkeeping(ctx context.Context) error {
 			continue
 		}
 		r.res.Folders = append(r.res.Folders, shown)
-		if _, err := r.tx.Describe(shown, r.describe(shown)); err != nil {
+		if err := r.redescribe(shown); err != nil {
 			return &StepError{"bookkeeping", fmt.Errorf("folder %s: %w", d, err)}
 		}
 	}
@@ -153,8 +153,36 @@ func (r *run) bookkeeping(ctx context.Context) error {
 	return nil
 }
 
+// redescribe writes folder dir's description from its facts (describe)
+// when it has none or the one it has is prose's own; a person's
+// description is kept.
+func (r *run) redescribe(dir string) error {
+	index := wiki.IndexName
+	if dir != "" {
+		index = dir + "/" + wiki.IndexName
+	}
+	p, ok, err := r.tx.Page(index)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		_, err := r.tx.Describe(dir, r.describe(dir))
+		return err
+	}
+	desc, _ := p.Slot("description")
+	if !ownDescription(desc) {
+		return nil
+	}
+	facts := r.describe(dir)
+	if strings.TrimSpace(desc) == facts {
+		return nil
+	}
+	_, err = r.tx.WriteSlot(index, "description", facts)
+	return err
+}
+
 // emptiedByMoves are the folders the run's moves left with no page at any
-// depth whose description is one the pipeline wrote (describe's words):
+// depth whose description is one the pipeline wrote (ownDescription):
 // the earlier layout's topic folders, which go with their pages.
 func (r *run) emptiedByMoves() (map[string]bool, error) {
 	out := map[string]bool{}
@@ -181,7 +209,7 @@ func (r *run) emptiedByMoves() (map[string]bool, error) {
 				break
 			}
 			desc, _ := p.Slot("description")
-			if !strings.HasPrefix(desc, "<p>Pages on ") && !strings.HasPrefix(desc, "<p>The topics of ") {
+			if !ownDescription(desc) {
 				break // a person's description keeps the folder
 			}
 			out[d] = true
@@ -247,61 +275,197 @@ func (q *reviewQueue) supersede(newer []ReviewEntry, today string) {
 	}
 }
 
-// describe writes a folder's description from what it holds, in words
-// that stay true as the folder grows (a description is written once, when
-// it is empty): a few of its page titles and sub-folders.
+// factsClass marks the paragraphs of a folder description prose wrote
+// (describe): prose rewrites such a description as the folder changes,
+// and never one a person wrote (a description without the class).
+const factsClass = "folder-facts"
+
+// ownDescription reports a folder description prose may rewrite: empty,
+// made of describe's paragraphs only, or the sentence an earlier engine
+// wrote ("Pages on …", "The topics of …").
+func ownDescription(desc string) bool {
+	desc = strings.TrimSpace(desc)
+	if desc == "" || strings.HasPrefix(desc, "<p>Pages on ") || strings.HasPrefix(desc, "<p>The topics of ") {
+		return true
+	}
+	mark := `<p class="` + factsClass + `">`
+	return strings.HasPrefix(desc, mark) && strings.Count(desc, "<p") == strings.Count(desc, mark)
+}
+
+// indexNames are the pages that are a collection's own index, in the
+// order they are looked for: index.html, README.md.
+var indexNames = []string{"index.html", "readme-file.html"}
+
+// describe writes a folder's description from facts alone — the offline
+// engine cannot say what a folder is about, so it says what it holds:
+// the title and first sentence of the collection's own index page when
+// it has one, and how many documents (from which source folder), section
+// pages, other pages and terms it holds. The root and the glossary say
+// the same of the whole wiki.
 func (r *run) describe(dir string) string {
-	var titles []string
-	subs := map[string]bool{}
 	prefix := ""
 	if dir != "" {
 		prefix = dir + "/"
 	}
+	srcs := map[string]bool{}
+	sections, others, folders := 0, 0, map[string]bool{}
 	for p, rec := range r.cat.Pages {
 		if !strings.HasPrefix(p, prefix) {
 			continue
 		}
 		rest := p[len(prefix):]
 		if i := strings.IndexByte(rest, '/'); i >= 0 {
-			subs[rest[:i]] = true
-			continue
+			folders[rest[:i]] = true
 		}
-		titles = append(titles, rec.Title)
-	}
-	sort.Strings(titles)
-	names := make([]string, 0, len(subs))
-	for s := range subs {
-		names = append(names, s)
-	}
-	sort.Strings(names)
-	some := func(list []string) string {
-		if len(list) > 3 {
-			list = list[:3]
+		switch {
+		case dir == "" && strings.HasPrefix(rest, wiki.GlossaryDir+"/"):
+			// the root counts its terms below
+		case rec.Template == "source":
+			for _, id := range rec.Sources {
+				srcs[id] = true
+			}
+		case rec.Template == "section":
+			sections++
+		default:
+			others++
 		}
-		return html.EscapeString(strings.Join(list, ", "))
 	}
-	topic := "this wiki"
-	if dir != "" {
-		topic = html.EscapeString(strings.ReplaceAll(path.Base(dir), "-", " "))
+	var paras []string
+	if dir != "" && dir != wiki.GlossaryDir {
+		if lead := r.indexLead(dir); lead != "" {
+			paras = append(paras, lead)
+		}
 	}
-	switch {
-	case len(titles) > 0 && len(names) > 0:
-		return sentence(fmt.Sprintf("Pages on %s, such as %s, and the folders %s", topic, some(titles), some(names)))
-	case len(titles) > 0:
-		return sentence(fmt.Sprintf("Pages on %s, such as %s", topic, some(titles)))
-	case len(names) > 0:
-		return sentence(fmt.Sprintf("The topics of %s, among them %s", topic, some(names)))
+	var facts []string
+	if dir == wiki.GlossaryDir {
+		defined := map[string]bool{}
+		for p, rec := range r.cat.Pages {
+			if strings.HasPrefix(p, prefix) {
+				for _, id := range rec.Sources {
+					defined[id] = true
+				}
+			}
+		}
+		facts = append(facts, count(others+sections+len(srcs), "term")+", defined in "+count(len(defined), "document"))
+	} else {
+		if n := len(srcs); n > 0 {
+			f := count(n, "document")
+			if from := r.sourceFolder(srcs); from != "" {
+				f += " from <code>" + html.EscapeString(from) + "/</code>"
+			}
+			facts = append(facts, f)
+		}
+		if sections > 0 {
+			facts = append(facts, count(sections, "section page"))
+		}
+		if others > 0 && len(srcs) > 0 {
+			facts = append(facts, count(others, "page")+" made from them")
+		} else if others > 0 {
+			facts = append(facts, count(others, "page")) // a source's own folder: what was made from it
+		}
+		if terms := r.termsOf(srcs); terms > 0 {
+			facts = append(facts, count(terms, "term")+" in <a href=\""+html.EscapeString(relToRoot(dir))+wiki.GlossaryDir+"/"+wiki.IndexName+"\">the glossary</a>")
+		}
+		if len(facts) == 0 && len(folders) > 0 {
+			facts = append(facts, count(len(folders), "folder"))
+		}
 	}
-	return sentence("Pages on " + topic)
+	if len(facts) == 0 {
+		facts = []string{"No pages yet"}
+	}
+	paras = append(paras, strings.Join(facts, " · ")+".")
+	var b strings.Builder
+	for _, p := range paras {
+		b.WriteString(`<p class="` + factsClass + `">` + p + "</p>")
+	}
+	return b.String()
 }
 
-// sentence closes s with a full stop, unless it already ends in one (a
-// title that is a question: "Why did the canary fail?").
-func sentence(s string) string {
-	if !strings.HasSuffix(s, ".") && !strings.HasSuffix(s, "?") && !strings.HasSuffix(s, "!") {
-		s += "."
+// count is "1 document", "3 documents".
+func count(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
 	}
-	return "<p>" + s + "</p>"
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// relToRoot is the way up from folder dir to the wiki's root.
+func relToRoot(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	return strings.Repeat("../", strings.Count(dir, "/")+1)
+}
+
+// indexLead is the linked title of folder dir's own index page (a
+// collection's index.html or README), with its first sentence, as the
+// source gives them; "" when the folder has none.
+func (r *run) indexLead(dir string) string {
+	for _, name := range indexNames {
+		rec, ok := r.cat.Pages[dir+"/"+name]
+		if !ok || rec.Template != "source" {
+			continue
+		}
+		lead := fmt.Sprintf(`<a href="%s">%s</a>`, name, html.EscapeString(rec.Title))
+		if p, ok, err := r.tx.Page(dir + "/" + name); err == nil && ok {
+			if s := wiki.Lead(p); s != "" {
+				lead += ": " + html.EscapeString(s)
+			}
+		}
+		return lead
+	}
+	return ""
+}
+
+// sourceFolder is the source folder every source in srcs was found in
+// ("aptitude" for aptitude/ch01.html and aptitude/ref/ch02.html), or ""
+// when they share none (sources named on their own).
+func (r *run) sourceFolder(srcs map[string]bool) string {
+	var common []string
+	first := true
+	for id := range srcs {
+		rec, ok := r.cat.Sources[id]
+		if !ok {
+			return ""
+		}
+		segs := strings.Split(path.Dir(rec.Name), "/")
+		if segs[0] == "." {
+			return ""
+		}
+		if first {
+			common, first = segs, false
+			continue
+		}
+		n := 0
+		for n < len(common) && n < len(segs) && common[n] == segs[n] {
+			n++
+		}
+		common = common[:n]
+		if n == 0 {
+			return ""
+		}
+	}
+	return strings.Join(common, "/")
+}
+
+// termsOf counts the glossary pages written from any of srcs.
+func (r *run) termsOf(srcs map[string]bool) int {
+	if len(srcs) == 0 {
+		return 0
+	}
+	n := 0
+	for p, rec := range r.cat.Pages {
+		if !strings.HasPrefix(p, wiki.GlossaryDir+"/") {
+			continue
+		}
+		for _, id := range rec.Sources {
+			if srcs[id] {
+				n++
+				break
+			}
+		}
+	}
+	return n
 }
 
 // skipped records a run that had nothing new: every source's memo key was

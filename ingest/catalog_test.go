@@ -48,18 +48,6 @@ func TestIndexNarrowsPastTheBudget(t *testing.T) {
 	}
 }
 
-func TestSentenceEndsOnce(t *testing.T) {
-	for in, want := range map[string]string{
-		"Pages on canary, such as Why did it fail?": "<p>Pages on canary, such as Why did it fail?</p>",
-		"Pages on billing, such as Canary":          "<p>Pages on billing, such as Canary.</p>",
-		"Pages on x, such as A.":                    "<p>Pages on x, such as A.</p>",
-	} {
-		if got := sentence(in); got != want {
-			t.Errorf("sentence(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // referenceIndex is index as first written: every page looked at for
 // every source. The indexed version must give exactly the same prompt.
 func referenceIndex(c *catalog, doc *source.Document, maxBytes int) ([]indexEntry, []string, bool) {

@@ -7,6 +7,11 @@
 # peak RSS and MB/s of the ingest from /usr/bin/time.
 #
 #   scripts/wiki-measure.sh NAME=DIR [NAME=DIR …]
+#
+# Every NAME=DIR given is ingested in the same one run (two collections
+# together: scripts/wiki-measure.sh a=DIR1 b=DIR2); run the script once
+# per collection to measure them apart. MEASURE_VAULT=DIR keeps the vault
+# there (for screenshots) instead of a scratch directory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -16,7 +21,8 @@ go build -o bin/prose ./cmd/prose
 prose="$root/bin/prose"
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
-vault="$scratch/vault"
+vault=${MEASURE_VAULT:-$scratch/vault}
+[ ! -e "$vault" ] || { echo "wiki-measure: $vault exists; name a new directory" >&2; exit 2; }
 "$prose" init "$vault" >/dev/null
 dirs=()
 bytes=0
@@ -38,5 +44,8 @@ if ! python3 -c 'import markdown_it' 2>/dev/null && /usr/bin/python3 -c 'import 
 fi
 "$py" scripts/wiki_measure.py "$prose" "$vault" "$@"
 lint=$("$prose" --vault "$vault" wiki lint 2>&1 | tail -1 || true)
-awk -v b="$bytes" -v s="$secs" -v r="$rss" 'BEGIN { printf "ingest: %.2f MB in %.1f s (%.2f MB/s), peak RSS %.0f MB\n", b/1e6, s, (s > 0 ? b/1e6/s : 0), r/1024 }'
+# CPU time (user + sys) as well as wall time: on a loaded machine the
+# wall clock measures the others' work.
+cpu=$(awk -F': ' '/User time|System time/ { c += $2 } END { print c + 0 }' "$scratch/time")
+awk -v b="$bytes" -v s="$secs" -v c="$cpu" -v r="$rss" 'BEGIN { printf "ingest: %.2f MB in %.1f s wall (%.2f MB/s), %.1f s CPU (%.2f MB/s of CPU), peak RSS %.0f MB\n", b/1e6, s, (s > 0 ? b/1e6/s : 0), c, (c > 0 ? b/1e6/c : 0), r/1024 }'
 echo "lint: $lint"

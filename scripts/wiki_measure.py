@@ -76,6 +76,10 @@ def read_source(path):
     raw = open(path, encoding="utf-8", errors="replace").read()
     ext = os.path.splitext(path)[1].lower()
     if ext in (".md", ".markdown"):
+        # YAML front matter is the document's metadata (MkDocs, Hugo and
+        # GitHub show it as no text), which a CommonMark renderer would
+        # read as a rule and a paragraph.
+        raw = re.sub(r"\A---[ \t]*\n.*?\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", "", raw, count=1, flags=re.S)
         if MarkdownIt is not None:
             # What a reader of the Markdown sees: rendered by a CommonMark
             # implementation that is not prose's, link targets left out.
@@ -132,7 +136,18 @@ def main():
         wiki_sh |= shingles(words(body))
     content = {r: v for r, v in pages.items() if os.path.basename(r) != "README.html"}
     nav_words = {"next", "previous", "prev", "up", "home", "index", "contents", "top", "back", "skip"}
-    nav_pages = [r for r in content if re.sub(r"-\d+$", "", os.path.splitext(os.path.basename(r))[0]) in nav_words]
+    # A page that mirrors a source file of the same name (a collection's
+    # own index.html) is the source's name, not one prose gave it.
+    mirrored = set()
+    for _, d in cols:
+        for root, dirs, files in os.walk(d):
+            for f in files:
+                rel = os.path.relpath(os.path.join(root, f), d)
+                mirrored.add(os.path.splitext(rel)[0].lower())
+    nav_pages = [r for r in content if re.sub(r"-\d+$", "", os.path.splitext(os.path.basename(r))[0]) in nav_words
+                 and os.path.splitext(r.split("/", 1)[-1])[0].lower() not in mirrored]
+    for r in nav_pages:
+        print(f"nav-word page: {r}", file=sys.stderr)
     pilcrow = [r for r, (t, _) in content.items() if "¶" in t or "§" in t]
     suffixes = collections.Counter()
     for t, _ in content.values():
@@ -180,6 +195,8 @@ def main():
                 hits = []
             if hits:
                 found += 1
+            else:
+                print(f"|   not found by search: {c}", file=sys.stderr)
         share = 100.0 * kept / total if total else 100.0
         recall = f"{found}/{len(spans)} ({100.0 * found / len(spans):.0f} %)" if spans else "no code spans"
         print(f"| {name} | {nfiles} | {size / 1e6:.2f} | {share:.1f} % | {recall} | {depth} |")

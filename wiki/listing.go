@@ -225,6 +225,10 @@ func isWordByte(c byte) bool {
 	return c == '_' || c == ':' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
 }
 
+// Lead is the first sentence a folder index shows for page p
+// (firstSentence).
+func Lead(p *Page) string { return firstSentence(p) }
+
 // firstSentence returns the first sentence of a page's first paragraph
 // (its citation and navigation aside) that says more than its title,
 // shortened at a word to about 160 characters.
@@ -244,29 +248,50 @@ func firstSentence(p *Page) string {
 	return ""
 }
 
-// paragraphs returns the text of the first n <p> elements of slot HTML.
+// paragraphs returns the text of the first n <p> elements of slot HTML,
+// leaving out a paragraph of links alone (a README's row of badges,
+// "GoDoc codebeat Go Report Card"): it says nothing a lead could.
 func paragraphs(s string, n int) []string {
 	var out []string
 	z := html.NewTokenizer(strings.NewReader(s))
-	depth := 0
+	depth, inLink := 0, 0
+	links, loose := false, false // the paragraph has links; text outside them
 	var b strings.Builder
 	for len(out) < n {
 		switch z.Next() {
 		case html.ErrorToken:
 			return out
 		case html.StartTagToken:
-			if name, _ := z.TagName(); string(name) == "p" {
+			switch name, _ := z.TagName(); string(name) {
+			case "p":
 				depth++
 				b.Reset()
+				links, loose, inLink = false, false, 0
+			case "a":
+				inLink++
+				links = true
 			}
 		case html.EndTagToken:
-			if name, _ := z.TagName(); string(name) == "p" && depth > 0 {
-				depth--
-				out = append(out, strings.Join(strings.Fields(b.String()), " "))
+			switch name, _ := z.TagName(); string(name) {
+			case "p":
+				if depth > 0 {
+					depth--
+					if !links || loose {
+						out = append(out, strings.Join(strings.Fields(b.String()), " "))
+					}
+				}
+			case "a":
+				if inLink > 0 {
+					inLink--
+				}
 			}
 		case html.TextToken:
 			if depth > 0 {
-				b.Write(z.Text())
+				t := z.Text()
+				b.Write(t)
+				if inLink == 0 && strings.TrimFunc(string(t), func(r rune) bool { return unicode.IsSpace(r) || unicode.IsPunct(r) }) != "" {
+					loose = true
+				}
 			}
 		}
 	}

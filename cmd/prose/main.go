@@ -284,6 +284,11 @@ func setUsageErrors(c *cli.Command, path string) {
 	c.OnUsageError = func(ctx *cli.Context, err error, _ bool) error {
 		return &exitError{code: 2, err: fmt.Errorf("%s: %v (see prose %s --help)", c.Name, err, path)}
 	}
+	if len(c.Subcommands) == 0 {
+		// A command without subcommands has no "help" subcommand either:
+		// `prose wiki search help` searches for the word help.
+		c.HideHelpCommand = true
+	}
 	switch {
 	case len(c.Subcommands) > 0:
 		c.HideHelpCommand = true

@@ -274,7 +274,7 @@ func mainSlot(template string) string {
 	case "entity":
 		return "description"
 	case "source":
-		return "key_points"
+		return "pages"
 	case "procedure":
 		return "pitfalls"
 	}
@@ -284,7 +284,7 @@ func mainSlot(template string) string {
 func slotOrder(template string) []string {
 	switch template {
 	case "source":
-		return []string{"citation", "abstract", "key_points", "excerpts"}
+		return []string{"citation", "abstract", "key_points", "pages", "excerpts"}
 	case "procedure":
 		return []string{"summary", "prerequisites", "steps", "pitfalls"}
 	case "concept":
@@ -339,7 +339,11 @@ func (w *workspace) slots(c candidate) map[string]string {
 				made = append(made, fmt.Sprintf(`<a href="%s">%s</a>`, html.EscapeString(rel(here, l.Path)), html.EscapeString(l.Title)))
 			}
 		}
-		out["key_points"] = list("ul", made, 12)
+		// Under their own heading: a list of links is no key point (the
+		// template's key_points is a synthesis, a model's to write; an
+		// empty one clears the links an earlier engine put there).
+		out["pages"] = list("ul", made, 12)
+		out["key_points"] = ""
 		// No excerpts: the page renders the whole source below, so a
 		// quotation of it (a conversation's turns, a paragraph the
 		// abstract already gives) would only say it twice. An earlier
@@ -535,7 +539,9 @@ func (w *workspace) mentionsOf(term, meaning string) []string {
 		if len(s) > maxMention {
 			continue // a run of lines with no full stop (a list of definitions) is no sentence
 		}
-		if containsPhrase(w.lowSents[i], lowTerm) && !strings.Contains(s, meaning) && !strings.HasPrefix(s, term+":") {
+		// A sentence of the definition itself is the page's summary, not
+		// an example of the term in use.
+		if containsPhrase(w.lowSents[i], lowTerm) && !strings.Contains(s, meaning) && !strings.Contains(meaning, s) && !strings.HasPrefix(s, term+":") {
 			out = append(out, s)
 		}
 	}

@@ -423,12 +423,18 @@ func block(b source.Block, link func(string) string, names map[string]int) strin
 		sb.WriteString("</" + tag + ">")
 	case source.Definitions:
 		sb.WriteString("<dl>")
-		for _, d := range b.Defs {
+		for i, d := range b.Defs {
 			id := ""
 			if n := wiki.APIName(d.Term); n != "" && names != nil {
 				id = ` id="` + anchor("def "+n, names) + `"`
 			}
-			sb.WriteString("<dt" + id + ">" + html.EscapeString(d.Term) + "</dt><dd>" + text(d.Meaning) + "</dd>")
+			sb.WriteString("<dt" + id + ">" + html.EscapeString(d.Term) + "</dt>")
+			// Terms the source defines together (<dt>a</dt><dt>b</dt><dd>…)
+			// share one meaning, shown once.
+			if i+1 < len(b.Defs) && b.Defs[i+1].Meaning == d.Meaning {
+				continue
+			}
+			sb.WriteString("<dd>" + text(d.Meaning) + "</dd>")
 		}
 		sb.WriteString("</dl>")
 	case source.Table:

@@ -22,10 +22,14 @@ var notTerms = map[string]bool{
 // parseDefinition reads one "term: meaning" line. A term is at most five
 // words, starts with a letter, digit, backtick or brace (an API's `{id}`;
 // literal braces are kept), and is no URL scheme or time of day; the
-// meaning has at least two words.
+// meaning has at least two words; the colon is never one inside a code
+// span.
 func parseDefinition(line string) (Definition, bool) {
 	m := definitionLine().FindStringSubmatch(line)
-	if m == nil {
+	if m == nil || strings.Count(m[1], "`")%2 == 1 && strings.Contains(m[2], "`") {
+		// No line, or its colon is inside a code span (Change `EnvVar:
+		// "X"` to …): code, not a term. A backtick the meaning never
+		// closes is a literal one ("only present when `bigint").
 		return Definition{}, false
 	}
 	term, meaning := strings.Trim(clean(Plain(m[1])), "*_`\""), clean(m[2])

@@ -2,6 +2,7 @@ package source
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 
 	"golang.org/x/net/html"
@@ -40,6 +41,9 @@ func readHTML(d *Document, src []byte, b *Boilerplate) error {
 			}
 		}
 	}
+	if title == "" {
+		title = commentTitle(doc)
+	}
 	root := find(doc, atom.Main)
 	if root == nil {
 		root = find(doc, atom.Article)
@@ -64,6 +68,48 @@ func readHTML(d *Document, src []byte, b *Boilerplate) error {
 		}
 	}
 	return nil
+}
+
+// commentTitle is the title a page gives in a leading comment holding a
+// JSON object, as Go's documentation does (go_spec.html has no <title>
+// and starts <!--{ "Title": "The Go Programming Language Specification",
+// … }-->); "" when the page starts otherwise. Only a comment before the
+// page's first content counts.
+func commentTitle(doc *html.Node) string {
+	title := ""
+	var walk func(n *html.Node) bool // false: stop
+	walk = func(n *html.Node) bool {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			switch c.Type {
+			case html.CommentNode:
+				t := strings.TrimSpace(c.Data)
+				if strings.HasPrefix(t, "{") && strings.HasSuffix(t, "}") {
+					var head struct{ Title string }
+					if json.Unmarshal([]byte(t), &head) == nil && clean(head.Title) != "" {
+						title = trimMarks(clean(head.Title))
+						return false
+					}
+				}
+			case html.TextNode:
+				if strings.TrimSpace(c.Data) != "" {
+					return false
+				}
+			case html.ElementNode:
+				switch c.DataAtom {
+				case atom.Html, atom.Head, atom.Body:
+					if !walk(c) {
+						return false
+					}
+				case atom.Meta, atom.Link, atom.Style, atom.Script, atom.Base:
+				default:
+					return false
+				}
+			}
+		}
+		return true
+	}
+	walk(doc)
+	return title
 }
 
 type htmlReader struct {
@@ -140,6 +186,9 @@ func (r *htmlReader) node(n *html.Node) {
 		}
 	case atom.Ul, atom.Ol:
 		r.flush()
+		if pageContents(n) {
+			return // the page's own contents: navigation, not text
+		}
 		var items []string
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
 			if c.DataAtom == atom.Li && !isChrome(c) {
@@ -152,17 +201,26 @@ func (r *htmlReader) node(n *html.Node) {
 	case atom.Dl:
 		r.flush()
 		var defs []Definition
-		term := ""
+		// terms are the <dt>s before a <dd>: several terms may share one
+		// meaning (texinfo's @itemx), each defined by it.
+		var terms, last []string
 		var walk func(*html.Node)
 		walk = func(n *html.Node) {
 			for c := n.FirstChild; c != nil; c = c.NextSibling {
 				switch c.DataAtom {
 				case atom.Dt:
-					term = clean(Plain(r.inline(c)))
-				case atom.Dd:
-					if term != "" {
-						defs = append(defs, Definition{Term: term, Meaning: r.inline(c)})
+					if t := clean(Plain(r.inline(c))); t != "" {
+						terms = append(terms, t)
 					}
+				case atom.Dd:
+					if len(terms) == 0 {
+						terms = last // a second meaning of the same terms
+					}
+					meaning := r.inline(c)
+					for _, term := range terms {
+						defs = append(defs, Definition{Term: term, Meaning: meaning})
+					}
+					last, terms = terms, nil
 				case atom.Div:
 					walk(c)
 				}
@@ -193,11 +251,203 @@ func (r *htmlReader) node(n *html.Node) {
 		r.loose.WriteString(codeSpan(textOf(n)))
 	case atom.Div, atom.Section, atom.Article, atom.Main, atom.Body, atom.Html, atom.Figure, atom.Details:
 		r.flush()
+		if r.admonition(n) {
+			return
+		}
 		r.children(n)
 		r.flush()
 	default:
 		r.children(n)
 	}
+}
+
+// admonitions are the classes DocBook gives a note box, and the word
+// that titles it when the box has no title of its own.
+var admonitions = map[string]string{"note": "Note", "tip": "Tip", "warning": "Warning", "important": "Important", "caution": "Caution"}
+
+// admonition reads a DocBook admonition — <div class="warning"> holding
+// either a layout table (an icon cell, a title cell, then the text cell)
+// or a title heading and the text — as what it is: a note headed by its
+// title, never a table with an empty cell. It reports whether n was one.
+// A note of running text is one quotation ("Warning: …"); one that
+// holds lists, code or tables is its title, then its blocks as they are.
+func (r *htmlReader) admonition(n *html.Node) bool {
+	kind := ""
+	for _, c := range strings.Fields(strings.ToLower(attr(n, "class"))) {
+		if w, ok := admonitions[c]; ok {
+			kind = w
+		}
+	}
+	if kind == "" {
+		return false
+	}
+	title := ""
+	var body []*html.Node
+	if t := onlyElement(n); t != nil && t.DataAtom == atom.Table {
+		var cells func(*html.Node)
+		cells = func(m *html.Node) {
+			for c := m.FirstChild; c != nil; c = c.NextSibling {
+				switch c.DataAtom {
+				case atom.Thead, atom.Tbody, atom.Tfoot, atom.Tr:
+					cells(c)
+				case atom.Th:
+					if title == "" {
+						title = clean(Plain(r.inline(c)))
+					}
+				case atom.Td:
+					if clean(textOf(c)) != "" {
+						body = append(body, c)
+					}
+				}
+			}
+		}
+		cells(t)
+	} else {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type == html.TextNode && strings.TrimSpace(c.Data) == "" || c.Type == html.CommentNode {
+				continue
+			}
+			if title == "" && body == nil && c.Type == html.ElementNode && (isHeading(c) || hasClass(c, "title", "admonition-title")) {
+				title = trimMarks(clean(Plain(r.inline(c))))
+				continue
+			}
+			body = append(body, c)
+		}
+	}
+	if title == "" {
+		title = kind
+	}
+	label := EscapeText(title)
+	if !strings.HasSuffix(title, ":") {
+		label += ":"
+	}
+	if !holdsBlocks(body) {
+		var parts []string
+		for _, b := range body {
+			if b.Type == html.TextNode {
+				parts = append(parts, EscapeText(b.Data))
+				continue
+			}
+			if t := r.inline(b); t != "" {
+				parts = append(parts, t)
+			}
+		}
+		text := clean(strings.Join(parts, " "))
+		if text == "" {
+			return true // an empty box: nothing to keep
+		}
+		r.d.addBlock(Block{Kind: Quote, Text: label + " " + text})
+		return true
+	}
+	r.d.addBlock(Block{Kind: Paragraph, Text: label})
+	for _, b := range body {
+		if b.DataAtom == atom.Td {
+			r.children(b)
+		} else {
+			r.node(b)
+		}
+		r.flush()
+	}
+	return true
+}
+
+// onlyElement is n's one child element when it has exactly one (white
+// space aside), else nil.
+func onlyElement(n *html.Node) *html.Node {
+	var only *html.Node
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch {
+		case c.Type == html.ElementNode:
+			if only != nil {
+				return nil
+			}
+			only = c
+		case c.Type == html.TextNode && strings.TrimSpace(c.Data) != "":
+			return nil
+		}
+	}
+	return only
+}
+
+// hasClass reports whether n has one of the classes.
+func hasClass(n *html.Node, classes ...string) bool {
+	for _, c := range strings.Fields(attr(n, "class")) {
+		for _, want := range classes {
+			if c == want {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func isHeading(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+		return true
+	}
+	return false
+}
+
+// holdsBlocks reports nodes that hold a list, code, a table, a
+// definition list or a quotation: blocks a quotation cannot keep.
+func holdsBlocks(nodes []*html.Node) bool {
+	for _, n := range nodes {
+		for _, a := range []atom.Atom{atom.Ul, atom.Ol, atom.Pre, atom.Table, atom.Dl, atom.Blockquote} {
+			if findAny(n, a) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// findAny reports an element a under n (n included), chrome or not.
+func findAny(n *html.Node, a atom.Atom) bool {
+	if n.Type == html.ElementNode && n.DataAtom == a {
+		return true
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if findAny(c, a) {
+			return true
+		}
+	}
+	return false
+}
+
+// pageContents reports a list that is the page's own table of contents:
+// its items hold nothing but links within the page (href="#…"), nested
+// lists alike, two links at least — Sphinx's "Contents" topic, a hand-made
+// list of a page's sections. It is navigation: the wiki page lists its
+// sections itself, and read as text its link words run together into a
+// line no sentence would be ("Basic Example Members Example …").
+func pageContents(n *html.Node) bool {
+	links := 0
+	var only func(*html.Node) bool
+	only = func(m *html.Node) bool {
+		for c := m.FirstChild; c != nil; c = c.NextSibling {
+			switch {
+			case c.Type == html.TextNode:
+				if strings.TrimSpace(c.Data) != "" {
+					return false
+				}
+			case c.Type != html.ElementNode:
+			case c.DataAtom == atom.A:
+				if !strings.HasPrefix(strings.TrimSpace(attr(c, "href")), "#") || strings.TrimSpace(textOf(c)) == "" {
+					return false
+				}
+				links++
+			case c.DataAtom == atom.Li, c.DataAtom == atom.Ul, c.DataAtom == atom.Ol, c.DataAtom == atom.P, c.DataAtom == atom.Span:
+				if !only(c) {
+					return false
+				}
+			default:
+				return false
+			}
+		}
+		return true
+	}
+	return only(n) && links >= 2
 }
 
 func (r *htmlReader) table(n *html.Node) {
@@ -227,9 +477,29 @@ func (r *htmlReader) table(n *html.Node) {
 		}
 	}
 	walk(n)
+	if emptyCells(header, rows) {
+		return // a layout table around an image (DocBook's mediaobject): no text to keep
+	}
 	if header != nil || rows != nil {
 		r.d.addBlock(tableBlock(header, rows))
 	}
+}
+
+// emptyCells reports a table with no text in any cell.
+func emptyCells(header []string, rows [][]string) bool {
+	for _, c := range header {
+		if strings.TrimSpace(c) != "" {
+			return false
+		}
+	}
+	for _, row := range rows {
+		for _, c := range row {
+			if strings.TrimSpace(c) != "" {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // anchor is a link as inline Markdown (its text alone for an in-page
