@@ -382,8 +382,8 @@ func resolvePageArg(arg, slot string) (string, bool) {
 // a merged page's heading): one commit without a receipt, as prose wiki
 // rebuild makes. A failure leaves the merge landed and says how to finish.
 func rerenderMerged(c *cli.Context, v *vault.Vault, out *output, res *vault.PullResult) {
-	if !slices.Contains(res.FileMerged, wiki.Node) {
-		return
+	if len(res.Pages) == 0 && !slices.Contains(res.FileMerged, wiki.Node) {
+		return // no page merged from both sides, by prose or by git
 	}
 	w, err := wiki.Open(v)
 	if err == nil {
