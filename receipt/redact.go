@@ -86,11 +86,13 @@ var namedHints = []string{"key", "token", "secret", "passw", "credential"}
 //
 // namedValue is a name with its value in a document: one quoted string or
 // one unquoted word. It counts only when the value looks like a credential:
-// "Primary key: the column that…" is a definition.
+// "Primary key: the column that…" is a definition. A value never starts
+// with a colon: `Aptitude::UI::Keybindings::Search` is a scoped name, not
+// the name Keybindings with a value.
 var (
 	secretName  = lazyre.New(`(?i)` + secretNameExpr)
 	secretValue = lazyre.New(`^(?:"[^"]*"?|'[^']*'?|[^\s,;&"'}])+`)
-	namedValue  = lazyre.New(`(?i)(` + secretNameExpr + `)("[^"]*"|'[^']*'|[^\s,;&"'}]+)`)
+	namedValue  = lazyre.New(`(?i)(` + secretNameExpr + `)("[^"]*"|'[^']*'|[^\s,;&"'}:][^\s,;&"'}]*)`)
 )
 
 // secretEnv names the environment variables whose values are secrets

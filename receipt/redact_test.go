@@ -160,6 +160,9 @@ func TestRedactText(t *testing.T) {
 		{"key:\n" + pem + "\nafter", "key:\n[REDACTED]\nafter", 1},
 		{"two: ghp_abcdefghijklmnopqrstuvwxyz0123 and AKIAABCDEFGHIJKLMNOP", "two: [REDACTED] and [REDACTED]", 2},
 		{"max_tokens: 3", "max_tokens: 3", 0},
+		// A scoped name (C++, aptitude's options) is no name: value pair.
+		{"set Aptitude::UI::Keybindings::Search to /", "set Aptitude::UI::Keybindings::Search to /", 0},
+		{"Keybindings::ReallyQuit9x8y7z", "Keybindings::ReallyQuit9x8y7z", 0},
 		{"Authorization: Bearer abcdefgh12345", "Authorization: Bearer [REDACTED]", 1},
 		// What follows a quoted value's closing quote stays, and a second
 		// pass does not read it as a new value.
