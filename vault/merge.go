@@ -319,6 +319,7 @@ type mergeOutcome struct {
 	Summary        string
 	Pages          []string // vault paths merged file by file
 	FileMerged     []string // nodes joined by a merge of their files
+	Sides          [2]plumbing.Hash
 }
 
 func (v *Vault) mergeDiverged(ctx context.Context, remote string, oursBranch, theirsBranch, oursLedger, theirsLedger plumbing.Hash, choices map[string]string, companions map[string][]string) (out mergeOutcome, err error) {
@@ -537,7 +538,7 @@ paths:
 	if err := v.fastForward(ctx, oursBranch, branch, oursLedger, ledger); err != nil {
 		return out, err
 	}
-	out.Branch, out.Ledger = branch, ledger
+	out.Branch, out.Ledger, out.Sides = branch, ledger, [2]plumbing.Hash{oursBranch, theirsBranch}
 	return out, nil
 }
 

@@ -343,6 +343,9 @@ type PullResult struct {
 	// FileMerged are the nodes the merge joined by merging their files
 	// one by one (the wiki), whose derived shell is rendered again.
 	FileMerged []string `json:"file_merged,omitempty"`
+	// Sides are the branch heads a merge joined (this vault's, the
+	// remote's): the shells are rendered again against them.
+	Sides [2]plumbing.Hash `json:"-"`
 }
 
 // ErrDiverged reports a push refused because the remote holds receipts
@@ -499,7 +502,7 @@ func (v *Vault) Pull(ctx context.Context, remote string, opt PullOptions) (*Pull
 	if err != nil {
 		return nil, err
 	}
-	res.Branch, res.Ledger, res.Merged, res.Summary, res.Pages, res.FileMerged = mo.Branch, mo.Ledger, true, mo.Summary, mo.Pages, mo.FileMerged
+	res.Branch, res.Ledger, res.Merged, res.Summary, res.Pages, res.FileMerged, res.Sides = mo.Branch, mo.Ledger, true, mo.Summary, mo.Pages, mo.FileMerged, mo.Sides
 	return res, nil
 }
 

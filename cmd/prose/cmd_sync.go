@@ -344,19 +344,22 @@ func resolvePageArg(arg, slot string) (string, bool) {
 
 // rerenderMerged renders again the derived shell of the wiki after a
 // merge that merged its pages one by one (Referenced by, folder listings,
-// a merged page's heading): one commit without a receipt, as prose wiki
-// rebuild makes. A failure leaves the merge landed and says how to finish.
+// a merged page's heading): only what the merge can have changed, against
+// the two heads it joined, the same as prose wiki rebuild would make; one
+// commit without a receipt. A failure leaves the merge landed and says
+// how to finish.
 func rerenderMerged(c *cli.Context, v *vault.Vault, out *output, res *vault.PullResult) {
 	if !slices.Contains(res.FileMerged, wiki.Node) {
 		return
 	}
 	w, err := wiki.Open(v)
+	var r *wiki.Result
 	if err == nil {
-		_, err = w.Rebuild(c.Context, nil)
+		r, err = w.RebuildMerged(c.Context, res.Sides[:]...)
 	}
 	if err != nil {
 		out.printf("the merge landed; rendering the merged pages' shells failed (%v): run `prose wiki rebuild`\n", err)
 		return
 	}
-	out.printf("rendered the wiki's shells again after the page merge (%s both sides changed)\n", nounCount(len(res.Pages), "file"))
+	out.printf("rendered the shells of %s again after the page merge (%s both sides changed)\n", nounCount(r.Rendered, "page"), nounCount(len(res.Pages), "file"))
 }

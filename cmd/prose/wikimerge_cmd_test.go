@@ -337,3 +337,80 @@ func TestSyncWikiMetaAndRemovalConflictsPerPage(t *testing.T) {
 	mustProse(t, "--vault", a, "pull")
 	checkVaults(t, a, b)
 }
+
+// TestSyncWikiMergeRendersOnlyWhatChanged: after a page merge, pull
+// renders again only the shells the merge can have changed — yet the
+// wiki it leaves is the one a whole `prose wiki rebuild` gives: a
+// rebuild afterwards changes nothing. The sides cover each way a shell
+// goes stale: a link added on the remote to a page neither side touched
+// (its "Referenced by" on this side is stale), a linking page removed
+// there, a new folder (the root's listing), a page new here in a folder
+// whose other page the remote changed, a page both sides changed that
+// links to a page of this side only, and a page both sides changed whose
+// two links to a page each side dropped one of: neither side's file of
+// the linked page changed, but the merged wiki's does.
+func TestSyncWikiMergeRendersOnlyWhatChanged(t *testing.T) {
+	needGit(t)
+	t.Setenv("GIT_TERMINAL_PROMPT", "0")
+	root := t.TempDir()
+	remote := filepath.Join(root, "remote.git")
+	syncGit(t, root, "init", "--quiet", "--bare", remote)
+	a, b := filepath.Join(root, "a"), filepath.Join(root, "b")
+	mustProse(t, "init", a)
+	for _, p := range [][3]string{
+		{"ml/attention", "concept", "Attention"}, {"ml/softmax", "concept", "Softmax"}, {"ml/gelu", "concept", "GELU"},
+		{"ops/deploy", "note", "Deploying"}, {"ops/old", "note", "Old"}, {"notes/keep", "note", "Keep"},
+	} {
+		mustProse(t, "--vault", a, "wiki", "new", p[0], "--template", p[1], "--title", p[2])
+	}
+	for i := range 12 { // pages no merge touches: the rebuild must leave them
+		mustProse(t, "--vault", a, "wiki", "new", fmt.Sprintf("quiet/q%d", i), "--template", "note", "--title", fmt.Sprintf("Quiet %d", i))
+	}
+	write := func(v, page, slot, html string) {
+		t.Helper()
+		mustProse(t, "--vault", v, "wiki", "write-slot", page, slot, "--content", html)
+	}
+	write(a, "ops/old", "body", `<p>See <a href="../ml/gelu.html">gelu</a>.</p>`)
+	write(a, "ml/attention", "summary", `<p>Weights by <a href="softmax.html">softmax</a>.</p>`)
+	write(a, "ml/attention", "body", `<p>Normalized by <a href="softmax.html">softmax</a>.</p>`)
+	mustProse(t, "--vault", a, "remote", "add", "origin", remote)
+	mustProse(t, "--vault", a, "push")
+	mustProse(t, "clone", remote, b)
+
+	write(a, "ops/deploy", "body", `<p>Mind the <a href="../ml/gelu.html">gelu</a>.</p>`)
+	mustProse(t, "--vault", a, "wiki", "rm", "ops/old", "--force")
+	mustProse(t, "--vault", a, "wiki", "new", "fresh/start", "--template", "note", "--title", "Fresh start")
+	write(a, "ml/attention", "summary", "<p>Weights tokens by relevance.</p>")
+	mustProse(t, "--vault", a, "wiki", "set-meta", "notes/keep", "title=Keep (renamed)")
+	write(b, "ml/attention", "body", `<p>Queries meet keys; <a href="../notes/keep.html">keep</a> this.</p>`)
+	mustProse(t, "--vault", b, "wiki", "new", "ml/extra", "--template", "note", "--title", "Extra")
+	mustProse(t, "--vault", a, "push")
+
+	out := mustProse(t, "--vault", b, "pull")
+	t.Logf("pull:\n%s", out)
+	if !strings.Contains(out, "merged file by file:") || !strings.Contains(out, "rendered the shells of ") {
+		t.Fatalf("pull of a page merge:\n%s", out)
+	}
+	// Fewer pages than the wiki holds were rendered again.
+	var n int
+	if _, err := fmt.Sscanf(out[strings.Index(out, "rendered the shells of ")+len("rendered the shells of "):], "%d", &n); err != nil {
+		t.Fatal(err)
+	}
+	total := strings.Count(syncGit(t, b, "ls-tree", "-r", "--name-only", "HEAD", "published/wiki"), ".html")
+	if n == 0 || n >= total/2 {
+		t.Fatalf("rendered %d pages again after the merge, want some and fewer than half the wiki's %d", n, total)
+	}
+	if data, _ := os.ReadFile(filepath.Join(b, "published", "wiki", "ml", "gelu.html")); !strings.Contains(string(data), "../ops/deploy.html") || strings.Contains(string(data), "../ops/old.html") {
+		t.Fatalf("ml/gelu's Referenced by after the merge:\n%s", data)
+	}
+	if data, _ := os.ReadFile(filepath.Join(b, "published", "wiki", "ml", "softmax.html")); strings.Contains(string(data), `href="attention.html"`) {
+		t.Fatalf("ml/softmax is still referenced by ml/attention, whose links to it both sides dropped:\n%s", data)
+	}
+	head := syncGit(t, b, "rev-parse", "HEAD")
+	tree := syncGit(t, b, "rev-parse", "HEAD:published/wiki")
+	rb := mustProse(t, "--vault", b, "wiki", "rebuild")
+	if got := syncGit(t, b, "rev-parse", "HEAD:published/wiki"); got != tree {
+		t.Fatalf("a whole rebuild after the merge changed the wiki (%s → %s):\n%s\n%s", tree, got, rb, syncGit(t, b, "diff", "--stat", head, "HEAD"))
+	}
+	checkVaults(t, a, b)
+}
