@@ -493,9 +493,12 @@ func (v *Vault) Pull(ctx context.Context, remote string, opt PullOptions) (*Pull
 		res.Ledger, res.Merged, res.Summary = ledger, true, summary
 		return res, nil
 	}
-	if ledgerBehind || ledgerAhead || branchBehind || branchAhead {
+	if branchBehind || branchAhead {
 		// The ledger holds the remote's and the branch does not: only a
-		// hand-moved ref does that. Merge nothing.
+		// hand-moved ref does that. Merge nothing. (A branch diverged
+		// beside a ledger one side is ahead on is ordinary: a commit
+		// without a receipt, as prose wiki review resolve makes, on one
+		// side; it merges.)
 		return nil, fmt.Errorf("pull refused: the branch and the ledger disagree about remote %s (one is ahead of it, the other behind); a ref was moved by hand: run `prose fsck`; nothing changed in this vault", remote)
 	}
 	mo, err := v.mergeDiverged(ctx, remote, oursBranch, theirsBranch, oursLedger, theirsLedger, nil, nil)

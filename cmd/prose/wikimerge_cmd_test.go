@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/prose-store/prose/ingest"
 )
 
 // wikiWorld is a bare remote, a vault a that ingested one source and
@@ -411,6 +413,125 @@ func TestSyncWikiMergeRendersOnlyWhatChanged(t *testing.T) {
 	rb := mustProse(t, "--vault", b, "wiki", "rebuild")
 	if got := syncGit(t, b, "rev-parse", "HEAD:published/wiki"); got != tree {
 		t.Fatalf("a whole rebuild after the merge changed the wiki (%s → %s):\n%s\n%s", tree, got, rb, syncGit(t, b, "diff", "--stat", head, "HEAD"))
+	}
+	checkVaults(t, a, b)
+}
+
+// openItems lists the open review items of a vault (prose wiki review
+// list --json), by id.
+func openItems(t *testing.T, dir string) map[string]ingest.ReviewEntry {
+	t.Helper()
+	var q struct {
+		Items []ingest.ReviewEntry `json:"items"`
+	}
+	if err := json.Unmarshal([]byte(mustProse(t, "--vault", dir, "--json", "wiki", "review", "list")), &q); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]ingest.ReviewEntry{}
+	for _, it := range q.Items {
+		out[it.ID] = it
+	}
+	return out
+}
+
+// TestSyncReviewQueueMergesThroughAPull: a person's edit on each side
+// that an ingest there then wanted to overwrite becomes a review item on
+// that side; a pull merges the two queues, so both items are open in
+// prose wiki review list on the merged side; an item resolved on one
+// side while the other side resolves the other stays resolved through
+// the next pull either way, and the queue lists neither.
+func TestSyncReviewQueueMergesThroughAPull(t *testing.T) {
+	needGit(t)
+	t.Setenv("GIT_TERMINAL_PROMPT", "0")
+	t.Setenv("PROSE_NOW", "2026-01-31")
+	root := t.TempDir()
+	remote := filepath.Join(root, "remote.git")
+	syncGit(t, root, "init", "--quiet", "--bare", remote)
+	a, b := filepath.Join(root, "a"), filepath.Join(root, "b")
+	const ops = "# Operating the service\n\nWe watch the service every day.\n\n## Glossary\n\nPager: the device that wakes the person on call.\nRunbook: the steps that fix a known failure.\n"
+	// One source directory, so both sides name the sources alike; each
+	// side's change of it is made for its own ingest and undone after.
+	src := filepath.Join(root, "src")
+	writeFiles(t, src, map[string]string{"deploy.md": reviewDeploy, "ops.md": ops})
+	mustProse(t, "init", a)
+	mustProse(t, "--vault", a, "ingest", src)
+	mustProse(t, "--vault", a, "remote", "add", "origin", remote)
+	mustProse(t, "--vault", a, "push")
+	mustProse(t, "clone", remote, b)
+
+	// a: a person writes canary's summary, then the deploy guide changes
+	// what it says of canaries; b: the same for pager and the ops guide.
+	mustProse(t, "--vault", a, "wiki", "write-slot", "canary", "summary", "--content", "<p>Ours, from a.</p>")
+	writeFiles(t, src, map[string]string{"deploy.md": strings.Replace(reviewDeploy, "production traffic", "live traffic", 1)})
+	mustProse(t, "--vault", a, "ingest", src)
+	writeFiles(t, src, map[string]string{"deploy.md": reviewDeploy})
+	mustProse(t, "--vault", b, "wiki", "write-slot", "pager", "summary", "--content", "<p>Ours, from b.</p>")
+	writeFiles(t, src, map[string]string{"ops.md": strings.Replace(ops, "wakes the person", "wakes whoever is", 1)})
+	mustProse(t, "--vault", b, "ingest", src)
+	itemA, itemB := openItems(t, a), openItems(t, b)
+	if len(itemA) != 1 || len(itemB) != 1 {
+		t.Fatalf("want one open item on each side, got a %v, b %v", itemA, itemB)
+	}
+	var idA, idB string
+	for id, it := range itemA {
+		idA = id
+		if it.Kind != ingest.ReviewKept || !strings.Contains(it.Page, "canary") {
+			t.Fatalf("a's item: %+v", it)
+		}
+	}
+	for id, it := range itemB {
+		idB = id
+		if it.Kind != ingest.ReviewKept || !strings.Contains(it.Page, "pager") {
+			t.Fatalf("b's item: %+v", it)
+		}
+	}
+	if idA == idB {
+		t.Fatalf("the two sides' items have one id %s", idA)
+	}
+
+	mustProse(t, "--vault", a, "push")
+	out := mustProse(t, "--vault", b, "pull")
+	t.Logf("pull:\n%s", out)
+	if !strings.Contains(out, "merged") {
+		t.Fatalf("pull of two ingests with review items:\n%s", out)
+	}
+	merged := openItems(t, b)
+	list := mustProse(t, "--vault", b, "wiki", "review", "list")
+	for _, id := range []string{idA, idB} {
+		if _, ok := merged[id]; !ok || !strings.Contains(list, id) {
+			t.Fatalf("item %s is not open on the merged side:\n%s", id, list)
+		}
+	}
+	if got := slotOfPage(t, b, "canary", "summary"); got != "<p>Ours, from a.</p>" {
+		t.Fatalf("canary's summary after the merge: %q (a person's edit from a)", got)
+	}
+	checkVaults(t, a, b)
+	mustProse(t, "--vault", b, "push")
+	mustProse(t, "--vault", a, "pull")
+	if got := openItems(t, a); len(got) != 2 {
+		t.Fatalf("a after pulling the merge has open items %v, want both", got)
+	}
+
+	// Each side resolves one item; the pulls merge the two queues.
+	mustProse(t, "--vault", a, "wiki", "review", "resolve", idA)
+	mustProse(t, "--vault", b, "wiki", "review", "take", idB)
+	mustProse(t, "--vault", a, "push")
+	out = mustProse(t, "--vault", b, "pull")
+	t.Logf("second pull:\n%s", out)
+	if !strings.Contains(out, "merged") {
+		t.Fatalf("second pull:\n%s", out)
+	}
+	mustProse(t, "--vault", b, "push")
+	mustProse(t, "--vault", a, "pull")
+	for _, dir := range []string{a, b} {
+		if got := openItems(t, dir); len(got) != 0 {
+			t.Fatalf("%s: items resolved on one side each are open again after the pull: %v", dir, got)
+		}
+		for _, it := range keptItems(t, dir) {
+			if (it.ID == idA || it.ID == idB) && it.Resolved == "" {
+				t.Fatalf("%s: item %s is not resolved: %+v", dir, it.ID, it)
+			}
+		}
 	}
 	checkVaults(t, a, b)
 }
