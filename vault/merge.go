@@ -291,7 +291,15 @@ func (e *ConflictError) Error() string {
 		name := ResolveName(c.Path)
 		if c.Slot != "" {
 			fmt.Fprintf(&b, ". Settle a slot with `prose resolve %s --slot %s --ours` (keep this vault's) or `--theirs` (take %s's)", name, c.Slot, e.Remote)
+			for _, m := range e.Files {
+				if m.Kind == "meta" && m.Key != "" {
+					fmt.Fprintf(&b, ", a meta key with `prose resolve %s --key %s --ours|--theirs`", ResolveName(m.Path), m.Key)
+					break
+				}
+			}
 			fmt.Fprintf(&b, ", every conflict of a page with `prose resolve PAGE --ours|--theirs`")
+		} else if c.Kind == "meta" && c.Key != "" {
+			fmt.Fprintf(&b, ". Settle a meta key with `prose resolve %s --key %s --ours` (keep this vault's) or `--theirs` (take %s's), every conflict of the page with `prose resolve %s --ours|--theirs`", name, c.Key, e.Remote, name)
 		} else {
 			fmt.Fprintf(&b, ". Settle every conflict of a page with `prose resolve %s --ours` (keep this vault's) or `--theirs` (take %s's)", name, e.Remote)
 		}

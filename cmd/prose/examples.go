@@ -77,7 +77,7 @@ var commandExamples = map[string][]string{
 	"help":                {"prose help wiki search", "prose wiki help search"},
 	"clone":               {"prose clone git@example.org:team/notes.git notes"},
 	"push":                {"prose push", "prose push --dry-run origin"},
-	"resolve":             {"# a slot both sides changed: take the remote's text of it", "prose resolve ml/attention --slot summary --theirs", "# every conflict of a page (its meta keys too): keep this vault's", "prose resolve ml/attention --ours", "# a whole node, the wiki with its catalog and review queue", "prose resolve wiki --ours", "prose resolve briefing --theirs --remote origin"},
+	"resolve":             {"# a slot both sides changed: take the remote's text of it", "prose resolve ml/attention --slot summary --theirs", "# one meta key a person set differently on both sides (title, tags, …): keep this vault's", "prose resolve ml/attention --key title --ours", "# every conflict of a page (its meta keys too): keep this vault's", "prose resolve ml/attention --ours", "# a whole node, the wiki with its catalog and review queue", "prose resolve wiki --ours", "prose resolve briefing --theirs --remote origin"},
 	"pull":                {"prose pull", "prose pull origin", "# two ingests into one wiki merge page by page; a slot changed on both sides stops the pull and names prose resolve", "# record a merge git made (git pull, git merge)", "prose pull --continue"},
 	"remote":              {"prose remote add origin git@example.org:team/notes.git"},
 	"remote add":          {"prose remote add origin git@example.org:team/notes.git"},

@@ -535,3 +535,76 @@ func TestSyncReviewQueueMergesThroughAPull(t *testing.T) {
 	}
 	checkVaults(t, a, b)
 }
+
+// TestSyncResolveOneMetaKey: a page whose title both sides set
+// differently and whose summary both sides wrote differently is refused,
+// the error naming `prose resolve PAGE --key title`; --key title
+// --theirs settles the title alone (the merge still waits for the slot),
+// a --key naming a key without a conflict is refused and changes
+// nothing, --key with --slot is a usage error, and --slot --ours lands
+// the merge with the remote's title and this vault's summary.
+func TestSyncResolveOneMetaKey(t *testing.T) {
+	needGit(t)
+	t.Setenv("GIT_TERMINAL_PROMPT", "0")
+	root := t.TempDir()
+	remote := filepath.Join(root, "remote.git")
+	syncGit(t, root, "init", "--quiet", "--bare", remote)
+	a, b := filepath.Join(root, "a"), filepath.Join(root, "b")
+	mustProse(t, "init", a)
+	mustProse(t, "--vault", a, "wiki", "new", "ml/attention", "--template", "concept", "--title", "Attention")
+	mustProse(t, "--vault", a, "remote", "add", "origin", remote)
+	mustProse(t, "--vault", a, "push")
+	mustProse(t, "clone", remote, b)
+	mustProse(t, "--vault", a, "wiki", "set-meta", "ml/attention", "title=Attention (a)", "tags:=[\"ml\"]")
+	mustProse(t, "--vault", a, "wiki", "write-slot", "ml/attention", "summary", "--content", "<p>From a.</p>")
+	mustProse(t, "--vault", b, "wiki", "set-meta", "ml/attention", "title=Attention (b)")
+	mustProse(t, "--vault", b, "wiki", "write-slot", "ml/attention", "summary", "--content", "<p>From b.</p>")
+	mustProse(t, "--vault", a, "push")
+	all := append(receiptHashes(t, a), receiptHashes(t, b)...)
+	before := refsOf(t, b)
+	_, errs, code := prose(t, "--vault", b, "pull")
+	if code != 1 || !strings.Contains(errs, "meta title") || !strings.Contains(errs, "slot summary") || !strings.Contains(errs, "prose resolve ml/attention --key title --ours") {
+		t.Fatalf("pull: exit %d\n%s", code, errs)
+	}
+	branchRefsUnchanged(t, b, before)
+
+	if _, errs, code := prose(t, "--vault", b, "resolve", "ml/attention", "--key", "title", "--slot", "summary", "--ours"); code != 2 || !strings.Contains(errs, "not both") {
+		t.Fatalf("resolve with --key and --slot: exit %d\n%s", code, errs)
+	}
+	if _, errs, code := prose(t, "--vault", b, "resolve", "ml/attention", "--key", "tags", "--ours"); code != 1 || !strings.Contains(errs, "has no conflict") {
+		t.Fatalf("resolve of a key without a conflict: exit %d\n%s", code, errs)
+	}
+	branchRefsUnchanged(t, b, before)
+	// The title alone: recorded, and the slot still waits.
+	_, errs, code = prose(t, "--vault", b, "resolve", "ml/attention", "--key", "title", "--theirs")
+	if code != 1 || !strings.Contains(errs, "recorded; the merge still waits") || !strings.Contains(errs, "slot summary") || strings.Contains(errs, "meta title") {
+		t.Fatalf("resolve --key title: exit %d\n%s", code, errs)
+	}
+	branchRefsUnchanged(t, b, before)
+	out := mustProse(t, "--vault", b, "resolve", "ml/attention", "--slot", "summary", "--ours")
+	if !strings.Contains(out, "joined: node wiki (taken both)") {
+		t.Fatalf("resolve --slot summary:\n%s", out)
+	}
+	meta := mustProse(t, "--vault", b, "--json", "wiki", "meta", "ml/attention")
+	if !strings.Contains(meta, `"Attention (a)"`) || !strings.Contains(meta, `"ml"`) {
+		t.Fatalf("meta after --key title --theirs: %s", meta)
+	}
+	if got := slotOfPage(t, b, "ml/attention", "summary"); got != "<p>From b.</p>" {
+		t.Fatalf("summary after --slot summary --ours: %q", got)
+	}
+	m := mergeOf(t, lastOf(t, b, "wiki"))
+	res, _ := m["resolved"].([]any)
+	var conflicts []string
+	for _, r := range res {
+		r := r.(map[string]any)
+		conflicts = append(conflicts, fmt.Sprintf("%s=%s", r["conflict"], r["taken"]))
+	}
+	if got := strings.Join(conflicts, " "); !strings.Contains(got, "meta:title=theirs") || !strings.Contains(got, "slot:summary=ours") || len(conflicts) != 2 {
+		t.Fatalf("merge receipt resolved %s", got)
+	}
+	hasAll(t, "b", receiptHashes(t, b), all)
+	checkVaults(t, a, b)
+	mustProse(t, "--vault", b, "push")
+	mustProse(t, "--vault", a, "pull")
+	checkVaults(t, a, b)
+}
