@@ -55,7 +55,9 @@ func (w *Wiki) RebuildMerged(ctx context.Context, sides ...plumbing.Hash) (*Resu
 	linksOf := func(rel string, data []byte) {
 		if p, err := Parse(data); err == nil {
 			for _, t := range pageLinks(rel, p).targets {
-				pages[t] = true
+				if strings.HasSuffix(t, ".html") { // an image has no shell
+					pages[t] = true
+				}
 			}
 		}
 	}

@@ -592,6 +592,13 @@ func TestSyncResolveOneMetaKey(t *testing.T) {
 	if got := slotOfPage(t, b, "ml/attention", "summary"); got != "<p>From b.</p>" {
 		t.Fatalf("summary after --slot summary --ours: %q", got)
 	}
+	// The resolve rendered the shells the merge changed: a whole
+	// rebuild finds nothing left to do.
+	tree := syncGit(t, b, "rev-parse", "HEAD:published/wiki")
+	mustProse(t, "--vault", b, "wiki", "rebuild")
+	if got := syncGit(t, b, "rev-parse", "HEAD:published/wiki"); got != tree {
+		t.Fatalf("a whole rebuild after the resolve changed the wiki (%s → %s)", tree, got)
+	}
 	m := mergeOf(t, lastOf(t, b, "wiki"))
 	res, _ := m["resolved"].([]any)
 	var conflicts []string
