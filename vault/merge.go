@@ -292,7 +292,15 @@ func (e *ConflictError) Error() string {
 		name := ResolveName(c.Path)
 		if c.Slot != "" {
 			fmt.Fprintf(&b, ". Settle a slot with `prose resolve %s --slot %s --ours` (keep this vault's) or `--theirs` (take %s's)", name, c.Slot, e.Remote)
+			for _, m := range e.Files {
+				if m.Kind == "meta" && m.Key != "" {
+					fmt.Fprintf(&b, ", a meta key with `prose resolve %s --key %s --ours|--theirs`", ResolveName(m.Path), m.Key)
+					break
+				}
+			}
 			fmt.Fprintf(&b, ", every conflict of a page with `prose resolve PAGE --ours|--theirs`")
+		} else if c.Kind == "meta" && c.Key != "" {
+			fmt.Fprintf(&b, ". Settle a meta key with `prose resolve %s --key %s --ours` (keep this vault's) or `--theirs` (take %s's), every conflict of the page with `prose resolve %s --ours|--theirs`", name, c.Key, e.Remote, name)
 		} else {
 			fmt.Fprintf(&b, ". Settle every conflict of a page with `prose resolve %s --ours` (keep this vault's) or `--theirs` (take %s's)", name, e.Remote)
 		}
@@ -320,6 +328,7 @@ type mergeOutcome struct {
 	Summary        string
 	Pages          []string // vault paths merged file by file
 	FileMerged     []string // nodes joined by a merge of their files
+	Sides          [2]plumbing.Hash
 }
 
 func (v *Vault) mergeDiverged(ctx context.Context, remote string, oursBranch, theirsBranch, oursLedger, theirsLedger plumbing.Hash, choices map[string]string, companions map[string][]string) (out mergeOutcome, err error) {
@@ -538,7 +547,7 @@ paths:
 	if err := v.fastForward(ctx, oursBranch, branch, oursLedger, ledger); err != nil {
 		return out, err
 	}
-	out.Branch, out.Ledger = branch, ledger
+	out.Branch, out.Ledger, out.Sides = branch, ledger, [2]plumbing.Hash{oursBranch, theirsBranch}
 	return out, nil
 }
 

@@ -351,7 +351,7 @@ func (v *Vault) resolveChoice(ctx context.Context, remote, node, key, side strin
 	if err != nil {
 		return nil, err
 	}
-	return &PullResult{Remote: remote, Branch: mo.Branch, Ledger: mo.Ledger, From: oursLedger, Receipts: n, Merged: true, Summary: mo.Summary, Pages: mo.Pages, FileMerged: mo.FileMerged}, nil
+	return &PullResult{Remote: remote, Branch: mo.Branch, Ledger: mo.Ledger, From: oursLedger, Receipts: n, Merged: true, Summary: mo.Summary, Pages: mo.Pages, FileMerged: mo.FileMerged, Sides: mo.Sides}, nil
 }
 
 func (e *ResolveError) Error() string {

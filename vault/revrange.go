@@ -139,4 +139,19 @@ func (v *Vault) FileAt(commit plumbing.Hash, path string) (data []byte, ok bool,
 	return data, err == nil, err
 }
 
+// EntryAt is the object at path in commit's tree (a tree for a
+// directory, a blob for a file); ok is false when the path is absent.
+// Two commits hold the same directory exactly when their entries match.
+func (v *Vault) EntryAt(commit plumbing.Hash, path string) (h plumbing.Hash, ok bool, err error) {
+	c, err := v.commit(commit)
+	if err != nil {
+		return plumbing.ZeroHash, false, err
+	}
+	e, ok, err := v.lookup(c.TreeHash, path)
+	if err != nil || !ok {
+		return plumbing.ZeroHash, false, err
+	}
+	return e.Hash, true, nil
+}
+
 func short12(h plumbing.Hash) string { return h.String()[:12] }

@@ -385,6 +385,9 @@ type PullResult struct {
 	// FileMerged are the nodes the merge joined by merging their files
 	// one by one (the wiki), whose derived shell is rendered again.
 	FileMerged []string `json:"file_merged,omitempty"`
+	// Sides are the branch heads a merge joined (this vault's, the
+	// remote's): the shells are rendered again against them.
+	Sides [2]plumbing.Hash `json:"-"`
 }
 
 // ErrDiverged reports a push refused because the remote holds receipts
@@ -536,18 +539,26 @@ func (v *Vault) Pull(ctx context.Context, remote string, opt PullOptions) (*Pull
 			return nil, err
 		}
 		res.Branch, res.Ledger, res.Merged, res.Summary = branch, ledger, true, summary
+		// The heads git's merge joined: the shells to render again are
+		// those the merge can have changed against either.
+		if mc, err := v.commit(oursBranch); err == nil && len(mc.ParentHashes) == 2 {
+			res.Sides = [2]plumbing.Hash{mc.ParentHashes[0], mc.ParentHashes[1]}
+		}
 		return res, nil
 	}
-	if ledgerBehind || ledgerAhead || branchBehind || branchAhead {
+	if branchBehind || branchAhead {
 		// The ledger holds the remote's and the branch does not: only a
-		// hand-moved ref does that. Merge nothing.
+		// hand-moved ref does that. Merge nothing. (A branch diverged
+		// beside a ledger one side is ahead on is ordinary: a commit
+		// without a receipt, as prose wiki review resolve makes, on one
+		// side; it merges.)
 		return nil, fmt.Errorf("pull refused: the branch and the ledger disagree about remote %s (one is ahead of it, the other behind); a ref was moved by hand: run `prose fsck`; nothing changed in this vault", remote)
 	}
 	mo, err := v.mergeDiverged(ctx, remote, oursBranch, theirsBranch, oursLedger, theirsLedger, nil, nil)
 	if err != nil {
 		return nil, err
 	}
-	res.Branch, res.Ledger, res.Merged, res.Summary, res.Pages, res.FileMerged = mo.Branch, mo.Ledger, true, mo.Summary, mo.Pages, mo.FileMerged
+	res.Branch, res.Ledger, res.Merged, res.Summary, res.Pages, res.FileMerged, res.Sides = mo.Branch, mo.Ledger, true, mo.Summary, mo.Pages, mo.FileMerged, mo.Sides
 	return res, nil
 }
 

@@ -19,6 +19,8 @@ type Result struct {
 	Commit  string           `json:"commit,omitempty"`  // branch commit; "" when nothing was committed
 	Changed []string         `json:"changed"`           // wiki paths whose files changed
 	Moved   []string         `json:"moved,omitempty"`   // facets whose tokens moved
+	// Rendered counts the pages a rebuild rendered again (RebuildMerged).
+	Rendered int `json:"rendered,omitempty"`
 }
 
 // Commit writes every change of the Tx, with the folder indexes above the
@@ -208,6 +210,9 @@ func (tx *Tx) files() (map[string][]byte, error) {
 			continue
 		}
 		out[rel] = data
+	}
+	for d := range tx.marked {
+		dirs[d] = true
 	}
 	if err := tx.indexes(dirs, out); err != nil {
 		return nil, err

@@ -357,5 +357,9 @@ func (w *Wiki) Rebuild(ctx context.Context, progressOut io.Writer) (*Result, err
 		tx.put(rel, p.Clone(), "")
 		bar.Add(1)
 	}
-	return tx.Commit()
+	res, err := tx.Commit()
+	if res != nil {
+		res.Rendered = len(tx.order)
+	}
+	return res, err
 }

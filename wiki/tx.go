@@ -29,6 +29,9 @@ type Tx struct {
 	ops     []string
 	rebuild bool
 	done    bool
+	// Folders whose indexes a rebuild renders beyond those of the pages
+	// it writes (RebuildMerged: the folders of removed files).
+	marked map[string]bool
 	// Pages taken in from hand edits: always re-rendered.
 	force       map[string]bool
 	takeInFiles map[string][]byte

@@ -135,7 +135,8 @@ func resolveCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "ours", Usage: "keep this vault's side (of the node, the page's conflicts, or the slot)"},
 			&cli.BoolFlag{Name: "theirs", Usage: "take the remote's side (of the node, the page's conflicts, or the slot)"},
-			&cli.StringFlag{Name: "slot", Usage: "settle only this slot of PAGE (without it: every conflict of the page, its meta keys included)"},
+			&cli.StringFlag{Name: "slot", Usage: "settle only this slot of PAGE (without it and --key: every conflict of the page, its meta keys included)"},
+			&cli.StringFlag{Name: "key", Usage: "settle only this meta key of PAGE (title, tags, template, …) that both sides set differently"},
 			&cli.StringFlag{Name: "remote", Value: "origin", Usage: "the remote whose refused pull this settles"},
 		},
 		Action: func(c *cli.Context) error {
@@ -144,6 +145,10 @@ func resolveCommand() *cli.Command {
 			}
 			if c.Bool("ours") == c.Bool("theirs") {
 				return usageErrorf("resolve needs exactly one of --ours (keep this vault's node) and --theirs (take the remote's)")
+			}
+			slot, key := c.String("slot"), c.String("key")
+			if slot != "" && key != "" {
+				return usageErrorf("resolve settles one slot (--slot) or one meta key (--key) at a time, not both: run it once for each")
 			}
 			side := vault.TakeOurs
 			if c.Bool("theirs") {
@@ -155,10 +160,13 @@ func resolveCommand() *cli.Command {
 			}
 			defer v.Close()
 			remote, node := c.String("remote"), c.Args().First()
-			if page, ok := resolvePageArg(node, c.String("slot")); ok {
+			if page, ok := resolvePageArg(node, slot+key); ok {
 				id := ""
-				if s := c.String("slot"); s != "" {
-					id = "slot:" + s
+				switch {
+				case slot != "":
+					id = "slot:" + slot
+				case key != "":
+					id = "meta:" + key
 				}
 				res, err := v.ResolveFile(c.Context, remote, page, id, side)
 				if err != nil {
@@ -166,12 +174,15 @@ func resolveCommand() *cli.Command {
 				}
 				out := newOutput(c)
 				what := vault.ResolveName(page)
-				if id != "" {
-					what += " slot " + c.String("slot")
+				switch {
+				case slot != "":
+					what += " slot " + slot
+				case key != "":
+					what += " meta key " + key
 				}
 				out.printf("resolved %s (--%s); merged %s from %s (branch now %s)\n%s", what, side, nounCount(res.Receipts, "receipt"), remote, res.Branch.String()[:12], indent(res.Summary))
 				rerenderMerged(c, v, out, res)
-				return out.emit(map[string]any{"remote": remote, "page": page, "slot": c.String("slot"), "taken": side, "receipts": res.Receipts, "summary": res.Summary, "branch": res.Branch.String(), "ledger": res.Ledger.String()})
+				return out.emit(map[string]any{"remote": remote, "page": page, "slot": slot, "key": key, "taken": side, "receipts": res.Receipts, "summary": res.Summary, "branch": res.Branch.String(), "ledger": res.Ledger.String()})
 			}
 			// The wiki's source catalog and review queue go with its pages.
 			var companions []string
@@ -361,9 +372,9 @@ func doctorMergeDriver(c *cli.Context, out *output, v *vault.Vault, rep map[stri
 }
 
 // resolvePageArg reads the NODE|PAGE argument of prose resolve: a page
-// (or a file beside the nodes) when --slot is given or when it names a
-// path (ml/attention, attention.html, review/queue.json); a node
-// otherwise. It returns the vault path.
+// (or a file beside the nodes) when --slot or --key is given (slot is
+// either's value) or when it names a path (ml/attention, attention.html,
+// review/queue.json); a node otherwise. It returns the vault path.
 func resolvePageArg(arg, slot string) (string, bool) {
 	if slot == "" && !strings.Contains(arg, "/") && !strings.HasSuffix(arg, ".html") {
 		return "", false
@@ -379,19 +390,22 @@ func resolvePageArg(arg, slot string) (string, bool) {
 
 // rerenderMerged renders again the derived shell of the wiki after a
 // merge that merged its pages one by one (Referenced by, folder listings,
-// a merged page's heading): one commit without a receipt, as prose wiki
-// rebuild makes. A failure leaves the merge landed and says how to finish.
+// a merged page's heading): only what the merge can have changed, against
+// the two heads it joined, the same as prose wiki rebuild would make; one
+// commit without a receipt. A failure leaves the merge landed and says
+// how to finish.
 func rerenderMerged(c *cli.Context, v *vault.Vault, out *output, res *vault.PullResult) {
 	if len(res.Pages) == 0 && !slices.Contains(res.FileMerged, wiki.Node) {
 		return // no page merged from both sides, by prose or by git
 	}
 	w, err := wiki.Open(v)
+	var r *wiki.Result
 	if err == nil {
-		_, err = w.Rebuild(c.Context, nil)
+		r, err = w.RebuildMerged(c.Context, res.Sides[:]...)
 	}
 	if err != nil {
 		out.printf("the merge landed; rendering the merged pages' shells failed (%v): run `prose wiki rebuild`\n", err)
 		return
 	}
-	out.printf("rendered the wiki's shells again after the page merge (%s both sides changed)\n", nounCount(len(res.Pages), "file"))
+	out.printf("rendered the shells of %s again after the page merge (%s both sides changed)\n", nounCount(r.Rendered, "page"), nounCount(len(res.Pages), "file"))
 }

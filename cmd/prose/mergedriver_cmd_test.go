@@ -103,7 +103,7 @@ func TestPlainGitPullMergesWikiSlotBySlot(t *testing.T) {
 		t.Fatalf("a refused write moved the branch")
 	}
 	out = mustProse(t, "--vault", b, "pull", "--continue")
-	if !strings.Contains(out, "joined: node wiki (taken merged)") || !strings.Contains(out, "rendered the wiki's shells again") {
+	if !strings.Contains(out, "joined: node wiki (taken merged)") || !strings.Contains(out, "again after the page merge") {
 		t.Fatalf("pull --continue:\n%s", out)
 	}
 	// On top of git's merge: the merge receipt's commit, then the commit

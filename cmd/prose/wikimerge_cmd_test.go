@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/prose-store/prose/ingest"
 )
 
 // wikiWorld is a bare remote, a vault a that ingested one source and
@@ -330,6 +332,282 @@ func TestSyncWikiMetaAndRemovalConflictsPerPage(t *testing.T) {
 	m := mergeOf(t, lastOf(t, b, "wiki"))
 	if res, _ := m["resolved"].([]any); len(res) != 2 {
 		t.Fatalf("merge receipt resolved %v, want the two choices", m["resolved"])
+	}
+	hasAll(t, "b", receiptHashes(t, b), all)
+	checkVaults(t, a, b)
+	mustProse(t, "--vault", b, "push")
+	mustProse(t, "--vault", a, "pull")
+	checkVaults(t, a, b)
+}
+
+// TestSyncWikiMergeRendersOnlyWhatChanged: after a page merge, pull
+// renders again only the shells the merge can have changed — yet the
+// wiki it leaves is the one a whole `prose wiki rebuild` gives: a
+// rebuild afterwards changes nothing. The sides cover each way a shell
+// goes stale: a link added on the remote to a page neither side touched
+// (its "Referenced by" on this side is stale), a linking page removed
+// there, a new folder (the root's listing), a page new here in a folder
+// whose other page the remote changed, a page both sides changed that
+// links to a page of this side only, and a page both sides changed whose
+// two links to a page each side dropped one of: neither side's file of
+// the linked page changed, but the merged wiki's does.
+func TestSyncWikiMergeRendersOnlyWhatChanged(t *testing.T) {
+	needGit(t)
+	t.Setenv("GIT_TERMINAL_PROMPT", "0")
+	root := t.TempDir()
+	remote := filepath.Join(root, "remote.git")
+	syncGit(t, root, "init", "--quiet", "--bare", remote)
+	a, b := filepath.Join(root, "a"), filepath.Join(root, "b")
+	mustProse(t, "init", a)
+	for _, p := range [][3]string{
+		{"ml/attention", "concept", "Attention"}, {"ml/softmax", "concept", "Softmax"}, {"ml/gelu", "concept", "GELU"},
+		{"ops/deploy", "note", "Deploying"}, {"ops/old", "note", "Old"}, {"notes/keep", "note", "Keep"},
+	} {
+		mustProse(t, "--vault", a, "wiki", "new", p[0], "--template", p[1], "--title", p[2])
+	}
+	for i := range 12 { // pages no merge touches: the rebuild must leave them
+		mustProse(t, "--vault", a, "wiki", "new", fmt.Sprintf("quiet/q%d", i), "--template", "note", "--title", fmt.Sprintf("Quiet %d", i))
+	}
+	write := func(v, page, slot, html string) {
+		t.Helper()
+		mustProse(t, "--vault", v, "wiki", "write-slot", page, slot, "--content", html)
+	}
+	write(a, "ops/old", "body", `<p>See <a href="../ml/gelu.html">gelu</a>.</p>`)
+	write(a, "ml/attention", "summary", `<p>Weights by <a href="softmax.html">softmax</a>.</p>`)
+	write(a, "ml/attention", "body", `<p>Normalized by <a href="softmax.html">softmax</a>.</p>`)
+	mustProse(t, "--vault", a, "remote", "add", "origin", remote)
+	mustProse(t, "--vault", a, "push")
+	mustProse(t, "clone", remote, b)
+
+	write(a, "ops/deploy", "body", `<p>Mind the <a href="../ml/gelu.html">gelu</a>.</p>`)
+	mustProse(t, "--vault", a, "wiki", "rm", "ops/old", "--force")
+	mustProse(t, "--vault", a, "wiki", "new", "fresh/start", "--template", "note", "--title", "Fresh start")
+	write(a, "ml/attention", "summary", "<p>Weights tokens by relevance.</p>")
+	mustProse(t, "--vault", a, "wiki", "set-meta", "notes/keep", "title=Keep (renamed)")
+	write(b, "ml/attention", "body", `<p>Queries meet keys; <a href="../notes/keep.html">keep</a> this.</p>`)
+	mustProse(t, "--vault", b, "wiki", "new", "ml/extra", "--template", "note", "--title", "Extra")
+	mustProse(t, "--vault", a, "push")
+
+	out := mustProse(t, "--vault", b, "pull")
+	t.Logf("pull:\n%s", out)
+	if !strings.Contains(out, "merged file by file:") || !strings.Contains(out, "rendered the shells of ") {
+		t.Fatalf("pull of a page merge:\n%s", out)
+	}
+	// Fewer pages than the wiki holds were rendered again.
+	var n int
+	if _, err := fmt.Sscanf(out[strings.Index(out, "rendered the shells of ")+len("rendered the shells of "):], "%d", &n); err != nil {
+		t.Fatal(err)
+	}
+	total := strings.Count(syncGit(t, b, "ls-tree", "-r", "--name-only", "HEAD", "published/wiki"), ".html")
+	if n == 0 || n > total-12 {
+		t.Fatalf("rendered %d pages again after the merge, want some, and not the 12 quiet ones of the wiki's %d", n, total)
+	}
+	if data, _ := os.ReadFile(filepath.Join(b, "published", "wiki", "ml", "gelu.html")); !strings.Contains(string(data), "../ops/deploy.html") || strings.Contains(string(data), "../ops/old.html") {
+		t.Fatalf("ml/gelu's Referenced by after the merge:\n%s", data)
+	}
+	if data, _ := os.ReadFile(filepath.Join(b, "published", "wiki", "ml", "softmax.html")); strings.Contains(string(data), `href="attention.html"`) {
+		t.Fatalf("ml/softmax is still referenced by ml/attention, whose links to it both sides dropped:\n%s", data)
+	}
+	head := syncGit(t, b, "rev-parse", "HEAD")
+	tree := syncGit(t, b, "rev-parse", "HEAD:published/wiki")
+	rb := mustProse(t, "--vault", b, "wiki", "rebuild")
+	if got := syncGit(t, b, "rev-parse", "HEAD:published/wiki"); got != tree {
+		t.Fatalf("a whole rebuild after the merge changed the wiki (%s → %s):\n%s\n%s", tree, got, rb, syncGit(t, b, "diff", "--stat", head, "HEAD"))
+	}
+	checkVaults(t, a, b)
+}
+
+// openItems lists the open review items of a vault (prose wiki review
+// list --json), by id.
+func openItems(t *testing.T, dir string) map[string]ingest.ReviewEntry {
+	t.Helper()
+	var q struct {
+		Items []ingest.ReviewEntry `json:"items"`
+	}
+	if err := json.Unmarshal([]byte(mustProse(t, "--vault", dir, "--json", "wiki", "review", "list")), &q); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]ingest.ReviewEntry{}
+	for _, it := range q.Items {
+		out[it.ID] = it
+	}
+	return out
+}
+
+// TestSyncReviewQueueMergesThroughAPull: a person's edit on each side
+// that an ingest there then wanted to overwrite becomes a review item on
+// that side; a pull merges the two queues, so both items are open in
+// prose wiki review list on the merged side; an item resolved on one
+// side while the other side resolves the other stays resolved through
+// the next pull either way, and the queue lists neither.
+func TestSyncReviewQueueMergesThroughAPull(t *testing.T) {
+	needGit(t)
+	t.Setenv("GIT_TERMINAL_PROMPT", "0")
+	t.Setenv("PROSE_NOW", "2026-01-31")
+	root := t.TempDir()
+	remote := filepath.Join(root, "remote.git")
+	syncGit(t, root, "init", "--quiet", "--bare", remote)
+	a, b := filepath.Join(root, "a"), filepath.Join(root, "b")
+	const ops = "# Operating the service\n\nWe watch the service every day.\n\n## Glossary\n\nPager: the device that wakes the person on call.\nRunbook: the steps that fix a known failure.\n"
+	// One source directory, so both sides name the sources alike; each
+	// side's change of it is made for its own ingest and undone after.
+	src := filepath.Join(root, "src")
+	writeFiles(t, src, map[string]string{"deploy.md": reviewDeploy, "ops.md": ops})
+	mustProse(t, "init", a)
+	mustProse(t, "--vault", a, "ingest", src)
+	mustProse(t, "--vault", a, "remote", "add", "origin", remote)
+	mustProse(t, "--vault", a, "push")
+	mustProse(t, "clone", remote, b)
+
+	// a: a person writes canary's summary, then the deploy guide changes
+	// what it says of canaries; b: the same for pager and the ops guide.
+	mustProse(t, "--vault", a, "wiki", "write-slot", "canary", "summary", "--content", "<p>Ours, from a.</p>")
+	writeFiles(t, src, map[string]string{"deploy.md": strings.Replace(reviewDeploy, "production traffic", "live traffic", 1)})
+	mustProse(t, "--vault", a, "ingest", src)
+	writeFiles(t, src, map[string]string{"deploy.md": reviewDeploy})
+	mustProse(t, "--vault", b, "wiki", "write-slot", "pager", "summary", "--content", "<p>Ours, from b.</p>")
+	writeFiles(t, src, map[string]string{"ops.md": strings.Replace(ops, "wakes the person", "wakes whoever is", 1)})
+	mustProse(t, "--vault", b, "ingest", src)
+	itemA, itemB := openItems(t, a), openItems(t, b)
+	if len(itemA) != 1 || len(itemB) != 1 {
+		t.Fatalf("want one open item on each side, got a %v, b %v", itemA, itemB)
+	}
+	var idA, idB string
+	for id, it := range itemA {
+		idA = id
+		if it.Kind != ingest.ReviewKept || !strings.Contains(it.Page, "canary") {
+			t.Fatalf("a's item: %+v", it)
+		}
+	}
+	for id, it := range itemB {
+		idB = id
+		if it.Kind != ingest.ReviewKept || !strings.Contains(it.Page, "pager") {
+			t.Fatalf("b's item: %+v", it)
+		}
+	}
+	if idA == idB {
+		t.Fatalf("the two sides' items have one id %s", idA)
+	}
+
+	mustProse(t, "--vault", a, "push")
+	out := mustProse(t, "--vault", b, "pull")
+	t.Logf("pull:\n%s", out)
+	if !strings.Contains(out, "merged") {
+		t.Fatalf("pull of two ingests with review items:\n%s", out)
+	}
+	merged := openItems(t, b)
+	list := mustProse(t, "--vault", b, "wiki", "review", "list")
+	for _, id := range []string{idA, idB} {
+		if _, ok := merged[id]; !ok || !strings.Contains(list, id) {
+			t.Fatalf("item %s is not open on the merged side:\n%s", id, list)
+		}
+	}
+	if got := slotOfPage(t, b, "canary", "summary"); got != "<p>Ours, from a.</p>" {
+		t.Fatalf("canary's summary after the merge: %q (a person's edit from a)", got)
+	}
+	checkVaults(t, a, b)
+	mustProse(t, "--vault", b, "push")
+	mustProse(t, "--vault", a, "pull")
+	if got := openItems(t, a); len(got) != 2 {
+		t.Fatalf("a after pulling the merge has open items %v, want both", got)
+	}
+
+	// Each side resolves one item; the pulls merge the two queues.
+	mustProse(t, "--vault", a, "wiki", "review", "resolve", idA)
+	mustProse(t, "--vault", b, "wiki", "review", "take", idB)
+	mustProse(t, "--vault", a, "push")
+	out = mustProse(t, "--vault", b, "pull")
+	t.Logf("second pull:\n%s", out)
+	if !strings.Contains(out, "merged") {
+		t.Fatalf("second pull:\n%s", out)
+	}
+	mustProse(t, "--vault", b, "push")
+	mustProse(t, "--vault", a, "pull")
+	for _, dir := range []string{a, b} {
+		if got := openItems(t, dir); len(got) != 0 {
+			t.Fatalf("%s: items resolved on one side each are open again after the pull: %v", dir, got)
+		}
+		for _, it := range keptItems(t, dir) {
+			if (it.ID == idA || it.ID == idB) && it.Resolved == "" {
+				t.Fatalf("%s: item %s is not resolved: %+v", dir, it.ID, it)
+			}
+		}
+	}
+	checkVaults(t, a, b)
+}
+
+// TestSyncResolveOneMetaKey: a page whose title both sides set
+// differently and whose summary both sides wrote differently is refused,
+// the error naming `prose resolve PAGE --key title`; --key title
+// --theirs settles the title alone (the merge still waits for the slot),
+// a --key naming a key without a conflict is refused and changes
+// nothing, --key with --slot is a usage error, and --slot --ours lands
+// the merge with the remote's title and this vault's summary.
+func TestSyncResolveOneMetaKey(t *testing.T) {
+	needGit(t)
+	t.Setenv("GIT_TERMINAL_PROMPT", "0")
+	root := t.TempDir()
+	remote := filepath.Join(root, "remote.git")
+	syncGit(t, root, "init", "--quiet", "--bare", remote)
+	a, b := filepath.Join(root, "a"), filepath.Join(root, "b")
+	mustProse(t, "init", a)
+	mustProse(t, "--vault", a, "wiki", "new", "ml/attention", "--template", "concept", "--title", "Attention")
+	mustProse(t, "--vault", a, "remote", "add", "origin", remote)
+	mustProse(t, "--vault", a, "push")
+	mustProse(t, "clone", remote, b)
+	mustProse(t, "--vault", a, "wiki", "set-meta", "ml/attention", "title=Attention (a)", "tags:=[\"ml\"]")
+	mustProse(t, "--vault", a, "wiki", "write-slot", "ml/attention", "summary", "--content", "<p>From a.</p>")
+	mustProse(t, "--vault", b, "wiki", "set-meta", "ml/attention", "title=Attention (b)")
+	mustProse(t, "--vault", b, "wiki", "write-slot", "ml/attention", "summary", "--content", "<p>From b.</p>")
+	mustProse(t, "--vault", a, "push")
+	all := append(receiptHashes(t, a), receiptHashes(t, b)...)
+	before := refsOf(t, b)
+	_, errs, code := prose(t, "--vault", b, "pull")
+	if code != 1 || !strings.Contains(errs, "meta title") || !strings.Contains(errs, "slot summary") || !strings.Contains(errs, "prose resolve ml/attention --key title --ours") {
+		t.Fatalf("pull: exit %d\n%s", code, errs)
+	}
+	branchRefsUnchanged(t, b, before)
+
+	if _, errs, code := prose(t, "--vault", b, "resolve", "ml/attention", "--key", "title", "--slot", "summary", "--ours"); code != 2 || !strings.Contains(errs, "not both") {
+		t.Fatalf("resolve with --key and --slot: exit %d\n%s", code, errs)
+	}
+	if _, errs, code := prose(t, "--vault", b, "resolve", "ml/attention", "--key", "tags", "--ours"); code != 1 || !strings.Contains(errs, "has no conflict") {
+		t.Fatalf("resolve of a key without a conflict: exit %d\n%s", code, errs)
+	}
+	branchRefsUnchanged(t, b, before)
+	// The title alone: recorded, and the slot still waits.
+	_, errs, code = prose(t, "--vault", b, "resolve", "ml/attention", "--key", "title", "--theirs")
+	if code != 1 || !strings.Contains(errs, "recorded; the merge still waits") || !strings.Contains(errs, "slot summary") || strings.Contains(errs, "meta title") {
+		t.Fatalf("resolve --key title: exit %d\n%s", code, errs)
+	}
+	branchRefsUnchanged(t, b, before)
+	out := mustProse(t, "--vault", b, "resolve", "ml/attention", "--slot", "summary", "--ours")
+	if !strings.Contains(out, "joined: node wiki (taken both)") {
+		t.Fatalf("resolve --slot summary:\n%s", out)
+	}
+	meta := mustProse(t, "--vault", b, "--json", "wiki", "meta", "ml/attention")
+	if !strings.Contains(meta, `"Attention (a)"`) || !strings.Contains(meta, `"ml"`) {
+		t.Fatalf("meta after --key title --theirs: %s", meta)
+	}
+	if got := slotOfPage(t, b, "ml/attention", "summary"); got != "<p>From b.</p>" {
+		t.Fatalf("summary after --slot summary --ours: %q", got)
+	}
+	// The resolve rendered the shells the merge changed: a whole
+	// rebuild finds nothing left to do.
+	tree := syncGit(t, b, "rev-parse", "HEAD:published/wiki")
+	mustProse(t, "--vault", b, "wiki", "rebuild")
+	if got := syncGit(t, b, "rev-parse", "HEAD:published/wiki"); got != tree {
+		t.Fatalf("a whole rebuild after the resolve changed the wiki (%s → %s)", tree, got)
+	}
+	m := mergeOf(t, lastOf(t, b, "wiki"))
+	res, _ := m["resolved"].([]any)
+	var conflicts []string
+	for _, r := range res {
+		r := r.(map[string]any)
+		conflicts = append(conflicts, fmt.Sprintf("%s=%s", r["conflict"], r["taken"]))
+	}
+	if got := strings.Join(conflicts, " "); !strings.Contains(got, "meta:title=theirs") || !strings.Contains(got, "slot:summary=ours") || len(conflicts) != 2 {
+		t.Fatalf("merge receipt resolved %s", got)
 	}
 	hasAll(t, "b", receiptHashes(t, b), all)
 	checkVaults(t, a, b)

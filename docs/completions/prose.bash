@@ -36,7 +36,7 @@ _prose_flags() {
 	"receipts cost") echo "--runs --node" ;;
 	"receipts list") echo "--node" ;;
 	"receipts verify") echo "--reactor" ;;
-	"resolve") echo "--ours --theirs --slot --remote" ;;
+	"resolve") echo "--ours --theirs --slot --key --remote" ;;
 	"run") echo "--all" ;;
 	"serve") echo "--addr --queue" ;;
 	"test") echo "--recursive -r" ;;
@@ -75,7 +75,7 @@ _prose_valued() {
 	"receipts cost") echo "--runs --node" ;;
 	"receipts list") echo "--node" ;;
 	"receipts verify") echo "--reactor" ;;
-	"resolve") echo "--slot --remote" ;;
+	"resolve") echo "--slot --key --remote" ;;
 	"serve") echo "--addr --queue" ;;
 	"trigger") echo "--data" ;;
 	"wiki append-slot") echo "--content -c --file -f" ;;
