@@ -137,10 +137,14 @@ func resolveCommand() *cli.Command {
 			&cli.BoolFlag{Name: "theirs", Usage: "take the remote's side (of the node, the page's conflicts, or the slot)"},
 			&cli.StringFlag{Name: "slot", Usage: "settle only this slot of PAGE (without it: every conflict of the page, its meta keys included)"},
 			&cli.StringFlag{Name: "remote", Value: "origin", Usage: "the remote whose refused pull this settles"},
+			renderFlag,
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usageErrorf("resolve needs one NODE or PAGE, got %s (see prose resolve --help)", nounCount(c.NArg(), "argument"))
+			}
+			if c.Bool("render") {
+				return resolveRender(c)
 			}
 			if c.Bool("ours") == c.Bool("theirs") {
 				return usageErrorf("resolve needs exactly one of --ours (keep this vault's node) and --theirs (take the remote's)")
