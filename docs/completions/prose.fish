@@ -137,6 +137,7 @@ complete -c prose -n '__prose_at \'resolve\'' -l ours -d 'keep this vault\'s sid
 complete -c prose -n '__prose_at \'resolve\'' -l theirs -d 'take the remote\'s side (of the node, the page\'s conflicts, or the slot)'
 complete -c prose -n '__prose_at \'resolve\'' -l slot -r -d 'settle only this slot of PAGE (without it: every conflict of the page,…'
 complete -c prose -n '__prose_at \'resolve\'' -l remote -r -d 'the remote whose refused pull this settles'
+complete -c prose -n '__prose_at \'resolve\'' -l render -d 'render a world-model node again against the merged vault (its producers…'
 complete -c prose -n '__prose_at \'run\'' -l all -d 'wake every node (each still skips when its memo key is unmoved)'
 complete -c prose -n '__prose_at \'serve\'' -l addr -r -d 'listen on HOST:PORT (port 0 picks a free one)'
 complete -c prose -n '__prose_at \'serve\'' -l queue -r -d 'deliveries in flight before the server answers 503 (N)'
