@@ -18,7 +18,9 @@ import (
 // nothing; then prose resolve totals --render renders totals against the
 // merged inbox — output neither side had — and lands the merge with a
 // merge receipt taken "rendered" naming both heads and the render's memo
-// key, every check passing and no receipt lost.
+// key, every check passing and no receipt lost. Another node in conflict
+// (register) makes --render wait until it is settled (--theirs, recorded),
+// and that choice lands with the render.
 func TestSyncResolveRenderRendersAgainstTheMergedVault(t *testing.T) {
 	if _, err := exec.LookPath("sh"); err != nil {
 		t.Skip("no sh")
@@ -47,17 +49,32 @@ func TestSyncResolveRenderRendersAgainstTheMergedVault(t *testing.T) {
 	publishFiles(t, root, a, "totals", map[string]string{"count.json": "{\"count\":5}\n"})
 	mustProse(t, "--vault", a, "push")
 	publishFiles(t, root, b, "totals", map[string]string{"count.json": "{\"count\":7}\n"})
+	// register too, so --render must wait for it to be settled.
+	publishFiles(t, root, a, "register", map[string]string{"orders.json": "[\"a\"]\n"})
+	publishFiles(t, root, b, "register", map[string]string{"orders.json": "[\"b\"]\n"})
+	mustProse(t, "--vault", a, "push")
 	ours, theirs := lastOf(t, b, "totals")["content_hash"].(string), lastOf(t, a, "totals")["content_hash"].(string)
 	all := append(receiptHashes(t, a), receiptHashes(t, b)...)
 
 	_, errs, code := prose(t, "--vault", b, "pull")
-	if code != 1 || !strings.Contains(errs, "node totals advanced on both sides") || !strings.Contains(errs, "prose resolve totals --render") {
+	if code != 1 || !strings.Contains(errs, "node totals advanced on both sides") || !strings.Contains(errs, "prose resolve NODE --render") || !strings.Contains(errs, "node register advanced on both sides") {
 		t.Fatalf("pull of a node advanced on both sides: exit %d\n%s", code, errs)
 	}
 	refs := refsOf(t, b)
 	if _, errs, code := prose(t, "--vault", b, "resolve", "totals", "--render", "--ours"); code != 2 || !strings.Contains(errs, "drop --ours/--theirs") {
 		t.Fatalf("--render with --ours: exit %d\n%s", code, errs)
 	}
+	// Another node still in conflict: --render waits for it, recording nothing.
+	if _, errs, code := prose(t, "--vault", b, "resolve", "totals", "--render"); code != 1 || !strings.Contains(errs, "every other conflict must be settled first") || !strings.Contains(errs, "node register advanced on both sides") {
+		t.Fatalf("resolve --render with another conflict: exit %d\n%s", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(b, ".prose", "resolve.json")); err == nil {
+		t.Fatal("a refused --render recorded a choice")
+	}
+	if _, errs, code := prose(t, "--vault", b, "resolve", "register", "--theirs"); code != 1 || !strings.Contains(errs, "recorded; the merge still waits") {
+		t.Fatalf("resolve register --theirs: exit %d\n%s", code, errs)
+	}
+	refs = refsOf(t, b)
 	// A failing render changes nothing.
 	script := filepath.Join(b, "render.sh")
 	if err := os.Chmod(script, 0o644); err != nil {
@@ -77,12 +94,15 @@ func TestSyncResolveRenderRendersAgainstTheMergedVault(t *testing.T) {
 	}
 
 	out := mustProse(t, "--vault", b, "resolve", "totals", "--render")
-	if !strings.Contains(out, "resolved node totals (--render") || !strings.Contains(out, "joined: node totals (taken rendered)") {
+	if !strings.Contains(out, "resolved node totals (--render") || !strings.Contains(out, "joined: node totals (taken rendered)") || !strings.Contains(out, "joined: node register (taken theirs)") {
 		t.Fatalf("resolve --render:\n%s", out)
 	}
 	// The render counted the merged inbox's two orders: neither side's 5 or 7.
 	if data, _ := os.ReadFile(filepath.Join(b, "published", "totals", "count.json")); string(data) != "{\"count\":2}\n" {
 		t.Fatalf("totals after resolve --render: %q, want the render's {\"count\":2}", data)
+	}
+	if data, _ := os.ReadFile(filepath.Join(b, "published", "register", "orders.json")); string(data) != "[\"a\"]\n" {
+		t.Fatalf("register after the recorded --theirs: %q", data)
 	}
 	r := lastOf(t, b, "totals")
 	m := mergeOf(t, r)
