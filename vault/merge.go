@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -310,7 +311,14 @@ func (e *ConflictError) Error() string {
 		b.WriteString("; the merge lands when every conflict is settled")
 	}
 	if len(e.Nodes) > 0 {
-		fmt.Fprintf(&b, ". Settle each node with `prose resolve NODE --ours` (keep this vault's) or `prose resolve NODE --theirs` (take %s's), e.g. `prose resolve %s --theirs`; the merge lands when every node is settled, with a merge receipt naming the head not taken", e.Remote, e.Nodes[0])
+		fmt.Fprintf(&b, ". Settle each node with `prose resolve NODE --ours` (keep this vault's) or `prose resolve NODE --theirs` (take %s's), e.g. `prose resolve %s --theirs`", e.Remote, e.Nodes[0])
+		// A world-model node (not one merged file by file, as the wiki)
+		// can also be rendered again against the merged vault.
+		_, fileNodes := fileMergeOf()
+		if i := slices.IndexFunc(e.Nodes, func(n string) bool { return !fileNodes[n] }); i >= 0 {
+			fmt.Fprintf(&b, ", or render a world-model node again against the merged vault with `prose resolve NODE --render` (e.g. `prose resolve %s --render`, once every other conflict is settled)", e.Nodes[i])
+		}
+		b.WriteString("; the merge lands when every node is settled, with a merge receipt naming both heads")
 	}
 	if len(e.Paths) > 0 {
 		b.WriteString(". prose has no merge rules for these paths: change them on one side only, or clone the remote afresh (`prose clone URL NEWDIR`) and redo the change there (docs/sync.md)")
@@ -332,6 +340,13 @@ type mergeOutcome struct {
 }
 
 func (v *Vault) mergeDiverged(ctx context.Context, remote string, oursBranch, theirsBranch, oursLedger, theirsLedger plumbing.Hash, choices map[string]string, companions map[string][]string) (out mergeOutcome, err error) {
+	return v.mergeDivergedPlan(ctx, remote, oursBranch, theirsBranch, oursLedger, theirsLedger, choices, companions, nil)
+}
+
+// mergeDivergedPlan is mergeDiverged with a resolve --render's plan (nil:
+// none): a dry run reads the merged view and returns errDryMerge before
+// anything is written; a landing gives the plan's node the render's files.
+func (v *Vault) mergeDivergedPlan(ctx context.Context, remote string, oursBranch, theirsBranch, oursLedger, theirsLedger plumbing.Hash, choices map[string]string, companions map[string][]string, rp *renderPlan) (out mergeOutcome, err error) {
 	var branch, ledger plumbing.Hash
 	baseBranch, err := v.mergeBase(ctx, oursBranch, theirsBranch)
 	if err != nil {
@@ -434,6 +449,11 @@ func (v *Vault) mergeDiverged(ctx context.Context, remote string, oursBranch, th
 				continue
 			}
 		}
+		if j != nil && rp != nil && !rp.dry && n == rp.node {
+			if err := rp.apply(v, b, j); err != nil {
+				return out, err
+			}
+		}
 		if j == nil {
 			ce.Nodes = append(ce.Nodes, n)
 			ce.Heads = append(ce.Heads, [2]string{j0(v, oursLedger, n), j0(v, theirsLedger, n)})
@@ -495,6 +515,12 @@ paths:
 	}
 	if len(ce.Nodes) > 0 || len(ce.Paths) > 0 || len(ce.Files) > 0 {
 		return out, ce
+	}
+	if rp != nil && rp.dry {
+		if err := rp.readView(v, b, branchTree, ledgerTree, joins); err != nil {
+			return out, err
+		}
+		return out, errDryMerge
 	}
 	// The merge commit holds each joined node as ours left it; its merge
 	// receipt's commit holds the merged node.

@@ -48,6 +48,8 @@ type nodeJoin struct {
 	pages     []string
 	pagePaths []string
 	resolved  []map[string]any
+	// render is the output of prose resolve NODE --render (TakeRendered).
+	render *RenderedMerge
 }
 
 // joinNode decides how node, advanced on both sides, is merged: taken
@@ -132,6 +134,13 @@ func mergeReceipt(j nodeJoin) (*receipt.Receipt, []string, error) {
 	}
 	r.Wake.Refs = []string{j.theirs.ContentHash}
 	r.Cost.Model = "merge"
+	if j.render != nil {
+		// Rendered again against the merged vault: the render's memo key
+		// and cost.
+		r.ContractFingerprint = j.render.ContractFingerprint
+		r.InputFingerprints = append([]string{}, j.render.InputFingerprints...)
+		r.Cost.Provider, r.Cost.Tokens = j.render.Provider, j.render.Tokens
+	}
 	m := map[string]any{"ours": j.ours.ContentHash, "theirs": j.theirs.ContentHash, "taken": j.taken}
 	switch j.taken {
 	case TakeOurs:

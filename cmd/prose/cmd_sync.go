@@ -130,7 +130,7 @@ func pullCommand() *cli.Command {
 func resolveCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "resolve",
-		Usage:     "settle what a pull refused — a node advanced on both sides, or a wiki page's slot or meta key both sides changed — by keeping this vault's side or taking the remote's; the merge lands when everything is settled, with a merge receipt naming the head not taken",
+		Usage:     "settle what a pull refused — a node advanced on both sides, or a wiki page's slot or meta key both sides changed — by keeping this vault's side, taking the remote's, or (a world-model node) rendering it again; the merge lands when everything is settled, with a merge receipt naming both heads",
 		ArgsUsage: "NODE|PAGE",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "ours", Usage: "keep this vault's side (of the node, the page's conflicts, or the slot)"},
@@ -138,10 +138,14 @@ func resolveCommand() *cli.Command {
 			&cli.StringFlag{Name: "slot", Usage: "settle only this slot of PAGE (without it and --key: every conflict of the page, its meta keys included)"},
 			&cli.StringFlag{Name: "key", Usage: "settle only this meta key of PAGE (title, tags, template, …) that both sides set differently"},
 			&cli.StringFlag{Name: "remote", Value: "origin", Usage: "the remote whose refused pull this settles"},
+			renderFlag,
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usageErrorf("resolve needs one NODE or PAGE, got %s (see prose resolve --help)", nounCount(c.NArg(), "argument"))
+			}
+			if c.Bool("render") {
+				return resolveRender(c)
 			}
 			if c.Bool("ours") == c.Bool("theirs") {
 				return usageErrorf("resolve needs exactly one of --ours (keep this vault's node) and --theirs (take the remote's)")

@@ -202,6 +202,12 @@ func TestSyncWikiSlotMergeConflictAndResolve(t *testing.T) {
 				t.Fatalf("round %d: pull of one slot changed on both sides: exit %d, want 1 and %q in\n%s", round, code, want, errs)
 			}
 		}
+		if strings.Contains(errs, "--render") {
+			t.Fatalf("round %d: the refusal of a wiki conflict offers --render, which is for world-model nodes:\n%s", round, errs)
+		}
+		if _, errs, code := prose(t, "--vault", b, "resolve", "wiki", "--render"); code != 2 || !strings.Contains(errs, "the wiki is not rendered by the runtime") {
+			t.Fatalf("round %d: resolve wiki --render: exit %d\n%s", round, code, errs)
+		}
 		branchRefsUnchanged(t, b, before)
 		if got := slotOfPage(t, b, "ml/attention", "summary"); got != bText {
 			t.Fatalf("round %d: a refused pull changed the slot: %q", round, got)

@@ -36,7 +36,7 @@ _prose_flags() {
 	"receipts cost") echo "--runs --node" ;;
 	"receipts list") echo "--node" ;;
 	"receipts verify") echo "--reactor" ;;
-	"resolve") echo "--ours --theirs --slot --key --remote" ;;
+	"resolve") echo "--ours --theirs --slot --key --remote --render" ;;
 	"run") echo "--all" ;;
 	"serve") echo "--addr --queue" ;;
 	"test") echo "--recursive -r" ;;

@@ -138,6 +138,7 @@ complete -c prose -n '__prose_at \'resolve\'' -l theirs -d 'take the remote\'s s
 complete -c prose -n '__prose_at \'resolve\'' -l slot -r -d 'settle only this slot of PAGE (without it and --key: every conflict of…'
 complete -c prose -n '__prose_at \'resolve\'' -l key -r -d 'settle only this meta key of PAGE (title, tags, template, …) that…'
 complete -c prose -n '__prose_at \'resolve\'' -l remote -r -d 'the remote whose refused pull this settles'
+complete -c prose -n '__prose_at \'resolve\'' -l render -d 'render a world-model node again against the merged vault (its producers…'
 complete -c prose -n '__prose_at \'run\'' -l all -d 'wake every node (each still skips when its memo key is unmoved)'
 complete -c prose -n '__prose_at \'serve\'' -l addr -r -d 'listen on HOST:PORT (port 0 picks a free one)'
 complete -c prose -n '__prose_at \'serve\'' -l queue -r -d 'deliveries in flight before the server answers 503 (N)'
