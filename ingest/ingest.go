@@ -520,6 +520,9 @@ func (r *run) ingest(ctx context.Context, docs []*source.Document) (*Result, err
 		}
 		bar.Add(1)
 	}
+	if f, ok := r.opt.Model.(forgetter); ok {
+		f.Forget() // the sources are worked: nothing asks about them again
+	}
 	if err := r.leave(r.same); err != nil {
 		return nil, err
 	}
@@ -549,6 +552,10 @@ func (r *run) ingest(ctx context.Context, docs []*source.Document) (*Result, err
 	}
 	return r.commit(ctx, docs)
 }
+
+// forgetter is a model that keeps what it read from prompts (the offline
+// engine's parsed sources) until it is told to Forget it.
+type forgetter interface{ Forget() }
 
 // source runs analysis and generation for one document.
 func (r *run) source(ctx context.Context, d *source.Document) error {

@@ -4,6 +4,7 @@ package published
 
 import (
 	"fmt"
+	"github.com/prose-store/prose/internal/fsmode"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -95,17 +96,4 @@ func kindOfMode(mode uint32) nameKind {
 }
 
 // describeMode names the type of a non-regular file for error messages.
-func describeMode(mode uint32) string {
-	m := fs.FileMode(mode)
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return fmt.Sprintf("a special file (mode %v)", m)
-}
+func describeMode(mode uint32) string { return fsmode.Describe(fs.FileMode(mode)) }

@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/prose-store/prose/internal/fsmode"
 	"io"
 	"os"
-	"strconv"
 	"syscall"
 )
 
@@ -39,7 +39,7 @@ func VerifyReactorFile(ctx context.Context, path string) (Report, error) {
 func readReactorFile(ctx context.Context, path string) ([]byte, error) {
 	check := func(fi os.FileInfo) error {
 		if !fi.Mode().IsRegular() {
-			return fmt.Errorf("%s is %w (%s); pass a receipts.json file", path, ErrNotRegular, describe(fi.Mode()))
+			return fmt.Errorf("%s is %w (%s); pass a receipts.json file", path, ErrNotRegular, fsmode.Describe(fi.Mode()))
 		}
 		if fi.Size() > MaxReactorLedger {
 			return fmt.Errorf("%s holds %d bytes, %w of %d bytes (%d MiB) for a reactor ledger (see docs/limits.md)", path, fi.Size(), ErrTooLarge, MaxReactorLedger, MaxReactorLedger>>20)
@@ -84,21 +84,4 @@ func readReactorFile(ctx context.Context, path string) ([]byte, error) {
 			return nil, err
 		}
 	}
-}
-
-// describe names a file type for messages.
-func describe(m os.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&os.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&os.ModeCharDevice != 0:
-		return "a character device"
-	case m&os.ModeDevice != 0:
-		return "a device"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	}
-	return "mode " + strconv.FormatUint(uint64(m), 8)
 }

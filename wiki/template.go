@@ -294,9 +294,20 @@ func render(t *Template, rel string, p *Page, sh shell) ([]byte, error) {
 			d.Extra = append(d.Extra, s)
 		}
 	}
+	// The page is about its slots and the stylesheet: grown at that size
+	// at once, a commit's rendered pages (each held to the commit) hold no
+	// buffer doubled past its page.
+	size := len(meta) + len(Stylesheet()) + 8<<10
+	for _, s := range p.Slots {
+		size += len(s.HTML)
+	}
 	var b bytes.Buffer
+	b.Grow(size)
 	if err := t.t.ExecuteTemplate(&b, "layout", d); err != nil {
 		return nil, fmt.Errorf("render %s with template %s: %w", rel, t.Name, err)
+	}
+	if out := b.Bytes(); cap(out)-len(out) > len(out)/8+4<<10 {
+		return bytes.Clone(out), nil
 	}
 	return b.Bytes(), nil
 }

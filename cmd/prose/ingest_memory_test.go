@@ -31,20 +31,13 @@ func sentences(sb *strings.Builder, n, seed int) {
 	}
 }
 
-// longSourceRSS is the most memory ingesting one 16 MiB source may take
-// today: the offline engine reads the whole source again from each of its
-// two prompts (docs/limits.md), so the long sources below peak at 350–375
-// MB under the pipeline's 192 MiB heap limit (their live heap passes it).
-// It guards against the unbounded cases (a 16 MiB paragraph once held
-// gigabytes); the goal, peakRSSGoal, holds for many small sources.
-const longSourceRSS = 400 << 20
-
 // TestIngestMemoryStaysBounded ingests, with the offline engine, in a
 // child process under an address-space cap, each into a fresh vault: 300
 // notes of 8 KB, a 16 MiB HTML manual of thousands of headings, a 16 MiB
-// text of a heading every 4 MiB and a 16 MiB text of one paragraph: the
-// notes peak under the goal, each long source under longSourceRSS, and
-// no page of the long ones passes the size a
+// text of a heading every 4 MiB and a 16 MiB text of one paragraph: each
+// peaks under the goal, peakRSSGoal (a 16 MiB paragraph once held
+// gigabytes, and a long source 350–375 MB while the offline engine held
+// its words and prompts), and no page of the long ones passes the size a
 // vault's text file may hold (the commit would refuse it).
 func TestIngestMemoryStaysBounded(t *testing.T) {
 	if testing.Short() {
@@ -108,12 +101,8 @@ func TestIngestMemoryStaysBounded(t *testing.T) {
 			if res.code != 0 || !strings.Contains(res.stdout, "wiki: rendered") {
 				t.Fatalf("exit %d:\n%.2000s%.2000s", res.code, res.stdout, res.stderr)
 			}
-			bound := int64(peakRSSGoal)
-			if input != "notes" {
-				bound = longSourceRSS
-			}
-			if res.peakRSS <= 0 || res.peakRSS > bound {
-				t.Errorf("peak RSS %d bytes; the bound is %d", res.peakRSS, bound)
+			if res.peakRSS <= 0 || res.peakRSS > peakRSSGoal {
+				t.Errorf("peak RSS %d bytes; the bound is %d", res.peakRSS, peakRSSGoal)
 			}
 			created := strings.Count(res.stdout, "  created  ")
 			if input != "notes" && created < 16 {

@@ -1,6 +1,7 @@
 package offline
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"path"
@@ -29,7 +30,7 @@ type IndexEntry struct {
 type candidate struct {
 	page  plan.Page
 	kind  string // "source", "procedure", "definition"
-	text  string // the text the page says, for finding mentions
+	text  string // the text the page says, for finding mentions (until linked)
 	sec   *source.Section
 	block *source.Block
 	def   source.Definition
@@ -95,11 +96,13 @@ func readWorkspace(prompt string) (*workspace, error) {
 	shared := *q.doc
 	doc := &shared
 	doc.Kind = source.Kind(attrs["kind"])
-	w := &workspace{doc: doc, q: q, sourceID: attrs["id"], name: attrs["name"], mark: sourceMark(attrs["name"]), byTitle: map[string][]IndexEntry{}, byPath: map[string]IndexEntry{}, folders: map[string]int{}}
-	w.key = candidateKey{q: q, kind: attrs["kind"], id: w.sourceID, name: w.name}
+	// The attributes are copied: the candidates the source's memo keeps
+	// hold them, and a part of the prompt would keep it all alive.
+	w := &workspace{doc: doc, q: q, sourceID: strings.Clone(attrs["id"]), name: strings.Clone(attrs["name"]), mark: sourceMark(attrs["name"]), byTitle: map[string][]IndexEntry{}, byPath: map[string]IndexEntry{}, folders: map[string]int{}}
 	idx, _, hasIdx := plan.Extract(prompt, "index")
 	tree, _, hasTree := plan.Extract(prompt, "tree")
-	w.key.index, w.key.tree = idx, tree
+	w.key = candidateKey{q: q, kind: strings.Clone(attrs["kind"]), id: w.sourceID, name: w.name,
+		index: sha256.Sum256([]byte(idx)), tree: sha256.Sum256([]byte(tree))}
 	if hasIdx && strings.TrimSpace(idx) != "" {
 		if err := json.Unmarshal([]byte(idx), &w.index); err != nil {
 			return nil, fmt.Errorf("the offline engine cannot read the prompt's index: %w", err)
@@ -175,7 +178,7 @@ func (w *workspace) derive() []candidate {
 		out = append(out, c)
 	}
 
-	add(candidate{kind: "source", page: plan.Page{Template: "source", Title: doc.Title, Origin: w.name, Why: "every ingested source gets a source page"}, text: w.q.prose()}, topic)
+	add(candidate{kind: "source", page: plan.Page{Template: "source", Title: doc.Title, Origin: w.name, Why: "every ingested source gets a source page"}}, topic) // its text's words: w.q.lowerWords
 	anchors := map[string]int{}
 
 	for i := range doc.Sections {
@@ -219,6 +222,9 @@ func (w *workspace) derive() []candidate {
 		}
 	}
 	w.link(out)
+	for i := range out {
+		out[i].text = "" // read by link only: not kept in the source's memo
+	}
 	return out
 }
 
@@ -419,6 +425,31 @@ func (w *workspace) topic() string {
 	return best
 }
 
+// countWords adds to counts, for each word it holds, how often it occurs
+// as a whole word (a run of letters and digits, lower-cased) in texts
+// joined by spaces. It walks the texts word by word: lower-casing a 16
+// MiB source and splitting it into a slice of every word held ≈ 90 MB at
+// once.
+func countWords(counts map[string]int, texts ...string) {
+	var word []byte
+	flush := func() {
+		if _, ok := counts[string(word)]; ok && len(word) > 0 {
+			counts[string(word)]++
+		}
+		word = word[:0]
+	}
+	for _, s := range texts {
+		for _, r := range s {
+			if r = unicode.ToLower(r); isWordRune(r) {
+				word = utf8.AppendRune(word, r)
+				continue
+			}
+			flush()
+		}
+		flush()
+	}
+}
+
 var genericHeading = lazyre.New(`(?i)^(steps?|procedure|instructions?|how to|usage|setup|set-up|process)$`)
 
 func procedureTitle(doc *source.Document, s *source.Section) string {
@@ -467,11 +498,28 @@ func sortedKeys[M ~map[string]V, V any](m M) []string {
 }
 
 // quoted caches the last sources read from prompts: a generation reads
-// the same source as the analysis before it, two or three times.
+// the same source as the analysis before it, two or three times. It keeps
+// each text's SHA-256, not the text: a quoted text is a part of its prompt,
+// and keeping it would keep the whole prompt (16 MiB for a long source)
+// alive after its call.
 var quoted struct {
 	sync.Mutex
-	text []string
-	doc  []*quotedDoc
+	key []quotedKey
+	doc []*quotedDoc
+}
+
+type quotedKey struct {
+	n   int
+	sum [sha256.Size]byte
+}
+
+// Forget drops the sources the engine has read from prompts. A pipeline
+// calls it once it has worked all its sources, so their documents (≈ 25
+// MB for a 16 MiB source) are not held through its commit.
+func (Engine) Forget() {
+	quoted.Lock()
+	defer quoted.Unlock()
+	quoted.key, quoted.doc = nil, nil
 }
 
 // quotedDoc is a source read from a prompt, and what the engine derives
@@ -479,9 +527,6 @@ var quoted struct {
 // analysis, the generation's turns) quote the source.
 type quotedDoc struct {
 	doc *source.Document
-
-	proseOnce sync.Once
-	text      string // doc.Prose()
 
 	wordsOnce sync.Once
 	words     []string // the text's distinct words in lower case, in order
@@ -495,10 +540,9 @@ type quotedDoc struct {
 	memo memo
 }
 
-func (q *quotedDoc) prose() string {
-	q.proseOnce.Do(func() { q.text = q.doc.Prose() })
-	return q.text
-}
+// prose is doc.Prose(), made again on each call: a 16 MiB source's text
+// is not kept with it.
+func (q *quotedDoc) prose() string { return q.doc.Prose() }
 
 // lowerWords are the document's text in lower case (made again on each
 // call: a 16 MiB source's is not kept) and its distinct words (split as
@@ -518,13 +562,7 @@ func (q *quotedDoc) titleCounts(titleWords []string, title string) map[string]in
 		for _, t := range titleWords {
 			q.counts[t] = 0
 		}
-		for _, text := range []string{strings.ToLower(q.prose()), strings.ToLower(title)} {
-			for word := range strings.FieldsFuncSeq(text, func(r rune) bool { return !isWordRune(r) }) {
-				if n, ok := q.counts[word]; ok {
-					q.counts[word] = n + 1
-				}
-			}
-		}
+		countWords(q.counts, q.prose(), title)
 	})
 	return q.counts
 }
@@ -548,8 +586,9 @@ func distinctWords(lower string) []string {
 func readQuoted(text string) (*quotedDoc, error) {
 	quoted.Lock()
 	defer quoted.Unlock()
-	for i, t := range quoted.text {
-		if t == text {
+	k := quotedKey{len(text), sha256.Sum256([]byte(text))}
+	for i, t := range quoted.key {
+		if t == k {
 			return quoted.doc[i], nil
 		}
 	}
@@ -558,10 +597,10 @@ func readQuoted(text string) (*quotedDoc, error) {
 		return nil, err
 	}
 	q := &quotedDoc{doc: doc}
-	quoted.text = append(quoted.text, text)
+	quoted.key = append(quoted.key, k)
 	quoted.doc = append(quoted.doc, q)
-	if len(quoted.text) > 4 {
-		quoted.text, quoted.doc = quoted.text[1:], quoted.doc[1:]
+	if len(quoted.key) > 4 {
+		quoted.key, quoted.doc = quoted.key[1:], quoted.doc[1:]
 	}
 	return q, nil
 }
@@ -569,9 +608,12 @@ func readQuoted(text string) (*quotedDoc, error) {
 // candidateKey is what a workspace's candidates depend on: the source and
 // its attributes, the index and the tree of the prompt.
 // (q is part of the key for completeness: the memo is the source's own.)
+// The index and the tree are kept as their SHA-256 and the attributes
+// as copies: a part of the prompt would keep the whole prompt alive.
 type candidateKey struct {
-	q                           *quotedDoc
-	kind, id, name, index, tree string
+	q              *quotedDoc
+	kind, id, name string
+	index, tree    [sha256.Size]byte
 }
 
 // memo keeps the candidates of the last two workspaces of a source (the

@@ -91,3 +91,44 @@ func TestLinkifySkipsCodeAndLinks(t *testing.T) {
 		t.Errorf("linkify = %s\nwant     %s", got, want)
 	}
 }
+
+// TestCountWordsAsTheWordSlice checks countWords against the count it
+// replaced: the joined texts lower-cased whole and split into a slice of
+// every word.
+func TestCountWordsAsTheWordSlice(t *testing.T) {
+	for _, tt := range []struct {
+		texts []string
+		words []string
+	}{
+		{[]string{"Deploy the Canary; canary, CANARY-release.", "Canary Guide"}, []string{"canary", "guide", "release", "deploy"}},
+		{[]string{"ends with guide", "guide"}, []string{"guide"}}, // a word at the end of each text
+		{[]string{"Straße STRASSE straße", "İstanbul istanbul"}, []string{"straße", "strasse", "istanbul", "i̇stanbul"}},
+		{[]string{"v2 release2 2release", "Release2"}, []string{"release2", "v2", "release"}},
+		{[]string{"", ""}, []string{"empty"}},
+		{[]string{"bad \xff\xfebytes here", "bytes"}, []string{"bytes", "bad"}},
+		{[]string{"Ünïcode tërm, ünïcode-tërm", "Tërm"}, []string{"tërm", "ünïcode"}},
+	} {
+		want := map[string]int{}
+		for _, w := range tt.words {
+			want[w] = 0
+		}
+		for _, w := range strings.FieldsFunc(strings.ToLower(strings.Join(tt.texts, " ")), func(r rune) bool { return !isWordRune(r) }) {
+			if _, ok := want[w]; ok {
+				want[w]++
+			}
+		}
+		got := map[string]int{}
+		for _, w := range tt.words {
+			got[w] = 0
+		}
+		countWords(got, tt.texts...)
+		for _, w := range tt.words {
+			if got[w] != want[w] {
+				t.Errorf("%q: %q counted %d times, want %d", tt.texts, w, got[w], want[w])
+			}
+		}
+		if len(got) != len(tt.words) {
+			t.Errorf("%q: counted words it was not asked for: %v", tt.texts, got)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package source
 import (
 	"errors"
 	"fmt"
+	"github.com/prose-store/prose/internal/fsmode"
 	"io"
 	"io/fs"
 	"os"
@@ -37,25 +38,7 @@ func tooLarge(name string, size int64, exact bool) error {
 }
 
 // fileType names the type of a file that is not regular, for messages.
-func fileType(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a block device"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeIrregular != 0:
-		return "an irregular file"
-	}
-	return "not a regular file"
-}
+func fileType(m fs.FileMode) string { return fsmode.Describe(m) }
 
 // notRegular is the refusal of a named source that is not a regular file.
 func notRegular(name string, m fs.FileMode) error {
