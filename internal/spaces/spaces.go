@@ -9,14 +9,15 @@ import (
 )
 
 // Collapse is strings.Join(strings.Fields(s), " "): the runs of white
-// space (unicode.IsSpace) of s made one space, none at either end. A text
-// that is already so is returned as it is, and no other text is split
-// into a slice of its words: source reading collapses every block of a
-// document, and the words' slices were a seventh of reading a 16 MiB
-// manual.
+// space (unicode.IsSpace) of s made one space, none at either end, in a
+// string of its own, without splitting s into a slice of its words
+// first: source reading collapses every block of a document, and the
+// words' slices were a seventh of reading a 16 MiB manual.
 func Collapse(s string) string {
 	if collapsed(s) {
-		return s
+		// A copy, as strings.Join makes: a block's text that shared the
+		// memory of what it was cut from would keep all of it alive.
+		return strings.Clone(s)
 	}
 	var sb strings.Builder
 	sb.Grow(len(s))
