@@ -200,3 +200,28 @@ func TestSourcePageLinksTheIndexPagesItsTextNames(t *testing.T) {
 		}
 	}
 }
+
+// TestMentionsOfFindsTheSentencesThatUseATerm: the sentences quoted as a
+// term's mentions are found through the index of the source's terms'
+// words, for a term the source defines and for one it does not.
+func TestMentionsOfFindsTheSentencesThatUseATerm(t *testing.T) {
+	md := "# Deploy guide\n\n## Glossary\n\n- **Error budget**: the failures a quarter may spend.\n\n## Practice\n\n" +
+		"The team spends the error budget slowly during a freeze. Load shedding keeps the queue short under pressure. " +
+		"Nobody mentions it here at all in this sentence. When the error budget is gone, deploys stop until it is back.\n"
+	prompt := `<source name="guides/deploy.md" id="blake3:2" kind="markdown">` + "\n" + md + "\n</source>\n"
+	w, err := readWorkspace(prompt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		term string
+		want []string
+	}{
+		{"Error budget", []string{"The team spends the error budget slowly during a freeze.", "When the error budget is gone, deploys stop until it is back."}},
+		{"Load shedding", []string{"Load shedding keeps the queue short under pressure."}},
+	} {
+		if got := w.mentionsOf(tt.term, "the failures a quarter may spend"); !slices.Equal(got, tt.want) {
+			t.Errorf("mentionsOf(%q) = %q, want %q", tt.term, got, tt.want)
+		}
+	}
+}
