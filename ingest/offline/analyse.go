@@ -575,7 +575,7 @@ func distinctWords(lower string) []string {
 	for word := range strings.FieldsFuncSeq(lower, func(r rune) bool { return !isWordRune(r) }) {
 		if !seen[word] {
 			seen[word] = true
-			out = append(out, word)
+			out = append(out, strings.Clone(word)) // not a part of lower: kept with the source
 		}
 	}
 	return out
