@@ -54,3 +54,45 @@ func BenchmarkIngestOffline(b *testing.B) {
 		}
 	}
 }
+
+// longDocument is one HTML manual of about size bytes: chapters of
+// sections with paragraphs, a definition list a glossary declares and
+// numbered steps under "Steps" headings.
+func longDocument(b testing.TB, size int) *source.Document {
+	var sb strings.Builder
+	sb.WriteString("<html><head><title>Queue manual</title></head><body><h1>Queue manual</h1>\n")
+	for ch := 0; sb.Len() < size; ch++ {
+		fmt.Fprintf(&sb, "<h2>Chapter %d: queue part %d</h2>\n", ch, ch)
+		for sec := 0; sec < 6; sec++ {
+			fmt.Fprintf(&sb, "<h3>Section %d.%d</h3>\n<p>%s</p>\n", ch, sec,
+				strings.Repeat(fmt.Sprintf("The worker %d drains the queue and answers within a budget. ", sec), 10))
+			switch sec {
+			case 2:
+				fmt.Fprintf(&sb, "<h4>Steps</h4>\n<ol><li>Drain node %d.</li><li>Restart node %d.</li><li>Watch the queue.</li></ol>\n", ch, ch)
+			case 4:
+				fmt.Fprintf(&sb, "<h4>Glossary</h4>\n<dl><dt>backlog%d</dt><dd>the requests worker %d has not answered yet.</dd></dl>\n", ch, ch)
+			}
+		}
+	}
+	sb.WriteString("</body></html>\n")
+	d, err := source.Read("manual/queue.html", []byte(sb.String()), "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return d
+}
+
+// BenchmarkIngestOfflineLong ingests one long HTML document (split into
+// section pages) with the offline engine into a fresh vault.
+func BenchmarkIngestOfflineLong(b *testing.B) {
+	docs := []*source.Document{longDocument(b, 2<<20)}
+	b.SetBytes(int64(len(docs[0].Data)))
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		_, w := newWiki(b)
+		b.StartTimer()
+		if _, err := ingest.Ingest(context.Background(), w, docs, opts(offline.Engine{})); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/prose-store/prose/model/schema"
 )
@@ -62,9 +63,14 @@ func Loop(ctx context.Context, m Model, req Request, opt LoopOptions) (LoopResul
 		limit = DefaultMaxIterations
 	}
 	tools := map[string]*loopTool{}
+	defer func() {
+		for _, t := range tools {
+			toolSchemas.give(t.tool.Schema, t.schema)
+		}
+	}()
 	for i := range req.Tools {
 		t := &req.Tools[i]
-		s, err := schema.Compile(t.Schema)
+		s, err := toolSchemas.take(t.Schema)
 		if err != nil {
 			return LoopResult{}, &Error{Op: "agent loop", Kind: KindSchema, Message: fmt.Sprintf("tool %s: %v", t.Name, err), Err: err}
 		}
@@ -128,6 +134,46 @@ func Loop(ctx context.Context, m Model, req Request, opt LoopOptions) (LoopResul
 func overTurnCap(tc ToolCall, limit, made int) ToolResult {
 	return ToolResult{CallID: tc.ID, Name: tc.Name, IsError: true,
 		Content: fmt.Sprintf("error: not run: this answer made %d tool calls and at most %d are run from one answer; make the rest again in your next answer, at most %d at a time", made, limit, limit)}
+}
+
+// toolSchemas keeps the compiled schemas of finished loops for the next
+// loop with the same tools (an ingest runs a loop per source, each with
+// the same tool schemas; compiling them was a twentieth of an offline
+// ingest). A compiled schema is used by one loop at a time: validation
+// may fill the schema's caches, so loops running side by side each take
+// their own.
+var toolSchemas schemaPool
+
+type schemaPool struct {
+	sync.Mutex
+	free map[string][]*schema.Schema // by the schema's text
+}
+
+// take is a compiled schema of raw, kept or compiled now.
+func (p *schemaPool) take(raw json.RawMessage) (*schema.Schema, error) {
+	p.Lock()
+	if l := p.free[string(raw)]; len(l) > 0 {
+		s := l[len(l)-1]
+		p.free[string(raw)] = l[:len(l)-1]
+		p.Unlock()
+		return s, nil
+	}
+	p.Unlock()
+	return schema.Compile(raw)
+}
+
+// give keeps s, the compiled schema of raw, for a later take: at most
+// maxPooledSchemas of one text and of maxPooledTexts texts.
+func (p *schemaPool) give(raw json.RawMessage, s *schema.Schema) {
+	const maxPooledSchemas, maxPooledTexts = 16, 256
+	p.Lock()
+	defer p.Unlock()
+	if p.free == nil || len(p.free) >= maxPooledTexts && p.free[string(raw)] == nil {
+		p.free = map[string][]*schema.Schema{}
+	}
+	if l := p.free[string(raw)]; len(l) < maxPooledSchemas {
+		p.free[string(raw)] = append(l, s)
+	}
 }
 
 type loopTool struct {

@@ -64,12 +64,15 @@ var secretPatterns = sync.OnceValue(func() []secretPattern {
 		// Authorization: Bearer <token>.
 		{inBoth, regexp.MustCompile(`(?i)\b(bearer)\s+(?P<secret>[a-z0-9._~+/=-]{8,})`), "${1} " + Redacted, []string{"bearer"}, false},
 		// Provider key shapes: OpenAI and Anthropic (sk-…), GitHub, Slack,
-		// AWS access key ids, Google API keys.
-		{inBoth, regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{8,}`), Redacted, []string{"sk-"}, false},
-		{inBoth, regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})`), Redacted, []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}, false},
-		{inBoth, regexp.MustCompile(`\bxox[abprs]-[A-Za-z0-9-]{10,}`), Redacted, []string{"xox"}, false},
-		{inBoth, regexp.MustCompile(`\bAKIA[0-9A-Z]{16}\b`), Redacted, []string{"akia"}, false},
-		{inBoth, regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`), Redacted, []string{"aiza"}, false},
+		// AWS access key ids, Google API keys. A key never spans lines, and
+		// "sk-" is in every "disk-" and "task-": searched only in the lines
+		// that hold the hint (the expressions start with \b and have no
+		// literal prefix, so the whole text was scanned by the matcher).
+		{inBoth, regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{8,}`), Redacted, []string{"sk-"}, true},
+		{inBoth, regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})`), Redacted, []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}, true},
+		{inBoth, regexp.MustCompile(`\bxox[abprs]-[A-Za-z0-9-]{10,}`), Redacted, []string{"xox"}, true},
+		{inBoth, regexp.MustCompile(`\bAKIA[0-9A-Z]{16}\b`), Redacted, []string{"akia"}, true},
+		{inBoth, regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`), Redacted, []string{"aiza"}, true},
 	}
 })
 

@@ -225,6 +225,11 @@ func TestRedactTextLinesMatchWholeText(t *testing.T) {
 		"https://user:hunter2secret@example.com/\nsee http://example.org/a\r\nftp://anon:pa55word@ftp.example.net",
 		strings.Repeat("<a href=\"https://example.com/x\">x</a>\n", 200) + "git clone https://bob:s3cr3t-t0ken@git.example.com/r.git\n" + strings.Repeat("text\n", 50) + "svn+ssh://alice:pw12345678@host",
 		"no url here\nbut a \u212aelvin://u:p4ssword123@h and ſcheme://v:w0rdpass99@h\n",
+		// Provider keys on lines of their own, at a line's start and end,
+		// beside "disk-" and "task-" that hold the hint and no key.
+		"disk-space is low\nsk-abcdefgh12345678\ntask-list: OPENAI sk-proj_ABCDEFGH-1234 end\nxsk-notakey123456\n" +
+			"ghp_abcdefghijklmnopqrstuvwxyz0123 and github_pat_ABCDEFGHIJKLMNOPQRSTUV_12\nxoxb-1234567890-abcdef\n" +
+			"AKIAABCDEFGHIJKLMNOP\nAKIAABCDEFGHIJKLMNOPQ is longer\nkey=AIzaSyA1234567890abcdefghijklmnopqrstuv\n",
 	}
 	for _, dir := range []string{"../fixtures/sources", "../docs"} {
 		filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {

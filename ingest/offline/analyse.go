@@ -30,7 +30,7 @@ type IndexEntry struct {
 type candidate struct {
 	page  plan.Page
 	kind  string // "source", "procedure", "definition"
-	text  string // the text the page says, for finding mentions
+	text  string // the text the page says, for finding mentions (until linked)
 	sec   *source.Section
 	block *source.Block
 	def   source.Definition
@@ -38,7 +38,11 @@ type candidate struct {
 
 // workspace is what the engine knows while planning one source.
 type workspace struct {
-	doc      *source.Document
+	doc *source.Document
+	// q is the source as read from the prompt, with what is derived from
+	// its text alone; key is what the workspace's candidates depend on.
+	q        *quotedDoc
+	key      candidateKey
 	sourceID string
 	// name is the source's name ("docs/guide.md").
 	name string
@@ -53,8 +57,9 @@ type workspace struct {
 	sents    []string       // the document's sentences, once split
 	lowSents []string       // the same in lower case, once
 	// sentWords are the sentences (their indexes, in order) by the
-	// lower-case words they hold, once.
+	// lower-case words they hold, for the words indexed (see indexWords).
 	sentWords map[string][]int
+	indexed   map[string]bool
 	// pitfallText are the sentences that warn, once found.
 	pitfallText []string
 	// pitfallSecs are the indexes of the sections whose heading names
@@ -84,15 +89,21 @@ func readWorkspace(prompt string) (*workspace, error) {
 	if !ok {
 		return nil, fmt.Errorf("the offline engine found no <source> field in the prompt")
 	}
-	doc, err := readQuoted(text)
+	q, err := readQuoted(text)
 	if err != nil {
 		return nil, fmt.Errorf("the offline engine cannot read the prompt's source: %w", err)
 	}
-	shared := *doc
-	doc = &shared
+	shared := *q.doc
+	doc := &shared
 	doc.Kind = source.Kind(attrs["kind"])
-	w := &workspace{doc: doc, sourceID: attrs["id"], name: attrs["name"], mark: sourceMark(attrs["name"]), byTitle: map[string][]IndexEntry{}, byPath: map[string]IndexEntry{}, folders: map[string]int{}}
-	if idx, _, ok := plan.Extract(prompt, "index"); ok && strings.TrimSpace(idx) != "" {
+	// The attributes are copied: the candidates the source's memo keeps
+	// hold them, and a part of the prompt would keep it all alive.
+	w := &workspace{doc: doc, q: q, sourceID: strings.Clone(attrs["id"]), name: strings.Clone(attrs["name"]), mark: sourceMark(attrs["name"]), byTitle: map[string][]IndexEntry{}, byPath: map[string]IndexEntry{}, folders: map[string]int{}}
+	idx, _, hasIdx := plan.Extract(prompt, "index")
+	tree, _, hasTree := plan.Extract(prompt, "tree")
+	w.key = candidateKey{q: q, kind: strings.Clone(attrs["kind"]), id: w.sourceID, name: w.name,
+		index: sha256.Sum256([]byte(idx)), tree: sha256.Sum256([]byte(tree))}
+	if hasIdx && strings.TrimSpace(idx) != "" {
 		if err := json.Unmarshal([]byte(idx), &w.index); err != nil {
 			return nil, fmt.Errorf("the offline engine cannot read the prompt's index: %w", err)
 		}
@@ -102,7 +113,7 @@ func readWorkspace(prompt string) (*workspace, error) {
 		w.byPath[e.Path] = e
 		w.folders[folderOf(e.Path)]++
 	}
-	if tree, _, ok := plan.Extract(prompt, "tree"); ok && strings.TrimSpace(tree) != "" {
+	if hasTree && strings.TrimSpace(tree) != "" {
 		var folders []string
 		if json.Unmarshal([]byte(tree), &folders) == nil {
 			for _, f := range folders {
@@ -127,6 +138,16 @@ func folderOf(p string) string {
 // page renders the whole document, so a note of its sentences and lists
 // would hold nothing the source page does not.
 func (w *workspace) candidates() []candidate {
+	if cs, ok := w.q.memo.get(w.key); ok {
+		return cs
+	}
+	cs := w.derive()
+	w.q.memo.put(w.key, cs)
+	return cs
+}
+
+// derive is candidates, computed.
+func (w *workspace) derive() []candidate {
 	doc := w.doc
 	topic := w.topic()
 	var out []candidate
@@ -157,7 +178,7 @@ func (w *workspace) candidates() []candidate {
 		out = append(out, c)
 	}
 
-	add(candidate{kind: "source", page: plan.Page{Template: "source", Title: doc.Title, Origin: w.name, Why: "every ingested source gets a source page"}, text: doc.Prose()}, topic)
+	add(candidate{kind: "source", page: plan.Page{Template: "source", Title: doc.Title, Origin: w.name, Why: "every ingested source gets a source page"}}, topic) // its text's words: w.q.lowerWords
 	anchors := map[string]int{}
 
 	for i := range doc.Sections {
@@ -201,6 +222,9 @@ func (w *workspace) candidates() []candidate {
 		}
 	}
 	w.link(out)
+	for i := range out {
+		out[i].text = "" // read by link only: not kept in the source's memo
+	}
 	return out
 }
 
@@ -254,14 +278,19 @@ func (w *workspace) link(cs []candidate) {
 				addLink(target{path: d.page.Path, title: d.page.Title})
 			}
 		}
-		lower := strings.ToLower(c.text)
+		var lower string
+		var words []string
+		if c.kind == "source" {
+			// The whole document's text: lowered and split once per
+			// source, not once per call.
+			lower, words = w.q.lowerWords()
+		} else {
+			lower = strings.ToLower(c.text)
+			words = distinctWords(lower)
+		}
 		cands := append([]int{}, byFirst[""]...)
-		seenWord := map[string]bool{}
-		for word := range strings.FieldsFuncSeq(lower, func(r rune) bool { return !isWordRune(r) }) {
-			if !seenWord[word] {
-				seenWord[word] = true
-				cands = append(cands, byFirst[word]...)
-			}
+		for _, word := range words {
+			cands = append(cands, byFirst[word]...)
 		}
 		sort.Ints(cands) // in the targets' order, as a scan of them all would
 		for _, k := range cands {
@@ -386,11 +415,7 @@ func (w *workspace) topic() string {
 	if len(titleWords) == 0 {
 		return "notes"
 	}
-	counts := make(map[string]int, len(titleWords))
-	for _, t := range titleWords {
-		counts[t] = 0
-	}
-	countWords(counts, w.doc.Prose(), w.doc.Title)
+	counts := w.q.titleCounts(titleWords, w.doc.Title)
 	best := titleWords[0]
 	for _, t := range titleWords[1:] {
 		if counts[t] > counts[best] {
@@ -480,7 +505,7 @@ func sortedKeys[M ~map[string]V, V any](m M) []string {
 var quoted struct {
 	sync.Mutex
 	key []quotedKey
-	doc []*source.Document
+	doc []*quotedDoc
 }
 
 type quotedKey struct {
@@ -497,9 +522,68 @@ func (Engine) Forget() {
 	quoted.key, quoted.doc = nil, nil
 }
 
+// quotedDoc is a source read from a prompt, and what the engine derives
+// from its text alone, each part derived once however many calls (the
+// analysis, the generation's turns) quote the source.
+type quotedDoc struct {
+	doc *source.Document
+
+	wordsOnce sync.Once
+	words     []string // the text's distinct words in lower case, in order
+
+	countsOnce sync.Once
+	counts     map[string]int // the title words' counts in text and title
+
+	// memo holds the candidates of the workspaces that quote the source:
+	// a generation's turns (its writes, then its review of conflicts)
+	// each ask for them. They go with the source out of the cache.
+	memo memo
+}
+
+// prose is doc.Prose(), made again on each call: a 16 MiB source's text
+// is not kept with it.
+func (q *quotedDoc) prose() string { return q.doc.Prose() }
+
+// lowerWords are the document's text in lower case (made again on each
+// call: a 16 MiB source's is not kept) and its distinct words (split as
+// the engine splits words, kept), in order.
+func (q *quotedDoc) lowerWords() (string, []string) {
+	lower := strings.ToLower(q.prose())
+	q.wordsOnce.Do(func() { q.words = distinctWords(lower) })
+	return lower, q.words
+}
+
+// titleCounts is how often each of the title's words (titleWords, of
+// title) occurs as a word of the text and the title, in lower case. The
+// words are those of one title, so they are counted once per source.
+func (q *quotedDoc) titleCounts(titleWords []string, title string) map[string]int {
+	q.countsOnce.Do(func() {
+		q.counts = map[string]int{}
+		for _, t := range titleWords {
+			q.counts[t] = 0
+		}
+		countWords(q.counts, q.prose(), title)
+	})
+	return q.counts
+}
+
+// distinctWords are the words of lower (split at what is not a letter or
+// a digit), each once, in the order of their first use.
+func distinctWords(lower string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for word := range strings.FieldsFuncSeq(lower, func(r rune) bool { return !isWordRune(r) }) {
+		if !seen[word] {
+			seen[word] = true
+			out = append(out, strings.Clone(word)) // not a part of lower: kept with the source
+		}
+	}
+	return out
+}
+
 // readQuoted reads a prompt's quoted source. The document is shared: the
 // engine only reads it.
-func readQuoted(text string) (*source.Document, error) {
+func readQuoted(text string) (*quotedDoc, error) {
 	quoted.Lock()
 	defer quoted.Unlock()
 	k := quotedKey{len(text), sha256.Sum256([]byte(text))}
@@ -512,10 +596,50 @@ func readQuoted(text string) (*source.Document, error) {
 	if err != nil {
 		return nil, err
 	}
+	q := &quotedDoc{doc: doc}
 	quoted.key = append(quoted.key, k)
-	quoted.doc = append(quoted.doc, doc)
+	quoted.doc = append(quoted.doc, q)
 	if len(quoted.key) > 4 {
 		quoted.key, quoted.doc = quoted.key[1:], quoted.doc[1:]
 	}
-	return doc, nil
+	return q, nil
+}
+
+// candidateKey is what a workspace's candidates depend on: the source and
+// its attributes, the index and the tree of the prompt.
+// (q is part of the key for completeness: the memo is the source's own.)
+// The index and the tree are kept as their SHA-256 and the attributes
+// as copies: a part of the prompt would keep the whole prompt alive.
+type candidateKey struct {
+	q              *quotedDoc
+	kind, id, name string
+	index, tree    [sha256.Size]byte
+}
+
+// memo keeps the candidates of the last two workspaces of a source (the
+// analysis's, the generation's). They are only read.
+type memo struct {
+	sync.Mutex
+	keys  []candidateKey
+	cands [][]candidate
+}
+
+func (m *memo) get(k candidateKey) ([]candidate, bool) {
+	m.Lock()
+	defer m.Unlock()
+	for i, have := range m.keys {
+		if have == k {
+			return m.cands[i], true
+		}
+	}
+	return nil, false
+}
+
+func (m *memo) put(k candidateKey, cs []candidate) {
+	m.Lock()
+	defer m.Unlock()
+	m.keys, m.cands = append(m.keys, k), append(m.cands, cs)
+	if len(m.keys) > 2 {
+		m.keys, m.cands = m.keys[1:], m.cands[1:]
+	}
 }

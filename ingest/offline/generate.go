@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/prose-store/prose/internal/lazyre"
+	"github.com/prose-store/prose/internal/spaces"
 	"html"
 	"path"
 	"sort"
@@ -497,23 +498,15 @@ func (w *workspace) pitfalls(text func(string) string) string {
 
 // mentionsOf lists up to three sentences of doc that use term, other than
 // its definition (mentions, with the sentences lower-cased and indexed by
-// their words once per source rather than once per term: only the
-// sentences holding the term's rarest word are looked at, so a source of
-// n definitions costs about n, not n²).
+// the words of the source's terms once per source rather than once per
+// term: only the sentences holding the term's rarest word are looked at,
+// so a source of n definitions costs about n, not n²).
 func (w *workspace) mentionsOf(term, meaning string) []string {
 	sents := w.sentences()
 	if w.lowSents == nil {
 		w.lowSents = make([]string, len(sents))
-		w.sentWords = map[string][]int{}
 		for i, s := range sents {
 			w.lowSents[i] = strings.ToLower(s)
-			seen := map[string]bool{}
-			for _, word := range strings.FieldsFunc(w.lowSents[i], func(r rune) bool { return !isWordRune(r) }) {
-				if !seen[word] {
-					seen[word] = true
-					w.sentWords[word] = append(w.sentWords[word], i)
-				}
-			}
 		}
 	}
 	if len(term) < 4 {
@@ -524,6 +517,7 @@ func (w *workspace) mentionsOf(term, meaning string) []string {
 	if len(words) == 0 {
 		return nil
 	}
+	w.indexWords(words)
 	rare := w.sentWords[words[0]]
 	for _, word := range words[1:] {
 		if l := w.sentWords[word]; len(l) < len(rare) {
@@ -548,6 +542,44 @@ func (w *workspace) mentionsOf(term, meaning string) []string {
 	return out
 }
 
+// indexWords makes sure sentWords lists the sentences of each of words.
+// Only the words of terms are indexed, not every word of the document:
+// the first call indexes the words of every term the source defines (its
+// definition candidates), a later one with a word not indexed yet indexes
+// again with it.
+func (w *workspace) indexWords(words []string) {
+	missing := false
+	for _, word := range words {
+		missing = missing || !w.indexed[word]
+	}
+	if !missing {
+		return
+	}
+	if w.indexed == nil {
+		w.indexed = map[string]bool{}
+		for _, c := range w.candidates() {
+			if c.kind == "definition" {
+				for _, word := range strings.FieldsFunc(strings.ToLower(c.def.Term), func(r rune) bool { return !isWordRune(r) }) {
+					w.indexed[word] = true
+				}
+			}
+		}
+	}
+	for _, word := range words {
+		w.indexed[word] = true
+	}
+	w.sentWords = map[string][]int{}
+	for i, low := range w.lowSents {
+		for word := range strings.FieldsFuncSeq(low, func(r rune) bool { return !isWordRune(r) }) {
+			if w.indexed[word] {
+				if l := w.sentWords[word]; len(l) == 0 || l[len(l)-1] != i {
+					w.sentWords[word] = append(l, i)
+				}
+			}
+		}
+	}
+}
+
 // maxMention is the longest sentence a page quotes as a mention of its
 // term.
 const maxMention = 400
@@ -555,7 +587,7 @@ const maxMention = 400
 // sentences are the document's sentences, split once per workspace.
 func (w *workspace) sentences() []string {
 	if w.sents == nil {
-		w.sents = sentences(w.doc.Prose())
+		w.sents = sentences(w.q.prose())
 	}
 	return w.sents
 }
@@ -574,7 +606,7 @@ func sentences(text string) []string {
 		}
 	}
 	for _, para := range strings.Split(text, "\n\n") {
-		para = stripRole(strings.Join(strings.Fields(para), " "))
+		para = stripRole(spaces.Collapse(para))
 		start := 0
 		for i := 0; i+1 < len(para); i++ {
 			if c := para[i]; (c == '.' || c == '!' || c == '?') && asciiSpace(para[i+1]) {

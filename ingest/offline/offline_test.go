@@ -1,12 +1,16 @@
 package offline
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/prose-store/prose/ingest/plan"
+	"github.com/prose-store/prose/model"
 )
 
 func TestRel(t *testing.T) {
@@ -129,6 +133,95 @@ func TestCountWordsAsTheWordSlice(t *testing.T) {
 		}
 		if len(got) != len(tt.words) {
 			t.Errorf("%q: counted words it was not asked for: %v", tt.texts, got)
+		}
+	}
+}
+
+// TestSourcePageLinksTheIndexPagesItsTextNames: the source page's plan
+// links every existing page whose title its text names, and only those,
+// the same on a second call that quotes the same source (the candidates
+// are kept with the parsed source).
+func TestSourcePageLinksTheIndexPagesItsTextNames(t *testing.T) {
+	named := []string{"Canary Release", "Rollback Plan", "Feature Flags", "Error Budget", "Load Shedding", "Circuit Breaker"}
+	var index []IndexEntry
+	var text strings.Builder
+	text.WriteString("# Deploy guide\n\n")
+	for i, title := range named {
+		index = append(index, IndexEntry{Path: "ops/" + plan.Slug(title) + ".html", Title: title, Template: "concept"})
+		fmt.Fprintf(&text, "Paragraph %d says little words first, then names the %s once.\n\n", i, strings.ToLower(title))
+	}
+	index = append(index, IndexEntry{Path: "ops/unnamed-page.html", Title: "Unnamed Page", Template: "concept"})
+	idx, err := json.Marshal(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prompt := `<source name="guides/deploy.md" id="blake3:1" kind="markdown">` + "\n" + text.String() + "\n</source>\n" +
+		plan.Field("index", string(idx)) + "\n" + plan.Field("tree", `["ops"]`)
+	for call := 1; call <= 2; call++ {
+		resp, err := Engine{}.Call(context.Background(), model.Request{Messages: []model.Message{model.UserText(prompt)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := plan.Parse(resp.Text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var links []string
+		for _, pg := range p.Pages {
+			if pg.Template == "source" {
+				for _, l := range pg.Links {
+					links = append(links, l.Title)
+				}
+			}
+		}
+		slices.Sort(links)
+		want := slices.Clone(named)
+		slices.Sort(want)
+		if !slices.Equal(links, want) {
+			t.Errorf("call %d: the source page links %q, want %q", call, links, want)
+		}
+	}
+	// The same source with another index plans against that index.
+	idx2, _ := json.Marshal(index[1:])
+	prompt2 := strings.Replace(prompt, string(idx), string(idx2), 1)
+	resp, err := Engine{}.Call(context.Background(), model.Request{Messages: []model.Message{model.UserText(prompt2)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := plan.Parse(resp.Text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pg := range p.Pages {
+		for _, l := range pg.Links {
+			if l.Title == named[0] {
+				t.Errorf("with %s gone from the index, %s still links it", named[0], pg.Path)
+			}
+		}
+	}
+}
+
+// TestMentionsOfFindsTheSentencesThatUseATerm: the sentences quoted as a
+// term's mentions are found through the index of the source's terms'
+// words, for a term the source defines and for one it does not.
+func TestMentionsOfFindsTheSentencesThatUseATerm(t *testing.T) {
+	md := "# Deploy guide\n\n## Glossary\n\n- **Error budget**: the failures a quarter may spend.\n\n## Practice\n\n" +
+		"The team spends the error budget slowly during a freeze. Load shedding keeps the queue short under pressure. " +
+		"Nobody mentions it here at all in this sentence. When the error budget is gone, deploys stop until it is back.\n"
+	prompt := `<source name="guides/deploy.md" id="blake3:2" kind="markdown">` + "\n" + md + "\n</source>\n"
+	w, err := readWorkspace(prompt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		term string
+		want []string
+	}{
+		{"Error budget", []string{"The team spends the error budget slowly during a freeze.", "When the error budget is gone, deploys stop until it is back."}},
+		{"Load shedding", []string{"Load shedding keeps the queue short under pressure."}},
+	} {
+		if got := w.mentionsOf(tt.term, "the failures a quarter may spend"); !slices.Equal(got, tt.want) {
+			t.Errorf("mentionsOf(%q) = %q, want %q", tt.term, got, tt.want)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"github.com/prose-store/prose/internal/lazyre"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // The wiki tools a generation or enrichment run offers. Paths are relative
@@ -124,8 +125,7 @@ func Field(name, value string) string {
 // Extract finds the value of the first <name>…</name> field in a prompt,
 // and the attributes of its opening tag (<source name="…" id="…">).
 func Extract(prompt, name string) (value string, attrs map[string]string, ok bool) {
-	open := regexp.MustCompile(`<` + regexp.QuoteMeta(name) + `((?:\s+[a-z_]+="[^"]*")*)\s*>\n`)
-	loc := open.FindStringSubmatchIndex(prompt)
+	loc := openTag(name).FindStringSubmatchIndex(prompt)
 	if loc == nil {
 		return "", nil, false
 	}
@@ -135,10 +135,26 @@ func Extract(prompt, name string) (value string, attrs map[string]string, ok boo
 		return "", nil, false
 	}
 	attrs = map[string]string{}
-	for _, a := range regexp.MustCompile(`([a-z_]+)="([^"]*)"`).FindAllStringSubmatch(prompt[loc[2]:loc[3]], -1) {
+	for _, a := range attrPattern().FindAllStringSubmatch(prompt[loc[2]:loc[3]], -1) {
 		attrs[a[1]] = unescapeAttr(a[2])
 	}
 	return rest[:end], attrs, true
+}
+
+var attrPattern = lazyre.New(`([a-z_]+)="([^"]*)"`)
+
+// openTags are the compiled opening-tag patterns of the fields Extract
+// was asked for, by name: a model call extracts a few fields of each
+// prompt, and compiling the pattern each time was half of Extract's time.
+var openTags sync.Map // name → *regexp.Regexp
+
+func openTag(name string) *regexp.Regexp {
+	if re, ok := openTags.Load(name); ok {
+		return re.(*regexp.Regexp)
+	}
+	re := regexp.MustCompile(`<` + regexp.QuoteMeta(name) + `((?:\s+[a-z_]+="[^"]*")*)\s*>\n`)
+	openTags.Store(name, re)
+	return re
 }
 
 // Attr escapes an attribute value for Extract.

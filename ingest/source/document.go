@@ -1,6 +1,7 @@
 package source
 
 import (
+	"github.com/prose-store/prose/internal/spaces"
 	"strings"
 	"unicode"
 )
@@ -169,7 +170,7 @@ func add(sb *strings.Builder, s string) {
 // with . ! or ? followed by a space or the end), with runs of white space
 // collapsed.
 func LeadingSentences(text string, n int) string {
-	text = strings.Join(strings.Fields(text), " ")
+	text = spaces.Collapse(text)
 	if n <= 0 || text == "" {
 		return ""
 	}
@@ -220,5 +221,5 @@ func (d *Document) addSection(level int, heading string) {
 
 // clean collapses white space.
 func clean(s string) string {
-	return strings.Join(strings.Fields(s), " ")
+	return spaces.Collapse(s)
 }
