@@ -284,50 +284,13 @@ func (v *Vault) resolveChoice(ctx context.Context, remote, node, key, side strin
 	if err := checkRemoteName(remote); err != nil {
 		return nil, err
 	}
-	w, err := v.lockWriter(ctx, "prose resolve")
+	w, h, st, err := v.openResolve(ctx, remote)
 	if err != nil {
 		return nil, err
 	}
 	defer w.release()
-	theirsBranch, err := v.readRef(remoteBranchRef(remote, v.cfg.Branch))
-	if err != nil {
-		return nil, err
-	}
-	theirsLedger, err := v.readRef(remoteLedgerRef(remote))
-	if err != nil {
-		return nil, err
-	}
-	if theirsBranch.IsZero() || theirsLedger.IsZero() {
-		return nil, fmt.Errorf("nothing to resolve: no fetched branch and ledger of remote %s; run `prose pull %s` first", remote, remote)
-	}
-	oursBranch, err := v.readRef(v.Branch())
-	if err != nil {
-		return nil, err
-	}
-	oursLedger, err := v.requireLedger()
-	if err != nil {
-		return nil, err
-	}
-	v.reindex()
-	for _, pair := range [][2]plumbing.Hash{{theirsBranch, oursBranch}, {oursBranch, theirsBranch}} {
-		in, err := v.isAncestor(ctx, pair[0], pair[1])
-		if err != nil {
-			return nil, err
-		}
-		if in {
-			return nil, fmt.Errorf("nothing to resolve: this vault and remote %s have not diverged (one holds the other's branch); run `prose pull %s`", remote, remote)
-		}
-	}
+	theirsBranch, theirsLedger, oursBranch, oursLedger := h.theirsBranch, h.theirsLedger, h.oursBranch, h.oursLedger
 	path := v.StatePath(resolveRecord)
-	st := resolveState{}
-	if data, err := os.ReadFile(path); err == nil {
-		_ = json.Unmarshal(data, &st)
-	} else if !errors.Is(err, os.ErrNotExist) {
-		return nil, err
-	}
-	if st.Remote != remote || st.TheirsBranch != theirsBranch.String() || st.TheirsLedger != theirsLedger.String() || st.OursBranch != oursBranch.String() {
-		st = resolveState{Remote: remote, TheirsBranch: theirsBranch.String(), TheirsLedger: theirsLedger.String(), OursBranch: oursBranch.String()}
-	}
 	if st.Choices == nil {
 		st.Choices = map[string]string{}
 	}
@@ -368,3 +331,62 @@ func (e *ResolveError) Error() string {
 }
 
 func (e *ResolveError) Unwrap() error { return e.ConflictError }
+
+// resolveHeads are the four heads a resolve works between: this vault's
+// branch and ledger, and the remote's as last fetched.
+type resolveHeads struct{ oursBranch, oursLedger, theirsBranch, theirsLedger plumbing.Hash }
+
+// openResolve takes the writer lock for a resolve of the merge a pull of
+// remote refused: it reads the four heads, refuses when the two sides have
+// not diverged, and reads the choices recorded so far for these heads (a
+// record of other heads is started afresh). The caller releases the
+// writer; on an error it is released already.
+func (v *Vault) openResolve(ctx context.Context, remote string) (*writer, resolveHeads, resolveState, error) {
+	w, err := v.lockWriter(ctx, "prose resolve")
+	if err != nil {
+		return nil, resolveHeads{}, resolveState{}, err
+	}
+	h, st, err := v.readResolve(ctx, remote)
+	if err != nil {
+		w.release()
+		return nil, resolveHeads{}, resolveState{}, err
+	}
+	return w, h, st, nil
+}
+
+func (v *Vault) readResolve(ctx context.Context, remote string) (h resolveHeads, st resolveState, err error) {
+	if h.theirsBranch, err = v.readRef(remoteBranchRef(remote, v.cfg.Branch)); err != nil {
+		return h, st, err
+	}
+	if h.theirsLedger, err = v.readRef(remoteLedgerRef(remote)); err != nil {
+		return h, st, err
+	}
+	if h.theirsBranch.IsZero() || h.theirsLedger.IsZero() {
+		return h, st, fmt.Errorf("nothing to resolve: no fetched branch and ledger of remote %s; run `prose pull %s` first", remote, remote)
+	}
+	if h.oursBranch, err = v.readRef(v.Branch()); err != nil {
+		return h, st, err
+	}
+	if h.oursLedger, err = v.requireLedger(); err != nil {
+		return h, st, err
+	}
+	v.reindex()
+	for _, pair := range [][2]plumbing.Hash{{h.theirsBranch, h.oursBranch}, {h.oursBranch, h.theirsBranch}} {
+		in, err := v.isAncestor(ctx, pair[0], pair[1])
+		if err != nil {
+			return h, st, err
+		}
+		if in {
+			return h, st, fmt.Errorf("nothing to resolve: this vault and remote %s have not diverged (one holds the other's branch); run `prose pull %s`", remote, remote)
+		}
+	}
+	if data, err := os.ReadFile(v.StatePath(resolveRecord)); err == nil {
+		_ = json.Unmarshal(data, &st)
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return h, st, err
+	}
+	if st.Remote != remote || st.TheirsBranch != h.theirsBranch.String() || st.TheirsLedger != h.theirsLedger.String() || st.OursBranch != h.oursBranch.String() {
+		st = resolveState{Remote: remote, TheirsBranch: h.theirsBranch.String(), TheirsLedger: h.theirsLedger.String(), OursBranch: h.oursBranch.String()}
+	}
+	return h, st, nil
+}

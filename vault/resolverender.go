@@ -2,7 +2,6 @@ package vault
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -216,50 +215,13 @@ func (v *Vault) ResolveRender(ctx context.Context, remote, node string, read []s
 	if err := checkRemoteName(remote); err != nil {
 		return nil, err
 	}
-	w, err := v.lockWriter(ctx, "prose resolve")
+	w, h, st, err := v.openResolve(ctx, remote)
 	if err != nil {
 		return nil, err
 	}
 	defer w.release()
-	theirsBranch, err := v.readRef(remoteBranchRef(remote, v.cfg.Branch))
-	if err != nil {
-		return nil, err
-	}
-	theirsLedger, err := v.readRef(remoteLedgerRef(remote))
-	if err != nil {
-		return nil, err
-	}
-	if theirsBranch.IsZero() || theirsLedger.IsZero() {
-		return nil, fmt.Errorf("nothing to resolve: no fetched branch and ledger of remote %s; run `prose pull %s` first", remote, remote)
-	}
-	oursBranch, err := v.readRef(v.Branch())
-	if err != nil {
-		return nil, err
-	}
-	oursLedger, err := v.requireLedger()
-	if err != nil {
-		return nil, err
-	}
-	v.reindex()
-	for _, pair := range [][2]plumbing.Hash{{theirsBranch, oursBranch}, {oursBranch, theirsBranch}} {
-		in, err := v.isAncestor(ctx, pair[0], pair[1])
-		if err != nil {
-			return nil, err
-		}
-		if in {
-			return nil, fmt.Errorf("nothing to resolve: this vault and remote %s have not diverged (one holds the other's branch); run `prose pull %s`", remote, remote)
-		}
-	}
+	theirsBranch, theirsLedger, oursBranch, oursLedger := h.theirsBranch, h.theirsLedger, h.oursBranch, h.oursLedger
 	recPath := v.StatePath(resolveRecord)
-	st := resolveState{}
-	if data, err := os.ReadFile(recPath); err == nil {
-		_ = json.Unmarshal(data, &st)
-	} else if !errors.Is(err, os.ErrNotExist) {
-		return nil, err
-	}
-	if st.Remote != remote || st.TheirsBranch != theirsBranch.String() || st.TheirsLedger != theirsLedger.String() || st.OursBranch != oursBranch.String() {
-		st = resolveState{Remote: remote, TheirsBranch: theirsBranch.String(), TheirsLedger: theirsLedger.String(), OursBranch: oursBranch.String()}
-	}
 	choices := map[string]string{}
 	for k, s := range st.Choices {
 		choices[k] = s
