@@ -20,6 +20,10 @@ const (
 	catalogIndex = "sources/index.json"
 	catalogPages = "sources/pages"
 	catalogWiki  = "published/wiki"
+	// catalogRemoved records the pages a person removed (prose wiki rm):
+	// a page table may go on naming them, so an ingest knows them again
+	// and never re-creates them.
+	catalogRemoved = "sources/removed.json"
 )
 
 // catalogProblemCap bounds the findings of one catalog file: the first
@@ -35,6 +39,10 @@ func (v *Vault) checkCatalog(root plumbing.Hash) ([]Problem, error) {
 		return nil, err
 	}
 	if ok && pe.Mode == filemode.Dir {
+		removed, err := v.removedPages(root)
+		if err != nil {
+			return nil, err
+		}
 		t, err := v.tree(pe.Hash)
 		if err != nil {
 			return nil, err
@@ -54,7 +62,7 @@ func (v *Vault) checkCatalog(root plumbing.Hash) ([]Problem, error) {
 					continue
 				}
 				page, _, _ := strings.Cut(line, "\t")
-				if page == "" {
+				if page == "" || removed[page] {
 					continue
 				}
 				if _, ok, err := v.lookup(root, catalogWiki+"/"+page); err != nil {
@@ -114,4 +122,28 @@ func catalogFindings(file string, names []string, what string, reason func(strin
 		out = append(out, Problem{file, reason(n)})
 	}
 	return out
+}
+
+// removedPages are the wiki paths catalogRemoved names in the tree root;
+// an unreadable record names none (fsck reports the pages then).
+func (v *Vault) removedPages(root plumbing.Hash) (map[string]bool, error) {
+	e, ok, err := v.lookup(root, catalogRemoved)
+	if err != nil || !ok || !e.Mode.IsFile() {
+		return nil, err
+	}
+	data, err := v.blob(e.Hash)
+	if err != nil {
+		return nil, err
+	}
+	var book struct {
+		Pages map[string]json.RawMessage `json:"pages"`
+	}
+	if json.Unmarshal(data, &book) != nil {
+		return nil, nil
+	}
+	out := make(map[string]bool, len(book.Pages))
+	for p := range book.Pages {
+		out[p] = true
+	}
+	return out, nil
 }
