@@ -302,8 +302,9 @@ func (v *Vault) isAncestor(ctx context.Context, a, b plumbing.Hash) (bool, error
 // its receipts), and plain: no commit on the way had more than two
 // parents (a ledger merge, whose other side the walk does not count). A
 // walk that reaches a root without finding to says no: to may still be
-// reachable through other parents.
-func (v *Vault) firstParentsTo(from, to plumbing.Hash) (found bool, n int, plain bool, err error) {
+// reachable through other parents. Commits in known (bodies keyed by the
+// id they hash to, as fetchedCommits reads them) are not read again.
+func (v *Vault) firstParentsTo(from, to plumbing.Hash, known map[plumbing.Hash][]byte) (found bool, n int, plain bool, err error) {
 	plain = true
 	cache := v.newHistoryCache()
 	for h := from; ; {
@@ -313,9 +314,11 @@ func (v *Vault) firstParentsTo(from, to plumbing.Hash) (found bool, n int, plain
 		if h.IsZero() {
 			return to.IsZero(), n, plain, nil
 		}
-		body, err := v.gitCommit(cache, h)
-		if err != nil {
-			return false, 0, false, err
+		body, ok := known[h]
+		if !ok {
+			if body, err = v.gitCommit(cache, h); err != nil {
+				return false, 0, false, err
+			}
 		}
 		lc, err := parseCommitBody(h, body)
 		if err != nil {
@@ -436,6 +439,7 @@ func (v *Vault) Pull(ctx context.Context, remote string, opt PullOptions) (*Pull
 	if res.MergeDriver, err = v.RegisterMergeDriver(ctx); err != nil {
 		return nil, err
 	}
+	packsBefore := packNames(v.gitDir)
 	if err := v.fetch(ctx, remote); err != nil {
 		return nil, err
 	}
@@ -479,11 +483,12 @@ func (v *Vault) Pull(ctx context.Context, remote string, opt PullOptions) (*Pull
 	// in-process, from the commits the fetch brought. Anything else asks
 	// git, which reads every parent.
 	v.reindex() // the fetch may have added a pack
-	branchBehind, _, _, err := v.firstParentsTo(theirsBranch, oursBranch)
+	fetched := fetchedCommits(v.gitDir, packsBefore)
+	branchBehind, _, _, err := v.firstParentsTo(theirsBranch, oursBranch, fetched)
 	if err != nil {
 		return nil, err
 	}
-	ledgerBehind, n, plain, err := v.firstParentsTo(theirsLedger, oursLedger)
+	ledgerBehind, n, plain, err := v.firstParentsTo(theirsLedger, oursLedger, fetched)
 	if err != nil {
 		return nil, err
 	}
