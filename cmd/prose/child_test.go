@@ -28,6 +28,7 @@ const signalMark = "prose-test: signal noticed:"
 func TestMain(m *testing.M) {
 	if os.Getenv("PROSE_TEST_CHILD") == "1" {
 		if mb, err := strconv.Atoi(os.Getenv("PROSE_TEST_ADDRESS_MB")); err == nil && mb > 0 {
+			smallThreadStacks()
 			limitAddressSpace(int64(mb) << 20)
 		}
 		if os.Getenv("PROSE_TEST_SIGNAL_MARK") == "1" {
@@ -78,6 +79,33 @@ func limitAddressSpace(extra int64) {
 		lim := uint64(kb<<10 + extra)
 		_ = syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: lim, Max: lim})
 	}
+}
+
+// childStack is the stack size a capped child's threads reserve.
+const childStack = 1 << 20
+
+// smallThreadStacks re-executes the child with RLIMIT_STACK at childStack
+// when it is larger. With cgo every thread the runtime starts reserves
+// RLIMIT_STACK of address space (8 MiB by default) for its stack, and a
+// loaded machine starts more threads around blocking reads: under an
+// address-space cap, twenty of them spent 160 MiB of a 256 MiB cap and the
+// child ran out of memory holding 24 MB (seen in CI). The C library reads
+// the limit once, at start, hence the exec; the process keeps its pid.
+func smallThreadStacks() {
+	var lim syscall.Rlimit
+	if syscall.Getrlimit(syscall.RLIMIT_STACK, &lim) != nil || lim.Cur <= childStack {
+		return
+	}
+	lim.Cur = childStack
+	if syscall.Setrlimit(syscall.RLIMIT_STACK, &lim) != nil {
+		return
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return
+	}
+	err = syscall.Exec(exe, os.Args, os.Environ())
+	panic("re-executing the test child with small thread stacks: " + err.Error())
 }
 
 // procStatusKB reads one kilobyte figure of /proc/self/status, or 0.
