@@ -643,9 +643,10 @@ func unescapeNodeDir(dir string) string {
 // whose branch parent is tip. Each node advanced on both sides takes the
 // files git's merge holds (the merge driver's page and slot merge) and a
 // merge receipt on top of tip (docs/vault-format.md, Merges): the branch
-// git made is never undone, only added to. Refused, with nothing changed,
-// when a node is new on both sides or the merge git made holds files of a
-// node advanced on one side other than that side published. The caller
+// git made is never undone, only added to; a node created on both sides
+// is joined the same way. Refused, with nothing changed, when a node in
+// conflict lacks a receipt on one side or the merge git made holds files
+// of a node advanced on one side other than that side published. The caller
 // holds the writer lock.
 func (v *Vault) continueMerge(ctx context.Context, remote string, tip, theirsBranch, oursLedger, theirsLedger plumbing.Hash, ledgerBehind bool, pages *[]string) (branch, ledger plumbing.Hash, summary string, err error) {
 	baseLedger, err := v.mergeBase(ctx, oursLedger, theirsLedger)
@@ -683,9 +684,16 @@ func (v *Vault) continueMerge(ctx context.Context, remote string, tip, theirsBra
 	// chain to join.
 	var joins []nodeJoin
 	ce := &ConflictError{Remote: remote, Ours: tip, Theirs: theirsBranch}
+	// prose resolve settles prose's own pending merge, not one git already
+	// committed: where a node cannot be joined, the way on is to undo
+	// git's merge and let prose pull stop at the same node.
+	undo := "ORIG_HEAD"
+	if len(tc.ParentHashes) > 0 {
+		undo = short(tc.ParentHashes[0])
+	}
 	for _, c := range conflicts {
 		n := nodeOfLedgerPath(c.Path)
-		j, err := v.joinGitMerge(ctx, n, tc.TreeHash, oursLedger, theirsLedger)
+		j, err := v.joinGitMerge(ctx, n, tc.TreeHash, oursLedger, theirsLedger, undo, remote)
 		if err != nil {
 			return branch, ledger, "", err
 		}
@@ -697,7 +705,7 @@ func (v *Vault) continueMerge(ctx context.Context, remote string, tip, theirsBra
 		joins = append(joins, *j)
 	}
 	if len(ce.Nodes) > 0 {
-		return branch, ledger, "", ce
+		return branch, ledger, "", fmt.Errorf("the merge git made (commit %s) joins %s without a receipt on one side to join (%s); nothing changed in this vault. Undo that merge with `git reset --hard %s` and run `prose pull %s`: it stops at the same nodes, and `prose resolve NODE --ours|--theirs` settles each", short(tip), plural(len(ce.Nodes), "node"), strings.Join(ce.Nodes, ", "), undo, remote)
 	}
 	joined := map[string]bool{}
 	for _, j := range joins {
@@ -718,7 +726,7 @@ func (v *Vault) continueMerge(ctx context.Context, remote string, tip, theirsBra
 			return branch, ledger, "", err
 		}
 		if got.Hash != want.Hash {
-			return branch, ledger, "", fmt.Errorf("the merge git made (commit %s) holds files of node %s other than remote %s published (its last receipt there describes %s); nothing changed in this vault. Undo that merge with `git reset --hard ORIG_HEAD` and run `prose pull %s`, or publish the node again after `prose pull --continue` is possible", short(tip), node, remote, short(theirsBranch), remote)
+			return branch, ledger, "", fmt.Errorf("the merge git made (commit %s) holds files of node %s other than remote %s published (its last receipt there describes %s); nothing changed in this vault. Undo that merge with `git reset --hard %s` and run `prose pull %s`, or publish the node again after `prose pull --continue` is possible", short(tip), node, remote, short(theirsBranch), undo, remote)
 		}
 	}
 	summary = mergeSummary(remote, v.advancedOn(lt[0], lt[1]), theirs)
@@ -776,8 +784,9 @@ func (v *Vault) continueMerge(ctx context.Context, remote string, tip, theirsBra
 // joinGitMerge is the join of node, advanced on both sides, as the merge
 // git made (tree) holds it: taken both when both sides left the same
 // files, else merged, with the fingerprints of git's files. Nil when the
-// node has no receipt on one side (new on both sides: a conflict).
-func (v *Vault) joinGitMerge(ctx context.Context, node string, tree, oursLedger, theirsLedger plumbing.Hash) (*nodeJoin, error) {
+// node has no receipt on one side (a conflict prose resolve settles
+// after prose pull).
+func (v *Vault) joinGitMerge(ctx context.Context, node string, tree, oursLedger, theirsLedger plumbing.Hash, undo, remote string) (*nodeJoin, error) {
 	j := &nodeJoin{node: node}
 	var err error
 	if j.ours, err = v.lastReceiptAt(oursLedger, node); err != nil {
@@ -795,7 +804,7 @@ func (v *Vault) joinGitMerge(ctx context.Context, node string, tree, oursLedger,
 		return nil, err
 	}
 	if !ok {
-		return nil, fmt.Errorf("the merge git made removed node %s, which both sides advanced; nothing changed in this vault: undo that merge with `git reset --hard ORIG_HEAD`, then run `prose pull` and `prose resolve %s --ours|--theirs`", node, node)
+		return nil, fmt.Errorf("the merge git made removed node %s, which both sides advanced; nothing changed in this vault: undo that merge with `git reset --hard %s`, then run `prose pull %s` and `prose resolve %s --ours|--theirs`", node, undo, remote, node)
 	}
 	j.entry, j.hasEntry = e, true
 	spec, err := v.storedSpec(tree, "dist/canonicalizers/"+esc+".json")

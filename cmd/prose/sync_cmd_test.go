@@ -612,3 +612,73 @@ func TestSyncResolveTwoNodesOneAtATime(t *testing.T) {
 	mustProse(t, "--vault", a, "pull")
 	checkVaults(t, a, b)
 }
+
+// TestPullContinueJoinsANodeCreatedOnBothSides: a node both sides created
+// (no shared chain), merged by git file by file, is joined by prose pull
+// --continue with a merge receipt (taken merged) and every check passes.
+func TestPullContinueJoinsANodeCreatedOnBothSides(t *testing.T) {
+	root, remote, a := syncWorld(t)
+	for k, v := range map[string]string{"GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "T", "GIT_COMMITTER_EMAIL": "t@example.com"} {
+		t.Setenv(k, v)
+	}
+	b := filepath.Join(root, "b")
+	mustProse(t, "clone", remote, b)
+	publishFiles(t, root, a, "fresh", map[string]string{"a.txt": "from a\n"})
+	publishFiles(t, root, b, "fresh", map[string]string{"b.txt": "from b\n"})
+	mustProse(t, "--vault", a, "push")
+	syncGit(t, b, "pull", "--quiet", "--no-rebase", "--no-edit", "origin", "main")
+	out := mustProse(t, "--vault", b, "pull", "--continue")
+	if !strings.Contains(out, "joined: node fresh (taken merged)") {
+		t.Fatalf("pull --continue:\n%s", out)
+	}
+	for f, want := range map[string]string{"a.txt": "from a\n", "b.txt": "from b\n"} {
+		if data, _ := os.ReadFile(filepath.Join(b, "published", "fresh", f)); string(data) != want {
+			t.Fatalf("fresh/%s after pull --continue: %q", f, data)
+		}
+	}
+	mergeOf(t, lastOf(t, b, "fresh"))
+	checkVaults(t, a, b)
+}
+
+// TestPullContinueRefusalSaysHowToGoOn: a merge git made that holds
+// files of a node other than the side that advanced it published (a hand
+// edit amended into the merge) is refused by prose pull --continue with
+// nothing changed, naming the commit to go back to; following the hint
+// (git reset --hard to it, then prose pull) lands the merge.
+func TestPullContinueRefusalSaysHowToGoOn(t *testing.T) {
+	root, remote, a := syncWorld(t)
+	for k, v := range map[string]string{"GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "T", "GIT_COMMITTER_EMAIL": "t@example.com"} {
+		t.Setenv(k, v)
+	}
+	b := filepath.Join(root, "b")
+	mustProse(t, "clone", remote, b)
+	publishFiles(t, root, a, "notes", map[string]string{"x.txt": "from a\n"})
+	publishFiles(t, root, b, "other", map[string]string{"o.txt": "from b\n"})
+	mustProse(t, "--vault", a, "push")
+	before := syncGit(t, b, "rev-parse", "HEAD")
+	syncGit(t, b, "pull", "--quiet", "--no-rebase", "--no-edit", "origin", "main")
+	if err := os.WriteFile(filepath.Join(b, "published", "notes", "x.txt"), []byte("edited in the merge\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	syncGit(t, b, "commit", "--quiet", "--amend", "--no-edit", "-a")
+	// The vault's own refs; --continue may fetch the remote's.
+	own := func() string { return syncGit(t, b, "for-each-ref", "--format=%(refname) %(objectname)", "refs/heads", "refs/prose") }
+	refs := own()
+	_, errs, code := prose(t, "--vault", b, "pull", "--continue")
+	if code != 1 || !strings.Contains(errs, "node notes") || !strings.Contains(errs, "nothing changed") {
+		t.Fatalf("pull --continue of an edited merge: exit %d\n%s", code, errs)
+	}
+	if got := own(); got != refs {
+		t.Fatalf("a refused pull --continue moved refs:\n%s\nwas\n%s", got, refs)
+	}
+	hint := "git reset --hard " + before[:12]
+	if !strings.Contains(errs, hint) || !strings.Contains(errs, "prose pull origin") {
+		t.Fatalf("the refusal does not say how to go on (want %q and prose pull origin):\n%s", hint, errs)
+	}
+	syncGit(t, b, "reset", "--quiet", "--hard", before)
+	mustProse(t, "--vault", b, "pull", "origin")
+	if data, _ := os.ReadFile(filepath.Join(b, "published", "notes", "x.txt")); string(data) != "from a\n" {
+		t.Fatalf("notes after following the hint: %q", data)
+	}
+	checkVaults(t, a, b)
+}
