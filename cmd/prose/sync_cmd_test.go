@@ -662,7 +662,9 @@ func TestPullContinueRefusalSaysHowToGoOn(t *testing.T) {
 	}
 	syncGit(t, b, "commit", "--quiet", "--amend", "--no-edit", "-a")
 	// The vault's own refs; --continue may fetch the remote's.
-	own := func() string { return syncGit(t, b, "for-each-ref", "--format=%(refname) %(objectname)", "refs/heads", "refs/prose") }
+	own := func() string {
+		return syncGit(t, b, "for-each-ref", "--format=%(refname) %(objectname)", "refs/heads", "refs/prose")
+	}
 	refs := own()
 	_, errs, code := prose(t, "--vault", b, "pull", "--continue")
 	if code != 1 || !strings.Contains(errs, "node notes") || !strings.Contains(errs, "nothing changed") {
