@@ -191,6 +191,14 @@ func openPipeline(c *cli.Context) (*vault.Vault, *wiki.Wiki, ingest.Options, err
 	if err != nil {
 		return nil, nil, ingest.Options{}, err
 	}
+	if !c.Bool("dry-run") && !c.Bool("estimate") {
+		// Refuse before any model is asked: the run's first write would
+		// refuse only after its calls were made and paid for.
+		if err := v.CheckGitMerge(c.Context); err != nil {
+			v.Close()
+			return nil, nil, ingest.Options{}, &exitError{code: 1, err: err}
+		}
+	}
 	w, err := wiki.Open(v)
 	if err != nil {
 		v.Close()

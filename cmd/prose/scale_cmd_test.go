@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -527,5 +528,44 @@ func TestParallelEnrichIsSerial(t *testing.T) {
 				t.Errorf("--jobs 6 made tree %s in %d calls, --jobs 1 tree %s in %d", trees[1], calls[1], trees[0], calls[0])
 			}
 		})
+	}
+}
+
+// TestModelRunsRefuseAPendingGitMergeBeforeAnyCall: while a merge git made
+// waits (a conflicted git merge here), ingest and enrich with a model
+// refuse at start, naming the way on, before asking the model anything:
+// a refusal at the first write would come after the run had spent its
+// tokens. Nothing is committed.
+func TestModelRunsRefuseAPendingGitMergeBeforeAnyCall(t *testing.T) {
+	fm := &fakewiki.Model{}
+	var calls atomic.Int64
+	srv := fm.Serve(t, fakeserver.Responses, fakeserver.Options{Arrived: func(*fakeserver.Incoming) { calls.Add(1) }})
+	pointAt(t, srv)
+	dir := newIngestVault(t)
+	src := scaleSources(t, 2)
+	mustProse(t, "--vault", dir, "ingest", "--model", "openai:fake-model", src)
+	head := headOf(t, dir)
+	if err := os.WriteFile(filepath.Join(dir, ".git", "MERGE_HEAD"), []byte(head+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(src, "runbook-00.md"), []byte("# Runbook 00\n\nStep 0, revised.\n"), 0o644)
+	calls.Store(0)
+	for _, args := range [][]string{
+		{"ingest", "--model", "openai:fake-model", src},
+		{"enrich", "--all", "--model", "openai:fake-model"},
+	} {
+		_, errs, code := prose(t, append([]string{"--vault", dir}, args...)...)
+		if code != 1 || !strings.Contains(errs, "a git merge is in progress") || !strings.Contains(errs, "prose pull --continue") {
+			t.Fatalf("%s during a git merge: exit %d\n%s", args[0], code, errs)
+		}
+		if strings.Count(errs, "a git merge is in progress") != 1 || strings.Contains(errs, "failed receipt") {
+			t.Errorf("%s: the refusal repeats itself or speaks of a failed receipt:\n%s", args[0], errs)
+		}
+		if n := calls.Load(); n != 0 {
+			t.Fatalf("%s during a git merge asked the model %d times before refusing", args[0], n)
+		}
+	}
+	if headOf(t, dir) != head {
+		t.Fatal("a refused run committed")
 	}
 }
