@@ -180,6 +180,17 @@ func (e *GitMergePendingError) Error() string {
 
 func (e *GitMergePendingError) Unwrap() error { return ErrGitMergePending }
 
+// mergeInProgressError is a write refused while git's own merge is still
+// in progress (.git/MERGE_HEAD): one sentence, the sentinel unwrapped
+// rather than repeated.
+type mergeInProgressError struct{}
+
+func (mergeInProgressError) Error() string {
+	return "a git merge is in progress (.git/MERGE_HEAD): settle its conflicts (`git status` names them), `git add` and `git commit`, then run `prose pull --continue`; or abandon it with `git merge --abort`; nothing was written"
+}
+
+func (mergeInProgressError) Unwrap() error { return ErrGitMergePending }
+
 // pendingWalk bounds the first-parent walk that looks for a merge git made
 // above the ledger's newest branch commit.
 const pendingWalk = 64
@@ -191,7 +202,7 @@ const pendingWalk = 64
 // ledger's newest commit names the branch tip.
 func (v *Vault) checkGitMerge(ctx context.Context) error {
 	if _, err := os.Lstat(filepath.Join(v.gitDir, "MERGE_HEAD")); err == nil {
-		return fmt.Errorf("a git merge is in progress (.git/MERGE_HEAD): settle its conflicts (`git status` names them), `git add` and `git commit`, then run `prose pull --continue`; or abandon it with `git merge --abort`; nothing was written: %w", ErrGitMergePending)
+		return mergeInProgressError{}
 	}
 	tip, err := v.readRef(v.Branch())
 	if err != nil || tip.IsZero() {
