@@ -31,7 +31,13 @@ type Selection struct {
 // and records a skipped receipt.
 func Enrich(ctx context.Context, w *wiki.Wiki, sel Selection, opt Options) (*Result, error) {
 	opt.defaults()
-	return runQueued(ctx, w, opt, []string{}, func(r *run) (*Result, error) { return r.enrich(ctx, sel) })
+	return runQueued(ctx, w, opt, []string{}, func(r *run) (*Result, error) {
+		res, err := r.enrich(ctx, sel)
+		if res != nil {
+			res.Usage = r.usage
+		}
+		return res, err
+	})
 }
 
 func (r *run) enrich(ctx context.Context, sel Selection) (*Result, error) {
@@ -41,6 +47,45 @@ func (r *run) enrich(ctx context.Context, sel Selection) (*Result, error) {
 	pages, err := r.selectPages(sel)
 	if err != nil {
 		return nil, &StepError{"select pages", err}
+	}
+	switch {
+	case r.opt.DryRun:
+		// Nothing is asked: the pages the run would ask about, in the
+		// order it would ask.
+		r.res.Asked = nonNilStrings(pages)
+		r.res.Status = "dry-run"
+		r.tx.Discard()
+		return r.res, nil
+	case r.opt.Estimate:
+		r.res.Estimates = []Estimate{}
+		for _, rel := range pages {
+			e, err := r.enrichEstimate(ctx, rel)
+			if err != nil {
+				return nil, &StepError{"estimate of " + rel, err}
+			}
+			r.res.Estimates = append(r.res.Estimates, e)
+		}
+		r.res.Status = "estimate"
+		r.tx.Discard()
+		return r.res, nil
+	case r.opt.MaxTokens > 0:
+		// Admission by estimate alone, in name order, as ingest admits
+		// its sources: the pages past the budget are left for a later run.
+		var admitted []string
+		var spent int64
+		for _, rel := range pages {
+			e, err := r.enrichEstimate(ctx, rel)
+			if err != nil {
+				return nil, &StepError{"estimate of " + rel, err}
+			}
+			if len(r.res.Left) == 0 && spent+e.Input+e.Output <= r.opt.MaxTokens {
+				spent += e.Input + e.Output
+				admitted = append(admitted, rel)
+				continue
+			}
+			r.res.Left = append(r.res.Left, rel)
+		}
+		pages = admitted
 	}
 	if len(pages) > 0 && r.converses() {
 		// Every page is enriched against the run's base state, at most
@@ -178,18 +223,19 @@ func (r *run) selectPages(sel Selection) ([]string, error) {
 	return pages, nil
 }
 
-// enrichPage runs the enrichment prompt for one page.
-func (r *run) enrichPage(ctx context.Context, rel string) error {
+// enrichmentPrompt is the prompt that asks the model to improve page rel,
+// and how many bytes of slots it shows.
+func (r *run) enrichmentPrompt(rel string) (text string, slotBytes int, err error) {
 	p, ok, err := r.tx.Page(rel)
 	if err != nil {
-		return err
+		return "", 0, err
 	}
 	if !ok {
-		return fmt.Errorf("%w: %s", wiki.ErrNotFound, rel)
+		return "", 0, fmt.Errorf("%w: %s", wiki.ErrNotFound, rel)
 	}
 	t, err := r.w.Template(p.Meta.Template())
 	if err != nil {
-		return err
+		return "", 0, err
 	}
 	slots := map[string]string{}
 	for _, sd := range t.Slots {
@@ -201,10 +247,36 @@ func (r *run) enrichPage(ctx context.Context, rel string) error {
 	}
 	dump, _ := json.MarshalIndent(slots, "", "  ")
 	field := fmt.Sprintf("<slots path=\"%s\" template=\"%s\" title=\"%s\">\n%s\n</slots>", plan.Attr(rel), plan.Attr(t.Name), plan.Attr(p.Meta.Title()), dump)
-	text, err := r.prompts.enrichment.Render(map[string]string{
+	text, err = r.prompts.enrichment.Render(map[string]string{
 		"audience": r.opt.Audience, "page_path": rel, "template": t.Name, "slots_dump": field,
 		"component_palette": wiki.ComponentPalette(),
 	})
+	return text, len(dump), err
+}
+
+// enrichEstimate is what improving page rel is expected to cost, from the
+// prompt the run would send (nothing is asked), by ingest's rule
+// (estimate.go): estTurns calls, the tool calls rewriting about as many
+// bytes as the page's slots hold (at most estWriteBytes), the later turn
+// re-sending the conversation with them.
+func (r *run) enrichEstimate(ctx context.Context, rel string) (Estimate, error) {
+	e := Estimate{Page: rel, Calls: estTurns}
+	text, slots, err := r.enrichmentPrompt(rel)
+	if err != nil {
+		return e, err
+	}
+	tb := r.toolbox()
+	tb.only = rel
+	prompt := len(text) + toolBytes(tb.tools(true))
+	written := min(slots, estWriteBytes)
+	e.Input = estTokens(prompt) + estTokens(prompt+written)
+	e.Output = estTokens(written) + estTokens(200)
+	return e, ctx.Err()
+}
+
+// enrichPage runs the enrichment prompt for one page.
+func (r *run) enrichPage(ctx context.Context, rel string) error {
+	text, _, err := r.enrichmentPrompt(rel)
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,9 @@ import (
 // prompts the run would send (nothing is asked): tokens are counted as
 // the budget counts them, four bytes each.
 type Estimate struct {
-	Source string `json:"source"`
+	Source string `json:"source,omitempty"`
+	Page   string `json:"page,omitempty"` // an enrich's page
+
 	Calls  int    `json:"calls"`
 	Input  int64  `json:"input_tokens"`
 	Output int64  `json:"output_tokens"`
@@ -38,15 +40,8 @@ func (r *run) estimate(ctx context.Context, d *source.Document) (Estimate, error
 	if err != nil {
 		return e, err
 	}
-	size := func(ts []model.Tool) int {
-		n := 0
-		for _, t := range ts {
-			n += len(t.Name) + len(t.Description) + len(t.Schema)
-		}
-		return n
-	}
-	tools := size(r.callTools(r.toolbox()))
-	e.Input += estTokens(len(sys) + len(text) + len(plan.Format().Schema) + size(r.callTools(r.toolbox())))
+	tools := toolBytes(r.callTools(r.toolbox()))
+	e.Input += estTokens(len(sys) + len(text) + len(plan.Format().Schema) + tools)
 	e.Output += estTokens(estPlanBytes)
 	gsys, gtext, err := r.generationPrompt(d.Name, plan.Field("analysis", string(make([]byte, estPlanBytes))), quoteSource(d))
 	if err != nil {
@@ -57,4 +52,14 @@ func (r *run) estimate(ctx context.Context, d *source.Document) (Estimate, error
 	e.Input += estTokens(prompt) + estTokens(prompt+written) // each turn re-sends the conversation
 	e.Output += estTokens(written) + estTokens(200)
 	return e, ctx.Err()
+}
+
+// toolBytes is how many bytes the tools' names, descriptions and schemas
+// add to every call that offers them.
+func toolBytes(ts []model.Tool) int {
+	n := 0
+	for _, t := range ts {
+		n += len(t.Name) + len(t.Description) + len(t.Schema)
+	}
+	return n
 }

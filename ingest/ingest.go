@@ -125,9 +125,12 @@ type Result struct {
 	Tokens receipt.Tokens `json:"-"`
 	// Estimates are the sources' estimates of an Estimate run.
 	Estimates []Estimate `json:"estimates,omitempty"`
-	// Left are the sources not started because their estimates would
-	// pass what was left of MaxTokens.
+	// Left are the sources (pages, for an enrich) not started because
+	// their estimates would pass what was left of MaxTokens.
 	Left []string `json:"left,omitempty"`
+	// Asked are the pages an enrich's dry run would ask the model to
+	// improve.
+	Asked []string `json:"asked,omitempty"`
 	// Usage is the tokens the run's calls used.
 	Usage    model.Usage `json:"usage"`
 	Narrowed bool        `json:"narrowed,omitempty"`

@@ -494,7 +494,6 @@ func TestEnrichFailureLeavesVaultAsItWas(t *testing.T) {
 	// The first tool step of an enrich, as a probe run reports it.
 	first := ""
 	probe := opts(offline.Engine{})
-	probe.DryRun = true
 	probe.Fail = func(s string) error {
 		if first == "" && strings.HasPrefix(s, "tool:") {
 			first = s

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/prose-store/prose/internal/gctune"
 	"github.com/urfave/cli/v2"
 
@@ -20,6 +23,9 @@ func enrichCommand() *cli.Command {
 			&cli.BoolFlag{Name: "all", Usage: "enrich every page"},
 			&cli.StringFlag{Name: "template", Usage: "only pages of template `NAME`"},
 			&cli.IntFlag{Name: "limit", Usage: "at most `N` pages"},
+			&cli.BoolFlag{Name: "dry-run", Usage: "list the pages the run would ask the model to improve; ask nothing, write nothing"},
+			&cli.BoolFlag{Name: "estimate", Usage: "ask no model and write nothing: estimate each page's calls and tokens from the prompt it would send"},
+			&cli.Int64Flag{Name: "max-tokens", Usage: "token budget `N` of the run: pages past it by their estimates are not started (the others land; the output names those left)"},
 			jobsFlag("pages"),
 		),
 		Action: func(c *cli.Context) error {
@@ -38,12 +44,26 @@ func enrichCommand() *cli.Command {
 			if opt.Jobs, err = jobsOf(c, v, "pages"); err != nil {
 				return err
 			}
+			opt.DryRun, opt.Estimate = c.Bool("dry-run"), c.Bool("estimate")
+			if opt.MaxTokens = c.Int64("max-tokens"); opt.MaxTokens < 0 {
+				return usageErrorf("--max-tokens %d: give a number of tokens above 0", opt.MaxTokens)
+			}
 			sel := ingest.Selection{Pages: c.Args().Slice(), All: c.Bool("all") || c.NArg() == 0, Template: c.String("template"), Limit: c.Int("limit")}
 			res, err := ingest.Enrich(c.Context, w, sel, opt)
 			if err != nil {
 				return pipelineError(c, "enrich", err)
 			}
-			return printPipeline(c, v, opt.ModelSpec, res)
+			if res.Status == "estimate" {
+				return printEstimate(c, v, opt.ModelSpec, res)
+			}
+			if err := printPipeline(c, v, opt.ModelSpec, res); err != nil {
+				return err
+			}
+			printUsage(c, v, opt.ModelSpec, res.Usage)
+			if len(res.Left) > 0 && !newOutput(c).json {
+				fmt.Fprintf(c.App.Writer, "left: %s not started within --max-tokens %d (enrich them in a later run): %s\n", nounCount(len(res.Left), "page"), opt.MaxTokens, strings.Join(res.Left, ", "))
+			}
+			return nil
 		},
 	}
 }

@@ -268,6 +268,9 @@ func printPipeline(c *cli.Context, v *vault.Vault, spec string, res *ingest.Resu
 		if res.Plans != nil {
 			doc["plans"] = res.Plans
 		}
+		if res.Asked != nil {
+			doc["asked"] = res.Asked
+		}
 		if res.Receipt != nil {
 			doc["receipt"] = res.Receipt.ToValue()
 		}
@@ -301,6 +304,9 @@ func printPipeline(c *cli.Context, v *vault.Vault, spec string, res *ingest.Resu
 		for _, pg := range p.Plan.Pages {
 			out.printf("  %-6s %-9s %s  %q\n", pg.Action, pg.Template, pg.Path, pg.Title)
 		}
+	}
+	for _, p := range res.Asked {
+		out.printf("  would ask about %s\n", p)
 	}
 	for _, p := range res.Created {
 		out.printf("  created  %s\n", p)
@@ -422,10 +428,15 @@ func printEstimate(c *cli.Context, v *vault.Vault, spec string, res *ingest.Resu
 		}
 		return out.emit(doc)
 	}
+	unit := "source"
 	for _, e := range res.Estimates {
-		out.printf("estimate  %s: %d calls, %d input tokens, %d output tokens\n", e.Source, e.Calls, e.Input, e.Output)
+		name := e.Source
+		if e.Page != "" {
+			name, unit = e.Page, "page"
+		}
+		out.printf("estimate  %s: %d calls, %d input tokens, %d output tokens\n", name, e.Calls, e.Input, e.Output)
 	}
-	out.printf("estimate: %s, %d calls, %d input tokens, %d output tokens", nounCount(len(res.Estimates), "source"), calls, total.Input, total.Output)
+	out.printf("estimate: %s, %d calls, %d input tokens, %d output tokens", nounCount(len(res.Estimates), unit), calls, total.Input, total.Output)
 	if cost, ok := costOf(v, spec, total); ok {
 		out.printf(", about %.4f at the prices in prose.yaml", cost)
 	}

@@ -38,7 +38,7 @@ var commandExamples = map[string][]string{
 	"cas verify":          {"prose cas verify"},
 	"cas gc":              {"# keep only the object of report.pdf", "prose cas gc --root \"$(prose cas put report.pdf)\""},
 	"ingest":              {"prose ingest notes/meeting.md", "# a whole folder: its files' pages mirror their paths", "prose ingest handbook/", "# the calls and tokens it would take, asking no model and writing nothing", "prose ingest --estimate handbook/", "# ask for the plans alone (the analysis calls, their tokens printed), write nothing", "prose ingest --dry-run --model openai:gpt-5 handbook/", "curl -s https://example.org/page.html | prose ingest --name \"Example page\" -"},
-	"enrich":              {"prose enrich notes/meeting", "prose enrich --all --limit 10", "# eight pages at once with a provider: the same result as one at a time", "prose enrich --all --jobs 8 --model anthropic:claude-sonnet-4-5"},
+	"enrich":              {"prose enrich notes/meeting", "prose enrich --all --limit 10", "# eight pages at once with a provider: the same result as one at a time", "prose enrich --all --jobs 8 --model anthropic:claude-sonnet-4-5", "# what enriching every concept page would cost, asking nothing", "prose enrich --template concept --estimate --model openai:gpt-5"},
 	"wiki":                {"prose wiki tree", "prose wiki search \"release checklist\""},
 	"wiki new":            {"prose wiki new concepts/backpressure --template concept --title Backpressure"},
 	"wiki write-slot":     {"prose wiki write-slot concepts/backpressure summary --content \"<p>Slowing a producer to the consumer's pace.</p>\"", "prose wiki write-slot concepts/backpressure body --markdown --file body.md"},

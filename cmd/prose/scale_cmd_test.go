@@ -569,3 +569,72 @@ func TestModelRunsRefuseAPendingGitMergeBeforeAnyCall(t *testing.T) {
 		t.Fatal("a refused run committed")
 	}
 }
+
+// TestEnrichEstimateDryRunAndBudget: enrich --dry-run lists the pages it
+// would ask about and --estimate their calls and tokens, both asking
+// nothing and writing nothing; the estimate's calls are the calls the run
+// then makes and its input within 2× of what the fake counted; a
+// --max-tokens holding two pages' estimates asks about those two alone, in
+// one receipt, and names the pages left.
+func TestEnrichEstimateDryRunAndBudget(t *testing.T) {
+	fm := &fakewiki.Model{}
+	srv := fm.Serve(t, fakeserver.Responses, fakeserver.Options{})
+	pointAt(t, srv)
+	dir := newIngestVault(t)
+	mustProse(t, "--vault", dir, "ingest", "--model", "openai:fake-model", scaleSources(t, 3))
+	sel := []string{"--template", "concept", "--model", "openai:fake-model"}
+	head, calls0 := headOf(t, dir), len(srv.Bodies())
+	var est struct {
+		Estimates []struct {
+			Page   string `json:"page"`
+			Calls  int    `json:"calls"`
+			Input  int64  `json:"input_tokens"`
+			Output int64  `json:"output_tokens"`
+		} `json:"estimates"`
+		Total struct {
+			Calls int   `json:"calls"`
+			Input int64 `json:"input_tokens"`
+		} `json:"total"`
+	}
+	out := mustProse(t, append([]string{"--vault", dir, "--json", "enrich", "--estimate"}, sel...)...)
+	if err := json.Unmarshal([]byte(out), &est); err != nil || len(est.Estimates) < 3 || est.Estimates[0].Input <= 0 {
+		t.Fatalf("enrich --estimate: %v\n%s", err, out)
+	}
+	dry := mustProse(t, append([]string{"--vault", dir, "enrich", "--dry-run"}, sel...)...)
+	for _, e := range est.Estimates {
+		if !strings.Contains(dry, "would ask about "+e.Page) {
+			t.Errorf("the dry run does not name %s:\n%s", e.Page, dry)
+		}
+	}
+	if n := len(srv.Bodies()) - calls0; n != 0 || headOf(t, dir) != head {
+		t.Fatalf("--dry-run/--estimate asked %d calls or moved the branch", n)
+	}
+
+	budget := est.Estimates[0].Input + est.Estimates[0].Output + est.Estimates[1].Input + est.Estimates[1].Output + 10
+	run := mustProse(t, append([]string{"--vault", dir, "enrich", "--max-tokens", fmt.Sprint(budget)}, sel...)...)
+	if left := len(est.Estimates) - 2; !strings.Contains(run, fmt.Sprintf("left: %s not started within --max-tokens", nounCount(left, "page"))) || !strings.Contains(run, est.Estimates[2].Page) {
+		t.Errorf("the output does not name the pages left:\n%s", run)
+	}
+	for _, e := range est.Estimates[:2] {
+		if !strings.Contains(run, "updated  "+e.Page) {
+			t.Errorf("the run did not update admitted page %s:\n%s", e.Page, run)
+		}
+	}
+	calls := len(srv.Bodies()) - calls0
+	if want := est.Estimates[0].Calls + est.Estimates[1].Calls; calls != want {
+		t.Errorf("the run made %d calls; the two admitted pages' estimates say %d", calls, want)
+	}
+	var in int64
+	line := run[strings.Index(run, "tokens: "):]
+	if _, err := fmt.Sscanf(line, "tokens: %d input", &in); err != nil {
+		t.Fatalf("no tokens line: %v\n%s", err, run)
+	}
+	guess := est.Estimates[0].Input + est.Estimates[1].Input
+	t.Logf("estimated %d input tokens for two pages, used %d", guess, in)
+	if ratio := float64(guess) / float64(in); ratio < 0.5 || ratio > 2 {
+		t.Errorf("estimated input %d is not within 2× of the %d used", guess, in)
+	}
+	if head2 := headOf(t, dir); head2 != head && parentOf(t, dir, head2) != head {
+		t.Fatal("not at most one commit")
+	}
+}

@@ -23,7 +23,7 @@ _prose_flags() {
 	"compile") echo "--activate --check --out" ;;
 	"diff") echo "--node --facet --format --verbose" ;;
 	"doctor") echo "--fix" ;;
-	"enrich") echo "--model --purpose --audience --budget --record --model-timeout --all --template --limit --jobs" ;;
+	"enrich") echo "--model --purpose --audience --budget --record --model-timeout --all --template --limit --dry-run --estimate --max-tokens --jobs" ;;
 	"graph") echo "--format" ;;
 	"id") echo "--write -w --count -n" ;;
 	"ingest") echo "--model --purpose --audience --budget --record --model-timeout --name --dry-run --into --force --max-tokens --estimate --jobs" ;;
@@ -64,7 +64,7 @@ _prose_valued() {
 	"clone") echo "--origin" ;;
 	"compile") echo "--out" ;;
 	"diff") echo "--node --facet --format" ;;
-	"enrich") echo "--model --purpose --audience --budget --record --model-timeout --template --limit --jobs" ;;
+	"enrich") echo "--model --purpose --audience --budget --record --model-timeout --template --limit --max-tokens --jobs" ;;
 	"graph") echo "--format" ;;
 	"id") echo "--count -n" ;;
 	"ingest") echo "--model --purpose --audience --budget --record --model-timeout --name --into --max-tokens --jobs" ;;
