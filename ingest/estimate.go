@@ -15,9 +15,9 @@ type Estimate struct {
 	Source string `json:"source,omitempty"`
 	Page   string `json:"page,omitempty"` // an enrich's page
 
-	Calls  int    `json:"calls"`
-	Input  int64  `json:"input_tokens"`
-	Output int64  `json:"output_tokens"`
+	Calls  int   `json:"calls"`
+	Input  int64 `json:"input_tokens"`
+	Output int64 `json:"output_tokens"`
 }
 
 // The estimate's rule for what it cannot know before asking: a plan
