@@ -11,14 +11,17 @@ import (
 // procedures of numbered lists under a heading that presents steps,
 // term pages of definition lists of names; no steps or pitfalls from a
 // sentence's shape, no page for a common word, a fragment, a lone
-// "Term: meaning" line or an API heading (which stays an anchored
+// "Term: meaning" line, an interface listing (a dl under Options) or a
+// value ("0x2"), or an API heading (which stays an anchored
 // section of the source page), and a conversation's turns stay turns.
 func TestOnlyDeclaredStructureBecomesPages(t *testing.T) {
 	_, w := newWiki(t)
 	doc := "# Library Manual\n\nNever call it twice. Avoid globals.\n\n" +
 		"## Background\n\n1. No case conversion is performed.\n2. The path is resolved.\n\n" +
 		"## Installation\n\n1. Download the archive.\n2. Run the installer.\n\n" +
-		"## Options\n\n<dl><dt>off</dt><dd>turns the feature off entirely</dd><dt>bool</dt><dd>a true or false value</dd>" +
+		"## Options\n\n### Reading\n\n<dl><dt>Frobnicator</dt><dd>the option that frobnicates every input</dd><dt>Sieve</dt><dd>the option that drops short inputs</dd></dl>\n\n" +
+		"## Layout\n\n<dl><dt>0x2</dt><dd>two object names follow</dd><dt>4-byte signature</dt><dd>the file's magic number</dd></dl>\n\n" +
+		"## Words\n\n<dl><dt>off</dt><dd>turns the feature off entirely</dd><dt>bool</dt><dd>a true or false value</dd>" +
 		"<dt>only present when `bigint</dt><dd>the field exists only then</dd><dt>pointer to above</dt><dd>the pointer of the struct above</dd>" +
 		"<dt>Closure</dt><dd>a function together with the data it was made with</dd></dl>\n\n" +
 		"## ffi_call\n\nImplementation restriction: A compiler may restrict the size of a call frame.\n\n" +
@@ -60,7 +63,7 @@ func TestOnlyDeclaredStructureBecomesPages(t *testing.T) {
 			t.Errorf("pages %s lack %s", got, want)
 		}
 	}
-	for _, bad := range []string{":Background|", ":off|", ":bool|", "bigint", "pointer to above", "ffi_call", "Implementation restriction", "Steps:", "Terminating"} {
+	for _, bad := range []string{":Background|", ":off|", ":bool|", "bigint", "pointer to above", "ffi_call", "Implementation restriction", "Steps:", "Terminating", "Frobnicator", "Sieve", ":0x2|", "4-byte"} {
 		if strings.Contains(got, bad) {
 			t.Errorf("pages %s include %q", got, bad)
 		}

@@ -201,6 +201,7 @@ func (w *workspace) derive() []candidate {
 		}
 	}
 	once := definedOnce(doc)
+	trails := headingTrails(doc)
 	for i := range doc.Sections {
 		s := &doc.Sections[i]
 		for j := range s.Blocks {
@@ -209,7 +210,7 @@ func (w *workspace) derive() []candidate {
 				continue
 			}
 			for _, d := range b.Defs {
-				if !declaresTerm(s, b, d) || !isTerm(d.Term) || !once[strings.ToLower(d.Term)] {
+				if !declaresTerm(s, trails[i], b, d) || !isTerm(d.Term) || !once[strings.ToLower(d.Term)] {
 					continue // only a declared definition of a name
 				}
 				tmpl := "concept"
