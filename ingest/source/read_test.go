@@ -400,3 +400,28 @@ func TestWideTablesStayWithinBounds(t *testing.T) {
 		t.Fatalf("a two-column table read as %d tables", tables)
 	}
 }
+
+// A line of a text's own markup (AsciiDoc's include::FILE[], an anchor
+// REMOTES[[REMOTES]]) is no title and no heading: the title comes from the
+// file name and the line stays in the text as written.
+func TestTextDirectiveIsNoTitle(t *testing.T) {
+	d, err := Read("urls-remotes.txt", []byte("include::urls.txt[]\n\nREMOTES[[REMOTES]]\n\nThe name of a remote can be used instead of a URL.\n\nNAMED REMOTES\n\nA remote in the configuration file.\n"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Title != "Urls remotes" {
+		t.Errorf("title %q, want the file name's", d.Title)
+	}
+	var headings []string
+	for _, s := range d.Sections {
+		if s.Heading != "" {
+			headings = append(headings, s.Heading)
+		}
+	}
+	if strings.Join(headings, "|") != "NAMED REMOTES" {
+		t.Errorf("headings %q, want only NAMED REMOTES", headings)
+	}
+	if text := d.Prose(); !strings.Contains(text, `include::urls.txt\[\]`) || !strings.Contains(text, `REMOTES\[\[REMOTES\]\]`) {
+		t.Errorf("the directives left the text:\n%s", text)
+	}
+}
