@@ -80,3 +80,47 @@ func TestOnlyDeclaredStructureBecomesPages(t *testing.T) {
 		t.Errorf("the system prompt is not a turn:\n%s", turns)
 	}
 }
+
+// An API reference's labelled parts (Doxygen's <dl class="section
+// return">, Javadoc's "Returns:" lines) are labels of the text that
+// follows, not terms, and a term that is an API name (size_t) is anchored
+// on the source page, not given a glossary page: the source page keeps
+// "Returns: …" as written.
+func TestLabelledPartsAreNoTerms(t *testing.T) {
+	_, w := newWiki(t)
+	doc := `<html><head><title>Writer</title></head><body><h1>Writer</h1>
+<h2>write()</h2><p>Write a value.</p><dl class="section pre"><dt>Precondition</dt><dd>sout != NULL</dd></dl>
+<dl class="section return"><dt>Returns</dt><dd>zero on success, always</dd></dl>
+<dl class="params"><dt>Parameters</dt><dd><table class="params"><tr><td class="paramname">sout</td><td>the stream written to</td></tr></table></dd></dl>
+<h2>Types</h2><ul><li>size_t: the size type of the library</li><li>Gadget: the part that holds a widget</li></ul>
+<h2>clear()</h2><p>Returns: nothing at all, ever.</p><p>Throws: an error when the value is frozen.</p></body></html>`
+	d := readDoc(t, "writer.html", doc)
+	ingestDocs(t, w, d)
+	pages, err := w.Pages()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var titles []string
+	for _, info := range pages {
+		_, pg, err := w.Read(info.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		titles = append(titles, pg.Meta.Template()+":"+pg.Meta.Title())
+	}
+	got := "|" + strings.Join(titles, "|") + "|"
+	if !strings.Contains(got, "|concept:Gadget|") {
+		t.Errorf("pages %s lack the declared term Gadget", got)
+	}
+	for _, bad := range []string{":Returns|", ":Precondition|", ":Parameters|", ":Throws|", ":size_t|"} {
+		if strings.Contains(got, bad) {
+			t.Errorf("pages %s include %q", got, bad)
+		}
+	}
+	src := slotOf(t, w, pageOf(t, w, d.ID, "source"), "document")
+	for _, want := range []string{"Returns: zero on success, always", "Precondition: sout != NULL", "the stream written to"} {
+		if !strings.Contains(src, want) {
+			t.Errorf("the source page lost %q:\n%s", want, src)
+		}
+	}
+}
