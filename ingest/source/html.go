@@ -44,6 +44,9 @@ func readHTML(d *Document, src []byte, b *Boilerplate) error {
 	if title == "" {
 		title = commentTitle(doc)
 	}
+	if title == "" {
+		title = headerTitle(doc)
+	}
 	root := find(doc, atom.Main)
 	if root == nil {
 		root = find(doc, atom.Article)
@@ -68,6 +71,42 @@ func readHTML(d *Document, src []byte, b *Boilerplate) error {
 		}
 	}
 	return nil
+}
+
+// headerTitle is the title a Doxygen page gives in its header (<div
+// class="headertitle"><div class="title">Json::Value Class Reference),
+// for a page with no <title> of its own; "" when there is none.
+func headerTitle(doc *html.Node) string {
+	var found string
+	var walk func(n *html.Node) bool
+	walk = func(n *html.Node) bool {
+		if n.Type == html.ElementNode && hasClass(n, "headertitle") {
+			// Its labels ("abstract", "template") are no part of the name.
+			var sb strings.Builder
+			var text func(*html.Node)
+			text = func(m *html.Node) {
+				for c := m.FirstChild; c != nil; c = c.NextSibling {
+					switch {
+					case c.Type == html.TextNode:
+						sb.WriteString(c.Data)
+					case c.Type == html.ElementNode && !hasClass(c, "mlabels", "mlabel", "ingroups"):
+						text(c)
+					}
+				}
+			}
+			text(n)
+			found = trimMarks(clean(sb.String()))
+			return true
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if walk(c) {
+				return true
+			}
+		}
+		return false
+	}
+	walk(doc)
+	return found
 }
 
 // commentTitle is the title a page gives in a leading comment holding a
@@ -256,6 +295,19 @@ func (r *htmlReader) node(n *html.Node) {
 		r.flush()
 		if r.admonition(n) {
 			return
+		}
+		if n.DataAtom == atom.Div && hasClass(n, "fragment") {
+			// Doxygen's code listing: a <div class="line"> a line.
+			var lines []string
+			for c := n.FirstChild; c != nil; c = c.NextSibling {
+				if c.Type == html.ElementNode && hasClass(c, "line") {
+					lines = append(lines, strings.TrimRight(textOf(c), " \t\n"))
+				}
+			}
+			if len(lines) > 0 {
+				r.d.addBlock(Block{Kind: Code, Text: strings.Join(lines, "\n")})
+				return
+			}
 		}
 		r.children(n)
 		r.flush()
