@@ -503,11 +503,17 @@ func fillStat(fi fs.FileInfo, e *indexEntry) {
 // recorded, so its content is known without reading it. A racy entry never
 // matches.
 func (idx *gitIndex) statMatches(fi fs.FileInfo, e *indexEntry) bool {
+	var cur indexEntry
+	fillStat(fi, &cur)
+	return idx.sameStat(&cur, e)
+}
+
+// sameStat reports whether cur, stat data just read, equals what the index
+// recorded in e (never for a racy entry).
+func (idx *gitIndex) sameStat(cur, e *indexEntry) bool {
 	if idx.racy(e) {
 		return false
 	}
-	var cur indexEntry
-	fillStat(fi, &cur)
 	return cur.MtimeS == e.MtimeS && cur.MtimeN == e.MtimeN && cur.CtimeS == e.CtimeS &&
 		cur.CtimeN == e.CtimeN && cur.Ino == e.Ino && cur.Size == e.Size && cur.Mode == e.Mode
 }

@@ -457,6 +457,8 @@ func (v *Vault) nodeHandEdits(node string) ([]HandEdit, error) {
 	prefix := dir + "/"
 	known := map[string]bool{}
 	var edits []HandEdit
+	ds := newDirStat(v.root)
+	defer ds.close()
 	for i := idx.search(prefix); i < idx.len(); i++ {
 		name := string(idx.name(i))
 		if !strings.HasPrefix(name, prefix) {
@@ -464,7 +466,8 @@ func (v *Vault) nodeHandEdits(node string) ([]HandEdit, error) {
 		}
 		known[name] = true
 		e := idx.entry(i)
-		if fi, err := os.Lstat(filepath.Join(v.root, filepath.FromSlash(name))); err == nil && fi.Mode().IsRegular() && idx.statMatches(fi, &e) {
+		var cur indexEntry
+		if ds.entry(name, &cur) && idx.sameStat(&cur, &e) {
 			continue // unchanged since prose wrote it: no read
 		}
 		oid, exists, err := v.worktreeOID(name, idx)

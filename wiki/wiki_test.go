@@ -720,3 +720,51 @@ func TestOnlyDeclaredSlots(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestHandEditsInEveryFolderAreFound: the hand-edit check stats pages
+// folder by folder (one open directory at a time); an edit of the same
+// size, a page replaced by a link to the same bytes and a deleted page are
+// each found, whichever folder they are in, and the untouched pages are not
+// reported.
+func TestHandEditsInEveryFolderAreFound(t *testing.T) {
+	w := newWiki(t)
+	for _, p := range []string{"a/p1", "b/p2", "b/p3", "b/c/p4", "d/p5"} {
+		newPage(t, w, p, "note", map[string]string{"body": "<p>old</p>"})
+	}
+	root := w.Root()
+	// b/p3: same length, other bytes.
+	f3 := filepath.Join(root, "b", "p3.html")
+	data, _ := os.ReadFile(f3)
+	if err := os.WriteFile(f3, []byte(strings.Replace(string(data), "<p>old</p>", "<p>new</p>", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// b/c/p4: a symbolic link to a copy of its own bytes.
+	f4 := filepath.Join(root, "b", "c", "p4.html")
+	data, _ = os.ReadFile(f4)
+	cp := filepath.Join(t.TempDir(), "p4.html")
+	os.WriteFile(cp, data, 0o644)
+	os.Remove(f4)
+	if err := os.Symlink(cp, f4); err != nil {
+		t.Fatal(err)
+	}
+	// d/p5: deleted.
+	os.Remove(filepath.Join(root, "d", "p5.html"))
+	edits, err := w.Vault().NodeHandEdits(Node)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, e := range edits {
+		got[e.Path[strings.LastIndexByte(e.Path, '/')+1:]] = true
+	}
+	for _, want := range []string{"p3.html", "p4.html", "p5.html"} {
+		if !got[want] {
+			t.Errorf("%s edited by hand, not reported: %v", want, edits)
+		}
+	}
+	for _, clean := range []string{"p1.html", "p2.html"} {
+		if got[clean] {
+			t.Errorf("%s untouched, reported: %v", clean, edits)
+		}
+	}
+}
