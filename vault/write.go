@@ -112,6 +112,19 @@ func (v *Vault) NodeFiles(tree plumbing.Hash) (map[string]plumbing.Hash, error) 
 	return out, err
 }
 
+// NodeHas reports whether the node tree holds a file (not a directory) at
+// path rel, reading only the trees along the path.
+func (v *Vault) NodeHas(tree plumbing.Hash, rel string) (bool, error) {
+	if tree.IsZero() {
+		return false, nil
+	}
+	e, ok, err := v.lookup(tree, rel)
+	if err != nil || !ok {
+		return false, err
+	}
+	return e.Mode != filemode.Dir, nil
+}
+
 // NodeFile reads the file at path rel of the node tree; ok is false when it
 // does not exist.
 func (v *Vault) NodeFile(tree plumbing.Hash, rel string) (data []byte, ok bool, err error) {

@@ -76,10 +76,17 @@ func (tx *Tx) CommitWith(o CommitOptions) (*Result, error) {
 	}
 	diff := map[string]any{"pages": pages}
 	// What happened to each page, for the summary line (pageSummary).
-	if base, err := tx.st.list(); err == nil {
+	// Only the changed pages' paths are looked up (not the whole list of
+	// files: ≈ 110 trees of a 1,000-page wiki); a tree that cannot be read
+	// leaves the summary out, as before, and the write reports it.
+	{
 		var created, removed []any
 		for _, rel := range tx.order {
-			_, had := base[rel]
+			had, err := tx.st.has(rel)
+			if err != nil {
+				created, removed = nil, nil
+				break
+			}
 			switch p := tx.pages[rel]; {
 			case p == nil && had:
 				removed = append(removed, rel)

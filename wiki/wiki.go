@@ -162,6 +162,16 @@ func (s *state) list() (map[string]plumbing.Hash, error) {
 	return s.files, nil
 }
 
+// has reports whether the branch holds a file at rel, without listing
+// every file when the list is not read yet.
+func (s *state) has(rel string) (bool, error) {
+	if s.files != nil {
+		_, ok := s.files[rel]
+		return ok, nil
+	}
+	return s.w.v.NodeHas(s.tree, rel)
+}
+
 // raw reads a committed file.
 func (s *state) raw(rel string) ([]byte, bool, error) {
 	if s.files != nil {
