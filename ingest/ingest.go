@@ -815,7 +815,8 @@ func contains(list []string, s string) bool {
 // quoteSource is the source as prompts quote it: its outline in Markdown,
 // inside a <source> field whose attributes name it.
 func quoteSource(d *source.Document) string {
-	return quoteWith(d, d.Markdown(), "")
+	// quoteWith(d, d.Markdown(), ""), without the Markdown's copy.
+	return d.Quote(quoteOpen(d, ""), "</source>")
 }
 
 func (r *run) templateFields() (names, details string) {

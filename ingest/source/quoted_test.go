@@ -85,3 +85,34 @@ func TestReadQuotedKeepsNoCopyOfTheQuotation(t *testing.T) {
 		t.Errorf("the read-back is another document: %q, %d sections", back.Title, len(back.Sections))
 	}
 }
+
+// Quote gives, between its open and close, the Markdown of the document
+// ended by one newline, whatever newlines the Markdown ends in.
+func TestQuoteIsTheMarkdownBetweenItsEnds(t *testing.T) {
+	for name, src := range map[string]string{
+		"notes.md":  "# Notes\n\nThe first paragraph.\n\n## Part\n\n- one\n- two\n",
+		"code.md":   "# Code\n\n```\nline\n\n\n```\n",
+		"plain.txt": "Plain\n\nA paragraph of text.\n",
+		"page.html": "<title>Page</title><h1>Page</h1><p>Text.</p><pre>a\n\n</pre>",
+	} {
+		d, err := Read(name, []byte(src), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkQuote(t, name, d)
+	}
+	// A turn whose text ends in newlines: the Markdown ends in three.
+	turn := &Document{Title: "Chat", Kind: Conversation, Sections: []Section{{Blocks: []Block{{Kind: Turn, Role: "user", Text: "hello\n\n"}}}}}
+	if md := turn.Markdown(); !strings.HasSuffix(md, "\n\n") {
+		t.Fatalf("the turn's Markdown %q should end in more than one newline", md)
+	}
+	checkQuote(t, "turn", turn)
+}
+
+func checkQuote(t *testing.T, name string, d *Document) {
+	t.Helper()
+	want := "<q>\n" + strings.TrimRight(d.Markdown(), "\n") + "\n</q>"
+	if got := d.Quote("<q>\n", "</q>"); got != want {
+		t.Errorf("%s: Quote gives\n%q\nwant\n%q", name, got, want)
+	}
+}
