@@ -560,6 +560,13 @@ func (r *run) ingest(ctx context.Context, docs []*source.Document) (*Result, err
 // engine's parsed sources) until it is told to Forget it.
 type forgetter interface{ Forget() }
 
+// forget tells the model, if it keeps what it read, to drop it.
+func (r *run) forget() {
+	if f, ok := r.opt.Model.(forgetter); ok {
+		f.Forget()
+	}
+}
+
 // source runs analysis and generation for one document.
 func (r *run) source(ctx context.Context, d *source.Document) error {
 	sr := &r.res.Sources[r.sourceIndex(d)]
@@ -573,19 +580,30 @@ func (r *run) source(ctx context.Context, d *source.Document) error {
 			return &StepError{"bookkeeping of " + d.Name, err}
 		}
 	}
+	// The source's own text, rendered by prose whatever the model writes:
+	// a long one is split into section pages, placed with the plan's.
+	// The placing needs the parts' titles and anchors, not their HTML,
+	// so the HTML is rendered here, before the model reads the source,
+	// dropped, and rendered again once the model has written (the same
+	// bytes: rendering is deterministic): a long source's rendered text
+	// is never held beside the prompts that quote it or the model's copy
+	// of it.
+	parts := render.Document(d, render.Options{}).Parts
+	for i := range parts {
+		parts[i].HTML = ""
+	}
 	p, err := r.analyse(ctx, d)
 	if err != nil {
 		return &StepError{"analysis of " + d.Name, err}
 	}
 	r.ensureSourcePage(d, p)
-	// The source's own text, rendered by prose whatever the model writes:
-	// a long one is split into section pages, placed with the plan's.
-	doc := render.Document(d, render.Options{})
-	migs, sections := r.place(d, p, doc.Parts)
+	migs, sections := r.place(d, p, parts)
+	parts = nil
 	if err := r.migrate(d, migs); err != nil {
 		return &StepError{"bookkeeping of " + d.Name, err}
 	}
 	if r.opt.DryRun {
+		r.forget()
 		sr.Status = "planned"
 		for _, pg := range append(append([]plan.Page{}, p.Pages...), sections...) {
 			if pg.Path == "" {
@@ -613,7 +631,16 @@ func (r *run) source(ctx context.Context, d *source.Document) error {
 	if err != nil {
 		return &StepError{"generation of " + d.Name, err}
 	}
+	// The model is done with this source: what it parsed from the prompts
+	// (the offline engine's document, ≈ 3 copies of the text) goes before
+	// the source is rendered, and never outlives its source, so a run's
+	// peak does not grow with the number of sources it has worked.
+	r.forget()
+	if f, ok := r.opt.Model.(forgetter); ok {
+		f.Forget() // nothing asks about this source again
+	}
 	// The source's own text, rendered by prose whatever the model wrote.
+	doc := render.Document(d, render.Options{})
 	if err := r.document(d, p, doc, sections, tb); err != nil {
 		return &StepError{"rendering of " + d.Name, err}
 	}
@@ -788,7 +815,8 @@ func contains(list []string, s string) bool {
 // quoteSource is the source as prompts quote it: its outline in Markdown,
 // inside a <source> field whose attributes name it.
 func quoteSource(d *source.Document) string {
-	return quoteWith(d, d.Markdown(), "")
+	// quoteWith(d, d.Markdown(), ""), without the Markdown's copy.
+	return d.Quote(quoteOpen(d, ""), "</source>")
 }
 
 func (r *run) templateFields() (names, details string) {
@@ -872,7 +900,12 @@ func (r *run) generate(ctx context.Context, d *source.Document, p *plan.Plan) (*
 	tb.source = d.Name
 	tb.gone = newGoneWrites(r.gone)
 	// One loop per part of a source too long for one prompt (parts.go).
-	for _, quoted := range r.quoteParts(d) {
+	parts := r.quoteParts(d)
+	for i := range parts {
+		// A part is held by its prompt alone while the loop runs (a
+		// 16 MiB source's quotation would otherwise be held twice).
+		quoted := parts[i]
+		parts[i] = ""
 		system, text, err := r.generationPrompt(d.Name, plan.Field("analysis", p.JSON()), quoted)
 		if err != nil {
 			return nil, err

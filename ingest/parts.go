@@ -84,8 +84,12 @@ func (r *run) quoteAnalysed(d *source.Document) string {
 // quoteWith quotes md, the Markdown of d or a part of it, in a <source>
 // field whose attributes name it (and, after attrs, which part it is).
 func quoteWith(d *source.Document, md, attrs string) string {
-	open := fmt.Sprintf(`source name="%s" kind="%s" id="%s"%s`, plan.Attr(d.Name), d.Kind, d.ID, attrs)
-	return "<" + open + ">\n" + strings.TrimRight(md, "\n") + "\n</source>"
+	return quoteOpen(d, attrs) + strings.TrimRight(md, "\n") + "\n</source>"
+}
+
+// quoteOpen is the opening of a quotation of d: its <source> tag.
+func quoteOpen(d *source.Document, attrs string) string {
+	return "<" + fmt.Sprintf(`source name="%s" kind="%s" id="%s"%s`, plan.Attr(d.Name), d.Kind, d.ID, attrs) + ">\n"
 }
 
 // oneLine is s on one line, for a heading in an outline.

@@ -16,7 +16,7 @@
 # Valgrind, Node.js and pip documentation is left out.) With BEFORE=REV,
 # prose built from REV runs the same inputs in the same minutes, and the
 # ratios are printed. The goals (docs/limits.md): under 256 MB for each,
-# at least 5 MB/s.
+# at least 5 MB/s. INPUTS="manual.html plain.txt" runs those inputs alone.
 #
 #   RUNS=3 BEFORE=197b5dd scripts/bench-ingest-scale.sh
 set -euo pipefail
@@ -65,7 +65,7 @@ one() { # one SIDE INPUT: "peakMB wallMBps cpuMBps" of one ingest into a fresh v
 median() { sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
 
 printf '| input | MB | build | peak RSS MB | wall MB/s | CPU MB/s | load |\n|---|---|---|---|---|---|---|\n'
-for input in notes300 docs1000 manual.html plain.txt onepara.txt; do
+for input in ${INPUTS:-notes300 docs1000 manual.html plain.txt onepara.txt}; do
   mb=$(find "$work/in/$input" -type f -printf '%s\n' | awk '{s+=$1} END{printf "%.1f", s/1e6}')
   for side in $sides; do
     : > "$work/runs"

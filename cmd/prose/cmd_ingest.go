@@ -67,9 +67,14 @@ func ingestCommand() *cli.Command {
 			var docs []*source.Document
 			reported := len(skipped)
 			chrome := source.FindBoilerplate(inputs)
-			for i, in := range inputs {
-				d, err := source.ReadWith(in.Name, in.Data, in.Kind, chrome[in.Collection])
-				inputs[i].Data = nil // the document holds what the run needs
+			for i := range inputs {
+				// The document holds what the run needs: the bytes as
+				// read are not held while they are parsed (a redacted
+				// or converted source is a copy of its own).
+				data := inputs[i].Data
+				inputs[i].Data = nil
+				in := inputs[i]
+				d, err := source.ReadWith(in.Name, data, in.Kind, chrome[in.Collection])
 				if err != nil && in.Found {
 					// A file found in a directory that does not read is
 					// skipped, as one that cannot be opened is.

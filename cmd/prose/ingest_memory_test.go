@@ -33,8 +33,9 @@ func sentences(sb *strings.Builder, n, seed int) {
 
 // TestIngestMemoryStaysBounded ingests, with the offline engine, in a
 // child process under an address-space cap, each into a fresh vault: 300
-// notes of 8 KB, a 16 MiB HTML manual of thousands of headings, a 16 MiB
-// text of a heading every 4 MiB and a 16 MiB text of one paragraph: each
+// notes of 8 KB, a 16 MiB HTML manual of thousands of headings, two 16 MiB
+// texts of a heading every 4 MiB (long paragraphs, and short ones as real
+// text has: a block per 170 bytes) and a 16 MiB text of one paragraph: each
 // peaks under the goal, peakRSSGoal (a 16 MiB paragraph once held
 // gigabytes, and a long source 350–375 MB while the offline engine held
 // its words and prompts), and no page of the long ones passes the size a
@@ -79,11 +80,33 @@ func TestIngestMemoryStaysBounded(t *testing.T) {
 		sentences(&few, 2000, p)
 		few.WriteString("\n\n")
 	}
+	// Real-shaped text: short paragraphs (≈ 170 bytes, as the real
+	// documents of scripts/bench-ingest-scale.sh give: ≈ 100,000 blocks,
+	// each a Block beside its text), a list now and then, a heading every
+	// 4 MiB.
+	var short strings.Builder
+	short.Grow(limit + 4096)
+	short.WriteString("Real Shaped Text\n\n")
+	for p, next := 0, 4<<20; short.Len() < limit-512; p++ {
+		if short.Len() >= next {
+			fmt.Fprintf(&short, "Part %d\n=======\n\n", next>>22+1)
+			next += 4 << 20
+		}
+		if p%50 == 49 {
+			for i := 0; i < 3; i++ {
+				fmt.Fprintf(&short, "- item %d of list %d\n", i, p)
+			}
+			short.WriteString("\n")
+			continue
+		}
+		sentences(&short, 40+p%9*30, p)
+		short.WriteString("\n\n")
+	}
 	var one strings.Builder
 	one.WriteString("One Paragraph\n\n")
 	sentences(&one, limit-one.Len(), 3)
 	one.WriteString("\n")
-	files := map[string]string{"manual.html": manual.String(), "few.txt": few.String(), "one.txt": one.String()}
+	files := map[string]string{"manual.html": manual.String(), "few.txt": few.String(), "short.txt": short.String(), "one.txt": one.String()}
 	for name, text := range files {
 		if len(text) > int(source.MaxSize) {
 			t.Fatalf("%s is %d bytes, past the limit", name, len(text))
@@ -92,7 +115,7 @@ func TestIngestMemoryStaysBounded(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, input := range []string{"notes", "manual.html", "few.txt", "one.txt"} {
+	for _, input := range []string{"notes", "manual.html", "few.txt", "short.txt", "one.txt"} {
 		t.Run(input, func(t *testing.T) {
 			vdir := filepath.Join(tmp, "v-"+input)
 			mustProse(t, "init", vdir)

@@ -73,8 +73,14 @@ func readMarkdown(d *Document, src []byte) {
 	}
 	root := p.Parse(text.NewReader(body))
 	r := mdReader{d: d, src: body}
-	for n := root.FirstChild(); n != nil; n = n.NextSibling() {
+	for n := root.FirstChild(); n != nil; {
+		next := n.NextSibling()
 		r.block(n)
+		// A block read is let go of: the parser's tree of a 16 MiB
+		// source (≈ 30 MB) and the blocks made of it are never held
+		// whole at once.
+		root.RemoveChild(root, n)
+		n = next
 	}
 	if fmTitle != "" {
 		d.Title = fmTitle

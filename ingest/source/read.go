@@ -104,12 +104,18 @@ func readWith(name string, data []byte, kind Kind, b *Boilerplate) (*Document, e
 // that outline was made of. The outline is of a document whose secrets
 // were redacted when it was read, so it is not redacted again (the pages
 // prose renders hold the same text): reading a 16 MiB quotation costs its
-// parse alone.
+// parse alone. The result holds the parsed text, not data (its Data is
+// nil; its ID is data's): a reader that keeps it for the calls quoting
+// the source does not keep a second copy of the quotation.
 func ReadQuoted(name string, data []byte) (*Document, error) {
 	if len(data) > MaxQuoted {
 		return nil, fmt.Errorf("%s: the quoted source is %d bytes, more than the %d MiB the outline of a source within the %d MiB limit comes to", name, len(data), MaxQuoted>>20, MaxSize>>20)
 	}
-	return read(name, data, Markdown, nil, false)
+	d, err := read(name, data, Markdown, nil, false)
+	if d != nil {
+		d.Data = nil
+	}
+	return d, err
 }
 
 func read(name string, data []byte, kind Kind, b *Boilerplate, redact bool) (*Document, error) {
