@@ -51,9 +51,22 @@ type LoopResult struct {
 	Iterations, ToolCalls, ToolErrors int
 }
 
+// BuiltCalls is implemented by a Model whose tool calls are marshalled
+// from typed Go values that match the tools' schemas by construction
+// (prose's offline engine): Loop does not check their arguments against
+// the schemas again (a tenth of an offline ingest went there). A model
+// whose calls come from text — any provider, an answer kept and replayed —
+// must not implement it: its calls stay checked.
+type BuiltCalls interface {
+	// CallsMatchSchemas reports that every tool call the model makes
+	// matches its tool's schema.
+	CallsMatchSchemas() bool
+}
+
 // Loop runs req against m until the model answers without tool calls or
 // the iteration limit is reached. Each tool call's arguments are checked
-// against the tool's canonical schema; an unknown tool, invalid arguments
+// against the tool's canonical schema (unless m is a BuiltCalls that
+// vouches for them); an unknown tool, invalid arguments
 // or a tool error is returned to the model as an error result it can act
 // on, never to the caller. The result totals usage even when an error
 // ends the loop.
@@ -75,6 +88,10 @@ func Loop(ctx context.Context, m Model, req Request, opt LoopOptions) (LoopResul
 			return LoopResult{}, &Error{Op: "agent loop", Kind: KindSchema, Message: fmt.Sprintf("tool %s: %v", t.Name, err), Err: err}
 		}
 		tools[t.Name] = &loopTool{tool: t, schema: s}
+	}
+	built := false
+	if b, ok := m.(BuiltCalls); ok {
+		built = b.CallsMatchSchemas()
 	}
 	perTurn := opt.MaxCallsPerTurn
 	if perTurn == 0 {
@@ -110,7 +127,7 @@ func Loop(ctx context.Context, m Model, req Request, opt LoopOptions) (LoopResul
 			if perTurn > 0 && i >= perTurn {
 				r = overTurnCap(tc, perTurn, len(resp.ToolCalls))
 			} else {
-				r = runTool(ctx, tools, tc)
+				r = runTool(ctx, tools, tc, !built)
 			}
 			if err := ctx.Err(); err != nil {
 				return res, canceled(err)
@@ -181,7 +198,7 @@ type loopTool struct {
 	schema *schema.Schema
 }
 
-func runTool(ctx context.Context, tools map[string]*loopTool, tc ToolCall) ToolResult {
+func runTool(ctx context.Context, tools map[string]*loopTool, tc ToolCall, check bool) ToolResult {
 	r := ToolResult{CallID: tc.ID, Name: tc.Name}
 	t, ok := tools[tc.Name]
 	if !ok {
@@ -198,10 +215,12 @@ func runTool(ctx context.Context, tools map[string]*loopTool, tc ToolCall) ToolR
 	if len(strings.TrimSpace(string(args))) == 0 {
 		args = json.RawMessage("{}")
 	}
-	if err := t.schema.Validate(args); err != nil {
-		r.IsError = true
-		r.Content = fmt.Sprintf("error: the arguments of %s are invalid: %v; call %s again with arguments that match its schema", tc.Name, err, tc.Name)
-		return r
+	if check { // unless the model vouches for its arguments (BuiltCalls)
+		if err := t.schema.Validate(args); err != nil {
+			r.IsError = true
+			r.Content = fmt.Sprintf("error: the arguments of %s are invalid: %v; call %s again with arguments that match its schema", tc.Name, err, tc.Name)
+			return r
+		}
 	}
 	if t.tool.Run == nil {
 		r.IsError = true

@@ -7,7 +7,8 @@
 #
 #   notes300     300 generated Markdown notes of about 8 KB (wikicorpus)
 #   docs1000     the 1,000 largest real documents of /usr/share/doc and Go's
-#                doc directory (HTML, Markdown, text; about 12 MB)
+#                doc directory (HTML, Markdown, text; 44 MB here on
+#                2026-12-02, more as packages are installed)
 #   manual.html  one HTML manual of just under 16 MiB, many headings
 #   plain.txt    one text of just under 16 MiB, a heading every 4 MiB
 #   onepara.txt  one text of just under 16 MiB: a single paragraph
@@ -48,37 +49,54 @@ open(sys.argv[1], "w").write(" ".join(out)[: (16 << 20) - 100] + "\n")
 PY
 export PROSE_NOW=2026-01-31
 
-one() { # one SIDE INPUT: "peakMB wallMBps cpuMBps" of one ingest into a fresh vault
-  local bin=$work/prose-$1 in=$work/in/$2 v=$work/v
-  rm -rf "$v"
+# Each run gets a vault of its own, removed only at the end: on a file
+# system that delays reusing the inodes of files deleted in the last
+# minutes (ext4 without a journal, as here), a vault created right after
+# the previous run's was removed pays a scan of those inodes for every
+# file it creates, which doubled the system time of notes300 and is no
+# cost of prose.
+nvault=0
+one() { # one SIDE INPUT: "peakMB wallMBps cpuMBps userMBps" of one ingest into a fresh vault
+  local bin=$work/prose-$1 in=$work/in/$2
+  nvault=$((nvault + 1))
+  local v=$work/vaults/$nvault
+  mkdir -p "$work/vaults"
   "$bin" init "$v" >/dev/null
   local bytes
   bytes=$(find "$in" -type f -printf '%s\n' | awk '{s+=$1} END{print s}')
   if ! /usr/bin/time -f "%e %M %U %S" -o "$work/time" "$bin" --vault "$v" ingest "$in" >"$work/out" 2>"$work/err"; then
-    echo "refused 0 0"
+    echo "refused 0 0 0"
     return
   fi
   read -r secs kib usr sys < "$work/time"
   awk -v k="$kib" -v b="$bytes" -v s="$secs" -v u="$usr" -v y="$sys" \
-    'BEGIN{printf "%.0f %.2f %.2f\n", k*1024/1e6, b/1e6/s, b/1e6/(u+y)}'
+    'BEGIN{printf "%.0f %.2f %.2f %.2f\n", k*1024/1e6, b/1e6/s, b/1e6/(u+y), b/1e6/u}'
 }
 median() { sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
 
-printf '| input | MB | build | peak RSS MB | wall MB/s | CPU MB/s | load |\n|---|---|---|---|---|---|---|\n'
+# The sides take turns run by run (before, after, before, after …), so a
+# change of the machine's load during an input weighs on both alike.
+# "user MB/s" leaves out the system time, which on this shared machine
+# follows what other processes deleted in the last minutes (see above).
+printf '| input | MB | build | peak RSS MB | wall MB/s | CPU MB/s | user MB/s | load |\n|---|---|---|---|---|---|---|---|\n'
 for input in ${INPUTS:-notes300 docs1000 manual.html plain.txt onepara.txt}; do
   mb=$(find "$work/in/$input" -type f -printf '%s\n' | awk '{s+=$1} END{printf "%.1f", s/1e6}')
+  for side in $sides; do : > "$work/runs-$side"; done
+  for _ in $(seq "$runs"); do
+    for side in $sides; do one "$side" "$input" >> "$work/runs-$side"; done
+  done
   for side in $sides; do
-    : > "$work/runs"
-    for _ in $(seq "$runs"); do one "$side" "$input" >> "$work/runs"; done
-    rss=$(cut -d' ' -f1 "$work/runs" | median)
-    wall=$(cut -d' ' -f2 "$work/runs" | median)
-    cpu=$(cut -d' ' -f3 "$work/runs" | median)
-    printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$input" "$mb" "$side" "$rss" "$wall" "$cpu" "$(cut -d' ' -f1 /proc/loadavg)"
-    eval "rss_$side=$rss cpu_$side=$cpu"
+    rss=$(cut -d' ' -f1 "$work/runs-$side" | median)
+    wall=$(cut -d' ' -f2 "$work/runs-$side" | median)
+    cpu=$(cut -d' ' -f3 "$work/runs-$side" | median)
+    usr=$(cut -d' ' -f4 "$work/runs-$side" | median)
+    printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$input" "$mb" "$side" "$rss" "$wall" "$cpu" "$usr" "$(cut -d' ' -f1 /proc/loadavg)"
+    eval "rss_$side=$rss cpu_$side=$cpu usr_$side=$usr"
   done
   if [ -n "${BEFORE:-}" ] && [ "$rss_before" != 0 ]; then
-    printf '| %s | | after/before | %s | | %s | |\n' "$input" \
+    printf '| %s | | after/before | %s | | %s | %s | |\n' "$input" \
       "$(awk -v a="$rss_after" -v b="$rss_before" 'BEGIN{printf "%.2f", a/b}')" \
-      "$(awk -v a="$cpu_after" -v b="$cpu_before" 'BEGIN{printf "%.2f", a/b}')"
+      "$(awk -v a="$cpu_after" -v b="$cpu_before" 'BEGIN{printf "%.2f", a/b}')" \
+      "$(awk -v a="$usr_after" -v b="$usr_before" 'BEGIN{printf "%.2f", a/b}')"
   fi
 done

@@ -233,16 +233,22 @@ func (w *workspace) derive() []candidate {
 // link gives each candidate the pages whose titles its text mentions —
 // this run's and the index's — and ties derived pages to the source page.
 func (w *workspace) link(cs []candidate) {
-	type target struct{ path, title, lower string }
+	type target struct {
+		path, title, lower string
+		// words are the words of lower when it has more than one; one
+		// holds when lower is a single word (nothing else).
+		words []string
+		one   bool
+	}
 	var targets []target
 	seen := map[string]bool{}
 	for _, c := range cs {
-		targets = append(targets, target{c.page.Path, c.page.Title, strings.ToLower(c.page.Title)})
+		targets = append(targets, target{path: c.page.Path, title: c.page.Title, lower: strings.ToLower(c.page.Title)})
 		seen[c.page.Path] = true
 	}
 	for _, e := range w.index {
 		if !seen[e.Path] {
-			targets = append(targets, target{e.Path, e.Title, strings.ToLower(e.Title)})
+			targets = append(targets, target{path: e.Path, title: e.Title, lower: strings.ToLower(e.Title)})
 		}
 	}
 	// The targets by the first word of their title: a text is checked
@@ -255,6 +261,11 @@ func (w *workspace) link(cs []candidate) {
 		}
 		if ws := strings.FieldsFunc(t.lower, func(r rune) bool { return !isWordRune(r) }); len(ws) > 0 {
 			byFirst[ws[0]] = append(byFirst[ws[0]], k)
+			if len(ws) == 1 && ws[0] == t.lower {
+				targets[k].one = true
+			} else {
+				targets[k].words = ws
+			}
 		} else {
 			byFirst[""] = append(byFirst[""], k) // no word: checked against every text
 		}
@@ -295,8 +306,32 @@ func (w *workspace) link(cs []candidate) {
 			cands = append(cands, byFirst[word]...)
 		}
 		sort.Ints(cands) // in the targets' order, as a scan of them all would
+		// A title's phrase occurs in the text (between non-word runes)
+		// only if each of its words is a word of the text: a title of
+		// one word found by its first word is there without a scan, and
+		// one of several words is scanned for only when all are there
+		// (a scan of a long source for every title was a seventh of
+		// ingesting real documents).
+		var have map[string]bool
+		present := func(t target) bool {
+			if t.one {
+				return true
+			}
+			if have == nil {
+				have = make(map[string]bool, len(words))
+				for _, w := range words {
+					have[w] = true
+				}
+			}
+			for _, w := range t.words {
+				if !have[w] {
+					return false
+				}
+			}
+			return containsPhrase(lower, t.lower)
+		}
 		for _, k := range cands {
-			if t := targets[k]; !linked[t.path] && !titled[t.lower] && containsPhrase(lower, t.lower) {
+			if t := targets[k]; !linked[t.path] && !titled[t.lower] && present(t) {
 				addLink(t)
 			}
 		}

@@ -116,3 +116,10 @@ func calls(cs []model.ToolCall) model.Response {
 func call(name string, args any) model.ToolCall {
 	return model.ToolCall{Name: name, Arguments: plan.Call(args)}
 }
+
+// CallsMatchSchemas reports true (model.BuiltCalls): every tool call the
+// engine makes is marshalled by call from one of plan's argument types,
+// whose required fields are always present and of the schema's type, so
+// the agent loop does not validate them again. TestOfflineCallsMatchSchemas
+// checks every call of an ingest and an enrichment against the schemas.
+func (Engine) CallsMatchSchemas() bool { return true }

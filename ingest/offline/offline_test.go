@@ -225,3 +225,32 @@ func TestMentionsOfFindsTheSentencesThatUseATerm(t *testing.T) {
 		}
 	}
 }
+
+// A page links a title only where its text says the title's phrase, word
+// for word between non-word characters: a title of one word where the
+// word is said, a title of several words not where its words are said
+// apart or in another order, and not inside a longer word.
+func TestLinkNeedsTheTitlesPhrase(t *testing.T) {
+	w := &workspace{index: []IndexEntry{
+		{Path: "g/queue.html", Title: "Queue"},
+		{Path: "g/drain-window.html", Title: "Drain window"},
+		{Path: "g/window-drain.html", Title: "Window drain"},
+		{Path: "g/backlog.html", Title: "Backlog"},
+		{Path: "g/budget-rule.html", Title: "Budget rule"},
+		{Path: "g/node.html", Title: "Node"},
+	}}
+	cs := []candidate{
+		{page: plan.Page{Path: "src/guide.html", Title: "Guide"}, kind: "definition", text: "the guide"},
+		{page: plan.Page{Path: "src/term.html", Title: "Term"}, kind: "definition",
+			text: "Set the drain window before the queue grows; a window opens and a drain follows. The budget, as a rule, holds; the nodes restart."},
+	}
+	w.link(cs)
+	var got []string
+	for _, l := range cs[1].page.Links {
+		got = append(got, l.Path)
+	}
+	want := []string{"src/guide.html", "g/queue.html", "g/drain-window.html"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("links %v, want %v", got, want)
+	}
+}
