@@ -11,14 +11,17 @@ import (
 // procedures of numbered lists under a heading that presents steps,
 // term pages of definition lists of names; no steps or pitfalls from a
 // sentence's shape, no page for a common word, a fragment, a lone
-// "Term: meaning" line or an API heading (which stays an anchored
+// "Term: meaning" line, an interface listing (a dl under Options) or a
+// value ("0x2"), or an API heading (which stays an anchored
 // section of the source page), and a conversation's turns stay turns.
 func TestOnlyDeclaredStructureBecomesPages(t *testing.T) {
 	_, w := newWiki(t)
 	doc := "# Library Manual\n\nNever call it twice. Avoid globals.\n\n" +
 		"## Background\n\n1. No case conversion is performed.\n2. The path is resolved.\n\n" +
 		"## Installation\n\n1. Download the archive.\n2. Run the installer.\n\n" +
-		"## Options\n\n<dl><dt>off</dt><dd>turns the feature off entirely</dd><dt>bool</dt><dd>a true or false value</dd>" +
+		"## Options\n\n### Reading\n\n<dl><dt>Frobnicator</dt><dd>the option that frobnicates every input</dd><dt>Sieve</dt><dd>the option that drops short inputs</dd></dl>\n\n" +
+		"## Layout\n\n<dl><dt>0x2</dt><dd>two object names follow</dd><dt>4-byte signature</dt><dd>the file's magic number</dd></dl>\n\n" +
+		"## Words\n\n<dl><dt>off</dt><dd>turns the feature off entirely</dd><dt>bool</dt><dd>a true or false value</dd>" +
 		"<dt>only present when `bigint</dt><dd>the field exists only then</dd><dt>pointer to above</dt><dd>the pointer of the struct above</dd>" +
 		"<dt>Closure</dt><dd>a function together with the data it was made with</dd></dl>\n\n" +
 		"## ffi_call\n\nImplementation restriction: A compiler may restrict the size of a call frame.\n\n" +
@@ -60,7 +63,7 @@ func TestOnlyDeclaredStructureBecomesPages(t *testing.T) {
 			t.Errorf("pages %s lack %s", got, want)
 		}
 	}
-	for _, bad := range []string{":Background|", ":off|", ":bool|", "bigint", "pointer to above", "ffi_call", "Implementation restriction", "Steps:", "Terminating"} {
+	for _, bad := range []string{":Background|", ":off|", ":bool|", "bigint", "pointer to above", "ffi_call", "Implementation restriction", "Steps:", "Terminating", "Frobnicator", "Sieve", ":0x2|", "4-byte"} {
 		if strings.Contains(got, bad) {
 			t.Errorf("pages %s include %q", got, bad)
 		}
@@ -75,5 +78,49 @@ func TestOnlyDeclaredStructureBecomesPages(t *testing.T) {
 	turns := slotOf(t, w, pageOf(t, w, d2.ID, "source"), "document")
 	if !strings.Contains(turns, `<div class="turn turn-system"><p class="speaker"><strong>System</strong></p><p>You are a helpful site reliability assistant.</p></div>`) {
 		t.Errorf("the system prompt is not a turn:\n%s", turns)
+	}
+}
+
+// An API reference's labelled parts (Doxygen's <dl class="section
+// return">, Javadoc's "Returns:" lines) are labels of the text that
+// follows, not terms, and a term that is an API name (size_t) is anchored
+// on the source page, not given a glossary page: the source page keeps
+// "Returns: …" as written.
+func TestLabelledPartsAreNoTerms(t *testing.T) {
+	_, w := newWiki(t)
+	doc := `<html><head><title>Writer</title></head><body><h1>Writer</h1>
+<h2>write()</h2><p>Write a value.</p><dl class="section pre"><dt>Precondition</dt><dd>sout != NULL</dd></dl>
+<dl class="section return"><dt>Returns</dt><dd>zero on success, always</dd></dl>
+<dl class="params"><dt>Parameters</dt><dd><table class="params"><tr><td class="paramname">sout</td><td>the stream written to</td></tr></table></dd></dl>
+<h2>Types</h2><ul><li>size_t: the size type of the library</li><li>Gadget: the part that holds a widget</li></ul>
+<h2>clear()</h2><p>Returns: nothing at all, ever.</p><p>Throws: an error when the value is frozen.</p></body></html>`
+	d := readDoc(t, "writer.html", doc)
+	ingestDocs(t, w, d)
+	pages, err := w.Pages()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var titles []string
+	for _, info := range pages {
+		_, pg, err := w.Read(info.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		titles = append(titles, pg.Meta.Template()+":"+pg.Meta.Title())
+	}
+	got := "|" + strings.Join(titles, "|") + "|"
+	if !strings.Contains(got, "|concept:Gadget|") {
+		t.Errorf("pages %s lack the declared term Gadget", got)
+	}
+	for _, bad := range []string{":Returns|", ":Precondition|", ":Parameters|", ":Throws|", ":size_t|"} {
+		if strings.Contains(got, bad) {
+			t.Errorf("pages %s include %q", got, bad)
+		}
+	}
+	src := slotOf(t, w, pageOf(t, w, d.ID, "source"), "document")
+	for _, want := range []string{"Returns: zero on success, always", "Precondition: sout != NULL", "the stream written to"} {
+		if !strings.Contains(src, want) {
+			t.Errorf("the source page lost %q:\n%s", want, src)
+		}
 	}
 }

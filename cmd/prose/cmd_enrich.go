@@ -1,9 +1,6 @@
 package main
 
 import (
-	"fmt"
-	"strings"
-
 	"github.com/prose-store/prose/internal/gctune"
 	"github.com/urfave/cli/v2"
 
@@ -53,17 +50,7 @@ func enrichCommand() *cli.Command {
 			if err != nil {
 				return pipelineError(c, "enrich", err)
 			}
-			if res.Status == "estimate" {
-				return printEstimate(c, v, opt.ModelSpec, res)
-			}
-			if err := printPipeline(c, v, opt.ModelSpec, res); err != nil {
-				return err
-			}
-			printUsage(c, v, opt.ModelSpec, res.Usage)
-			if len(res.Left) > 0 && !newOutput(c).json {
-				fmt.Fprintf(c.App.Writer, "left: %s not started within --max-tokens %d (enrich them in a later run): %s\n", nounCount(len(res.Left), "page"), opt.MaxTokens, strings.Join(res.Left, ", "))
-			}
-			return nil
+			return reportPipeline(c, v, opt, res, "enrich", "page")
 		},
 	}
 }

@@ -124,19 +124,26 @@ func ingestCommand() *cli.Command {
 			if err != nil {
 				return pipelineError(c, "ingest", err)
 			}
-			if res.Status == "estimate" {
-				return printEstimate(c, v, opt.ModelSpec, res)
-			}
-			if err := printPipeline(c, v, opt.ModelSpec, res); err != nil {
-				return err
-			}
-			printUsage(c, v, opt.ModelSpec, res.Usage)
-			if len(res.Left) > 0 && !newOutput(c).json {
-				fmt.Fprintf(c.App.Writer, "left: %s not started within --max-tokens %d (ingest them in a later run): %s\n", nounCount(len(res.Left), "source"), opt.MaxTokens, strings.Join(res.Left, ", "))
-			}
-			return nil
+			return reportPipeline(c, v, opt, res, "ingest", "source")
 		},
 	}
+}
+
+// reportPipeline prints what an ingest or enrich (cmd) did: an estimate,
+// or the result, the tokens used and the units (sources, pages) left
+// past --max-tokens.
+func reportPipeline(c *cli.Context, v *vault.Vault, opt ingest.Options, res *ingest.Result, cmd, unit string) error {
+	if res.Status == "estimate" {
+		return printEstimate(c, v, opt.ModelSpec, res)
+	}
+	if err := printPipeline(c, v, opt.ModelSpec, res); err != nil {
+		return err
+	}
+	printUsage(c, v, opt.ModelSpec, res.Usage)
+	if len(res.Left) > 0 && !newOutput(c).json {
+		fmt.Fprintf(c.App.Writer, "left: %s not started within --max-tokens %d (%s them in a later run): %s\n", nounCount(len(res.Left), unit), opt.MaxTokens, cmd, strings.Join(res.Left, ", "))
+	}
+	return nil
 }
 
 // jobsFlag is --jobs of ingest and enrich: how many units (sources,

@@ -17,9 +17,7 @@ func gitMergeWorld(t *testing.T) (root, a, b string) {
 	bin := buildProse(t)
 	t.Setenv("PATH", filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
 	t.Setenv("GIT_TERMINAL_PROMPT", "0")
-	for k, v := range map[string]string{"GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "T", "GIT_COMMITTER_EMAIL": "t@example.com"} {
-		t.Setenv(k, v)
-	}
+	gitIdentity(t)
 	root = t.TempDir()
 	remote := filepath.Join(root, "remote.git")
 	syncGit(t, root, "init", "--quiet", "--bare", remote)

@@ -130,9 +130,9 @@ func TestTermExamplesAreUsesNotTheSummaryAgain(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "manual")
 	writeFiles(t, src, map[string]string{
 		"group.html": `<html><head><title>Groups</title></head><body><h1>Groups</h1>
-<div class="contents local topic"><ul><li><p><a href="#a">Sprocket options</a></p><ul><li><p><a href="#b">Members Sprocket Example</a></p></li><li><p><a href="#c">Inner Sprocket Example</a></p></li></ul></li></ul></div>
+<div class="contents local topic"><ul><li><p><a href="#a">Sprocket parts</a></p><ul><li><p><a href="#b">Members Sprocket Example</a></p></li><li><p><a href="#c">Inner Sprocket Example</a></p></li></ul></li></ul></div>
 <p>Change the sprocket every spring, before the season starts.</p>
-<h2 id="a">Sprocket options</h2><dl><dt>sprocket</dt><dd>The wheel that drives a widget. If you remove the sprocket the widget stops at once.</dd></dl>
+<h2 id="a">Sprocket parts</h2><dl><dt>sprocket</dt><dd>The wheel that drives a widget. If you remove the sprocket the widget stops at once.</dd></dl>
 <h2 id="b">Members Sprocket Example</h2><p>Text.</p><h2 id="c">Inner Sprocket Example</h2><p>More text.</p></body></html>`,
 	})
 	mustProse(t, "--vault", dir, "ingest", src)
@@ -143,7 +143,7 @@ func TestTermExamplesAreUsesNotTheSummaryAgain(t *testing.T) {
 	if strings.Contains(ex, "If you remove the sprocket") {
 		t.Errorf("the definition is quoted again as an example: %s", ex)
 	}
-	if strings.Contains(ex, "Sprocket options Members") {
+	if strings.Contains(ex, "Sprocket parts Members") {
 		t.Errorf("a contents line became an example: %s", ex)
 	}
 }

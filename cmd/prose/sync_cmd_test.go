@@ -415,13 +415,25 @@ func TestSyncOverGitDaemonAndSmartHTTP(t *testing.T) {
 	}
 }
 
-func TestPullContinueTakesInAMergeGitMade(t *testing.T) {
-	root, remote, a := syncWorld(t)
+// cloneWorld is syncWorld with a second vault b cloned from the remote and
+// a git identity for the plain git commands the tests run.
+func cloneWorld(t *testing.T) (root, remote, a, b string) {
+	root, remote, a = syncWorld(t)
+	gitIdentity(t)
+	b = filepath.Join(root, "b")
+	mustProse(t, "clone", remote, b)
+	return root, remote, a, b
+}
+
+// gitIdentity sets the author and committer plain git commits take.
+func gitIdentity(t *testing.T) {
 	for k, v := range map[string]string{"GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "T", "GIT_COMMITTER_EMAIL": "t@example.com"} {
 		t.Setenv(k, v)
 	}
-	b := filepath.Join(root, "b")
-	mustProse(t, "clone", remote, b)
+}
+
+func TestPullContinueTakesInAMergeGitMade(t *testing.T) {
+	root, _, a, b := cloneWorld(t)
 	publishFiles(t, root, a, "notes", map[string]string{"x.txt": "from a\n"})
 	publishFiles(t, root, b, "other", map[string]string{"o.txt": "from b\n"})
 	mustProse(t, "--vault", a, "push")
@@ -617,12 +629,7 @@ func TestSyncResolveTwoNodesOneAtATime(t *testing.T) {
 // (no shared chain), merged by git file by file, is joined by prose pull
 // --continue with a merge receipt (taken merged) and every check passes.
 func TestPullContinueJoinsANodeCreatedOnBothSides(t *testing.T) {
-	root, remote, a := syncWorld(t)
-	for k, v := range map[string]string{"GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "T", "GIT_COMMITTER_EMAIL": "t@example.com"} {
-		t.Setenv(k, v)
-	}
-	b := filepath.Join(root, "b")
-	mustProse(t, "clone", remote, b)
+	root, _, a, b := cloneWorld(t)
 	publishFiles(t, root, a, "fresh", map[string]string{"a.txt": "from a\n"})
 	publishFiles(t, root, b, "fresh", map[string]string{"b.txt": "from b\n"})
 	mustProse(t, "--vault", a, "push")
@@ -646,12 +653,7 @@ func TestPullContinueJoinsANodeCreatedOnBothSides(t *testing.T) {
 // nothing changed, naming the commit to go back to; following the hint
 // (git reset --hard to it, then prose pull) lands the merge.
 func TestPullContinueRefusalSaysHowToGoOn(t *testing.T) {
-	root, remote, a := syncWorld(t)
-	for k, v := range map[string]string{"GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "T", "GIT_COMMITTER_EMAIL": "t@example.com"} {
-		t.Setenv(k, v)
-	}
-	b := filepath.Join(root, "b")
-	mustProse(t, "clone", remote, b)
+	root, _, a, b := cloneWorld(t)
 	publishFiles(t, root, a, "notes", map[string]string{"x.txt": "from a\n"})
 	publishFiles(t, root, b, "other", map[string]string{"o.txt": "from b\n"})
 	mustProse(t, "--vault", a, "push")

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"github.com/prose-store/prose/wiki"
 	"path"
 	"sort"
 
@@ -201,6 +202,7 @@ func (w *workspace) derive() []candidate {
 		}
 	}
 	once := definedOnce(doc)
+	trails := headingTrails(doc)
 	for i := range doc.Sections {
 		s := &doc.Sections[i]
 		for j := range s.Blocks {
@@ -209,8 +211,8 @@ func (w *workspace) derive() []candidate {
 				continue
 			}
 			for _, d := range b.Defs {
-				if !declaresTerm(s, b, d) || !isTerm(d.Term) || !once[strings.ToLower(d.Term)] {
-					continue // only a declared definition of a name
+				if !declaresTerm(s, trails[i], b, d) || !isTerm(d.Term) || !once[strings.ToLower(d.Term)] || wiki.APIName(d.Term) != "" {
+					continue // only a declared definition of a name; an API name (size_t) is anchored on the source page and listed in the index of names
 				}
 				tmpl := "concept"
 				if isEntity(s.Heading, d.Term) {

@@ -41,15 +41,34 @@ func presentsSteps(doc *source.Document, s *source.Section, b *source.Block) boo
 // glossaryHeading names a section of definitions.
 var glossaryHeading = lazyre.New(`(?i)\b(glossary|terms|terminology|definitions?|vocabulary|concepts|roles|severity levels?|levels)\b`)
 
+// interfaceHeading names a section that lists an interface rather than
+// defining terms: a command's options, subcommands, arguments and exit
+// codes, a program's environment variables and configuration keys, a
+// format's fields and records. Its definition list is reference, not a
+// glossary: "add" under a manual page's SUBCOMMANDS, "0x2" under "ref
+// record". Its entries stay on the source page, anchored.
+var interfaceHeading = lazyre.New(`(?i)\b(sub-?commands?|commands?|options?|flags|switches|arguments?|parameters?|actions?|fields?|records?|environment|variables|configuration|config keys|settings|keys|messages|exit (status|codes?)|return values?|directives?)\b`)
+
 // declaresTerm reports whether definition d of block b is declared as
 // one: in a list of two definitions or more (a definition list, a list of
 // "Term: meaning" items, a Term/Definition table), or alone under a
 // heading naming a glossary or the term itself ("What is a feature
 // flag?"). A lone "Implementation restriction: …" line in running text is
-// not.
-func declaresTerm(s *source.Section, b *source.Block, d source.Definition) bool {
+// not, nor a list under a heading naming an interface (options,
+// subcommands, fields …: its own or one it stands under) unless a
+// heading nearer names a glossary.
+// trail is the headings the section stands under, its own last.
+func declaresTerm(s *source.Section, trail []string, b *source.Block, d source.Definition) bool {
 	if b.Kind != source.Definitions {
 		return false
+	}
+	for _, h := range trail {
+		if glossaryHeading().MatchString(h) {
+			break // a glossary of an interface's terms is a glossary
+		}
+		if interfaceHeading().MatchString(h) {
+			return false
+		}
 	}
 	return len(b.Defs) >= 2 || glossaryHeading().MatchString(s.Heading) ||
 		containsPhrase(strings.ToLower(s.Heading), strings.ToLower(d.Term))
@@ -68,6 +87,9 @@ func isTerm(term string) bool {
 	if strings.Count(term, "`")%2 == 1 || strings.Count(term, "(") != strings.Count(term, ")") ||
 		strings.Count(term, "[") != strings.Count(term, "]") || strings.Count(term, "\"")%2 == 1 {
 		return false // cut in the middle of code or a quotation
+	}
+	if unicode.IsDigit([]rune(term)[0]) {
+		return false // a value or a size ("0x2", "4-byte signature"), not a name
 	}
 	lower := make([]string, len(words))
 	for i, w := range words {
@@ -134,4 +156,27 @@ func definedOnce(doc *source.Document) map[string]bool {
 		}
 	}
 	return once
+}
+
+// headingTrails gives each section of doc the headings it stands under,
+// nearest last, its own heading the last of all: a section stands under
+// each earlier section of a lower level that no section between outranks.
+func headingTrails(doc *source.Document) [][]string {
+	trails := make([][]string, len(doc.Sections))
+	var open []*source.Section
+	for i := range doc.Sections {
+		s := &doc.Sections[i]
+		for len(open) > 0 && open[len(open)-1].Level >= s.Level {
+			open = open[:len(open)-1]
+		}
+		open = append(open, s)
+		t := make([]string, 0, len(open))
+		for j := len(open) - 1; j >= 0; j-- {
+			if open[j].Heading != "" {
+				t = append(t, open[j].Heading)
+			}
+		}
+		trails[i] = t
+	}
+	return trails
 }

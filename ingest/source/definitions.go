@@ -9,7 +9,8 @@ import (
 // definitionLine is "term: meaning" or "term — meaning".
 var definitionLine = lazyre.New(`^\s*([^:—–]{1,60}?)\s*(?::|\s[—–]\s|\s-\s)\s+(\S.*)$`)
 
-// notTerms are words that end in a colon without introducing a definition.
+// notTerms are words that end in a colon without introducing a definition:
+// a label of the text that follows.
 var notTerms = map[string]bool{
 	"note": true, "notes": true, "warning": true, "tip": true, "example": true, "examples": true,
 	"caution": true, "important": true, "todo": true, "see": true, "see also": true, "source": true,
@@ -17,6 +18,11 @@ var notTerms = map[string]bool{
 	"input": true, "answer": true, "question": true, "q": true, "a": true, "user": true,
 	"assistant": true, "system": true, "step": true, "usage": true, "error": true, "fix": true,
 	"why": true, "how": true, "what": true, "when": true, "where": true, "for example": true,
+	// the labels API references (Doxygen, Javadoc) give parts of an entry
+	"returns": true, "return": true, "return value": true, "return values": true, "parameters": true,
+	"params": true, "template parameters": true, "precondition": true, "postcondition": true,
+	"invariant": true, "remarks": true, "remark": true, "exceptions": true, "throws": true,
+	"deprecated": true, "since": true, "version": true, "attention": true, "bug": true,
 }
 
 // parseDefinition reads one "term: meaning" line. A term is at most five

@@ -44,6 +44,9 @@ func readHTML(d *Document, src []byte, b *Boilerplate) error {
 	if title == "" {
 		title = commentTitle(doc)
 	}
+	if title == "" {
+		title = headerTitle(doc)
+	}
 	root := find(doc, atom.Main)
 	if root == nil {
 		root = find(doc, atom.Article)
@@ -68,6 +71,42 @@ func readHTML(d *Document, src []byte, b *Boilerplate) error {
 		}
 	}
 	return nil
+}
+
+// headerTitle is the title a Doxygen page gives in its header (<div
+// class="headertitle"><div class="title">Json::Value Class Reference),
+// for a page with no <title> of its own; "" when there is none.
+func headerTitle(doc *html.Node) string {
+	var found string
+	var walk func(n *html.Node) bool
+	walk = func(n *html.Node) bool {
+		if n.Type == html.ElementNode && hasClass(n, "headertitle") {
+			// Its labels ("abstract", "template") are no part of the name.
+			var sb strings.Builder
+			var text func(*html.Node)
+			text = func(m *html.Node) {
+				for c := m.FirstChild; c != nil; c = c.NextSibling {
+					switch {
+					case c.Type == html.TextNode:
+						sb.WriteString(c.Data)
+					case c.Type == html.ElementNode && !hasClass(c, "mlabels", "mlabel", "ingroups"):
+						text(c)
+					}
+				}
+			}
+			text(n)
+			found = trimMarks(clean(sb.String()))
+			return true
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if walk(c) {
+				return true
+			}
+		}
+		return false
+	}
+	walk(doc)
+	return found
 }
 
 // commentTitle is the title a page gives in a leading comment holding a
@@ -200,6 +239,9 @@ func (r *htmlReader) node(n *html.Node) {
 		}
 	case atom.Dl:
 		r.flush()
+		if r.labelledList(n) {
+			return
+		}
 		var defs []Definition
 		// terms are the <dt>s before a <dd>: several terms may share one
 		// meaning (texinfo's @itemx), each defined by it.
@@ -253,6 +295,19 @@ func (r *htmlReader) node(n *html.Node) {
 		r.flush()
 		if r.admonition(n) {
 			return
+		}
+		if n.DataAtom == atom.Div && hasClass(n, "fragment") {
+			// Doxygen's code listing: a <div class="line"> a line.
+			var lines []string
+			for c := n.FirstChild; c != nil; c = c.NextSibling {
+				if c.Type == html.ElementNode && hasClass(c, "line") {
+					lines = append(lines, strings.TrimRight(textOf(c), " \t\n"))
+				}
+			}
+			if len(lines) > 0 {
+				r.d.addBlock(Block{Kind: Code, Text: strings.Join(lines, "\n")})
+				return
+			}
 		}
 		r.children(n)
 		r.flush()
@@ -317,6 +372,15 @@ func (r *htmlReader) admonition(n *html.Node) bool {
 	if title == "" {
 		title = kind
 	}
+	r.labelled(title, body, true)
+	return true
+}
+
+// labelled adds a box headed by title holding body: running text is one
+// block "Title: …" (a quotation when quote, as a note box is; else a
+// paragraph); a body holding lists, code or tables is its title, then its
+// blocks as they are.
+func (r *htmlReader) labelled(title string, body []*html.Node, quote bool) {
 	label := EscapeText(title)
 	if !strings.HasSuffix(title, ":") {
 		label += ":"
@@ -334,10 +398,14 @@ func (r *htmlReader) admonition(n *html.Node) bool {
 		}
 		text := clean(strings.Join(parts, " "))
 		if text == "" {
-			return true // an empty box: nothing to keep
+			return // an empty box: nothing to keep
 		}
-		r.d.addBlock(Block{Kind: Quote, Text: label + " " + text})
-		return true
+		kind := Paragraph
+		if quote {
+			kind = Quote
+		}
+		r.d.addBlock(Block{Kind: kind, Text: label + " " + text})
+		return
 	}
 	r.d.addBlock(Block{Kind: Paragraph, Text: label})
 	for _, b := range body {
@@ -347,6 +415,51 @@ func (r *htmlReader) admonition(n *html.Node) bool {
 			r.node(b)
 		}
 		r.flush()
+	}
+}
+
+// labelledLists are the classes Doxygen gives a <dl> that labels a part
+// of an entry's text — Returns, Parameters, Note, Precondition,
+// Exceptions, Deprecated — rather than defining terms.
+var labelledLists = map[string]bool{"section": true, "params": true, "tparams": true, "retval": true, "exception": true,
+	"deprecated": true, "todo": true, "test": true, "bug": true, "xrefsect": true}
+
+// labelledList reads such a <dl> as what it is, each <dt> the label of
+// the text its <dd> holds ("Returns: …", a note as a quotation), never as
+// definitions: "Returns" and "Parameters" are no glossary terms. It
+// reports whether n was one.
+func (r *htmlReader) labelledList(n *html.Node) bool {
+	note := false
+	found := false
+	for _, c := range strings.Fields(strings.ToLower(attr(n, "class"))) {
+		found = found || labelledLists[c]
+		_, isNote := admonitions[c]
+		note = note || isNote || c == "attention" || c == "remark"
+	}
+	if !found {
+		return false
+	}
+	title := ""
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch c.DataAtom {
+		case atom.Dt:
+			title = trimMarks(clean(Plain(r.inline(c))))
+		case atom.Dd:
+			var body []*html.Node
+			for b := c.FirstChild; b != nil; b = b.NextSibling {
+				if b.Type == html.TextNode && strings.TrimSpace(b.Data) == "" || b.Type == html.CommentNode {
+					continue
+				}
+				body = append(body, b)
+			}
+			if title == "" {
+				r.node(c)
+				r.flush()
+				continue
+			}
+			r.labelled(title, body, note)
+			title = ""
+		}
 	}
 	return true
 }

@@ -400,3 +400,58 @@ func TestWideTablesStayWithinBounds(t *testing.T) {
 		t.Fatalf("a two-column table read as %d tables", tables)
 	}
 }
+
+// A line of a text's own markup (AsciiDoc's include::FILE[], an anchor
+// REMOTES[[REMOTES]]) is no title and no heading: the title comes from the
+// file name and the line stays in the text as written.
+func TestTextDirectiveIsNoTitle(t *testing.T) {
+	d, err := Read("urls-remotes.txt", []byte("include::urls.txt[]\n\nREMOTES[[REMOTES]]\n\nThe name of a remote can be used instead of a URL.\n\nNAMED REMOTES\n\nA remote in the configuration file.\n"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Title != "Urls remotes" {
+		t.Errorf("title %q, want the file name's", d.Title)
+	}
+	var headings []string
+	for _, s := range d.Sections {
+		if s.Heading != "" {
+			headings = append(headings, s.Heading)
+		}
+	}
+	if strings.Join(headings, "|") != "NAMED REMOTES" {
+		t.Errorf("headings %q, want only NAMED REMOTES", headings)
+	}
+	if text := d.Prose(); !strings.Contains(text, `include::urls.txt\[\]`) || !strings.Contains(text, `REMOTES\[\[REMOTES\]\]`) {
+		t.Errorf("the directives left the text:\n%s", text)
+	}
+}
+
+// A Doxygen page has no <title> and no <h1>: its title is its header's
+// (without the "abstract" label), and a code fragment (a <div
+// class="line"> a line) is one code block, its lines kept.
+func TestDoxygenTitleAndFragments(t *testing.T) {
+	page := `<html><head><meta name="generator" content="Doxygen"/></head><body>
+<div class="header"><div class="headertitle"><div class="title">Gear::Box Class Reference<span class="mlabels"><span class="mlabel">abstract</span></span></div></div></div>
+<div class="contents"><h2 class="groupheader">Detailed Description</h2><p>Usage:</p>
+<div class="fragment"><div class="line"><span class="keyword">using namespace</span> Gear;</div>
+<div class="line">  Box b;</div>
+<div class="line">  b.<a class="code" href="x.html">turn</a>(3);</div></div></div></body></html>`
+	d, err := Read("class_gear_box.html", []byte(page), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Title != "Gear::Box Class Reference" {
+		t.Errorf("title %q", d.Title)
+	}
+	var code []string
+	for _, s := range d.Sections {
+		for _, b := range s.Blocks {
+			if b.Kind == Code {
+				code = append(code, b.Text)
+			}
+		}
+	}
+	if want := "using namespace Gear;\n  Box b;\n  b.turn(3);"; len(code) != 1 || code[0] != want {
+		t.Errorf("code blocks %q, want one: %q", code, want)
+	}
+}

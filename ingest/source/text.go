@@ -46,9 +46,9 @@ func readText(d *Document, src string) {
 			}
 			d.addSection(level, line)
 			i++
-		case len(para) == 0 && first && aloneAfter && shortLine(line):
+		case len(para) == 0 && first && aloneAfter && shortLine(line) && !directive(line):
 			d.addSection(1, line)
-		case len(para) == 0 && aloneAfter && shortLine(line) && isCapitals(line):
+		case len(para) == 0 && aloneAfter && shortLine(line) && isCapitals(line) && !directive(line):
 			d.addSection(2, line)
 		default:
 			para = append(para, line)
@@ -101,6 +101,15 @@ func shortLine(s string) bool {
 	s = strings.TrimSpace(s)
 	return s != "" && len(strings.Fields(s)) <= 12 && !strings.HasSuffix(s, ".") && !strings.HasSuffix(s, ",") &&
 		!strings.HasSuffix(s, ";") && !bulleted().MatchString(s) && !numbered().MatchString(s)
+}
+
+// directive is a line of markup a text's own tool reads, not words: one
+// token holding "::" or brackets (AsciiDoc's include::urls.txt[],
+// REMOTES[[REMOTES]], a reST role). It is no heading and no title; it
+// stays in the text, where the reader sees it as written.
+func directive(s string) bool {
+	s = strings.TrimSpace(s)
+	return !strings.ContainsAny(s, " \t") && (strings.Contains(s, "::") || strings.ContainsAny(s, "[]{}<>"))
 }
 
 func isCapitals(s string) bool {
