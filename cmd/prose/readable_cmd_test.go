@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -159,5 +160,28 @@ func TestSearchForTheWordHelp(t *testing.T) {
 	out := mustProse(t, "--vault", dir, "--json", "wiki", "search", "help")
 	if !strings.Contains(out, "cli/flags.html") || strings.Contains(out, "USAGE") {
 		t.Errorf("wiki search help: %s", out)
+	}
+}
+
+// A source that makes more than a dozen pages lists every one of them on
+// its page, not the first twelve with no sign of the rest.
+func TestSourcePageListsEveryPageMadeFromIt(t *testing.T) {
+	dir := newIngestVault(t)
+	src := filepath.Join(t.TempDir(), "manual")
+	var g strings.Builder
+	g.WriteString("# Guide\n\nHow to use widgets.\n\n## Glossary\n\n")
+	var terms []string
+	for i := range 16 {
+		term := fmt.Sprintf("Part%c", 'a'+i)
+		terms = append(terms, term)
+		fmt.Fprintf(&g, "%s: component number %d of a widget.\n", term, i+1)
+	}
+	writeFiles(t, src, map[string]string{"guide.md": g.String()})
+	mustProse(t, "--vault", dir, "ingest", src)
+	made := mustProse(t, "--vault", dir, "wiki", "slot", "manual/guide.html", "pages")
+	for _, term := range terms {
+		if !strings.Contains(made, ">"+term+"</a>") {
+			t.Errorf("the source page's pages list lacks %s: %s", term, made)
+		}
 	}
 }
