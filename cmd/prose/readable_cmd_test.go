@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -182,6 +183,49 @@ func TestSourcePageListsEveryPageMadeFromIt(t *testing.T) {
 	for _, term := range terms {
 		if !strings.Contains(made, ">"+term+"</a>") {
 			t.Errorf("the source page's pages list lacks %s: %s", term, made)
+		}
+	}
+}
+
+// The root README of a one-collection wiki does not repeat its folder's
+// facts: it lists the collections, a line each, linked, with their
+// documents, then the whole wiki's totals; a second collection adds a line.
+func TestRootDescriptionListsTheCollections(t *testing.T) {
+	dir := newIngestVault(t)
+	src := filepath.Join(t.TempDir(), "manual")
+	writeFiles(t, src, map[string]string{
+		"guide.md":   "# Guide\n\nHow to use widgets.\n\n## Glossary\n\nSprocket: the wheel that drives a widget.\n",
+		"ops/run.md": "# Running\n\nWidgets run on Tuesdays.\n",
+	})
+	mustProse(t, "--vault", dir, "ingest", src)
+	paras := func(d string) []string {
+		var out []string
+		for _, p := range strings.Split(d, "</p>") {
+			if p = strings.TrimSpace(p); p != "" {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	root := mustProse(t, "--vault", dir, "wiki", "slot", "README.html", "description")
+	folder := mustProse(t, "--vault", dir, "wiki", "slot", "manual/README.html", "description")
+	for _, p := range paras(root) {
+		if slices.Contains(paras(folder), p) {
+			t.Errorf("the root repeats its only folder's paragraph %q\nroot: %s\nfolder: %s", p, root, folder)
+		}
+	}
+	for _, want := range []string{`<a href="manual/README.html">manual/</a>: 2 documents`, "1 collection · 2 documents in all"} {
+		if !strings.Contains(root, want) {
+			t.Errorf("root description lacks %q: %s", want, root)
+		}
+	}
+	other := filepath.Join(t.TempDir(), "notes")
+	writeFiles(t, other, map[string]string{"a.md": "# A\n\nNote a.\n"})
+	mustProse(t, "--vault", dir, "ingest", other)
+	root = mustProse(t, "--vault", dir, "wiki", "slot", "README.html", "description")
+	for _, want := range []string{`<a href="manual/README.html">manual/</a>: 2 documents`, `<a href="notes/README.html">notes/</a>: 1 document`, "2 collections · 3 documents in all"} {
+		if !strings.Contains(root, want) {
+			t.Errorf("with two collections, the root description lacks %q: %s", want, root)
 		}
 	}
 }
