@@ -338,44 +338,24 @@ func (r *run) describe(dir string) string {
 	}
 	var facts []string
 	if dir == "" {
-		// The root lists its collections, a line each, linked, with how
-		// many documents each holds; then the wiki's totals. A folder's
-		// own description already gives its finer counts, so the root of
-		// a one-collection wiki says what that one does not: where the
-		// collection is and what the whole wiki holds.
-		docs := map[string]map[string]bool{}
-		pages := 0
+		// The root counts the collections (its folders other than the
+		// glossary that hold documents) and the wiki's totals, which its
+		// only folder's description, in a one-collection wiki, does not:
+		// each collection's own facts stand beside it in the root's
+		// listing. No line per collection: two vaults that ingest
+		// different collections would then change the root's description
+		// differently, and a pull of the two would stop on it.
+		names := map[string]bool{}
 		for p, rec := range r.cat.Pages {
-			if strings.HasPrefix(p, wiki.GlossaryDir+"/") {
-				continue
+			if i := strings.IndexByte(p, '/'); i >= 0 && rec.Template == "source" && p[:i] != wiki.GlossaryDir {
+				names[p[:i]] = true
 			}
-			pages++
-			if i := strings.IndexByte(p, '/'); i >= 0 && rec.Template == "source" {
-				if docs[p[:i]] == nil {
-					docs[p[:i]] = map[string]bool{}
-				}
-				for _, id := range rec.Sources {
-					docs[p[:i]][id] = true
-				}
-			}
-		}
-		names := make([]string, 0, len(docs))
-		for name := range docs {
-			names = append(names, name)
-		}
-		sort.Strings(names)
-		for _, name := range names {
-			paras = append(paras, fmt.Sprintf(`<a href="%s/%s">%s/</a>: %s`,
-				html.EscapeString(name), wiki.IndexName, html.EscapeString(name), count(len(docs[name]), "document")))
 		}
 		if len(names) > 0 {
 			facts = append(facts, count(len(names), "collection"))
 		}
 		if len(srcs) > 0 {
 			facts = append(facts, count(len(srcs), "document")+" in all")
-		}
-		if pages > len(srcs) {
-			facts = append(facts, count(pages, "page")+" outside the glossary")
 		}
 		if terms := r.termsOf(srcs); terms > 0 {
 			facts = append(facts, count(terms, "term")+" in <a href=\""+wiki.GlossaryDir+"/"+wiki.IndexName+"\">the glossary</a>")

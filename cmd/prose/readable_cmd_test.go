@@ -188,9 +188,9 @@ func TestSourcePageListsEveryPageMadeFromIt(t *testing.T) {
 }
 
 // The root README of a one-collection wiki does not repeat its folder's
-// facts: it lists the collections, a line each, linked, with their
-// documents, then the whole wiki's totals; a second collection adds a line.
-func TestRootDescriptionListsTheCollections(t *testing.T) {
+// facts: it counts the collections and gives the whole wiki's totals; a
+// second collection counts in.
+func TestRootDescriptionCountsTheCollections(t *testing.T) {
 	dir := newIngestVault(t)
 	src := filepath.Join(t.TempDir(), "manual")
 	writeFiles(t, src, map[string]string{
@@ -214,7 +214,7 @@ func TestRootDescriptionListsTheCollections(t *testing.T) {
 			t.Errorf("the root repeats its only folder's paragraph %q\nroot: %s\nfolder: %s", p, root, folder)
 		}
 	}
-	for _, want := range []string{`<a href="manual/README.html">manual/</a>: 2 documents`, "1 collection · 2 documents in all"} {
+	for _, want := range []string{"1 collection · 2 documents in all · 1 term in"} {
 		if !strings.Contains(root, want) {
 			t.Errorf("root description lacks %q: %s", want, root)
 		}
@@ -223,7 +223,7 @@ func TestRootDescriptionListsTheCollections(t *testing.T) {
 	writeFiles(t, other, map[string]string{"a.md": "# A\n\nNote a.\n"})
 	mustProse(t, "--vault", dir, "ingest", other)
 	root = mustProse(t, "--vault", dir, "wiki", "slot", "README.html", "description")
-	for _, want := range []string{`<a href="manual/README.html">manual/</a>: 2 documents`, `<a href="notes/README.html">notes/</a>: 1 document`, "2 collections · 3 documents in all"} {
+	for _, want := range []string{"2 collections · 3 documents in all · 1 term in"} {
 		if !strings.Contains(root, want) {
 			t.Errorf("with two collections, the root description lacks %q: %s", want, root)
 		}
