@@ -337,7 +337,33 @@ func (r *run) describe(dir string) string {
 		}
 	}
 	var facts []string
-	if dir == wiki.GlossaryDir {
+	if dir == "" {
+		// The root counts the collections (its folders other than the
+		// glossary that hold documents) and the wiki's totals, which its
+		// only folder's description, in a one-collection wiki, does not:
+		// each collection's own facts stand beside it in the root's
+		// listing. No line per collection: two vaults that ingest
+		// different collections would then change the root's description
+		// differently, and a pull of the two would stop on it.
+		names := map[string]bool{}
+		for p, rec := range r.cat.Pages {
+			if i := strings.IndexByte(p, '/'); i >= 0 && rec.Template == "source" && p[:i] != wiki.GlossaryDir {
+				names[p[:i]] = true
+			}
+		}
+		if len(names) > 0 {
+			facts = append(facts, count(len(names), "collection"))
+		}
+		if len(srcs) > 0 {
+			facts = append(facts, count(len(srcs), "document")+" in all")
+		}
+		if terms := r.termsOf(srcs); terms > 0 {
+			facts = append(facts, count(terms, "term")+" in <a href=\""+wiki.GlossaryDir+"/"+wiki.IndexName+"\">the glossary</a>")
+		}
+		if len(facts) == 0 && len(folders) > 0 {
+			facts = append(facts, count(len(folders), "folder"))
+		}
+	} else if dir == wiki.GlossaryDir {
 		defined := map[string]bool{}
 		for p, rec := range r.cat.Pages {
 			if strings.HasPrefix(p, prefix) {

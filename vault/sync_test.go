@@ -13,29 +13,8 @@ import (
 // ledger not) is finished by the next writer's repair: the ledger takes
 // the remote's very commit, never a roll-forward copy of its receipt.
 func TestPullStoppedBetweenRefMovesIsFinishedByRepair(t *testing.T) {
-	requireGit(t)
 	ctx := context.Background()
-	t.Setenv("GIT_TERMINAL_PROMPT", "0")
-	root := t.TempDir()
-	remote := filepath.Join(root, "remote.git")
-	git(t, root, "init", "--quiet", "--bare", remote)
-	a, err := Init(filepath.Join(root, "a"), InitOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	src := filepath.Join(root, "src")
-	writeTree(t, src, map[string]string{"x.txt": "1\n"})
-	publish(t, a, "notes", src, PublishOptions{})
-	if err := a.AddRemote(ctx, "origin", remote); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := a.Push(ctx, "origin", false); err != nil {
-		t.Fatal(err)
-	}
-	b, err := Clone(ctx, remote, filepath.Join(root, "b"), CloneOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, b, src := pushedAndCloned(t)
 	// Two receipts arrive: a roll-forward, which appends only the
 	// branch's newest receipt when it directly follows the ledger, could
 	// not finish this pull.
@@ -47,7 +26,7 @@ func TestPullStoppedBetweenRefMovesIsFinishedByRepair(t *testing.T) {
 		t.Fatal(err)
 	}
 	restore := durable.SetFault(durable.FailAt(durable.StepRename, filepath.Join("refs", "prose", "ledger")))
-	_, err = b.Pull(ctx, "origin", PullOptions{})
+	_, err := b.Pull(ctx, "origin", PullOptions{})
 	restore()
 	if err == nil {
 		t.Fatal("the pull did not stop at the ledger's move")
@@ -80,29 +59,8 @@ func TestPullStoppedBetweenRefMovesIsFinishedByRepair(t *testing.T) {
 // the ledger takes the ledger merge commit the pull made, and every
 // receipt of both sides verifies.
 func TestMergePullStoppedBetweenRefMovesIsFinishedByRepair(t *testing.T) {
-	requireGit(t)
 	ctx := context.Background()
-	t.Setenv("GIT_TERMINAL_PROMPT", "0")
-	root := t.TempDir()
-	remote := filepath.Join(root, "remote.git")
-	git(t, root, "init", "--quiet", "--bare", remote)
-	a, err := Init(filepath.Join(root, "a"), InitOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	src := filepath.Join(root, "src")
-	writeTree(t, src, map[string]string{"x.txt": "1\n"})
-	publish(t, a, "notes", src, PublishOptions{})
-	if err := a.AddRemote(ctx, "origin", remote); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := a.Push(ctx, "origin", false); err != nil {
-		t.Fatal(err)
-	}
-	b, err := Clone(ctx, remote, filepath.Join(root, "b"), CloneOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, b, src := pushedAndCloned(t)
 	writeTree(t, src, map[string]string{"x.txt": "2\n"})
 	publish(t, a, "notes", src, PublishOptions{})
 	if _, err := a.Push(ctx, "origin", false); err != nil {
@@ -112,7 +70,7 @@ func TestMergePullStoppedBetweenRefMovesIsFinishedByRepair(t *testing.T) {
 	publish(t, b, "other", src, PublishOptions{})
 	before, _ := b.readRef(LedgerRef)
 	restore := durable.SetFault(durable.FailAt(durable.StepRename, filepath.Join("refs", "prose", "ledger")))
-	_, err = b.Pull(ctx, "origin", PullOptions{})
+	_, err := b.Pull(ctx, "origin", PullOptions{})
 	restore()
 	if err == nil {
 		t.Fatal("the merge pull did not stop at the ledger's move")
@@ -137,4 +95,35 @@ func TestMergePullStoppedBetweenRefMovesIsFinishedByRepair(t *testing.T) {
 		t.Fatalf("fsck after repair: %v %+v", err, frep)
 	}
 	checkGitClean(t, b)
+}
+
+// pushedAndCloned is the set-up of the pull tests: vault a under a fresh
+// root with node notes published once from src (x.txt), pushed to a bare
+// remote, and b cloned from it.
+func pushedAndCloned(t *testing.T) (a, b *Vault, src string) {
+	t.Helper()
+	requireGit(t)
+	ctx := context.Background()
+	t.Setenv("GIT_TERMINAL_PROMPT", "0")
+	root := t.TempDir()
+	remote := filepath.Join(root, "remote.git")
+	git(t, root, "init", "--quiet", "--bare", remote)
+	a, err := Init(filepath.Join(root, "a"), InitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src = filepath.Join(root, "src")
+	writeTree(t, src, map[string]string{"x.txt": "1\n"})
+	publish(t, a, "notes", src, PublishOptions{})
+	if err := a.AddRemote(ctx, "origin", remote); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Push(ctx, "origin", false); err != nil {
+		t.Fatal(err)
+	}
+	b, err = Clone(ctx, remote, filepath.Join(root, "b"), CloneOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a, b, src
 }

@@ -327,3 +327,42 @@ func TestCompletionScripts(t *testing.T) {
 		t.Error("zsh is required under CI")
 	}
 }
+
+// Every flag that takes a value names what the value is, in `prose … --help`
+// and in the generated docs alike: never urfave/cli's bare "value" nor the
+// docs' "VALUE" (the placeholder is the backquoted word of its Usage).
+func TestEveryFlagNamesItsValue(t *testing.T) {
+	app := newApp(io.Discard, io.Discard)
+	type owner struct {
+		name  string
+		flags []cli.Flag
+	}
+	owners := []owner{{"prose", app.Flags}}
+	for _, n := range clidocs.Walk(app) {
+		owners = append(owners, owner{n.Name("prose"), n.Cmd.Flags})
+	}
+	checked := 0
+	for _, o := range owners {
+		docs := clidocs.Flags(o.flags)
+		for _, f := range o.flags {
+			df, ok := f.(cli.DocGenerationFlag)
+			if !ok || !df.TakesValue() || f == cli.HelpFlag {
+				continue
+			}
+			checked++
+			// The help line urfave/cli prints: "--name PLACEHOLDER\tusage".
+			spelled, _, _ := strings.Cut(f.String(), "\t")
+			if fields := strings.Fields(spelled); strings.EqualFold(fields[len(fields)-1], "value") {
+				t.Errorf("%s --%s: help shows %q; name its value with a backquoted word in its usage (e.g. \"use `PROVIDER:NAME`\")", o.name, f.Names()[0], spelled)
+			}
+		}
+		for _, d := range docs {
+			if d.Value == "VALUE" {
+				t.Errorf("%s: docs show %q; name its value with a backquoted word in its usage", o.name, d.Spelled())
+			}
+		}
+	}
+	if checked < 20 {
+		t.Fatalf("checked %d flags that take a value; the walk over the command tree found too few", checked)
+	}
+}

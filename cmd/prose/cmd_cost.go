@@ -18,7 +18,7 @@ func receiptsCostCommand() *cli.Command {
 			"(linked by the receipts' wake refs); runs that meet at a node are one. The skip ratio is\n" +
 			"skipped receipts over all receipts. See docs/runtime.md §Cost.",
 		Flags: []cli.Flag{
-			&cli.IntFlag{Name: "runs", Value: 10, Usage: "how many of the latest runs to list (0: all; --json lists all)"},
+			&cli.IntFlag{Name: "runs", Value: 10, Usage: "list the latest `N` runs (0: all; --json lists all)"},
 			&cli.StringFlag{Name: "node", Usage: "only receipts of `NODE`"},
 		},
 		Action: func(c *cli.Context) error {

@@ -31,7 +31,7 @@ func diffCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "node", Usage: "only `NODE`"},
 			&cli.StringFlag{Name: "facet", Usage: "only changes under `FACET`"},
-			&cli.StringFlag{Name: "format", Value: "text", Usage: "text, markdown or json"},
+			&cli.StringFlag{Name: "format", Value: "text", Usage: "output `FORMAT`: text, markdown or json"},
 			&cli.BoolFlag{Name: "verbose", Usage: "show prose's bookkeeping meta key by key"},
 		},
 		Action: func(c *cli.Context) error {

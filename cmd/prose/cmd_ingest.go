@@ -27,8 +27,8 @@ import (
 func modelFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "model", Usage: "model `PROVIDER:NAME` (default: $PROSE_MODEL, else prose.yaml's model, else the built-in offline engine)"},
-		&cli.StringFlag{Name: "purpose", Usage: "what the wiki is for, as the prompts say it"},
-		&cli.StringFlag{Name: "audience", Usage: "who reads the wiki, as the prompts say it"},
+		&cli.StringFlag{Name: "purpose", Usage: "`TEXT` saying what the wiki is for, as the prompts say it"},
+		&cli.StringFlag{Name: "audience", Usage: "`TEXT` saying who reads the wiki, as the prompts say it"},
 		&cli.IntFlag{Name: "budget", Usage: "prompt budget in `TOKENS` (default: per model, see docs/wiki-pipeline.md)"},
 		&cli.StringFlag{Name: "record", Usage: "save every model exchange to `FILE` (replay it with --model replay:FILE)"},
 		&cli.StringFlag{Name: "model-timeout", Usage: "how long one attempt of one model call may take, as a `DURATION` such as 30m (default: $PROSE_MODEL_TIMEOUT, else 10m)"},
@@ -46,7 +46,7 @@ func ingestCommand() *cli.Command {
 			fmt.Sprintf("A source may hold up to %d MiB (a larger one is refused: split it by chapter); a long one becomes a\n", source.MaxSize>>20) +
 			"source page with its contents and one page per section, and a model is shown it part by part.",
 		Flags: append(modelFlags(),
-			&cli.StringFlag{Name: "name", Usage: "title of the source read from standard input (-)"},
+			&cli.StringFlag{Name: "name", Usage: "`TITLE` of the source read from standard input (-)"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the plan and write nothing (with a provider: makes the analysis calls alone and prints their tokens)"},
 			&cli.StringFlag{Name: "into", Usage: "wiki `FOLDER` for the pages of files named on their own (default: notes; a directory's files mirror its path)"},
 			&cli.BoolFlag{Name: "force", Usage: "ingest sources again even when their memo key was seen"},

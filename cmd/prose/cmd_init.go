@@ -15,8 +15,8 @@ func initCommand() *cli.Command {
 		Usage:     "create a vault: a git repository with prose.yaml, .gitignore and a first commit",
 		ArgsUsage: "[DIR]",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "hash", Value: "blake3", Usage: "hash algorithm for fingerprints and receipts: blake3 or sha256"},
-			&cli.StringFlag{Name: "branch", Value: "main", Usage: "branch that holds the state history"},
+			&cli.StringFlag{Name: "hash", Value: "blake3", Usage: "hash `ALGORITHM` for fingerprints and receipts: blake3 or sha256"},
+			&cli.StringFlag{Name: "branch", Value: "main", Usage: "`BRANCH` that holds the state history"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 1 {

@@ -26,7 +26,7 @@ func publishCommand() *cli.Command {
 			"paths are looked at; every other file is taken as the last publish from DIR left it.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "spec", Usage: "canonicalization spec `FILE` (JSON or YAML); stored with the node and used by later publishes"},
-			&cli.StringFlag{Name: "contract-fingerprint", Usage: "contract fingerprint to record (default: from the active manifest, else \"none\")"},
+			&cli.StringFlag{Name: "contract-fingerprint", Usage: "contract `FINGERPRINT` to record (default: from the active manifest, else \"none\")"},
 			&cli.StringSliceFlag{Name: "changed", Usage: "the only `PATH` (relative to DIR; a file or a directory, written or removed) that changed since the last publish from DIR; repeat for each"},
 			&cli.StringFlag{Name: "changed-from", Usage: "read the changed paths from `FILE`, one per line (- for standard input)"},
 			&cli.BoolFlag{Name: "allow-empty", Usage: "publish DIR even when it holds no files (this removes every file of the node)"},

@@ -29,7 +29,7 @@ func inspectCommand() *cli.Command {
 		Usage:     "one node: contract, render, inputs and their fingerprints, recent receipts, why it would or would not render now",
 		ArgsUsage: "NODE",
 		Flags: []cli.Flag{
-			&cli.IntFlag{Name: "receipts", Aliases: []string{"n"}, Value: 5, Usage: "how many recent receipts to show"},
+			&cli.IntFlag{Name: "receipts", Aliases: []string{"n"}, Value: 5, Usage: "show the `N` most recent receipts"},
 		},
 		Action: runInspect,
 	}

@@ -27,7 +27,7 @@ func cloneCommand() *cli.Command {
 		Usage:     "copy a vault from a git remote, its receipts (refs/prose/*) included, with the refspecs that make plain git carry them",
 		ArgsUsage: "URL DIR",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "origin", Value: "origin", Usage: "name of the remote in the new vault"},
+			&cli.StringFlag{Name: "origin", Value: "origin", Usage: "`NAME` of the remote in the new vault"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 2 {
@@ -135,9 +135,9 @@ func resolveCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "ours", Usage: "keep this vault's side (of the node, the page's conflicts, or the slot)"},
 			&cli.BoolFlag{Name: "theirs", Usage: "take the remote's side (of the node, the page's conflicts, or the slot)"},
-			&cli.StringFlag{Name: "slot", Usage: "settle only this slot of PAGE (without it and --key: every conflict of the page, its meta keys included)"},
-			&cli.StringFlag{Name: "key", Usage: "settle only this meta key of PAGE (title, tags, template, …) that both sides set differently"},
-			&cli.StringFlag{Name: "remote", Value: "origin", Usage: "the remote whose refused pull this settles"},
+			&cli.StringFlag{Name: "slot", Usage: "settle only this `SLOT` of PAGE (without it and --key: every conflict of the page, its meta keys included)"},
+			&cli.StringFlag{Name: "key", Usage: "settle only this meta `KEY` of PAGE (title, tags, template, …) that both sides set differently"},
+			&cli.StringFlag{Name: "remote", Value: "origin", Usage: "the `REMOTE` whose refused pull this settles"},
 			renderFlag,
 		},
 		Action: func(c *cli.Context) error {

@@ -16,7 +16,7 @@ import (
 
 func globalFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "vault", Usage: "vault directory (default: $PROSE_VAULT, else the vault containing the working directory)", EnvVars: []string{"PROSE_VAULT"}},
+		&cli.StringFlag{Name: "vault", Usage: "`DIR` of the vault (default: $PROSE_VAULT, else the vault containing the working directory)", EnvVars: []string{"PROSE_VAULT"}},
 		&cli.BoolFlag{Name: "json", Usage: "print machine-readable JSON on stdout (one document)"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only errors"},
 		// NO_COLOR is read by noColor, not as the flag's value: any non-empty
@@ -24,7 +24,7 @@ func globalFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "no-color", Usage: "disable colored output (also NO_COLOR set to any non-empty value)"},
 		&cli.StringFlag{Name: "model", Usage: "model as `PROVIDER:NAME` (openai, openai-chat, anthropic, replay:FILE, offline); default $PROSE_MODEL, else prose.yaml's model, else offline"},
 		&cli.StringFlag{Name: "record", Usage: "save every model exchange to `FILE` (replay it with --model replay:FILE)"},
-		&cli.DurationFlag{Name: "lock-timeout", Value: vault.DefaultLockTimeout, Usage: "how long a writer waits for the vault lock"},
+		&cli.DurationFlag{Name: "lock-timeout", Value: vault.DefaultLockTimeout, Usage: "how long a writer waits for the vault lock (a `DURATION`: 30s, 2m; 0: one try)"},
 	}
 }
 

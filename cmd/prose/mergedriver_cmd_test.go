@@ -16,18 +16,8 @@ func gitMergeWorld(t *testing.T) (root, a, b string) {
 	needGit(t)
 	bin := buildProse(t)
 	t.Setenv("PATH", filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
-	t.Setenv("GIT_TERMINAL_PROMPT", "0")
 	gitIdentity(t)
-	root = t.TempDir()
-	remote := filepath.Join(root, "remote.git")
-	syncGit(t, root, "init", "--quiet", "--bare", remote)
-	a, b = filepath.Join(root, "a"), filepath.Join(root, "b")
-	mustProse(t, "init", a)
-	ingestText(t, root, a, "s0", "base.md", "Omega")
-	mustProse(t, "--vault", a, "remote", "add", "origin", remote)
-	mustProse(t, "--vault", a, "push")
-	mustProse(t, "clone", remote, b)
-	return root, a, b
+	return twoVaults(t, func(root, a string) { ingestText(t, root, a, "s0", "base.md", "Omega") })
 }
 
 // ingestText ingests one Markdown source about title into the vault.

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -159,5 +161,71 @@ func TestSearchForTheWordHelp(t *testing.T) {
 	out := mustProse(t, "--vault", dir, "--json", "wiki", "search", "help")
 	if !strings.Contains(out, "cli/flags.html") || strings.Contains(out, "USAGE") {
 		t.Errorf("wiki search help: %s", out)
+	}
+}
+
+// A source that makes more than a dozen pages lists every one of them on
+// its page, not the first twelve with no sign of the rest.
+func TestSourcePageListsEveryPageMadeFromIt(t *testing.T) {
+	dir := newIngestVault(t)
+	src := filepath.Join(t.TempDir(), "manual")
+	var g strings.Builder
+	g.WriteString("# Guide\n\nHow to use widgets.\n\n## Glossary\n\n")
+	var terms []string
+	for i := range 16 {
+		term := fmt.Sprintf("Part%c", 'a'+i)
+		terms = append(terms, term)
+		fmt.Fprintf(&g, "%s: component number %d of a widget.\n", term, i+1)
+	}
+	writeFiles(t, src, map[string]string{"guide.md": g.String()})
+	mustProse(t, "--vault", dir, "ingest", src)
+	made := mustProse(t, "--vault", dir, "wiki", "slot", "manual/guide.html", "pages")
+	for _, term := range terms {
+		if !strings.Contains(made, ">"+term+"</a>") {
+			t.Errorf("the source page's pages list lacks %s: %s", term, made)
+		}
+	}
+}
+
+// The root README of a one-collection wiki does not repeat its folder's
+// facts: it counts the collections and gives the whole wiki's totals; a
+// second collection counts in.
+func TestRootDescriptionCountsTheCollections(t *testing.T) {
+	dir := newIngestVault(t)
+	src := filepath.Join(t.TempDir(), "manual")
+	writeFiles(t, src, map[string]string{
+		"guide.md":   "# Guide\n\nHow to use widgets.\n\n## Glossary\n\nSprocket: the wheel that drives a widget.\n",
+		"ops/run.md": "# Running\n\nWidgets run on Tuesdays.\n",
+	})
+	mustProse(t, "--vault", dir, "ingest", src)
+	paras := func(d string) []string {
+		var out []string
+		for _, p := range strings.Split(d, "</p>") {
+			if p = strings.TrimSpace(p); p != "" {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	root := mustProse(t, "--vault", dir, "wiki", "slot", "README.html", "description")
+	folder := mustProse(t, "--vault", dir, "wiki", "slot", "manual/README.html", "description")
+	for _, p := range paras(root) {
+		if slices.Contains(paras(folder), p) {
+			t.Errorf("the root repeats its only folder's paragraph %q\nroot: %s\nfolder: %s", p, root, folder)
+		}
+	}
+	for _, want := range []string{"1 collection · 2 documents in all · 1 term in"} {
+		if !strings.Contains(root, want) {
+			t.Errorf("root description lacks %q: %s", want, root)
+		}
+	}
+	other := filepath.Join(t.TempDir(), "notes")
+	writeFiles(t, other, map[string]string{"a.md": "# A\n\nNote a.\n"})
+	mustProse(t, "--vault", dir, "ingest", other)
+	root = mustProse(t, "--vault", dir, "wiki", "slot", "README.html", "description")
+	for _, want := range []string{"2 collections · 3 documents in all · 1 term in"} {
+		if !strings.Contains(root, want) {
+			t.Errorf("with two collections, the root description lacks %q: %s", want, root)
+		}
 	}
 }

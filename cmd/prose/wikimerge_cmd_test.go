@@ -12,9 +12,11 @@ import (
 	"github.com/prose-store/prose/ingest"
 )
 
-// wikiWorld is a bare remote, a vault a that ingested one source and
-// pushed, and its clone b.
-func wikiWorld(t *testing.T) (root, a, b string, ingest func(v, dir, name, title string)) {
+// twoVaults is the set-up the sync tests share: a bare remote under a
+// fresh root, a vault a made there and given its first pages by seed,
+// pushed, and b cloned from the remote.
+func twoVaults(t *testing.T, seed func(root, a string)) (root, a, b string) {
+	t.Helper()
 	needGit(t)
 	t.Setenv("GIT_TERMINAL_PROMPT", "0")
 	root = t.TempDir()
@@ -22,16 +24,26 @@ func wikiWorld(t *testing.T) (root, a, b string, ingest func(v, dir, name, title
 	syncGit(t, root, "init", "--quiet", "--bare", remote)
 	a, b = filepath.Join(root, "a"), filepath.Join(root, "b")
 	mustProse(t, "init", a)
-	ingest = func(v, dir, name, title string) {
-		t.Helper()
-		src := filepath.Join(root, dir)
-		writeFiles(t, src, map[string]string{name: "# " + title + "\n\n" + title + " is a letter of the Greek alphabet. It has a name and a place in the order.\n"})
-		mustProse(t, "--vault", v, "ingest", src)
-	}
-	ingest(a, "s0", "base.md", "Omega")
+	seed(root, a)
 	mustProse(t, "--vault", a, "remote", "add", "origin", remote)
 	mustProse(t, "--vault", a, "push")
 	mustProse(t, "clone", remote, b)
+	return root, a, b
+}
+
+// wikiWorld is a bare remote, a vault a that ingested one source and
+// pushed, and its clone b.
+func wikiWorld(t *testing.T) (root, a, b string, ingest func(v, dir, name, title string)) {
+	t.Helper()
+	root, a, b = twoVaults(t, func(root, a string) {
+		ingest = func(v, dir, name, title string) {
+			t.Helper()
+			src := filepath.Join(root, dir)
+			writeFiles(t, src, map[string]string{name: "# " + title + "\n\n" + title + " is a letter of the Greek alphabet. It has a name and a place in the order.\n"})
+			mustProse(t, "--vault", v, "ingest", src)
+		}
+		ingest(a, "s0", "base.md", "Omega")
+	})
 	return root, a, b, ingest
 }
 
@@ -141,19 +153,11 @@ func slotOfPage(t *testing.T, dir, page, slot string) string {
 // --theirs and, in a second round, --ours; each step leaves every check
 // passing on every side with no receipt lost.
 func TestSyncWikiSlotMergeConflictAndResolve(t *testing.T) {
-	needGit(t)
-	t.Setenv("GIT_TERMINAL_PROMPT", "0")
-	root := t.TempDir()
-	remote := filepath.Join(root, "remote.git")
-	syncGit(t, root, "init", "--quiet", "--bare", remote)
-	a, b := filepath.Join(root, "a"), filepath.Join(root, "b")
-	mustProse(t, "init", a)
-	mustProse(t, "--vault", a, "wiki", "new", "ml/attention", "--template", "concept", "--title", "Attention")
-	mustProse(t, "--vault", a, "wiki", "new", "ops/deploy", "--template", "note", "--title", "Deploying")
-	mustProse(t, "--vault", a, "wiki", "write-slot", "ml/attention", "summary", "--content", "<p>Weights tokens.</p>")
-	mustProse(t, "--vault", a, "remote", "add", "origin", remote)
-	mustProse(t, "--vault", a, "push")
-	mustProse(t, "clone", remote, b)
+	_, a, b := twoVaults(t, func(root, a string) {
+		mustProse(t, "--vault", a, "wiki", "new", "ml/attention", "--template", "concept", "--title", "Attention")
+		mustProse(t, "--vault", a, "wiki", "new", "ops/deploy", "--template", "note", "--title", "Deploying")
+		mustProse(t, "--vault", a, "wiki", "write-slot", "ml/attention", "summary", "--content", "<p>Weights tokens.</p>")
+	})
 	write := func(v, page, slot, html string) {
 		t.Helper()
 		mustProse(t, "--vault", v, "wiki", "write-slot", page, slot, "--content", html)
@@ -290,18 +294,10 @@ func TestSyncWikiConflictResolvedAsAWholeNode(t *testing.T) {
 // conflict of the page (no --slot), and the merge lands when both pages
 // are settled.
 func TestSyncWikiMetaAndRemovalConflictsPerPage(t *testing.T) {
-	needGit(t)
-	t.Setenv("GIT_TERMINAL_PROMPT", "0")
-	root := t.TempDir()
-	remote := filepath.Join(root, "remote.git")
-	syncGit(t, root, "init", "--quiet", "--bare", remote)
-	a, b := filepath.Join(root, "a"), filepath.Join(root, "b")
-	mustProse(t, "init", a)
-	mustProse(t, "--vault", a, "wiki", "new", "ml/attention", "--template", "concept", "--title", "Attention")
-	mustProse(t, "--vault", a, "wiki", "new", "ml/gone", "--template", "note", "--title", "Gone")
-	mustProse(t, "--vault", a, "remote", "add", "origin", remote)
-	mustProse(t, "--vault", a, "push")
-	mustProse(t, "clone", remote, b)
+	_, a, b := twoVaults(t, func(root, a string) {
+		mustProse(t, "--vault", a, "wiki", "new", "ml/attention", "--template", "concept", "--title", "Attention")
+		mustProse(t, "--vault", a, "wiki", "new", "ml/gone", "--template", "note", "--title", "Gone")
+	})
 
 	mustProse(t, "--vault", a, "wiki", "set-meta", "ml/attention", "title=Attention (a)", "tags:=[\"ml\"]")
 	mustProse(t, "--vault", b, "wiki", "set-meta", "ml/attention", "title=Attention (b)")
@@ -358,32 +354,24 @@ func TestSyncWikiMetaAndRemovalConflictsPerPage(t *testing.T) {
 // two links to a page each side dropped one of: neither side's file of
 // the linked page changed, but the merged wiki's does.
 func TestSyncWikiMergeRendersOnlyWhatChanged(t *testing.T) {
-	needGit(t)
-	t.Setenv("GIT_TERMINAL_PROMPT", "0")
-	root := t.TempDir()
-	remote := filepath.Join(root, "remote.git")
-	syncGit(t, root, "init", "--quiet", "--bare", remote)
-	a, b := filepath.Join(root, "a"), filepath.Join(root, "b")
-	mustProse(t, "init", a)
-	for _, p := range [][3]string{
-		{"ml/attention", "concept", "Attention"}, {"ml/softmax", "concept", "Softmax"}, {"ml/gelu", "concept", "GELU"},
-		{"ops/deploy", "note", "Deploying"}, {"ops/old", "note", "Old"}, {"notes/keep", "note", "Keep"},
-	} {
-		mustProse(t, "--vault", a, "wiki", "new", p[0], "--template", p[1], "--title", p[2])
-	}
-	for i := range 12 { // pages no merge touches: the rebuild must leave them
-		mustProse(t, "--vault", a, "wiki", "new", fmt.Sprintf("quiet/q%d", i), "--template", "note", "--title", fmt.Sprintf("Quiet %d", i))
-	}
 	write := func(v, page, slot, html string) {
 		t.Helper()
 		mustProse(t, "--vault", v, "wiki", "write-slot", page, slot, "--content", html)
 	}
-	write(a, "ops/old", "body", `<p>See <a href="../ml/gelu.html">gelu</a>.</p>`)
-	write(a, "ml/attention", "summary", `<p>Weights by <a href="softmax.html">softmax</a>.</p>`)
-	write(a, "ml/attention", "body", `<p>Normalized by <a href="softmax.html">softmax</a>.</p>`)
-	mustProse(t, "--vault", a, "remote", "add", "origin", remote)
-	mustProse(t, "--vault", a, "push")
-	mustProse(t, "clone", remote, b)
+	_, a, b := twoVaults(t, func(root, a string) {
+		for _, p := range [][3]string{
+			{"ml/attention", "concept", "Attention"}, {"ml/softmax", "concept", "Softmax"}, {"ml/gelu", "concept", "GELU"},
+			{"ops/deploy", "note", "Deploying"}, {"ops/old", "note", "Old"}, {"notes/keep", "note", "Keep"},
+		} {
+			mustProse(t, "--vault", a, "wiki", "new", p[0], "--template", p[1], "--title", p[2])
+		}
+		for i := range 12 { // pages no merge touches: the rebuild must leave them
+			mustProse(t, "--vault", a, "wiki", "new", fmt.Sprintf("quiet/q%d", i), "--template", "note", "--title", fmt.Sprintf("Quiet %d", i))
+		}
+		write(a, "ops/old", "body", `<p>See <a href="../ml/gelu.html">gelu</a>.</p>`)
+		write(a, "ml/attention", "summary", `<p>Weights by <a href="softmax.html">softmax</a>.</p>`)
+		write(a, "ml/attention", "body", `<p>Normalized by <a href="softmax.html">softmax</a>.</p>`)
+	})
 
 	write(a, "ops/deploy", "body", `<p>Mind the <a href="../ml/gelu.html">gelu</a>.</p>`)
 	mustProse(t, "--vault", a, "wiki", "rm", "ops/old", "--force")
@@ -447,23 +435,16 @@ func openItems(t *testing.T, dir string) map[string]ingest.ReviewEntry {
 // side while the other side resolves the other stays resolved through
 // the next pull either way, and the queue lists neither.
 func TestSyncReviewQueueMergesThroughAPull(t *testing.T) {
-	needGit(t)
-	t.Setenv("GIT_TERMINAL_PROMPT", "0")
 	t.Setenv("PROSE_NOW", "2026-01-31")
-	root := t.TempDir()
-	remote := filepath.Join(root, "remote.git")
-	syncGit(t, root, "init", "--quiet", "--bare", remote)
-	a, b := filepath.Join(root, "a"), filepath.Join(root, "b")
 	const ops = "# Operating the service\n\nWe watch the service every day.\n\n## Glossary\n\nPager: the device that wakes the person on call.\nRunbook: the steps that fix a known failure.\n"
 	// One source directory, so both sides name the sources alike; each
 	// side's change of it is made for its own ingest and undone after.
-	src := filepath.Join(root, "src")
-	writeFiles(t, src, map[string]string{"deploy.md": reviewDeploy, "ops.md": ops})
-	mustProse(t, "init", a)
-	mustProse(t, "--vault", a, "ingest", src)
-	mustProse(t, "--vault", a, "remote", "add", "origin", remote)
-	mustProse(t, "--vault", a, "push")
-	mustProse(t, "clone", remote, b)
+	var src string
+	_, a, b := twoVaults(t, func(root, a string) {
+		src = filepath.Join(root, "src")
+		writeFiles(t, src, map[string]string{"deploy.md": reviewDeploy, "ops.md": ops})
+		mustProse(t, "--vault", a, "ingest", src)
+	})
 
 	// a: a person writes canary's summary, then the deploy guide changes
 	// what it says of canaries; b: the same for pager and the ops guide.
@@ -550,17 +531,9 @@ func TestSyncReviewQueueMergesThroughAPull(t *testing.T) {
 // nothing, --key with --slot is a usage error, and --slot --ours lands
 // the merge with the remote's title and this vault's summary.
 func TestSyncResolveOneMetaKey(t *testing.T) {
-	needGit(t)
-	t.Setenv("GIT_TERMINAL_PROMPT", "0")
-	root := t.TempDir()
-	remote := filepath.Join(root, "remote.git")
-	syncGit(t, root, "init", "--quiet", "--bare", remote)
-	a, b := filepath.Join(root, "a"), filepath.Join(root, "b")
-	mustProse(t, "init", a)
-	mustProse(t, "--vault", a, "wiki", "new", "ml/attention", "--template", "concept", "--title", "Attention")
-	mustProse(t, "--vault", a, "remote", "add", "origin", remote)
-	mustProse(t, "--vault", a, "push")
-	mustProse(t, "clone", remote, b)
+	_, a, b := twoVaults(t, func(root, a string) {
+		mustProse(t, "--vault", a, "wiki", "new", "ml/attention", "--template", "concept", "--title", "Attention")
+	})
 	mustProse(t, "--vault", a, "wiki", "set-meta", "ml/attention", "title=Attention (a)", "tags:=[\"ml\"]")
 	mustProse(t, "--vault", a, "wiki", "write-slot", "ml/attention", "summary", "--content", "<p>From a.</p>")
 	mustProse(t, "--vault", b, "wiki", "set-meta", "ml/attention", "title=Attention (b)")

@@ -342,8 +342,11 @@ func (w *workspace) slots(c candidate) map[string]string {
 		}
 		// Under their own heading: a list of links is no key point (the
 		// template's key_points is a synthesis, a model's to write; an
-		// empty one clears the links an earlier engine put there).
-		out["pages"] = list("ul", made, 12)
+		// empty one clears the links an earlier engine put there). All of
+		// them, uncapped: the list is the one place a reader of the source
+		// finds every page made from it, and it is bounded by the pages
+		// the source's own text yields or names.
+		out["pages"] = list("ul", made, len(made))
 		out["key_points"] = ""
 		// No excerpts: the page renders the whole source below, so a
 		// quotation of it (a conversation's turns, a paragraph the

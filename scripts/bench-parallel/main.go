@@ -109,38 +109,37 @@ func main() {
 	}
 	if *enrich {
 		fmt.Printf("enrich --all of the wiki of %d sources, %s per call\n\n", *n, *latency)
-		fmt.Println("| --jobs | calls | wall | ideal (calls × latency ÷ jobs) | wall ÷ ideal | speed-up over the first row |")
-		fmt.Println("|---|---|---|---|---|---|")
-		var base time.Duration
-		for _, js := range strings.Split(*jobsList, ",") {
-			jobs, err := strconv.Atoi(js)
-			check(err)
+		jobsTable(*jobsList, *latency, "the first row", func(js string) (time.Duration, int) {
 			fm := &fakewiki.Model{}
 			srv := fm.Serve(&c, fakeserver.Responses, fakeserver.Options{})
 			run(*bin, tmp, "enrich"+js, srv, "openai:fake", "8", src)
 			slow := fm.Serve(&c, fakeserver.Responses, fakeserver.Options{Latency: *latency})
 			wall := runArgs(*bin, filepath.Join(tmp, "vault-enrich"+js), slow, "enrich", "--all", "--jobs", js, "--model", "openai:fake")
-			calls := len(slow.Bodies())
-			ideal := time.Duration(calls) * *latency / time.Duration(jobs)
-			if base == 0 {
-				base = wall
-			}
-			fmt.Printf("| %d | %d | %.1f s | %.1f s | %.2f× | %.2f× |\n", jobs, calls, wall.Seconds(), ideal.Seconds(), wall.Seconds()/ideal.Seconds(), base.Seconds()/wall.Seconds())
-		}
+			return wall, len(slow.Bodies())
+		})
 		return
 	}
 	fmt.Printf("%d sources, %s per call\n\n", *n, *latency)
-	fmt.Println("| --jobs | calls | wall | ideal (calls × latency ÷ jobs) | wall ÷ ideal | speed-up over --jobs 1 |")
-	fmt.Println("|---|---|---|---|---|---|")
-	var base time.Duration
-	for _, js := range strings.Split(*jobsList, ",") {
-		jobs, err := strconv.Atoi(js)
-		check(err)
+	jobsTable(*jobsList, *latency, "--jobs 1", func(js string) (time.Duration, int) {
 		fm := &fakewiki.Model{}
 		srv := fm.Serve(&c, fakeserver.Responses, fakeserver.Options{Latency: *latency})
 		wall := run(*bin, tmp, "jobs"+js, srv, "openai:fake", js, src)
-		calls := len(srv.Bodies())
-		ideal := time.Duration(calls) * *latency / time.Duration(jobs)
+		return wall, len(srv.Bodies())
+	})
+}
+
+// jobsTable prints the table of one run a --jobs value of jobsList: its
+// calls, wall time, the ideal (calls × latency ÷ jobs), their ratio and
+// the speed-up over the first row (named first in the header).
+func jobsTable(jobsList string, latency time.Duration, first string, runJobs func(js string) (wall time.Duration, calls int)) {
+	fmt.Println("| --jobs | calls | wall | ideal (calls × latency ÷ jobs) | wall ÷ ideal | speed-up over " + first + " |")
+	fmt.Println("|---|---|---|---|---|---|")
+	var base time.Duration
+	for _, js := range strings.Split(jobsList, ",") {
+		jobs, err := strconv.Atoi(js)
+		check(err)
+		wall, calls := runJobs(js)
+		ideal := time.Duration(calls) * latency / time.Duration(jobs)
 		if base == 0 {
 			base = wall
 		}
