@@ -32,13 +32,16 @@ const refusalRSS = 96 << 20
 const refusalAddressMB = 768
 
 // startChildWithStdin is startChild with the child's standard input read
-// from stdin.
+// from stdin (nil: none, /dev/null).
 func startChildWithStdin(t *testing.T, addressMB int, stdin *os.File, args ...string) *child {
 	t.Helper()
 	c := &child{cmd: exec.Command(os.Args[0], args...), done: make(chan struct{})}
 	c.peakFile = filepath.Join(t.TempDir(), "peak")
 	c.cmd.Env = append(os.Environ(), "PROSE_TEST_CHILD=1", "PROSE_TEST_ADDRESS_MB="+strconv.Itoa(addressMB), "PROSE_TEST_PEAK_FILE="+c.peakFile)
-	c.cmd.Stdin, c.cmd.Stdout, c.cmd.Stderr = stdin, &c.out, &c.errb
+	if stdin != nil { // a nil *os.File in the interface would not be "no input"
+		c.cmd.Stdin = stdin
+	}
+	c.cmd.Stdout, c.cmd.Stderr = &c.out, &c.errb
 	if err := c.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -144,26 +144,7 @@ type child struct {
 // capped at what it maps at start plus addressMB (0: no cap).
 func startChild(t *testing.T, addressMB int, args ...string) *child {
 	t.Helper()
-	c := &child{cmd: exec.Command(os.Args[0], args...), done: make(chan struct{})}
-	c.peakFile = filepath.Join(t.TempDir(), "peak")
-	c.cmd.Env = append(os.Environ(), "PROSE_TEST_CHILD=1", "PROSE_TEST_ADDRESS_MB="+strconv.Itoa(addressMB), "PROSE_TEST_PEAK_FILE="+c.peakFile)
-	c.cmd.Stdout, c.cmd.Stderr = &c.out, &c.errb
-	if err := c.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		c.err = c.cmd.Wait()
-		close(c.done)
-	}()
-	t.Cleanup(func() {
-		select {
-		case <-c.done:
-		default:
-			c.cmd.Process.Kill()
-			<-c.done
-		}
-	})
-	return c
+	return startChildWithStdin(t, addressMB, nil, args...)
 }
 
 // finish waits for the child and collects what it did.
