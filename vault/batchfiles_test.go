@@ -71,3 +71,63 @@ func TestBatchOpensEachPackIndexOnce(t *testing.T) {
 		}
 	}
 }
+
+// The object store's listing of objects/ (go-git reads it once per vault,
+// for names and kinds) stats no entry: an entry's size is read when asked
+// for, so one grown after the listing answers with its new size. It lists
+// what billy lists, with the same kinds and sizes, and a vault reads its
+// objects through it.
+func TestObjectsListingStatsLazily(t *testing.T) {
+	v := newVault(t)
+	src, _ := writeNumberedTree(t, 10)
+	publish(t, v, "n", src, PublishOptions{})
+	spare := filepath.Join(v.GitDir(), "objects", "spare")
+	if err := os.WriteFile(spare, []byte("1"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lazy, err := v.packs.ReadDir("objects")
+	if err != nil {
+		t.Fatal(err)
+	}
+	eager, err := v.packs.Filesystem.ReadDir("objects")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lazy) != len(eager) || len(lazy) < 3 {
+		t.Fatalf("listed %d entries, billy %d", len(lazy), len(eager))
+	}
+	for i := range lazy {
+		if lazy[i].Name() != eager[i].Name() || lazy[i].IsDir() != eager[i].IsDir() || lazy[i].Mode() != eager[i].Mode() ||
+			(!lazy[i].IsDir() && lazy[i].Size() != eager[i].Size()) {
+			t.Fatalf("entry %d: %s dir=%v %v, billy %s dir=%v %v", i, lazy[i].Name(), lazy[i].IsDir(), lazy[i].Mode(), eager[i].Name(), eager[i].IsDir(), eager[i].Mode())
+		}
+	}
+	lazy, _ = v.packs.ReadDir("objects")
+	if err := os.WriteFile(spare, []byte("12345"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, fi := range lazy {
+		if fi.Name() == "spare" && fi.Size() != 5 {
+			t.Fatalf("spare: size %d, want 5 (its size as it is when asked: the listing stat'ed it)", fi.Size())
+		}
+	}
+	os.Remove(spare)
+	v2, err := Open(v.Root(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v2.Close()
+	_, tree, err := v2.NodeHead("n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := v2.NodeFiles(tree)
+	if err != nil || len(files) != 10 {
+		t.Fatalf("%d files read back (%v), want 10", len(files), err)
+	}
+	for p, h := range files {
+		if _, err := v2.Blob(h); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+	}
+}
