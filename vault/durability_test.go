@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -77,6 +78,21 @@ var (
 	straceQuoted = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"`)
 )
 
+// lockOfProof is the lock path of a lock file written through its proof
+// name (the same file, see gitLock), or path itself.
+func lockOfProof(path string) string {
+	dir, base := filepath.Split(path)
+	parts := strings.SplitN(strings.TrimPrefix(base, gitLockTempPrefix), "_", 3)
+	if !strings.HasPrefix(base, gitLockTempPrefix) || len(parts) != 3 {
+		return path
+	}
+	rel, err := url.PathUnescape(parts[2])
+	if err != nil {
+		return path
+	}
+	return filepath.Join(dir, filepath.FromSlash(rel))
+}
+
 // parseStrace reads `strace -f -y` output into events in the order they
 // took effect: a flush counts when it returned, a rename when it began, so
 // overlapping calls of two threads are judged against durability.
@@ -100,7 +116,7 @@ func parseStrace(t *testing.T, path string) []sysEvent {
 			if m == nil {
 				return sysEvent{}, false
 			}
-			e := sysEvent{call: "flush", path: m[1], wholeFS: name == "syncfs"}
+			e := sysEvent{call: "flush", path: lockOfProof(m[1]), wholeFS: name == "syncfs"}
 			if name == "write" || name == "pwrite64" {
 				e.call = "write"
 			}

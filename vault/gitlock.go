@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -16,15 +18,25 @@ import (
 // or removed (release). While prose holds it, git commands that would
 // change <file> fail or wait, as they do for each other.
 //
-// Beside it, .prose/<kind>.owner names the holder: its pid, the lock's path
-// and the lock file's identity (device and inode). A lock file is removed
-// by anyone but its holder only when that record proves it is prose's and
-// its holder is dead; any other lock file — git's, or one whose holder
-// cannot be proven — is waited for, then named in the error.
+// Its holder is proven by a second name of the same file in .git/,
+// prose_lock_<pid>_<random>_<lock path, escaped>: the file is created under
+// that name and hard-linked to the lock path, and the name stays until the
+// lock is committed or released. A lock file is removed by anyone but its
+// holder only when such a name proves it is prose's (the very same file, a
+// hard link that nothing but the file itself can make) and the pid it names
+// is dead; any other lock file — git's, or one whose holder cannot be
+// proven — is waited for, then named in the error. While the name stands
+// the file cannot be freed, so its identity cannot pass to another file.
+//
+// Where hard links are not available the lock file is created exclusively
+// and .prose/<kind>.owner records the holder after it (pid, path, device
+// and inode); a lock under such a record (or one an older prose left) is
+// proven by it.
 type gitLock struct {
 	path   string // <file>.lock
 	target string // <file>
-	owner  string
+	owner  string // the record, when the lock was made without a link
+	proof  string // the proof name in .git/, "" without one
 	f      *os.File
 }
 
@@ -33,7 +45,8 @@ type gitLock struct {
 const gitLockWait = 5 * time.Second
 
 // takeGitLock takes target's lock file, waiting while another process
-// holds it. kind names the owner record (.prose/<kind>.owner).
+// holds it. kind names the owner record (.prose/<kind>.owner) of a lock
+// made without a hard link.
 func (v *Vault) takeGitLock(target, kind string) (*gitLock, error) {
 	l := &gitLock{path: target + ".lock", target: target, owner: v.StatePath(kind + ".owner")}
 	wait := gitLockWait
@@ -64,54 +77,73 @@ func (v *Vault) takeGitLock(target, kind string) (*gitLock, error) {
 	}
 }
 
-// gitLockTempPrefix names the file a lock is made from in .git/ before it
-// is linked into place; repair removes strays.
+// gitLockTempPrefix names the proof names of prose's lock files in .git/
+// (see gitLock); repair removes those of dead holders.
 const gitLockTempPrefix = "prose_lock_"
 
+// heldProofs are the proof names of the locks this process holds: a proof
+// naming this process's pid is stale only when it is not among them (a
+// writer holds the index, branch and ledger locks at once).
+var heldProofs sync.Map
+
+// proofName is the name in .git/ that proves the lock file at lock is
+// held by process pid.
+func (v *Vault) proofName(lock string, pid int) string {
+	rel, err := filepath.Rel(v.gitDir, lock)
+	if err != nil {
+		rel = filepath.Base(lock)
+	}
+	return filepath.Join(v.gitDir, gitLockTempPrefix+strconv.Itoa(pid)+"_"+randomName()+"_"+url.PathEscape(filepath.ToSlash(rel)))
+}
+
+// parseProofName returns the pid and the lock path a proof name names.
+func (v *Vault) parseProofName(name string) (pid int, lock string, ok bool) {
+	rest, ok := strings.CutPrefix(name, gitLockTempPrefix)
+	if !ok {
+		return 0, "", false
+	}
+	parts := strings.SplitN(rest, "_", 3)
+	if len(parts) != 3 {
+		return 0, "", false
+	}
+	pid, err := strconv.Atoi(parts[0])
+	if err != nil {
+		return 0, "", false
+	}
+	rel, err := url.PathUnescape(parts[2])
+	if err != nil || !strings.HasSuffix(rel, ".lock") || !filepath.IsLocal(filepath.FromSlash(rel)) {
+		return 0, "", false
+	}
+	return pid, filepath.Join(v.gitDir, filepath.FromSlash(rel)), true
+}
+
 // createGitLock makes l's lock file so that no moment exists at which it
-// stands without an owner record naming it: the file is created under a
-// temporary name, the record (pid, path, identity) is written whole, and
-// only then is the file hard-linked to the lock path, which fails when the
-// path exists, as an exclusive create does. A holder killed at any point
-// leaves either no lock file or one its record proves. Where hard links
-// are not available the lock file is created exclusively and the record
-// written after (a kill between the two leaves a lock nobody can prove).
+// stands unproven: the file is created under its proof name and only then
+// hard-linked to the lock path, which fails when the path exists, as an
+// exclusive create does. A holder killed at any point leaves either no lock
+// file or one its proof name proves. Where hard links are not available
+// the lock file is created exclusively and the owner record written after
+// (a kill between the two leaves a lock nobody can prove).
 func (v *Vault) createGitLock(l *gitLock) (*os.File, error) {
-	// A lock file standing there keeps its holder's record: only a
-	// writer about to create the file writes one.
+	// A lock file standing there is someone's: only a writer about to
+	// create the file makes a proof name.
 	if _, err := os.Lstat(l.path); err == nil {
 		return nil, fs.ErrExist
 	}
-	tmp := filepath.Join(v.gitDir, gitLockTempPrefix+randomName())
-	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+	proof := v.proofName(l.path, os.Getpid())
+	f, err := os.OpenFile(proof, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return v.createGitLockDirect(l)
 	}
-	fi, err := f.Stat()
-	if err == nil {
-		err = writeOwner(l, fi)
-	}
-	if err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return nil, err
-	}
-	lerr := os.Link(tmp, l.path)
-	os.Remove(tmp)
+	lerr := os.Link(proof, l.path)
 	if lerr == nil {
-		// Hold it by its own name, so what is written and synced is
-		// the lock file's, under the lock's path.
-		f.Close()
-		lf, err := os.OpenFile(l.path, os.O_RDWR, 0)
-		if err != nil {
-			os.Remove(l.path)
-			os.Remove(l.owner)
-			return nil, err
-		}
-		return lf, nil
+		// The descriptor is the lock file's: the same file under two names.
+		l.proof = proof
+		heldProofs.Store(proof, true)
+		return f, nil
 	}
 	f.Close()
-	os.Remove(l.owner) // ours, naming a file that is not the lock (git took the path meanwhile)
+	os.Remove(proof)
 	if errors.Is(lerr, fs.ErrExist) {
 		return nil, lerr
 	}
@@ -146,8 +178,22 @@ func writeOwner(l *gitLock, fi fs.FileInfo) error {
 	return os.Rename(tmp, l.owner)
 }
 
+// dropProof removes what proves l's holder: its proof name, or its owner
+// record.
+func (l *gitLock) dropProof() {
+	if l.proof != "" {
+		os.Remove(l.proof)
+		heldProofs.Delete(l.proof)
+		l.proof = ""
+		return
+	}
+	os.Remove(l.owner)
+}
+
 // commit closes the lock file and makes its content the target's, by
-// rename.
+// rename. The proof name is removed after: a kill between the two leaves
+// it naming the target, which proves nothing (it is not a lock file) and
+// which repair removes.
 func (l *gitLock) commit() error {
 	if err := l.f.Close(); err != nil {
 		return err
@@ -155,16 +201,17 @@ func (l *gitLock) commit() error {
 	if err := os.Rename(l.path, l.target); err != nil {
 		l.f = nil
 		os.Remove(l.path)
-		os.Remove(l.owner)
+		l.dropProof()
 		return err
 	}
 	l.f = nil
-	os.Remove(l.owner)
+	l.dropProof()
 	return nil
 }
 
 // release gives the lock up without changing the target; it does nothing
-// after commit.
+// after commit. The lock file goes before its proof, so it never stands
+// unproven.
 func (l *gitLock) release() {
 	if l == nil || l.f == nil {
 		return
@@ -172,7 +219,7 @@ func (l *gitLock) release() {
 	l.f.Close()
 	l.f = nil
 	os.Remove(l.path)
-	os.Remove(l.owner)
+	l.dropProof()
 }
 
 // fileIdentity names a file by device and inode, or "" where the platform
@@ -185,13 +232,45 @@ func fileIdentity(fi fs.FileInfo) string {
 	return strconv.FormatUint(uint64(e.Dev), 10) + ":" + strconv.FormatUint(uint64(e.Ino), 10)
 }
 
-// removeStaleGitLock removes the lock file recorded in .prose/<kind>.owner
+// removeStaleGitLock removes the lock files of prose writers that died
+// holding them, and reports whether it removed one. A lock file is proven
+// by a proof name in .git/ (see gitLock) that is the very same file and
+// names a pid that is gone; a proof name that names a dead pid and no lock
+// file (its holder was killed before the link or after the commit) is
+// removed alone. Then the owner record of kind, for a lock made without a
+// link: see removeRecordedGitLock.
+func (v *Vault) removeStaleGitLock(kind string) bool {
+	removed := false
+	ents, _ := os.ReadDir(v.gitDir)
+	for _, e := range ents {
+		pid, lock, ok := v.parseProofName(e.Name())
+		if !ok {
+			continue
+		}
+		proof := filepath.Join(v.gitDir, e.Name())
+		if _, held := heldProofs.Load(proof); held || (pid != os.Getpid() && processAlive(pid)) {
+			continue
+		}
+		pfi, perr := os.Lstat(proof)
+		lfi, lerr := os.Lstat(lock)
+		if perr == nil && lerr == nil && os.SameFile(pfi, lfi) {
+			if os.Remove(lock) != nil {
+				continue // kept with its proof, to be tried again
+			}
+			removed = true
+		}
+		os.Remove(proof)
+	}
+	return v.removeRecordedGitLock(kind) || removed
+}
+
+// removeRecordedGitLock removes the lock file recorded in .prose/<kind>.owner
 // when the record proves it was prose's and its holder is dead: the
 // holder's pid is gone and the lock file standing there is the very file it
 // created (same device and inode). It reports whether it removed one. A
 // record that no longer matches the lock file (its holder was killed after
 // the rename) is removed alone.
-func (v *Vault) removeStaleGitLock(kind string) bool {
+func (v *Vault) removeRecordedGitLock(kind string) bool {
 	owner := v.StatePath(kind + ".owner")
 	data, err := os.ReadFile(owner)
 	if err != nil {

@@ -345,7 +345,7 @@ func (w flushingWriter) Write(p []byte) (int, error) {
 // renames replaces an fsync per file and per directory (a syncfs costs
 // about one fsync).
 func (b *objectBatch) flush() error {
-	defer func() { b.pending, b.pack = nil, nil }()
+	defer func() { b.pending, b.pack = nil, nil; b.packs.release() }()
 	// Trees no commit reached are dropped, never written.
 	b.v.treesDropped.Add(int64(len(b.held)))
 	clear(b.held)
@@ -481,6 +481,7 @@ func syncFile(path string) error {
 }
 
 func (b *objectBatch) abort() {
+	b.packs.release()
 	clear(b.held)
 	for _, p := range b.pending {
 		os.Remove(p.tmp)

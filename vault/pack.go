@@ -216,7 +216,9 @@ func (p *packWriter) abort() {
 // per batch, and a lookup reads the names of the object's bucket (about
 // n/256 of them), once per bucket and batch. A publish asking about a few
 // objects costs a few small reads whatever the size of the packs; one
-// asking about thousands reads each bucket once.
+// asking about thousands reads each bucket once. Each index is opened once
+// per batch, at its first lookup, and closed by release (the batch's flush
+// or abort).
 type packIndexes struct {
 	loaded bool
 	packs  []*packIndex
@@ -251,6 +253,17 @@ func (pi *packIndexes) find(gitDir string, h plumbing.Hash) string {
 	return ""
 }
 
+// release closes the indexes' files and forgets what was read: a later
+// lookup lists the packs again (the batch's own pack among them).
+func (pi *packIndexes) release() {
+	for _, p := range pi.packs {
+		if p.close != nil {
+			p.close()
+		}
+	}
+	pi.loaded, pi.packs = false, nil
+}
+
 // packIndex looks objects up in one version-2 pack index. An index it
 // cannot read, or one that is not version 2 or whose fan-out does not fit
 // its size, lists nothing (the object is then written again).
@@ -259,30 +272,50 @@ type packIndex struct {
 	// readAt reads len(b) bytes of the index at off; size is its size.
 	readAt  func(b []byte, off int64) error
 	size    func() (int64, error)
+	close   func()   // releases what readAt holds, if anything
 	fan     []uint32 // the fan-out table, once read
 	bad     bool
 	buckets map[byte][]byte // names of the buckets read so far
 }
 
-// fileIndex is a packIndex of the index file at path; each read opens it
-// (the batch holds no descriptor).
+// fileIndex is a packIndex of the index file at path. The file is opened
+// at the first read and kept open until close: a write-slot looks up about
+// a dozen objects, each once an open, a read and a close of the same file.
+// An index is never rewritten in place (its name is its pack's hash), so
+// the open file reads what the path names.
 func fileIndex(path string) *packIndex {
+	var f *os.File
+	open := func() error {
+		if f != nil {
+			return nil
+		}
+		var err error
+		f, err = os.Open(path)
+		return err
+	}
 	return &packIndex{
 		readAt: func(b []byte, off int64) error {
-			f, err := os.Open(path)
-			if err != nil {
+			if err := open(); err != nil {
 				return err
 			}
-			defer f.Close()
-			_, err = f.ReadAt(b, off)
+			_, err := f.ReadAt(b, off)
 			return err
 		},
 		size: func() (int64, error) {
-			fi, err := os.Stat(path)
+			if err := open(); err != nil {
+				return 0, err
+			}
+			fi, err := f.Stat()
 			if err != nil {
 				return 0, err
 			}
 			return fi.Size(), nil
+		},
+		close: func() {
+			if f != nil {
+				f.Close()
+				f = nil
+			}
 		},
 	}
 }
@@ -350,4 +383,8 @@ func (p *packIndex) contains(h plumbing.Hash) bool {
 }
 
 // idxContains reports whether the version-2 pack index at path lists h.
-func idxContains(path string, h plumbing.Hash) bool { return fileIndex(path).contains(h) }
+func idxContains(path string, h plumbing.Hash) bool {
+	p := fileIndex(path)
+	defer p.close()
+	return p.contains(h)
+}

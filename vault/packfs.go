@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/go-git/go-billy/v5"
 )
@@ -137,3 +138,60 @@ func (c *packCursor) Unlock() error             { return nil }
 
 // Close ends the cursor; the shared file stays open for the next.
 func (c *packCursor) Close() error { return nil }
+
+// ReadDir lists a directory. Under objects/ the entries are not stat'ed
+// until asked for more than their name and kind: go-git lists objects/
+// once per vault to look for incoming-object directories (git's quarantine)
+// and wants only names and kinds, and billy's listing stats every one of
+// the 256 fan-out directories first.
+func (fs *packFS) ReadDir(name string) ([]os.FileInfo, error) {
+	slash := filepath.ToSlash(name)
+	if slash != "objects" && !strings.HasPrefix(slash, "objects/") {
+		return fs.Filesystem.ReadDir(name)
+	}
+	ents, err := os.ReadDir(filepath.Join(fs.root, filepath.FromSlash(name)))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]os.FileInfo, len(ents))
+	for i, e := range ents {
+		out[i] = &entryInfo{e: e}
+	}
+	return out, nil
+}
+
+// entryInfo is the FileInfo of a directory entry, stat'ed at the first
+// question its entry does not answer (an entry removed since answers with
+// zero values).
+type entryInfo struct {
+	e  os.DirEntry
+	fi os.FileInfo
+}
+
+func (i *entryInfo) info() os.FileInfo {
+	if i.fi == nil {
+		fi, err := i.e.Info()
+		if err != nil {
+			fi = goneInfo{i.e}
+		}
+		i.fi = fi
+	}
+	return i.fi
+}
+
+func (i *entryInfo) Name() string       { return i.e.Name() }
+func (i *entryInfo) IsDir() bool        { return i.e.IsDir() }
+func (i *entryInfo) Size() int64        { return i.info().Size() }
+func (i *entryInfo) Mode() os.FileMode  { return i.info().Mode() }
+func (i *entryInfo) ModTime() time.Time { return i.info().ModTime() }
+func (i *entryInfo) Sys() any           { return i.info().Sys() }
+
+// goneInfo is what an entry removed before its stat answers.
+type goneInfo struct{ e os.DirEntry }
+
+func (g goneInfo) Name() string       { return g.e.Name() }
+func (g goneInfo) IsDir() bool        { return g.e.IsDir() }
+func (g goneInfo) Size() int64        { return 0 }
+func (g goneInfo) Mode() os.FileMode  { return g.e.Type() }
+func (g goneInfo) ModTime() time.Time { return time.Time{} }
+func (g goneInfo) Sys() any           { return nil }

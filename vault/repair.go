@@ -25,9 +25,9 @@ import (
 // It runs under the writer lock, before every write.
 func (v *Vault) repair() error {
 	v.cleanTemps()
-	v.removeStaleGitLock("index.lock")
-	v.removeStaleGitLock("ref.lock")
-	v.removeStaleGitLock("ledger.lock")
+	v.removeStaleGitLock("index.lock") // every proof name, and this kind's record
+	v.removeRecordedGitLock("ref.lock")
+	v.removeRecordedGitLock("ledger.lock")
 	tip, err := v.readRef(v.Branch())
 	if err != nil {
 		return err
@@ -202,9 +202,13 @@ func (v *Vault) cleanTemps() {
 	} {
 		ents, _ := os.ReadDir(d.dir)
 		for _, e := range ents {
-			if strings.HasPrefix(e.Name(), d.prefix) {
-				os.Remove(filepath.Join(d.dir, e.Name()))
+			if !strings.HasPrefix(e.Name(), d.prefix) {
+				continue
 			}
+			if _, _, proof := v.parseProofName(e.Name()); proof && d.prefix == gitLockTempPrefix {
+				continue // a lock's proof name: removeStaleGitLock decides
+			}
+			os.Remove(filepath.Join(d.dir, e.Name()))
 		}
 	}
 	// dist/ holds the temporary manifest of a killed compile; compile holds

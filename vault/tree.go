@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -300,11 +301,31 @@ func (c *idCache[T]) put(h plumbing.Hash, v T) {
 	c.next = (c.next + 1) % len(c.keys)
 }
 
+// blobCacheMax is the largest blob the vault keeps after reading it (see
+// Vault.blobs); blobCacheLen how many it keeps. A write-slot reads its page
+// three times and the last receipt and folder indexes twice.
+const (
+	blobCacheMax = 64 << 10
+	blobCacheLen = 32
+)
+
 // blob reads a whole blob.
 func (v *Vault) blob(h plumbing.Hash) ([]byte, error) {
 	if data, ok := v.recentBlob(h); ok {
 		return data, nil
 	}
+	if data, ok := v.blobs.get(h); ok {
+		return bytes.Clone(data), nil
+	}
+	data, err := v.storeBlob(h)
+	if err == nil && len(data) <= blobCacheMax {
+		v.blobs.put(h, bytes.Clone(data))
+	}
+	return data, err
+}
+
+// storeBlob reads a whole blob from the object store.
+func (v *Vault) storeBlob(h plumbing.Hash) ([]byte, error) {
 	v.storeBlobReads.Add(1)
 	var data []byte
 	err := v.read(func() error {

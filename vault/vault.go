@@ -88,6 +88,7 @@ type Vault struct {
 	treesDropped atomic.Int64
 	commits      *idCache[*object.Commit]
 	trees        *idCache[*object.Tree]
+	blobs        *idCache[[]byte] // small blobs read last (see blobCacheMax)
 }
 
 // keepRecent replaces the blobs held for reading back (see Vault.recent).
@@ -188,7 +189,7 @@ func open(root string, cfg *Config, opt Options) (*Vault, error) {
 		return nil, fmt.Errorf("open vault: %w", err)
 	}
 	return &Vault{root: root, gitDir: gitDir, cfg: cfg, opt: opt, fsync: !opt.NoFsync, storage: st, packs: packs,
-		commits: newIDCache[*object.Commit](8), trees: newIDCache[*object.Tree](64)}, nil
+		commits: newIDCache[*object.Commit](8), trees: newIDCache[*object.Tree](64), blobs: newIDCache[[]byte](blobCacheLen)}, nil
 }
 
 // Close releases resources held by the vault (the packfiles it keeps

@@ -667,7 +667,11 @@ func (v *Vault) DiffNodeTrees(a, b plumbing.Hash) ([]NodeChange, error) {
 
 // HasObject reports whether the repository holds object h (a tree an old
 // cache names may have been pruned).
-func (v *Vault) HasObject(h plumbing.Hash) bool { return v.newBatch().has(h) }
+func (v *Vault) HasObject(h plumbing.Hash) bool {
+	b := v.newBatch()
+	defer b.packs.release()
+	return b.has(h)
+}
 
 // setPaths returns tree root with every entry of changes (slash paths
 // relative to root → entry; a zero hash removes) applied, writing each

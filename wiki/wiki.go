@@ -7,7 +7,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -30,7 +29,7 @@ const Dir = "published/wiki"
 // Wiki is the wiki of one vault.
 type Wiki struct {
 	v         *vault.Vault
-	templates map[string]*Template
+	templates *templateSet
 	// Now gives the date written to created and updated (UTC, YYYY-MM-DD).
 	Now func() time.Time
 }
@@ -38,7 +37,7 @@ type Wiki struct {
 // Open opens the wiki of vault v, loading the built-in templates and the
 // vault's own under TemplateDir.
 func Open(v *vault.Vault) (*Wiki, error) {
-	ts, err := loadTemplates(v.Root())
+	ts, err := openTemplates(v.Root())
 	if err != nil {
 		return nil, err
 	}
@@ -55,11 +54,12 @@ func (w *Wiki) today() string { return w.Now().UTC().Format("2006-01-02") }
 
 // Templates returns every template, sorted by name.
 func (w *Wiki) Templates() []*Template {
-	out := make([]*Template, 0, len(w.templates))
-	for _, t := range w.templates {
-		out = append(out, t)
+	var out []*Template
+	for _, n := range w.templates.names() {
+		if t, _, err := w.templates.get(n); err == nil {
+			out = append(out, t)
+		}
 	}
-	slices.SortFunc(out, func(a, b *Template) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
 
@@ -68,14 +68,12 @@ func (w *Wiki) Template(name string) (*Template, error) {
 	if err := published.CheckIdent(name); err != nil {
 		return nil, fmt.Errorf("template %w", err)
 	}
-	t, ok := w.templates[name]
+	t, ok, err := w.templates.get(name)
+	if err != nil {
+		return nil, err
+	}
 	if !ok {
-		names := make([]string, 0, len(w.templates))
-		for n := range w.templates {
-			names = append(names, n)
-		}
-		slices.Sort(names)
-		return nil, fmt.Errorf("unknown template %q; `prose wiki templates` lists them (%s)", name, strings.Join(names, ", "))
+		return nil, fmt.Errorf("unknown template %q; `prose wiki templates` lists them (%s)", name, strings.Join(w.templates.names(), ", "))
 	}
 	return t, nil
 }

@@ -99,7 +99,7 @@ func (l *Lock) Path() string { return l.path }
 // Holder returns this lock's holder record.
 func (l *Lock) Holder() Holder { return l.holder }
 
-// Release removes the holder record and releases the lock. Releasing an
+// Release empties the holder record and releases the lock. Releasing an
 // already released lock does nothing.
 func (l *Lock) Release() error {
 	l.mu.Lock()
@@ -107,8 +107,10 @@ func (l *Lock) Release() error {
 	if l.fl == nil {
 		return nil
 	}
-	// Still holding the lock, so the record is ours to remove.
-	_ = os.Remove(l.path + HolderSuffix)
+	// Still holding the lock, so the record is ours to clear. It is
+	// emptied, not removed: the next holder writes into the same file
+	// rather than creating one (a new inode, and a freed one, per write).
+	_ = os.Truncate(l.path+HolderSuffix, 0)
 	err := l.fl.Unlock()
 	cerr := l.fl.Close()
 	l.fl = nil
@@ -122,7 +124,7 @@ func (l *Lock) Release() error {
 }
 
 // ReadHolder returns the holder record of the lock at path. The record may
-// be missing (no holder, or a holder that has not written it yet) or stale
+// be missing or empty (no holder, or a holder that has not written it yet) or stale
 // (a holder that died); treat it as a hint.
 func ReadHolder(path string) (*Holder, error) {
 	data, err := os.ReadFile(path + HolderSuffix)
@@ -136,23 +138,29 @@ func ReadHolder(path string) (*Holder, error) {
 	return &h, nil
 }
 
-// writeHolder replaces the holder record. Only the lock holder writes it, so
-// a fixed temporary name is safe; the rename keeps readers from seeing a
-// half-written record.
+// writeHolder replaces the holder record, in place: the file stays from
+// one holder to the next (Release empties it), so taking the lock creates
+// no file. Only the lock holder writes it; a reader that comes while it is
+// written may find no record or a partial one, which reads as no record
+// (the record is a hint).
 func writeHolder(path string, h Holder) error {
 	data, err := json.Marshal(h)
 	if err != nil {
 		return err
 	}
-	tmp := path + HolderSuffix + ".tmp"
-	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
+	data = append(data, '\n')
+	f, err := os.OpenFile(path+HolderSuffix, os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
 		return err
 	}
-	if err := os.Rename(tmp, path+HolderSuffix); err != nil {
-		_ = os.Remove(tmp)
-		return err
+	_, err = f.WriteAt(data, 0)
+	if err == nil {
+		err = f.Truncate(int64(len(data)))
 	}
-	return nil
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // ErrLocked matches every *HeldError with errors.Is.

@@ -117,12 +117,22 @@ func TestAcquireRelease(t *testing.T) {
 	if err := l.Release(); err != nil {
 		t.Errorf("second Release: %v", err)
 	}
-	if _, err := os.Stat(path + HolderSuffix); !errors.Is(err, os.ErrNotExist) {
-		t.Error("holder record survived Release")
+	if h, err := ReadHolder(path); err == nil || h != nil {
+		t.Errorf("holder record %+v survived Release", h)
 	}
+	if fi, err := os.Stat(path + HolderSuffix); err != nil || fi.Size() != 0 {
+		t.Errorf("holder file after Release: %v, %v; want it kept, empty (the next holder writes into it)", fi, err)
+	}
+	before, _ := os.Stat(path + HolderSuffix)
 	l2, err := TryAcquire(path, "again")
 	if err != nil {
 		t.Fatalf("lock not free after Release: %v", err)
+	}
+	if h, err := ReadHolder(path); err != nil || h.Who != "again" {
+		t.Errorf("second holder's record: %+v, %v", h, err)
+	}
+	if after, err := os.Stat(path + HolderSuffix); err != nil || !os.SameFile(before, after) {
+		t.Error("the second holder created a new holder file instead of writing into the kept one")
 	}
 	l2.Release()
 }
