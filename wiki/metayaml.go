@@ -2,6 +2,7 @@ package wiki
 
 import (
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -10,8 +11,9 @@ import (
 // texts — the way yaml.v3 writes it (yamlNode, two-space indent), without
 // building a node tree or running yaml.v3's emitter. ok is false for any
 // value it does not cover: a number, an empty or nested list or mapping,
-// a text needing quotes other than a date, a key longer than a simple
-// key; the caller then uses yaml.v3 (TestMetaYAMLMatchesYAMLv3 and
+// a text not of printable ASCII or one that might read as a number or a
+// timestamp, a key not written plain or longer than a simple key; the
+// caller then uses yaml.v3 (TestMetaYAMLMatchesYAMLv3 and
 // FuzzMetaYAMLMatchesYAMLv3 hold the two to the same bytes).
 func appendMetaYAML(b []byte, m Meta) ([]byte, bool) {
 	if len(m) == 0 {
@@ -99,13 +101,24 @@ func appendScalar(b []byte, v any) ([]byte, bool) {
 	return b, false
 }
 
-// appendScalarText writes a text plain when yaml.v3 would, a date
-// (which yaml.v3 would read as a timestamp) double-quoted.
+// appendScalarText writes a text of printable ASCII in the style yaml.v3
+// gives it: double-quoted when it needs quotes (needsQuotes) or reads
+// as another type, single-quoted when plain would read otherwise, plain
+// else.
 func appendScalarText(b []byte, s string) ([]byte, bool) {
-	if plainYAML(s) {
+	switch textStyle(s) {
+	case plainStyle:
 		return append(b, s...), true
-	}
-	if isDate(s) {
+	case singleQuoted:
+		b = append(b, '\'')
+		for i := 0; i < len(s); i++ {
+			if s[i] == '\'' {
+				b = append(b, '\'')
+			}
+			b = append(b, s[i])
+		}
+		return append(b, '\''), true
+	case doubleQuoted:
 		b = append(b, '"')
 		b = append(b, s...)
 		return append(b, '"'), true
@@ -113,41 +126,103 @@ func appendScalarText(b []byte, s string) ([]byte, bool) {
 	return b, false
 }
 
-// plainKey is a key yaml.v3 writes plain as a simple key.
-func plainKey(k string) bool { return len(k) <= 128 && plainYAML(k) }
+// The styles textStyle tells; unknown is a text it leaves to yaml.v3.
+const (
+	unknown = iota
+	plainStyle
+	singleQuoted
+	doubleQuoted
+)
 
-// plainYAML reports texts yaml.v3 writes plain in block context, for
-// certain: printable ASCII starting with a letter, '_' or '/', ending in
-// neither a space nor ':', with no ": " (a mapping value), no " #" (a
-// comment), not a word YAML reads as a boolean or null, and not needing
-// quotes to come back (needsQuotes).
-func plainYAML(s string) bool {
-	if s == "" {
-		return false
+// textStyle is the style yaml.v3 writes s in (as yamlNode gives it: a
+// !!str, double-quoted when needsQuotes), for the texts it can tell for
+// certain: printable ASCII. Double-quoted is written as is only when s
+// holds no '"' or '\\' (else unknown).
+func textStyle(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return unknown
+		}
 	}
-	c := s[0]
-	if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_' || c == '/') {
-		return false
+	if s == "" || s == "<<" || s[0] == ' ' || s[len(s)-1] == ' ' || otherWord(s) || isDate(s) {
+		// needsQuotes, or a text YAML reads as a boolean, a null, a
+		// float or a timestamp: yaml.v3 double-quotes it.
+		if strings.ContainsAny(s, "\"\\") {
+			return unknown
+		}
+		return doubleQuoted
 	}
-	last := s[len(s)-1]
-	if last == ' ' || last == ':' {
-		return false
+	if !readsAsText(s) {
+		return unknown // perhaps a number or a timestamp
+	}
+	if plainIndicated(s) {
+		return singleQuoted
+	}
+	return plainStyle
+}
+
+// otherWord reports the words yaml.v3's resolver reads as another type
+// than text whatever their first character (its map of words).
+func otherWord(s string) bool {
+	switch s {
+	case "true", "True", "TRUE", "false", "False", "FALSE", "~", "null", "Null", "NULL",
+		".nan", ".NaN", ".NAN", ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF":
+		return true
+	}
+	return false
+}
+
+// readsAsText reports texts (not otherWord) yaml.v3's resolver reads as
+// text for certain: those it does not try as a number or timestamp (the
+// first character is no sign, digit or '.'), and those holding a
+// character no number or timestamp it tries holds.
+func readsAsText(s string) bool {
+	if !strings.ContainsRune("+-0123456789.", rune(s[0])) {
+		return true
 	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c < 0x20 || c > 0x7e {
-			return false
-		}
-		if c == ':' && s[i+1] == ' ' || c == ' ' && s[i+1] == '#' { // s does not end in ':' or ' '
-			return false
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' || strings.IndexByte("+-._: xXoObBtTzZ", c) >= 0) {
+			return true
 		}
 	}
-	switch s {
-	case "true", "True", "TRUE", "false", "False", "FALSE", "null", "Null", "NULL":
-		return false
-	}
-	return true
+	return false
 }
+
+// plainIndicated reports a text of printable ASCII, without a space at
+// either end, that yaml.v3's emitter will not write plain in block
+// context (yaml_emitter_analyze_scalar's block indicators): a document
+// marker at the start, an indicator first, ": " or a final ':', " #".
+func plainIndicated(s string) bool {
+	if strings.HasPrefix(s, "---") || strings.HasPrefix(s, "...") {
+		return true
+	}
+	spaceAfter := func(i int) bool { return i+1 >= len(s) || s[i+1] == ' ' }
+	switch s[0] {
+	case '#', ',', '[', ']', '{', '}', '&', '*', '!', '|', '>', '\'', '"', '%', '@', '`':
+		return true
+	case '?', ':', '-':
+		if spaceAfter(0) {
+			return true
+		}
+	}
+	for i := 1; i < len(s); i++ {
+		switch s[i] {
+		case ':':
+			if spaceAfter(i) {
+				return true
+			}
+		case '#':
+			if s[i-1] == ' ' {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// plainKey is a key yaml.v3 writes plain as a simple key.
+func plainKey(k string) bool { return len(k) <= 128 && textStyle(k) == plainStyle }
 
 // isDate reports a text yaml.v3 resolves as a timestamp of the form
 // YYYY-MM-DD (so writes double-quoted to keep it a text).

@@ -20,6 +20,11 @@ var oddTexts = []string{
 	"term:alerts rule 147-1", "from-6194566a", "alerts part 1", "meta.template", "é", "aé", "a\u00a0b", "a\u2028b", "\ufeffa",
 	"a\x7fb", "a\x01b", "a\x85b", "\xff", "a\xffb", "A very long title " + string(bytes.Repeat([]byte("word "), 40)) + "end",
 	string(bytes.Repeat([]byte("k"), 128)), string(bytes.Repeat([]byte("k"), 129)),
+	"2. How to use bzip2", "1. Introduction", "1.2 Foo", "1 2", "0x1F", "0X1f", "1e5", "+1", "-1 a", "-a b", "0o17x", "12:30:45",
+	"2026-01-31 10:00:00", "2026-01-31t10:00:00z", "2026-01-31T10:00:00+01:00", ".5", ".5x", "+.5", "-.inf", "+.INF", ".NaN", "1_000x",
+	"0b2", "0b101g", "Examples: Code Blocks", "a'b: c", "' a", "~a", "<<a", "'", "''", "a''b", "--", "--a", "-- a", "...a", "a...",
+	"Chapter 3: queue part 3", "x: ", "x :", "#", "a #", "- ", "?a", "?", "@home", "`code`", "%x", "!x", "|x", ">x", "*x", "&x",
+	"{a: b}", "[1, 2]", "a, b", "a ,b", "key: value: more", "a\\b c", "\"q\" x", "x \"q\"", " lead", "trail ", "  ", "a  b",
 }
 
 // metaShapes builds the metas one text can appear in: as a key, a value,
@@ -102,10 +107,13 @@ func BenchmarkMetaYAML(b *testing.B) {
 		"generated": map[string]any{"body": "blake3:14d2c7d03b7492dbb63f5b0b4c3e485f1d56937892457aaef3f4ec6b5c935add",
 			"meta.title": "blake3:166b5a741a1933e60d3be085ea03746558cb342f668e00ac79930d5f820dba17"},
 	}
+	// A section page's: a title yaml.v3 single-quotes, a numbered one.
+	sec := m.Clone()
+	sec["title"], sec["source_section"] = "Chapter 3: queue part 3", "2. How to use bzip2"
 	for _, side := range []struct {
 		name string
 		enc  func() ([]byte, error)
-	}{{"yamlv3", m.yamlv3}, {"direct", m.yaml}} {
+	}{{"yamlv3", m.yamlv3}, {"direct", m.yaml}, {"section-yamlv3", sec.yamlv3}, {"section-direct", sec.yaml}} {
 		b.Run(side.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
