@@ -287,7 +287,7 @@ func RedactText(s string) (string, int) {
 	// token, secret, password or credential (and the line after, where a
 	// value may continue): prose rarely does, and the pattern is slow on
 	// long text.
-	return replaceInLines(s, lower, namedHints, namedValue(), replace), n
+	return replaceInLinesBy(s, lower, namedHints, func(seg string) string { return namedReplaceAll(seg, replace) }), n
 }
 
 // replaceInSpans is re.ReplaceAllStringFunc(s, replace) searched only in
@@ -347,11 +347,11 @@ func hintWords(s string, hints []string) [][2]int {
 	return out
 }
 
-// replaceInLines is re.ReplaceAllStringFunc(s, replace) searched only in
+// replaceInLinesBy is replaceAll(s) (a ReplaceAllStringFunc) done only in
 // the lines of s that hold one of hints (lower is s lowered by asciiLower)
 // and the line after each: the same text when no match of re crosses a
 // line end or begins on a line without a hint.
-func replaceInLines(s, lower string, hints []string, re *regexp.Regexp, replace func(string) string) string {
+func replaceInLinesBy(s, lower string, hints []string, replaceAll func(string) string) string {
 	var b strings.Builder
 	last := 0
 	for _, r := range hintLines(lower, hints) {
@@ -359,7 +359,7 @@ func replaceInLines(s, lower string, hints []string, re *regexp.Regexp, replace 
 			r[0] = last
 		}
 		b.WriteString(s[last:r[0]])
-		b.WriteString(re.ReplaceAllStringFunc(s[r[0]:r[1]], replace))
+		b.WriteString(replaceAll(s[r[0]:r[1]]))
 		last = r[1]
 	}
 	if last == 0 {

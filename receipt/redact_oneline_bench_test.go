@@ -20,3 +20,18 @@ func BenchmarkRedactTextOneLine(b *testing.B) {
 		RedactText(doc)
 	}
 }
+
+// BenchmarkRedactTextOneLineNamed is a 1 MB text of one line that says
+// "key" (no value follows): the named values' expression read all of it.
+func BenchmarkRedactTextOneLineNamed(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString("The key to the canary stage is patience. ")
+	for sb.Len() < 1<<20 {
+		sb.WriteString("The deploy guide explains how the canary stage rolls out to every region in turn. ")
+	}
+	doc := sb.String()
+	b.SetBytes(int64(len(doc)))
+	for b.Loop() {
+		RedactText(doc)
+	}
+}
