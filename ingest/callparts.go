@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"sync"
 
 	"github.com/prose-store/prose/ingest/plan"
 	"github.com/prose-store/prose/model"
@@ -34,6 +35,13 @@ const (
 // fixedParts renders the fixed parts of the analysis and generation
 // prompts (the same for every call of the run).
 func (r *run) fixedParts() (analysis, generation string, err error) {
+	vals := r.generationValues("", "", "")
+	r.parts.mu.Lock()
+	if r.parts.fixed && r.parts.today == vals["today"] {
+		defer r.parts.mu.Unlock()
+		return r.parts.analysis, r.parts.generation, nil
+	}
+	r.parts.mu.Unlock()
 	names, details := r.templateFields()
 	analysis, _, err = r.prompts.analysis.RenderParts(map[string]string{
 		"purpose": r.opt.Purpose, "audience": r.opt.Audience, "templates": names, "template_details": details,
@@ -42,8 +50,42 @@ func (r *run) fixedParts() (analysis, generation string, err error) {
 	if err != nil {
 		return "", "", err
 	}
-	generation, _, err = r.prompts.generation.RenderParts(r.generationValues("", "", ""))
-	return analysis, generation, err
+	generation, _, err = r.prompts.generation.RenderParts(vals)
+	if err != nil {
+		return "", "", err
+	}
+	r.parts.mu.Lock()
+	defer r.parts.mu.Unlock()
+	r.parts.fixed, r.parts.today, r.parts.analysis, r.parts.generation = true, vals["today"], analysis, generation
+	r.parts.system = ""
+	return analysis, generation, nil
+}
+
+// partsMemo is what fixedParts and templateFields made: the fixed parts
+// depend on the run's options, its wiki's templates and the day alone.
+type partsMemo struct {
+	mu                   sync.Mutex
+	fields               bool // names and details are made
+	names, details       string
+	fixed                bool // analysis and generation are made, for today
+	today                string
+	analysis, generation string
+	system               string // shared's system text of them, once made
+}
+
+// sharedSystem is the system text of analysis and generation, made once
+// for the fixed parts the memo holds.
+func (r *run) sharedSystem(a, g string) string {
+	r.parts.mu.Lock()
+	defer r.parts.mu.Unlock()
+	if r.parts.system != "" && r.parts.fixed && r.parts.analysis == a && r.parts.generation == g {
+		return r.parts.system
+	}
+	sys := sharedHead + analysisHead + a + "\n\n" + generateHead + g
+	if r.parts.fixed && r.parts.analysis == a && r.parts.generation == g {
+		r.parts.system = sys
+	}
+	return sys
 }
 
 // generationValues are the generation prompt's fields.
@@ -75,7 +117,7 @@ func (r *run) shared(analysis bool, fixed, variable string) (string, string, err
 	if fixed == "" {
 		lead = ""
 	}
-	return sharedHead + analysisHead + a + "\n\n" + generateHead + g, lead + variable, nil
+	return r.sharedSystem(a, g), lead + variable, nil
 }
 
 // errPlanMade answers a generation turn's call of the plan tool.

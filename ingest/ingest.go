@@ -159,6 +159,10 @@ func (e *StepError) Unwrap() error { return e.Err }
 
 // run is one ingest or enrich in progress.
 type run struct {
+	// parts keeps the run's template fields and the fixed parts of its
+	// prompts (callparts.go): the same for every call of a day.
+	parts partsMemo
+
 	w       *wiki.Wiki
 	opt     Options
 	tx      *wiki.Tx
@@ -819,7 +823,20 @@ func quoteSource(d *source.Document) string {
 	return d.Quote(quoteOpen(d, ""), "</source>")
 }
 
+// templateFields are the names of the templates a plan may use and
+// their descriptions, as prompts give them (made once per run: the
+// wiki's templates do not change while it runs).
 func (r *run) templateFields() (names, details string) {
+	r.parts.mu.Lock()
+	defer r.parts.mu.Unlock()
+	if !r.parts.fields {
+		r.parts.names, r.parts.details = r.makeTemplateFields()
+		r.parts.fields = true
+	}
+	return r.parts.names, r.parts.details
+}
+
+func (r *run) makeTemplateFields() (names, details string) {
 	var ns []string
 	var sb strings.Builder
 	for _, t := range r.w.Templates() {

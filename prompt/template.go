@@ -75,6 +75,14 @@ func Parse(name, source string, data []byte) (*Template, error) {
 // Render returns the text with each declared {field} replaced by its
 // value. Every value must be given, and only declared fields may be.
 func (t *Template) Render(values map[string]string) (string, error) {
+	if err := t.check(values); err != nil {
+		return "", err
+	}
+	return t.render(t.Text, values), nil
+}
+
+// check reports a field values lacks or a value for no field.
+func (t *Template) check(values map[string]string) error {
 	var missing []string
 	for _, f := range t.Fields {
 		if _, ok := values[f]; !ok {
@@ -82,16 +90,28 @@ func (t *Template) Render(values map[string]string) (string, error) {
 		}
 	}
 	if len(missing) > 0 {
-		return "", fmt.Errorf("prompt %s: no value for field %s (its fields are %s)", t.Name, strings.Join(missing, ", "), strings.Join(t.Fields, ", "))
+		return fmt.Errorf("prompt %s: no value for field %s (its fields are %s)", t.Name, strings.Join(missing, ", "), strings.Join(t.Fields, ", "))
 	}
 	for k := range values {
 		if !slices.Contains(t.Fields, k) {
-			return "", fmt.Errorf("prompt %s: %q is not one of its fields (%s)", t.Name, k, strings.Join(t.Fields, ", "))
+			return fmt.Errorf("prompt %s: %q is not one of its fields (%s)", t.Name, k, strings.Join(t.Fields, ", "))
 		}
 	}
+	return nil
+}
+
+// render writes text (t's text or a part of it) with values: one walk
+// to size the result, one to write it, so a prompt quoting a long source
+// is one allocation, not a doubling buffer's copies.
+func (t *Template) render(text string, values map[string]string) string {
+	part := *t
+	part.Text = text
+	n := 0
+	part.scan(func(literal string) { n += len(literal) }, func(field string) { n += len(values[field]) })
 	var b strings.Builder
-	t.scan(func(literal string) { b.WriteString(literal) }, func(field string) { b.WriteString(values[field]) })
-	return b.String(), nil
+	b.Grow(n)
+	part.scan(func(literal string) { b.WriteString(literal) }, func(field string) { b.WriteString(values[field]) })
+	return b.String()
 }
 
 // PerCall is the line that splits a prompt's text for caching: above it
@@ -105,19 +125,14 @@ const PerCall = "<<<PER CALL>>>"
 // RenderParts renders the fixed part and the variable part of the text
 // (split at its first PerCall line) with values, as Render does.
 func (t *Template) RenderParts(values map[string]string) (fixed, variable string, err error) {
-	whole, err := t.Render(values)
-	if err != nil {
+	if err := t.check(values); err != nil {
 		return "", "", err
 	}
 	top, bottom, ok := splitPerCall(t.Text)
 	if !ok {
-		return "", whole, nil
+		return "", t.render(t.Text, values), nil
 	}
-	a, b := *t, *t
-	a.Text, b.Text = top, bottom
-	fixed, _ = a.Render(values)
-	variable, _ = b.Render(values)
-	return strings.TrimRight(fixed, "\n"), variable, nil
+	return strings.TrimRight(t.render(top, values), "\n"), t.render(bottom, values), nil
 }
 
 func splitPerCall(text string) (string, string, bool) {

@@ -219,3 +219,55 @@ func BenchmarkRenderGeneration(b *testing.B) {
 		}
 	}
 }
+
+// TestRenderParts: the fixed part is the text above the first PerCall
+// line (its trailing line ends trimmed), the variable part the text
+// below, each rendered as Render renders; a text without the line is
+// all variable part; a missing or extra value is refused as by Render.
+func TestRenderParts(t *testing.T) {
+	tpl, err := Parse("t", "test", []byte("---\nfields: [a, b]\n---\nfixed {a}\n\n"+PerCall+"\nvar {b} {a}\n"+PerCall+"\nmore {b}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixed, variable, err := tpl.RenderParts(map[string]string{"a": "A", "b": "{a}"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "fixed A"; fixed != want {
+		t.Fatalf("fixed part %q, want %q", fixed, want)
+	}
+	if want := "var {a} A\n" + PerCall + "\nmore {a}"; variable != want {
+		t.Fatalf("variable part %q, want %q", variable, want)
+	}
+	if _, _, err := tpl.RenderParts(map[string]string{"a": "x"}); err == nil || !strings.Contains(err.Error(), "no value for field b") {
+		t.Fatalf("missing field: %v", err)
+	}
+	if _, _, err := tpl.RenderParts(map[string]string{"a": "x", "b": "y", "zz": "z"}); err == nil || !strings.Contains(err.Error(), `"zz" is not one of its fields`) {
+		t.Fatalf("extra field: %v", err)
+	}
+	whole, err := Parse("t", "test", []byte("---\nfields: [a]\n---\nall {a}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fixed, variable, err := whole.RenderParts(map[string]string{"a": "A"}); err != nil || fixed != "" || variable != "all A\n" {
+		t.Fatalf("no PerCall line: %q, %q, %v; want \"\", \"all A\\n\"", fixed, variable, err)
+	}
+}
+
+// BenchmarkRenderPartsGeneration is the generation prompt of a source of
+// about 120 kB split into its two parts, as each generation call renders it.
+func BenchmarkRenderPartsGeneration(b *testing.B) {
+	tpl, err := Builtin("generation")
+	if err != nil {
+		b.Fatal(err)
+	}
+	values := adversarial(tpl.Fields)
+	values["source"] = strings.Repeat("A paragraph of source text with {braces} and alert-{info}. ", 2000)
+	b.SetBytes(int64(len(tpl.Text) + len(values["source"])))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := tpl.RenderParts(values); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"github.com/prose-store/prose/internal/lazyre"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -40,11 +41,14 @@ type secretPattern struct {
 	// document holding none of them is not searched with re. Without
 	// hints, every document is.
 	hints []string
-	// lines says no match of re crosses a line end (no class of it holds
-	// one): RedactText searches only the lines that hold a hint, with
-	// the same matches (a URL on every line of an HTML manual would
-	// otherwise make re, which has no literal prefix, read all of it).
-	lines bool
+	// words says no match of re holds a blank (\s: tab, LF, FF, CR,
+	// space; no class of it holds one) and every match holds a hint:
+	// RedactText searches only the words (runs without a blank) that
+	// hold a hint, with the same matches, as \b reads a blank and the
+	// end of a text alike (a URL on every line of an HTML manual, or one
+	// in a text of one 16 MiB line, would otherwise make re, which has
+	// no literal prefix, read all of it).
+	words bool
 }
 
 // secretPatterns are the shapes of credentials, in the order RedactText
@@ -256,8 +260,8 @@ func RedactText(s string) (string, int) {
 			}
 			return out
 		}
-		if p.lines {
-			s = replaceInLines(s, lower, p.hints, p.re, replace)
+		if p.words {
+			s = replaceInSpans(s, hintWords(lower, p.hints), p.re, replace)
 		} else {
 			s = p.re.ReplaceAllStringFunc(s, replace)
 		}
@@ -283,14 +287,71 @@ func RedactText(s string) (string, int) {
 	// token, secret, password or credential (and the line after, where a
 	// value may continue): prose rarely does, and the pattern is slow on
 	// long text.
-	return replaceInLines(s, lower, namedHints, namedValue(), replace), n
+	return replaceInLinesBy(s, lower, namedHints, func(seg string) string { return namedReplaceAll(seg, replace) }), n
 }
 
-// replaceInLines is re.ReplaceAllStringFunc(s, replace) searched only in
+// replaceInSpans is re.ReplaceAllStringFunc(s, replace) searched only in
+// spans of s (byte ranges, in order, disjoint): the same text when every
+// match lies in one of them and searching a span alone finds its matches.
+func replaceInSpans(s string, spans [][2]int, re *regexp.Regexp, replace func(string) string) string {
+	if len(spans) == 0 {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for _, r := range spans {
+		b.WriteString(s[last:r[0]])
+		b.WriteString(re.ReplaceAllStringFunc(s[r[0]:r[1]], replace))
+		last = r[1]
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// isBlank is a byte of \s.
+func isBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' }
+
+// hintWords returns the byte ranges, in order and each once, of the words
+// of s (runs without a blank) that hold one of hints (none holding a
+// blank). Each byte is read a bounded number of times per hint.
+func hintWords(s string, hints []string) [][2]int {
+	var out [][2]int
+	for _, h := range hints {
+		end := 0 // the end of the last word found for h
+		for from := 0; ; {
+			i := strings.Index(s[from:], h)
+			if i < 0 {
+				break
+			}
+			i += from
+			if i < end {
+				from = end // inside the word found last: skip to its end
+				continue
+			}
+			start := i
+			for start > end && !isBlank(s[start-1]) {
+				start--
+			}
+			end = i + len(h)
+			for end < len(s) && !isBlank(s[end]) {
+				end++
+			}
+			out = append(out, [2]int{start, end})
+			from = end
+		}
+	}
+	if len(hints) > 1 {
+		slices.SortFunc(out, func(a, b [2]int) int { return a[0] - b[0] })
+		out = slices.Compact(out)
+	}
+	return out
+}
+
+// replaceInLinesBy is replaceAll(s) (a ReplaceAllStringFunc) done only in
 // the lines of s that hold one of hints (lower is s lowered by asciiLower)
 // and the line after each: the same text when no match of re crosses a
 // line end or begins on a line without a hint.
-func replaceInLines(s, lower string, hints []string, re *regexp.Regexp, replace func(string) string) string {
+func replaceInLinesBy(s, lower string, hints []string, replaceAll func(string) string) string {
 	var b strings.Builder
 	last := 0
 	for _, r := range hintLines(lower, hints) {
@@ -298,7 +359,7 @@ func replaceInLines(s, lower string, hints []string, re *regexp.Regexp, replace 
 			r[0] = last
 		}
 		b.WriteString(s[last:r[0]])
-		b.WriteString(re.ReplaceAllStringFunc(s[r[0]:r[1]], replace))
+		b.WriteString(replaceAll(s[r[0]:r[1]]))
 		last = r[1]
 	}
 	if last == 0 {

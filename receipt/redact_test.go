@@ -216,8 +216,40 @@ func BenchmarkRedactText(b *testing.B) {
 	}
 }
 
+// checkWordsMatchWholeText: each pattern RedactText searches only in the
+// words that hold its hint finds in s what a search of the whole of s
+// finds; it returns how many patterns matched.
+func checkWordsMatchWholeText(t *testing.T, s string) int {
+	t.Helper()
+	matched := 0
+	for _, p := range secretPatterns() {
+		if !p.words {
+			continue
+		}
+		calls := 0
+		replace := func(m string) string { calls++; return "[" + m + "]" }
+		want := p.re.ReplaceAllStringFunc(s, replace)
+		wantCalls := calls
+		calls = 0
+		got := replaceInSpans(s, hintWords(asciiLower(s), p.hints), p.re, replace)
+		if got != want || calls != wantCalls {
+			t.Fatalf("%s on %.200q: the search by words found %d matches, the whole text %d:\n%.300s", p.re, s, calls, wantCalls, got)
+		}
+		if calls > 0 {
+			matched++
+		}
+	}
+	return matched
+}
+
+func FuzzRedactWordsMatchWholeText(f *testing.F) {
+	f.Add("see https://user:hunter2secret@example.com/ and disk-sk-abcdefgh12345678\tghp_abcdefghijklmnopqrstuvwxyz0123")
+	f.Add("x.https://u:p4ss@h ſcheme://v:w0rdpass99@h AKIAABCDEFGHIJKLMNOP,AIzaSyA1234567890abcdefghijklmnopqrstuv xoxb-1234567890-ab")
+	f.Fuzz(func(t *testing.T, s string) { checkWordsMatchWholeText(t, s) })
+}
+
 // TestRedactTextLinesMatchWholeText: a pattern RedactText searches only in
-// the lines that hold its hint finds what a search of the whole text does,
+// the words that hold its hint finds what a search of the whole text does,
 // on the repository's HTML and Markdown sources and on URLs with passwords
 // at the start and end of lines, among many URLs without one.
 func TestRedactTextLinesMatchWholeText(t *testing.T) {
@@ -244,25 +276,14 @@ func TestRedactTextLinesMatchWholeText(t *testing.T) {
 	if len(texts) < 10 {
 		t.Fatalf("found only %d texts", len(texts))
 	}
+	// The texts again as one line each (blanks for line ends), as a
+	// text of a single paragraph is.
+	for _, s := range texts[:len(texts):len(texts)] {
+		texts = append(texts, strings.ReplaceAll(s, "\n", " "))
+	}
 	checked := 0
-	for _, p := range secretPatterns() {
-		if !p.lines {
-			continue
-		}
-		for _, s := range texts {
-			calls := 0
-			replace := func(m string) string { calls++; return "[" + m + "]" }
-			want := p.re.ReplaceAllStringFunc(s, replace)
-			wantCalls := calls
-			calls = 0
-			got := replaceInLines(s, asciiLower(s), p.hints, p.re, replace)
-			if got != want || calls != wantCalls {
-				t.Fatalf("%s: the search by lines found %d matches, the whole text %d:\n%.300s", p.re, calls, wantCalls, got)
-			}
-			if calls > 0 {
-				checked++
-			}
-		}
+	for _, s := range texts {
+		checked += checkWordsMatchWholeText(t, s)
 	}
 	if checked < 2 {
 		t.Fatalf("only %d texts held a match: the test checks nothing", checked)

@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
+
+	"github.com/prose-store/prose/internal/spaces"
 )
 
 // A folder index lists its pages in their collection's order, each with
@@ -238,29 +240,35 @@ func firstSentence(p *Page) string {
 		if s.ID == "citation" || s.ID == "nav" || !strings.Contains(s.HTML, "<p") {
 			continue
 		}
-		for _, para := range paragraphs(s.HTML, 3) {
+		lead, found := "", false
+		paragraphs(s.HTML, 3, func(para string) bool {
 			if t := strings.ToLower(strings.TrimRight(para, ".!?:; ")); t == "" || t == title {
-				continue
+				return true
 			}
-			return sentence(para)
+			lead, found = sentence(para), true
+			return false
+		})
+		if found {
+			return lead
 		}
 	}
 	return ""
 }
 
-// paragraphs returns the text of the first n <p> elements of slot HTML,
-// leaving out a paragraph of links alone (a README's row of badges,
-// "GoDoc codebeat Go Report Card"): it says nothing a lead could.
-func paragraphs(s string, n int) []string {
-	var out []string
+// paragraphs calls yield with the text of each of the first n <p>
+// elements of slot HTML, in order, until yield returns false, leaving out
+// a paragraph of links alone (a README's row of badges, "GoDoc codebeat
+// Go Report Card"): it says nothing a lead could.
+func paragraphs(s string, n int, yield func(string) bool) {
+	out := 0
 	z := html.NewTokenizer(strings.NewReader(s))
 	depth, inLink := 0, 0
 	links, loose := false, false // the paragraph has links; text outside them
 	var b strings.Builder
-	for len(out) < n {
+	for out < n {
 		switch z.Next() {
 		case html.ErrorToken:
-			return out
+			return
 		case html.StartTagToken:
 			switch name, _ := z.TagName(); string(name) {
 			case "p":
@@ -277,7 +285,10 @@ func paragraphs(s string, n int) []string {
 				if depth > 0 {
 					depth--
 					if !links || loose {
-						out = append(out, strings.Join(strings.Fields(b.String()), " "))
+						out++
+						if !yield(spaces.Collapse(b.String())) { // strings.Join(strings.Fields(…), " ")
+							return
+						}
 					}
 				}
 			case "a":
@@ -295,7 +306,6 @@ func paragraphs(s string, n int) []string {
 			}
 		}
 	}
-	return out
 }
 
 // sentence returns text up to its first full stop, question or
@@ -316,14 +326,26 @@ func sentence(s string) string {
 			}
 		}
 	}
-	if r := []rune(s); len(r) > 160 {
-		cut := string(r[:160])
+	if utf8.RuneCountInString(s) > 160 {
+		cut := string([]rune(s[:runeOffset(s, 160)])) // string([]rune(s)[:160])
 		if j := strings.LastIndexByte(cut, ' '); j > 80 {
 			cut = cut[:j]
 		}
 		s = strings.TrimRight(cut, " ,;:") + "…"
 	}
 	return s
+}
+
+// runeOffset is the byte offset of rune n of s (len(s) when s has no
+// more): the first n runes converted alone, without converting the rest.
+func runeOffset(s string, n int) int {
+	for i := range s {
+		if n == 0 {
+			return i
+		}
+		n--
+	}
+	return len(s)
 }
 
 // abbreviation reports whether the text before a full stop ends in a

@@ -110,8 +110,17 @@ func (m Meta) material() map[string]any {
 // keys (before the comment escaping of the block).
 func (m Meta) YAML() ([]byte, error) { return m.yaml() }
 
-// yaml encodes m as a YAML mapping with sorted keys.
+// yaml encodes m as a YAML mapping with sorted keys: directly for the
+// shape prose's pages hold (appendMetaYAML), else with yaml.v3.
 func (m Meta) yaml() ([]byte, error) {
+	if b, ok := appendMetaYAML(make([]byte, 0, 1024), m); ok {
+		return b, nil
+	}
+	return m.yamlv3()
+}
+
+// yamlv3 encodes m with yaml.v3: the reference appendMetaYAML matches.
+func (m Meta) yamlv3() ([]byte, error) {
 	if m == nil {
 		m = Meta{}
 	}

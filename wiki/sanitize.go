@@ -72,66 +72,88 @@ func Sanitize(in string) (out string, removed []string, err error) {
 	if !utf8.ValidString(in) {
 		return "", nil, fmt.Errorf("slot content is not valid UTF-8; save it as UTF-8")
 	}
-	removed = removals(in)
-	// Line ends are LF, as an HTML parser reads CR LF and a lone CR, and
-	// as a page file is read back (a page saved with CR LF is read).
-	out = strings.ReplaceAll(strings.ReplaceAll(in, "\r\n", "\n"), "\r", "\n")
+	if !strings.ContainsRune(in, '\r') {
+		// The first pass reads the tokens removals would read (the same
+		// text) and names what it drops as removals does, in one walk.
+		out = sanitizePass(in, &removed)
+	} else {
+		removed = removals(in)
+		// Line ends are LF, as an HTML parser reads CR LF and a lone CR,
+		// and as a page file is read back (a page saved with CR LF is
+		// read).
+		in = strings.ReplaceAll(strings.ReplaceAll(in, "\r\n", "\n"), "\r", "\n")
+		out = sanitizePass(in, nil)
+	}
 	// The sanitizer's output is stable after one pass for everything seen
 	// so far; a few more passes make the fixed point certain.
-	for range 4 {
-		next := sanitizePass(out)
-		if next == out {
+	for range 3 {
+		if out == in {
 			return out, removed, nil
 		}
-		out = next
+		in, out = out, sanitizePass(out, nil)
 	}
 	return out, removed, nil
 }
 
 // removals names what the policy drops from in: comments, elements outside
 // the allowlist, event handlers and other attributes, and unsafe URLs.
+// (Sanitize names them in its first pass; removals is for a text with CR
+// line ends, which that pass does not read as written.)
 func removals(in string) []string {
 	var out []string
+	z := html.NewTokenizer(strings.NewReader(in))
+	for {
+		tt := z.Next()
+		if tt == html.ErrorToken {
+			return out
+		}
+		if tt == html.StartTagToken || tt == html.SelfClosingTagToken {
+			t := z.Token()
+			out = noteRemovals(out, &t)
+		} else {
+			out = noteRemovals(out, &html.Token{Type: tt})
+		}
+	}
+}
+
+// noteRemovals adds to out what the policy drops of token t (a comment,
+// a doctype, an element or its attributes), each once.
+func noteRemovals(out []string, t *html.Token) []string {
 	add := func(s string) {
 		if !slices.Contains(out, s) {
 			out = append(out, s)
 		}
 	}
-	z := html.NewTokenizer(strings.NewReader(in))
-	for {
-		switch z.Next() {
-		case html.ErrorToken:
+	switch t.Type {
+	case html.CommentToken:
+		add("comment")
+	case html.DoctypeToken:
+		add("doctype")
+	case html.StartTagToken, html.SelfClosingTagToken:
+		if !slices.Contains(allowedElements, t.Data) {
+			add("<" + t.Data + "> element")
 			return out
-		case html.CommentToken:
-			add("comment")
-		case html.DoctypeToken:
-			add("doctype")
-		case html.StartTagToken, html.SelfClosingTagToken:
-			t := z.Token()
-			if !slices.Contains(allowedElements, t.Data) {
-				add("<" + t.Data + "> element")
-				continue
-			}
-			for _, a := range t.Attr {
-				name := strings.ToLower(a.Key)
-				ok := slices.Contains(globalAttrs, name) || slices.Contains(elementAttrs[t.Data], name)
-				switch {
-				case strings.HasPrefix(name, "on"):
-					add(name + " event handler on <" + t.Data + ">")
-				case !ok:
-					add(name + " attribute on <" + t.Data + ">")
-				case name == "href" && !hrefPattern().MatchString(strings.TrimSpace(a.Val)):
-					add("unsafe link " + shortURL(a.Val) + " on <a>")
-				case name == "src" && !srcPattern().MatchString(strings.TrimSpace(a.Val)):
-					add("remote or unsafe image " + shortURL(a.Val))
-				case name == "id" && !headingID().MatchString(a.Val):
-					add("id " + fmt.Sprintf("%q", a.Val) + " on <" + t.Data + "> (an anchor is \"s-\" and a lower-case slug)")
-				case name == "class" && !classPattern().MatchString(a.Val):
-					add("class " + fmt.Sprintf("%q", a.Val) + " on <" + t.Data + ">")
-				}
+		}
+		for _, a := range t.Attr {
+			name := strings.ToLower(a.Key)
+			ok := slices.Contains(globalAttrs, name) || slices.Contains(elementAttrs[t.Data], name)
+			switch {
+			case strings.HasPrefix(name, "on"):
+				add(name + " event handler on <" + t.Data + ">")
+			case !ok:
+				add(name + " attribute on <" + t.Data + ">")
+			case name == "href" && !hrefPattern().MatchString(strings.TrimSpace(a.Val)):
+				add("unsafe link " + shortURL(a.Val) + " on <a>")
+			case name == "src" && !srcPattern().MatchString(strings.TrimSpace(a.Val)):
+				add("remote or unsafe image " + shortURL(a.Val))
+			case name == "id" && !headingID().MatchString(a.Val):
+				add("id " + fmt.Sprintf("%q", a.Val) + " on <" + t.Data + "> (an anchor is \"s-\" and a lower-case slug)")
+			case name == "class" && !classPattern().MatchString(a.Val):
+				add("class " + fmt.Sprintf("%q", a.Val) + " on <" + t.Data + ">")
 			}
 		}
 	}
+	return out
 }
 
 // appendRemoved adds to a list of removals (one page's, over its slots)

@@ -100,8 +100,9 @@ func skipContent(element string) bool {
 	return false
 }
 
-// sanitizeOnce is one pass of the slot sanitizer over s.
-func sanitizeOnce(s string) string {
+// sanitizeOnce is one pass of the slot sanitizer over s. With rem, it
+// also adds to *rem what it drops, named as removals names it.
+func sanitizeOnce(s string, rem *[]string) string {
 	if strings.TrimSpace(s) == "" {
 		return s
 	}
@@ -123,6 +124,9 @@ func sanitizeOnce(s string) string {
 			return ""
 		}
 		t := z.Token()
+		if rem != nil {
+			*rem = noteRemovals(*rem, &t)
+		}
 		switch t.Type {
 		case html.DoctypeToken, html.CommentToken:
 			// dropped

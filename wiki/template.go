@@ -35,11 +35,14 @@ func ComponentPalette() string {
 	return string(b)
 }
 
+// stylesheet is the CSS embedded in every page: one string for the
+// process, not a copy of the embedded file per page rendered.
+//
+//go:embed shell/style.css
+var stylesheet string
+
 // Stylesheet returns the CSS embedded in every page.
-func Stylesheet() string {
-	b, _ := builtin.ReadFile("shell/style.css")
-	return string(b)
-}
+func Stylesheet() string { return stylesheet }
 
 // SlotDef declares one slot of a template.
 type SlotDef struct {

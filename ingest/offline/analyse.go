@@ -203,6 +203,7 @@ func (w *workspace) derive() []candidate {
 	}
 	once := definedOnce(doc)
 	trails := headingTrails(doc)
+	var heads headingMemo
 	for i := range doc.Sections {
 		s := &doc.Sections[i]
 		for j := range s.Blocks {
@@ -211,11 +212,11 @@ func (w *workspace) derive() []candidate {
 				continue
 			}
 			for _, d := range b.Defs {
-				if !declaresTerm(s, trails[i], b, d) || !isTerm(d.Term) || !once[strings.ToLower(d.Term)] || wiki.APIName(d.Term) != "" {
+				if !declaresTerm(&heads, s, trails[i], b, d) || !isTerm(d.Term) || !once[strings.ToLower(d.Term)] || wiki.APIName(d.Term) != "" {
 					continue // only a declared definition of a name; an API name (size_t) is anchored on the source page and listed in the index of names
 				}
 				tmpl := "concept"
-				if isEntity(s.Heading, d.Term) {
+				if isEntity(&heads, s.Heading, d.Term) {
 					tmpl = "entity"
 				}
 				add(candidate{kind: "definition", sec: s, def: d, text: d.Meaning,
@@ -502,8 +503,8 @@ var acronym = lazyre.New(`^[A-Z][A-Z0-9-]{1,9}$`)
 
 // isEntity says whether a defined term names a thing (a role, a system, a
 // level) rather than an idea.
-func isEntity(heading, term string) bool {
-	return entityHeading().MatchString(heading) || acronym().MatchString(term)
+func isEntity(hm *headingMemo, heading, term string) bool {
+	return hm.match(entityHeading(), heading) || acronym().MatchString(term)
 }
 
 func headingOr(s *source.Section, fallback string) string {

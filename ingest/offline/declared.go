@@ -1,6 +1,7 @@
 package offline
 
 import (
+	"regexp"
 	"strings"
 	"sync"
 	"unicode"
@@ -58,19 +59,19 @@ var interfaceHeading = lazyre.New(`(?i)\b(sub-?commands?|commands?|options?|flag
 // subcommands, fields …: its own or one it stands under) unless a
 // heading nearer names a glossary.
 // trail is the headings the section stands under, its own last.
-func declaresTerm(s *source.Section, trail []string, b *source.Block, d source.Definition) bool {
+func declaresTerm(hm *headingMemo, s *source.Section, trail []string, b *source.Block, d source.Definition) bool {
 	if b.Kind != source.Definitions {
 		return false
 	}
 	for _, h := range trail {
-		if glossaryHeading().MatchString(h) {
+		if hm.match(glossaryHeading(), h) {
 			break // a glossary of an interface's terms is a glossary
 		}
-		if interfaceHeading().MatchString(h) {
+		if hm.match(interfaceHeading(), h) {
 			return false
 		}
 	}
-	return len(b.Defs) >= 2 || glossaryHeading().MatchString(s.Heading) ||
+	return len(b.Defs) >= 2 || hm.match(glossaryHeading(), s.Heading) ||
 		containsPhrase(strings.ToLower(s.Heading), strings.ToLower(d.Term))
 }
 
@@ -179,4 +180,29 @@ func headingTrails(doc *source.Document) [][]string {
 		trails[i] = t
 	}
 	return trails
+}
+
+// headingMemo keeps whether a heading matched one of the heading
+// expressions, for one derivation: a heading stands over every definition
+// of its sections, and each is tested once, not once per definition.
+type headingMemo struct {
+	m map[headingTest]bool
+}
+
+type headingTest struct {
+	re *regexp.Regexp
+	h  string
+}
+
+func (hm *headingMemo) match(re *regexp.Regexp, h string) bool {
+	k := headingTest{re, h}
+	if v, ok := hm.m[k]; ok {
+		return v
+	}
+	if hm.m == nil {
+		hm.m = map[headingTest]bool{}
+	}
+	v := re.MatchString(h)
+	hm.m[k] = v
+	return v
 }

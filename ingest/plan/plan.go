@@ -44,6 +44,8 @@ const (
 	Update = "update"
 )
 
+// jsonFence is the fenced block Parse takes (found by fencedJSON, a scan
+// the tests hold to this expression).
 var jsonFence = lazyre.New("(?s)```(?:json)?\\s*\\n(.*?)\\n\\s*```")
 
 // Parse reads a plan from a model's answer: the whole text as JSON, or the
@@ -51,8 +53,8 @@ var jsonFence = lazyre.New("(?s)```(?:json)?\\s*\\n(.*?)\\n\\s*```")
 // needs a path, a template and an action of create or update.
 func Parse(text string) (*Plan, error) {
 	candidates := []string{strings.TrimSpace(text)}
-	if m := jsonFence().FindStringSubmatch(text); m != nil {
-		candidates = append(candidates, m[1])
+	if body, ok := fencedJSON(text); ok { // jsonFence's submatch
+		candidates = append(candidates, body)
 	}
 	if i, j := strings.Index(text, "{"), strings.LastIndex(text, "}"); i >= 0 && j > i {
 		candidates = append(candidates, text[i:j+1])

@@ -9,6 +9,13 @@ import (
 // definitionLine is "term: meaning" or "term — meaning".
 var definitionLine = lazyre.New(`^\s*([^:—–]{1,60}?)\s*(?::|\s[—–]\s|\s-\s)\s+(\S.*)$`)
 
+// maySeparate reports whether line holds a byte one of definitionLine's
+// separators (":", " — ", " – ", " - ") starts with or holds: ':', '-'
+// or 0xE2, the lead byte of the two dashes in UTF-8.
+func maySeparate(line string) bool {
+	return strings.IndexByte(line, ':') >= 0 || strings.IndexByte(line, '-') >= 0 || strings.IndexByte(line, 0xE2) >= 0
+}
+
 // notTerms are words that end in a colon without introducing a definition:
 // a label of the text that follows.
 var notTerms = map[string]bool{
@@ -31,6 +38,12 @@ var notTerms = map[string]bool{
 // meaning has at least two words; the colon is never one inside a code
 // span.
 func parseDefinition(line string) (Definition, bool) {
+	if !maySeparate(line) {
+		// definitionLine needs one of its separators: a line without
+		// any is no definition, found without running the expression
+		// (a paragraph's line, most often).
+		return Definition{}, false
+	}
 	m := definitionLine().FindStringSubmatch(line)
 	if m == nil || strings.Count(m[1], "`")%2 == 1 && strings.Contains(m[2], "`") {
 		// No line, or its colon is inside a code span (Change `EnvVar:
