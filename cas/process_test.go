@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/prose-store/prose/internal/testtmp"
 )
 
 // TestMain doubles as a helper process when CAS_HELPER is set (see
@@ -18,7 +20,7 @@ func TestMain(m *testing.M) {
 	if mode := os.Getenv("CAS_HELPER"); mode != "" {
 		os.Exit(runHelper(mode, os.Getenv("CAS_ROOT")))
 	}
-	code := m.Run()
+	code := testtmp.Main(m) // a short run's temporary files on a RAM file system
 	for _, dir := range exampleDirs {
 		_ = os.RemoveAll(dir)
 	}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/prose-store/prose/internal/durable"
+	"github.com/prose-store/prose/internal/testtmp"
 )
 
 // The crash child: publishes versions k, k+1, … of node "crash" forever,
@@ -37,7 +38,7 @@ func TestMain(m *testing.M) {
 	if spec := os.Getenv("PROSE_STRACE_CHILD"); spec != "" {
 		os.Exit(straceChild(spec))
 	}
-	os.Exit(m.Run())
+	os.Exit(testtmp.Main(m)) // a short run's temporary files on a RAM file system
 }
 
 func versionFiles(k int) map[string]string {

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/prose-store/prose/internal/durable"
+	"github.com/prose-store/prose/internal/testtmp"
 )
 
 // The tests that measure memory or send signals run prose in a child
@@ -47,7 +48,7 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(code)
 	}
-	os.Exit(m.Run())
+	os.Exit(testtmp.Main(m)) // a short run's temporary files on a RAM file system
 }
 
 // killAtRename makes the child SIGKILL itself just before its n-th rename

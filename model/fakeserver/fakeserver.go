@@ -55,6 +55,7 @@ type Server struct {
 	mu       sync.Mutex
 	script   []Reply
 	bodies   [][]byte
+	results  [][]ToolResult // of each body, as ToolResults reads them
 	auth     []string
 	paths    []string
 	hangDone chan struct{}
@@ -158,6 +159,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.mu.Unlock()
 	}()
 	in := s.incoming(n-1, body)
+	s.results = append(s.results, in.Results)
 	if p := checkHeaders(s.api, r.Header); p != "" && in.problem == "" {
 		in.problem = p
 	}

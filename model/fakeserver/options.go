@@ -151,6 +151,7 @@ func (s *Server) incoming(n int, body []byte) *Incoming {
 		in.problem = "the body is not JSON: " + err.Error()
 		return in
 	}
+	in.Results = lastTurnResults(s.api, n, body)
 	if m, _ := doc["model"].(string); m == "" {
 		in.problem = "model: required"
 		return in
@@ -217,7 +218,6 @@ func (s *Server) incoming(n int, body []byte) *Incoming {
 		in.Order = string(tools) + "\n" + string(sys) + "\n" + string(all)
 		in.FixedLen = len(tools) + len(sys) + 2
 	}
-	in.Results = lastTurnResults(s.api, n, body)
 	return in
 }
 

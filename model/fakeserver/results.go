@@ -25,9 +25,13 @@ type ToolResult struct {
 // assistant message of its conversation. A test asserts with it what the
 // model was told about each call it made.
 func (s *Server) ToolResults() []ToolResult {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	// Each request's results were read once, as it came in (incoming):
+	// a large conversation is not decoded again on every call.
 	var out []ToolResult
-	for i, b := range s.Bodies() {
-		out = append(out, lastTurnResults(s.api, i, b)...)
+	for _, r := range s.results {
+		out = append(out, r...)
 	}
 	return out
 }
