@@ -53,18 +53,33 @@ func (tx *Tx) CommitWith(o CommitOptions) (*Result, error) {
 		return nil, err
 	}
 	tx.done = true
-	changes, err := tx.files()
-	if err != nil {
+	// The files are rendered into memory up to stageAbove bytes; a
+	// larger commit renders them again under the writer lock, each
+	// file's blob written as it is rendered (staged).
+	out := &commitFiles{tx: tx, mem: map[string][]byte{}, limit: stageAbove}
+	err := tx.files(out)
+	staging := errors.Is(err, errStage)
+	if err != nil && !staging {
 		return nil, err
 	}
 	res := &Result{Changed: []string{}}
 	settle := len(tx.force) > 0 || len(tx.takeInFiles) > 0
-	if len(changes) == 0 && !settle {
+	if !staging && len(out.paths) == 0 && !settle {
 		return res, nil
 	}
-	for rel := range changes {
-		if err := tx.w.checkInside(rel); err != nil {
-			return nil, err
+	if err := out.checkInside(); err != nil {
+		return nil, err
+	}
+	changes := out.mem
+	var stage func(*vault.Staged) error
+	if staging {
+		changes = nil
+		stage = func(st *vault.Staged) error {
+			out := &commitFiles{tx: tx, staged: st}
+			if err := tx.files(out); err != nil {
+				return err
+			}
+			return out.checkInside()
 		}
 	}
 	var pages []any
@@ -109,6 +124,7 @@ func (tx *Tx) CommitWith(o CommitOptions) (*Result, error) {
 		who = "prose wiki"
 	}
 	wr, err := tx.w.v.WriteNode(tx.ctx, Node, changes, vault.WriteOptions{
+		Stage:   stage,
 		Who:     who,
 		Base:    tx.st.base,
 		Rebuild: tx.rebuild,
@@ -135,16 +151,66 @@ func (tx *Tx) CommitWith(o CommitOptions) (*Result, error) {
 	return res, nil
 }
 
+// stageAbove is how many bytes of rendered files a commit holds in
+// memory. A larger commit renders its files again under the writer lock,
+// each one's blob written into the object store as it is rendered
+// (vault.WriteOptions.Stage), so a commit of thousands of pages holds
+// one page's bytes at a time; a small one (a page or a few) renders once.
+const stageAbove = 4 << 20
+
+// errStage stops the first rendering of a commit past stageAbove bytes.
+var errStage = errors.New("past the bytes a commit holds: stage the files")
+
+// commitFiles are the files a commit writes: node paths → content in
+// memory (nil removes), or staged.
+type commitFiles struct {
+	tx     *Tx
+	mem    map[string][]byte
+	held   int
+	limit  int // > 0: errStage once mem holds more
+	staged *vault.Staged
+	paths  map[string]bool
+}
+
+// set records the content of node path rel (nil removes it).
+func (c *commitFiles) set(rel string, data []byte) error {
+	if c.paths == nil {
+		c.paths = map[string]bool{}
+	}
+	c.paths[rel] = true
+	if c.staged != nil {
+		if data == nil {
+			return c.staged.RemoveNode(rel)
+		}
+		return c.staged.PutNode(rel, data)
+	}
+	c.held += len(data) - len(c.mem[rel])
+	c.mem[rel] = data
+	if c.limit > 0 && c.held > c.limit {
+		return errStage
+	}
+	return nil
+}
+
+// checkInside checks every path is inside the wiki.
+func (c *commitFiles) checkInside() error {
+	for rel := range c.paths {
+		if err := c.tx.w.checkInside(rel); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // files renders every page the Tx changed materially and the folder
-// indexes above them, as node paths → content (nil removes).
-func (tx *Tx) files() (map[string][]byte, error) {
-	out := map[string][]byte{}
+// indexes above them into out.
+func (tx *Tx) files(out *commitFiles) error {
 	dirs := map[string]bool{}
 	var refs map[string]bool
 	if len(tx.order) > 0 {
 		var err error
 		if refs, err = tx.backlinkTargets(); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	for _, rel := range tx.order {
@@ -155,11 +221,13 @@ func (tx *Tx) files() (map[string][]byte, error) {
 			// (prose wiki commit repairs pages this way).
 			had = false
 		} else if err != nil && p == nil {
-			return nil, err
+			return err
 		}
 		if p == nil {
 			if had {
-				out[rel] = nil
+				if err := out.set(rel, nil); err != nil {
+					return err
+				}
 			}
 			// Gone from the Tx's view (or already gone from the branch, as
 			// a page deleted with git): its folder's index drops it.
@@ -184,12 +252,14 @@ func (tx *Tx) files() (map[string][]byte, error) {
 		}
 		data, err := tx.renderPage(rel, p)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if raw, ok, _ := tx.st.raw(rel); ok && string(raw) == string(data) {
 			continue
 		}
-		out[rel] = data
+		if err := out.set(rel, data); err != nil {
+			return err
+		}
 		markDirs(dirs, rel)
 	}
 	// The pages the Tx did not write whose "Referenced by" changed: their
@@ -211,20 +281,22 @@ func (tx *Tx) files() (map[string][]byte, error) {
 		}
 		data, err := tx.renderPage(rel, p)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if raw, ok, _ := tx.st.raw(rel); ok && string(raw) == string(data) {
 			continue
 		}
-		out[rel] = data
+		if err := out.set(rel, data); err != nil {
+			return err
+		}
 	}
 	for d := range tx.marked {
 		dirs[d] = true
 	}
-	if err := tx.indexes(dirs, out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	// The folder indexes are rendered once the pages fit (they change
+	// the Tx's view of its indexes, so they are never rendered twice).
+	out.limit = 0
+	return tx.indexes(dirs, out)
 }
 
 // materialEqual reports whether two pages have the same structured truth.
@@ -262,7 +334,7 @@ func markDirs(dirs map[string]bool, rel string) {
 // index whose content would not change is not rewritten. A folder left with
 // no pages and no subfolders loses its index unless a person wrote its
 // description.
-func (tx *Tx) indexes(dirs map[string]bool, out map[string][]byte) error {
+func (tx *Tx) indexes(dirs map[string]bool, out *commitFiles) error {
 	pending := maps.Clone(dirs)
 	for len(pending) > 0 {
 		d := ""
@@ -302,7 +374,9 @@ func (tx *Tx) indexes(dirs map[string]bool, out map[string][]byte) error {
 		}
 		if len(listing.Folders) == 0 && len(listing.Pages) == 0 && strings.TrimSpace(desc) == "" && d != "." {
 			if had {
-				out[rel] = nil
+				if err := out.set(rel, nil); err != nil {
+					return err
+				}
 				tx.setIndex(rel, nil)
 			}
 			if wasCommitted {
@@ -328,7 +402,9 @@ func (tx *Tx) indexes(dirs map[string]bool, out map[string][]byte) error {
 		if raw, ok, _ := tx.st.raw(rel); ok && string(raw) == string(data) {
 			continue
 		}
-		out[rel] = data
+		if err := out.set(rel, data); err != nil {
+			return err
+		}
 		tx.setIndex(rel, p)
 	}
 	return nil

@@ -8,11 +8,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/prose-store/prose/internal/durable"
 )
@@ -37,7 +40,12 @@ func TestMain(m *testing.M) {
 		if at := os.Getenv("PROSE_TEST_KILL_AT_RENAME"); at != "" {
 			killAtRename(at)
 		}
+		stopHeap := func() {}
+		if f := os.Getenv("PROSE_TEST_LIVE_HEAP_FILE"); f != "" {
+			stopHeap = watchLiveHeap(f)
+		}
 		code := run(append([]string{"prose"}, os.Args[1:]...), os.Stdout, os.Stderr)
+		stopHeap()
 		if f := os.Getenv("PROSE_TEST_PEAK_FILE"); f != "" {
 			// The peak of this process's own memory: the rusage a parent
 			// sees also counts the parent's memory shared until the exec.
@@ -48,6 +56,38 @@ func TestMain(m *testing.M) {
 		os.Exit(code)
 	}
 	os.Exit(m.Run())
+}
+
+// watchLiveHeap records the largest live heap the collector found (the
+// heap marked live at the end of a cycle: what the program held, not when
+// the collector ran) in file, as bytes, once stop is called. It samples
+// every 5 ms; a cycle's figure stays until the next cycle, so no cycle is
+// missed unless two end within 5 ms.
+func watchLiveHeap(file string) (stop func()) {
+	done, finished := make(chan struct{}), make(chan struct{})
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	var peak uint64
+	read := func() {
+		metrics.Read(sample)
+		peak = max(peak, sample[0].Value.Uint64())
+	}
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(5 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				runtime.GC() // the heap held at the end counts too
+				read()
+				_ = os.WriteFile(file, []byte(strconv.FormatUint(peak, 10)), 0o644)
+				return
+			case <-t.C:
+				read()
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
 }
 
 // killAtRename makes the child SIGKILL itself just before its n-th rename
