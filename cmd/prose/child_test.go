@@ -38,7 +38,10 @@ func TestMain(m *testing.M) {
 			signalNoticed = func(s os.Signal) { fmt.Fprintf(os.Stderr, "%s %v\n", signalMark, s) }
 		}
 		if at := os.Getenv("PROSE_TEST_KILL_AT_RENAME"); at != "" {
-			killAtRename(at)
+			killAt(durable.StepRename, at)
+		}
+		if at := os.Getenv("PROSE_TEST_KILL_AT_WRITE"); at != "" {
+			killAt(durable.StepWrite, at)
 		}
 		stopHeap := func() {}
 		if f := os.Getenv("PROSE_TEST_LIVE_HEAP_FILE"); f != "" {
@@ -90,19 +93,21 @@ func watchLiveHeap(file string) (stop func()) {
 	return func() { close(done); <-finished }
 }
 
-// killAtRename makes the child SIGKILL itself just before its n-th rename
-// of a file whose path contains substr, given as "SUBSTR:N": a writer killed
-// in the middle of a checkout (step 5 of docs/vault-format.md).
-func killAtRename(spec string) {
+// killAt makes the child SIGKILL itself just before its n-th step (a
+// rename: PROSE_TEST_KILL_AT_RENAME; a write of a temporary file, such as
+// a git object's: PROSE_TEST_KILL_AT_WRITE) of a file whose path contains
+// substr, given as "SUBSTR:N": a writer killed in the middle of a checkout
+// (step 5 of docs/vault-format.md), or while it writes its objects.
+func killAt(at durable.Step, spec string) {
 	i := strings.LastIndexByte(spec, ':')
 	n, err := strconv.Atoi(spec[i+1:])
 	if i < 0 || err != nil {
-		panic("PROSE_TEST_KILL_AT_RENAME is SUBSTR:N, not " + spec)
+		panic("PROSE_TEST_KILL_AT_" + strings.ToUpper(string(at)) + " is SUBSTR:N, not " + spec)
 	}
 	substr := spec[:i]
 	var seen atomic.Int64
 	durable.SetFault(func(step durable.Step, path string) error {
-		if step == durable.StepRename && strings.Contains(path, substr) && seen.Add(1) == int64(n) {
+		if step == at && strings.Contains(path, substr) && seen.Add(1) == int64(n) {
 			syscall.Kill(os.Getpid(), syscall.SIGKILL)
 			select {} // the signal is on its way
 		}
