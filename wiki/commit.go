@@ -45,6 +45,11 @@ type CommitOptions struct {
 	Cost *receipt.Cost
 	// Files are vault files outside published/ committed with the pages.
 	Files map[string][]byte
+	// Load are more such files, each read by its function when the
+	// commit writes it: a commit that stages its files (past stageAbove)
+	// reads them one at a time, under the writer lock, and holds none of
+	// them after it is written. A path in Files and Load is refused.
+	Load map[string]func() ([]byte, error)
 }
 
 // CommitWith is Commit with options.
@@ -70,7 +75,12 @@ func (tx *Tx) CommitWith(o CommitOptions) (*Result, error) {
 	if err := out.checkInside(); err != nil {
 		return nil, err
 	}
-	changes := out.mem
+	for p := range o.Load {
+		if _, ok := o.Files[p]; ok {
+			return nil, fmt.Errorf("commit: %s is both in Files and in Load", p)
+		}
+	}
+	changes, files := out.mem, o.Files
 	var stage func(*vault.Staged) error
 	if staging {
 		changes = nil
@@ -79,7 +89,32 @@ func (tx *Tx) CommitWith(o CommitOptions) (*Result, error) {
 			if err := tx.files(out); err != nil {
 				return err
 			}
-			return out.checkInside()
+			if err := out.checkInside(); err != nil {
+				return err
+			}
+			for _, p := range slices.Sorted(maps.Keys(o.Load)) {
+				data, err := o.Load[p]()
+				if err != nil {
+					return err
+				}
+				if err := st.PutFile(p, data); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	} else if len(o.Load) > 0 {
+		// A small commit: the files are read now, as Files.
+		files = maps.Clone(o.Files)
+		if files == nil {
+			files = map[string][]byte{}
+		}
+		for p, load := range o.Load {
+			data, err := load()
+			if err != nil {
+				return nil, err
+			}
+			files[p] = data
 		}
 	}
 	var pages []any
@@ -133,7 +168,7 @@ func (tx *Tx) CommitWith(o CommitOptions) (*Result, error) {
 		Refs:    o.Refs,
 		Cost:    o.Cost,
 		Body:    o.Body,
-		Files:   o.Files,
+		Files:   files,
 		TakeIn:  tx.takeInFiles,
 		Settle:  settle,
 	})
