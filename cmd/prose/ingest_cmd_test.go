@@ -639,7 +639,9 @@ func TestIngestSourceChangedDuringTheRun(t *testing.T) {
 		name, says string
 		change     func(src string)
 	}{
-		{"changed", "train.md changed while it was ingested", func(src string) { os.WriteFile(src, []byte("# Release train\n\nWe ship every Wednesday now.\n"), 0o644) }},
+		{"changed", "train.md changed while it was ingested", func(src string) {
+			os.WriteFile(src, []byte("# Release train\n\nWe ship every Wednesday now.\n"), 0o644)
+		}},
 		{"moved", "train.md could not be read again to be stored", func(src string) { os.Rename(src, src+".moved") }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
