@@ -59,13 +59,17 @@ func (tx *Tx) CommitWith(o CommitOptions) (*Result, error) {
 	}
 	tx.done = true
 	// The files are rendered into memory up to stageAbove bytes; a
-	// larger commit renders them again under the writer lock, each
-	// file's blob written as it is rendered (staged).
+	// larger commit (its pages' slots alone pass it, or their rendering
+	// does) renders them under the writer lock, each file's blob written
+	// as it is rendered (staged).
 	out := &commitFiles{tx: tx, mem: map[string][]byte{}, limit: stageAbove}
-	err := tx.files(out)
-	staging := errors.Is(err, errStage)
-	if err != nil && !staging {
-		return nil, err
+	staging := tx.slotBytes() > stageAbove
+	if !staging {
+		err := tx.files(out)
+		staging = errors.Is(err, errStage)
+		if err != nil && !staging {
+			return nil, err
+		}
 	}
 	res := &Result{Changed: []string{}}
 	settle := len(tx.force) > 0 || len(tx.takeInFiles) > 0
@@ -192,6 +196,20 @@ func (tx *Tx) CommitWith(o CommitOptions) (*Result, error) {
 // (vault.WriteOptions.Stage), so a commit of thousands of pages holds
 // one page's bytes at a time; a small one (a page or a few) renders once.
 const stageAbove = 4 << 20
+
+// slotBytes is the HTML the Tx's pages hold in their slots: less than
+// their rendering comes to.
+func (tx *Tx) slotBytes() int {
+	n := 0
+	for _, rel := range tx.order {
+		if p := tx.pages[rel]; p != nil {
+			for _, s := range p.Slots {
+				n += len(s.HTML)
+			}
+		}
+	}
+	return n
+}
 
 // errStage stops the first rendering of a commit past stageAbove bytes.
 var errStage = errors.New("past the bytes a commit holds: stage the files")

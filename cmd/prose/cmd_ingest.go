@@ -117,11 +117,14 @@ func ingestCommand() *cli.Command {
 				// The run lets go of each file's bytes once it is parsed:
 				// the commit reads the file again to store it (checked
 				// against the id it had), so a run of thousands of
-				// sources does not hold all their bytes. (A vault of
-				// another algorithm hashes the bytes for its refs.)
+				// sources does not hold all their bytes. A source whose
+				// stored bytes are not the file's (secrets redacted, or
+				// converted to UTF-8) is kept: reading it again would
+				// redact it again. (A vault of another algorithm hashes
+				// the bytes for its refs.)
 				for i, d := range docs {
-					if p := paths[i]; p != "" {
-						d.Reload = reloadSource(p, d.Name, d.Kind)
+					if p := paths[i]; p != "" && d.Redactions == 0 && d.Encoding == "" {
+						d.Reload = reloadSource(p, d.Name, d.Kind, d.ID)
 						d.Data = nil
 					}
 				}
@@ -151,12 +154,17 @@ func ingestCommand() *cli.Command {
 }
 
 // reloadSource reads the source file at p, named name, of kind, again as
-// the vault stores it (source.Stored).
-func reloadSource(p, name string, kind source.Kind) func() ([]byte, error) {
+// the vault stores it (source.Stored), for the document of id: a file
+// whose bytes are those stored (no secret redacted, nothing converted)
+// is taken as it is read, without redacting it again.
+func reloadSource(p, name string, kind source.Kind, id string) func() ([]byte, error) {
 	return func() ([]byte, error) {
 		data, err := source.ReadFile(p, name)
 		if err != nil {
 			return nil, err
+		}
+		if canon.BLAKE3.Token(data) == id {
+			return data, nil
 		}
 		return source.Stored(name, data, kind)
 	}
