@@ -530,7 +530,7 @@ func (r *run) commit(ctx context.Context, docs []*source.Document) (*Result, err
 		"redactions": float64(r.redactions()),
 	}
 	cost := &receipt.Cost{Provider: provider, Model: name, Tokens: tokens(r.usage)}
-	res, err := r.tx.CommitWith(wiki.CommitOptions{Who: "prose ingest", Body: r.message(), Diff: diff, Refs: refsOf(r.w, docs), Cost: cost, Files: r.files})
+	res, err := r.tx.CommitWith(wiki.CommitOptions{Who: "prose ingest", Body: r.message(), Diff: diff, Refs: refsOf(r.w, docs), Cost: cost, Files: r.files, Load: r.load})
 	if err != nil {
 		return nil, &StepError{"commit", err}
 	}

@@ -210,7 +210,7 @@ func (r *run) duplicate(d *source.Document, of string, st *sameText) error {
 	}
 	sr.Status = "ingested"
 	r.keepBoilerplate(d)
-	r.files[SourcePath(d.ID)] = d.Data
+	r.storeSource(d)
 	return nil
 }
 

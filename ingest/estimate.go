@@ -47,7 +47,11 @@ func (r *run) estimate(ctx context.Context, d *source.Document) (Estimate, error
 	if err != nil {
 		return e, err
 	}
-	written := min(len(d.Data), estWriteBytes)
+	size := len(d.Data)
+	if size == 0 {
+		size = d.Size // the bytes let go of (Document.Reload)
+	}
+	written := min(size, estWriteBytes)
 	prompt := len(gsys) + len(gtext) + tools
 	e.Input += estTokens(prompt) + estTokens(prompt+written) // each turn re-sends the conversation
 	e.Output += estTokens(written) + estTokens(200)

@@ -163,13 +163,16 @@ type run struct {
 	// prompts (callparts.go): the same for every call of a day.
 	parts partsMemo
 
-	w       *wiki.Wiki
-	opt     Options
-	tx      *wiki.Tx
-	cat     *catalog
-	res     *Result
-	usage   model.Usage
-	files   map[string][]byte
+	w     *wiki.Wiki
+	opt   Options
+	tx    *wiki.Tx
+	cat   *catalog
+	res   *Result
+	usage model.Usage
+	files map[string][]byte
+	// load are the vault files read when the commit writes them (the
+	// sources' bytes a caller let go of: storeSource).
+	load    map[string]func() ([]byte, error)
 	review  []plan.ReviewItem
 	touched map[string]bool
 	// guard keeps the run from writing over slots a person changed; kept
@@ -728,8 +731,35 @@ func (r *run) source(ctx context.Context, d *source.Document) error {
 		r.cat.Sources[d.ID].Original = raw
 	}
 	r.keepBoilerplate(d)
-	r.files[SourcePath(d.ID)] = d.Data
+	r.storeSource(d)
 	return nil
+}
+
+// storeSource records d's bytes for the commit: the bytes the run holds,
+// else (the caller let go of them) the file read again when the commit
+// writes it, one source at a time, refused unless it still holds the
+// bytes the run read (a source changed or moved since: its pages are of
+// the earlier bytes).
+func (r *run) storeSource(d *source.Document) {
+	p := SourcePath(d.ID)
+	if d.Data != nil || d.Reload == nil {
+		r.files[p] = d.Data
+		return
+	}
+	if r.load == nil {
+		r.load = map[string]func() ([]byte, error){}
+	}
+	reload, id, name := d.Reload, d.ID, d.Name
+	r.load[p] = func() ([]byte, error) {
+		data, err := reload()
+		if err != nil {
+			return nil, fmt.Errorf("%s could not be read again to be stored (%v): run the ingest again once it is back", name, err)
+		}
+		if canon.BLAKE3.Token(data) != id {
+			return nil, fmt.Errorf("%s changed while it was ingested (its pages were made of the bytes read first): run the ingest again", name)
+		}
+		return data, nil
+	}
 }
 
 // settle records what the run wrote into each slot and turns the slots

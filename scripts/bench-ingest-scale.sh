@@ -6,9 +6,8 @@
 # distorts least). The inputs:
 #
 #   notes300     300 generated Markdown notes of about 8 KB (wikicorpus)
-#   docs1000     the 1,000 largest real documents of /usr/share/doc and Go's
-#                doc directory (HTML, Markdown, text; 44 MB here on
-#                2026-12-02, more as packages are installed)
+#   docs1000     the 1,000 real documents nearest 12 KB of /usr/share/doc and Go's
+#                doc directory (HTML, Markdown, text), about 10 MB in all
 #   manual.html  one HTML manual of just under 16 MiB, many headings
 #   plain.txt    one text of just under 16 MiB, a heading every 4 MiB
 #   onepara.txt  one text of just under 16 MiB: a single paragraph

@@ -13,6 +13,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
 // FileEntry is one file of a world-model as the vault stores it.
@@ -356,6 +357,7 @@ func (v *Vault) read(fn func() error) error {
 	err := fn()
 	if err != nil {
 		v.storage.Reindex()
+		v.coStorage.Reindex()
 		err = fn()
 	}
 	return err
@@ -365,14 +367,25 @@ func (v *Vault) read(fn func() error) error {
 func (v *Vault) reindex() {
 	v.mu.Lock()
 	v.storage.Reindex()
+	v.coStorage.Reindex()
 	v.mu.Unlock()
 }
 
 // copyBlob streams the content of blob h to w.
 func (v *Vault) copyBlob(w io.Writer, h plumbing.Hash) error {
+	return v.copyBlobFrom(v.storage, w, h)
+}
+
+// checkoutBlob streams the content of blob h to w through the checkout's
+// store (see Vault.coStorage): a blob written out is not kept.
+func (v *Vault) checkoutBlob(w io.Writer, h plumbing.Hash) error {
+	return v.copyBlobFrom(v.coStorage, w, h)
+}
+
+func (v *Vault) copyBlobFrom(st *filesystem.Storage, w io.Writer, h plumbing.Hash) error {
 	var bl *object.Blob
 	if err := v.read(func() (err error) {
-		bl, err = object.GetBlob(v.storage, h)
+		bl, err = object.GetBlob(st, h)
 		return err
 	}); err != nil {
 		return fmt.Errorf("read blob %s: %w", h, err)

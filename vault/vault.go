@@ -60,6 +60,9 @@ type Vault struct {
 	mu      sync.Mutex // guards storage: all go-git access
 	storage *filesystem.Storage
 	packs   *packFS // the packfiles storage reads, opened once
+	// coStorage reads the blobs a checkout writes out (copyBlob), guarded
+	// by mu as storage is.
+	coStorage *filesystem.Storage
 
 	// recent holds the content of the blobs the last write of this Vault
 	// put from bytes it held (a node write's pages, a publish's small
@@ -178,6 +181,10 @@ func Open(root string, opt Options) (*Vault, error) {
 // instead of loading it whole, so a large file never sits in memory.
 const largeObject = 1 << 20
 
+// checkoutCache bounds what the checkout's store keeps of the objects it
+// read (see open).
+const checkoutCache = 4 << 20
+
 func open(root string, cfg *Config, opt Options) (*Vault, error) {
 	if opt.LockTimeout == 0 {
 		opt.LockTimeout = DefaultLockTimeout
@@ -185,10 +192,15 @@ func open(root string, cfg *Config, opt Options) (*Vault, error) {
 	gitDir := filepath.Join(root, ".git")
 	packs := newPackFS(osfs.New(gitDir), gitDir)
 	st := filesystem.NewStorageWithOptions(packs, cache.NewObjectLRU(64<<20), filesystem.Options{LargeObjectThreshold: largeObject})
+	// A checkout reads each blob it writes out once: through a store of
+	// its own with a small cache (the bases of deltas), so writing
+	// thousands of files neither fills the vault's cache with them nor
+	// holds more of them than that.
+	co := filesystem.NewStorageWithOptions(packs, cache.NewObjectLRU(checkoutCache), filesystem.Options{LargeObjectThreshold: largeObject})
 	if err := os.MkdirAll(filepath.Join(root, StateDir), 0o755); err != nil {
 		return nil, fmt.Errorf("open vault: %w", err)
 	}
-	return &Vault{root: root, gitDir: gitDir, cfg: cfg, opt: opt, fsync: !opt.NoFsync, storage: st, packs: packs,
+	return &Vault{root: root, gitDir: gitDir, cfg: cfg, opt: opt, fsync: !opt.NoFsync, storage: st, coStorage: co, packs: packs,
 		commits: newIDCache[*object.Commit](8), trees: newIDCache[*object.Tree](64), blobs: newIDCache[[]byte](blobCacheLen)}, nil
 }
 

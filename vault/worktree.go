@@ -745,5 +745,5 @@ func (v *Vault) writeBlob(f *os.File, h plumbing.Hash, path string) error {
 			}
 		}
 	}
-	return v.copyBlob(f, h)
+	return v.checkoutBlob(f, h)
 }

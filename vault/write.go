@@ -59,6 +59,13 @@ type WriteOptions struct {
 	Settle bool
 	// Now stamps the commits (default time.Now).
 	Now func() time.Time
+	// Stage, when set, is called under the writer lock once the base is
+	// checked, with a Staged that writes into the write's own objects:
+	// the node files and vault files it puts there are committed with
+	// changes and Files, their bytes never held together (a path both
+	// staged and in changes or Files is refused). An error of Stage
+	// fails the write, which writes nothing.
+	Stage func(*Staged) error
 }
 
 // WriteResult is the outcome of a WriteNode.
@@ -191,10 +198,11 @@ func (v *Vault) WriteNode(ctx context.Context, node string, changes map[string][
 		}
 		paths = append(paths, p)
 	}
-	if err := published.CheckCollisions(paths); err != nil {
-		return nil, fmt.Errorf("write %s: %w", node, err)
+	if opt.Stage == nil {
+		if err := published.CheckCollisions(paths); err != nil {
+			return nil, fmt.Errorf("write %s: %w", node, err)
+		}
 	}
-	slices.Sort(paths)
 	w, err := v.lockWriterChecked(ctx, who)
 	if err != nil {
 		return nil, err
@@ -230,13 +238,38 @@ func (v *Vault) WriteNode(ctx context.Context, node string, changes map[string][
 
 	b := v.newBatch()
 	defer b.abort()
+	var staged *Staged
+	if opt.Stage != nil {
+		staged = v.newStaged(node, b)
+		if err := opt.Stage(staged); err != nil {
+			return nil, err
+		}
+		for p := range staged.nodeFiles {
+			if _, ok := changes[p]; ok {
+				return nil, fmt.Errorf("write %s: %s is both staged and changed", node, p)
+			}
+			paths = append(paths, p)
+		}
+		for p := range staged.removed {
+			if _, ok := changes[p]; ok {
+				return nil, fmt.Errorf("write %s: %s is both staged and changed", node, p)
+			}
+			paths = append(paths, p)
+		}
+		if err := published.CheckCollisions(paths); err != nil {
+			return nil, fmt.Errorf("write %s: %w", node, err)
+		}
+	}
+	slices.Sort(paths)
 	fresh := map[plumbing.Hash][]byte{}
 	newNode := oldNode
 	res := &WriteResult{}
 	entries := make(map[string]object.TreeEntry, len(paths))
 	for _, p := range paths {
 		e := object.TreeEntry{Mode: filemode.Regular}
-		if data := changes[p]; data != nil {
+		if f, ok := staged.file(p); ok {
+			e.Hash = plumbing.Hash(f.GitOID)
+		} else if data := changes[p]; data != nil {
 			if e.Hash, err = b.put(plumbing.BlobObject, data); err != nil {
 				return nil, err
 			}
@@ -275,6 +308,17 @@ func (v *Vault) WriteNode(ctx context.Context, node string, changes map[string][
 		}
 		top[p] = e
 	}
+	if staged != nil {
+		for p, h := range staged.files {
+			if _, ok := opt.Files[p]; ok {
+				return nil, fmt.Errorf("write %s: %s is both staged and in Files", node, p)
+			}
+			if p == "published" || strings.HasPrefix(p, "published/") {
+				return nil, fmt.Errorf("write %s: %s is under published/; only the node's changes go there", node, p)
+			}
+			top[p] = object.TreeEntry{Mode: filemode.Regular, Hash: h}
+		}
+	}
 	top["published/"+esc] = object.TreeEntry{Mode: filemode.Dir, Hash: newNode}
 	var outside []string
 	root, err := b.setPaths(tc.TreeHash, top, "", &outside)
@@ -286,7 +330,7 @@ func (v *Vault) WriteNode(ctx context.Context, node string, changes map[string][
 	}
 
 	view := viewOf(node)
-	s := &nodeSummer{v: v, node: node, b: b, alg: v.Algorithm(), view: view, cache: v.loadSumCache(node, view), fresh: fresh}
+	s := &nodeSummer{v: v, node: node, b: b, alg: v.Algorithm(), view: view, cache: v.loadSumCache(node, view), fresh: fresh, files: staged.sums()}
 	fps, version, files, err := s.fingerprints(newNode)
 	if err != nil {
 		return nil, fmt.Errorf("write %s: %w", node, err)

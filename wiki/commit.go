@@ -45,6 +45,11 @@ type CommitOptions struct {
 	Cost *receipt.Cost
 	// Files are vault files outside published/ committed with the pages.
 	Files map[string][]byte
+	// Load are more such files, each read by its function when the
+	// commit writes it: a commit that stages its files (past stageAbove)
+	// reads them one at a time, under the writer lock, and holds none of
+	// them after it is written. A path in Files and Load is refused.
+	Load map[string]func() ([]byte, error)
 }
 
 // CommitWith is Commit with options.
@@ -53,18 +58,67 @@ func (tx *Tx) CommitWith(o CommitOptions) (*Result, error) {
 		return nil, err
 	}
 	tx.done = true
-	changes, err := tx.files()
-	if err != nil {
-		return nil, err
+	// The files are rendered into memory up to stageAbove bytes; a
+	// larger commit (its pages' slots alone pass it, or their rendering
+	// does) renders them under the writer lock, each file's blob written
+	// as it is rendered (staged).
+	out := &commitFiles{tx: tx, mem: map[string][]byte{}, limit: stageAbove}
+	staging := tx.slotBytes() > stageAbove
+	if !staging {
+		err := tx.files(out)
+		staging = errors.Is(err, errStage)
+		if err != nil && !staging {
+			return nil, err
+		}
 	}
 	res := &Result{Changed: []string{}}
 	settle := len(tx.force) > 0 || len(tx.takeInFiles) > 0
-	if len(changes) == 0 && !settle {
+	if !staging && len(out.paths) == 0 && !settle {
 		return res, nil
 	}
-	for rel := range changes {
-		if err := tx.w.checkInside(rel); err != nil {
-			return nil, err
+	if err := out.checkInside(); err != nil {
+		return nil, err
+	}
+	for p := range o.Load {
+		if _, ok := o.Files[p]; ok {
+			return nil, fmt.Errorf("commit: %s is both in Files and in Load", p)
+		}
+	}
+	changes, files := out.mem, o.Files
+	var stage func(*vault.Staged) error
+	if staging {
+		changes = nil
+		stage = func(st *vault.Staged) error {
+			out := &commitFiles{tx: tx, staged: st}
+			if err := tx.files(out); err != nil {
+				return err
+			}
+			if err := out.checkInside(); err != nil {
+				return err
+			}
+			for _, p := range slices.Sorted(maps.Keys(o.Load)) {
+				data, err := o.Load[p]()
+				if err != nil {
+					return err
+				}
+				if err := st.PutFile(p, data); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	} else if len(o.Load) > 0 {
+		// A small commit: the files are read now, as Files.
+		files = maps.Clone(o.Files)
+		if files == nil {
+			files = map[string][]byte{}
+		}
+		for p, load := range o.Load {
+			data, err := load()
+			if err != nil {
+				return nil, err
+			}
+			files[p] = data
 		}
 	}
 	var pages []any
@@ -109,6 +163,7 @@ func (tx *Tx) CommitWith(o CommitOptions) (*Result, error) {
 		who = "prose wiki"
 	}
 	wr, err := tx.w.v.WriteNode(tx.ctx, Node, changes, vault.WriteOptions{
+		Stage:   stage,
 		Who:     who,
 		Base:    tx.st.base,
 		Rebuild: tx.rebuild,
@@ -117,7 +172,7 @@ func (tx *Tx) CommitWith(o CommitOptions) (*Result, error) {
 		Refs:    o.Refs,
 		Cost:    o.Cost,
 		Body:    o.Body,
-		Files:   o.Files,
+		Files:   files,
 		TakeIn:  tx.takeInFiles,
 		Settle:  settle,
 	})
@@ -135,16 +190,80 @@ func (tx *Tx) CommitWith(o CommitOptions) (*Result, error) {
 	return res, nil
 }
 
+// stageAbove is how many bytes of rendered files a commit holds in
+// memory. A larger commit renders its files again under the writer lock,
+// each one's blob written into the object store as it is rendered
+// (vault.WriteOptions.Stage), so a commit of thousands of pages holds
+// one page's bytes at a time; a small one (a page or a few) renders once.
+const stageAbove = 4 << 20
+
+// slotBytes is the HTML the Tx's pages hold in their slots: less than
+// their rendering comes to.
+func (tx *Tx) slotBytes() int {
+	n := 0
+	for _, rel := range tx.order {
+		if p := tx.pages[rel]; p != nil {
+			for _, s := range p.Slots {
+				n += len(s.HTML)
+			}
+		}
+	}
+	return n
+}
+
+// errStage stops the first rendering of a commit past stageAbove bytes.
+var errStage = errors.New("past the bytes a commit holds: stage the files")
+
+// commitFiles are the files a commit writes: node paths → content in
+// memory (nil removes), or staged.
+type commitFiles struct {
+	tx     *Tx
+	mem    map[string][]byte
+	held   int
+	limit  int // > 0: errStage once mem holds more
+	staged *vault.Staged
+	paths  map[string]bool
+}
+
+// set records the content of node path rel (nil removes it).
+func (c *commitFiles) set(rel string, data []byte) error {
+	if c.paths == nil {
+		c.paths = map[string]bool{}
+	}
+	c.paths[rel] = true
+	if c.staged != nil {
+		if data == nil {
+			return c.staged.RemoveNode(rel)
+		}
+		return c.staged.PutNode(rel, data)
+	}
+	c.held += len(data) - len(c.mem[rel])
+	c.mem[rel] = data
+	if c.limit > 0 && c.held > c.limit {
+		return errStage
+	}
+	return nil
+}
+
+// checkInside checks every path is inside the wiki.
+func (c *commitFiles) checkInside() error {
+	for rel := range c.paths {
+		if err := c.tx.w.checkInside(rel); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // files renders every page the Tx changed materially and the folder
-// indexes above them, as node paths → content (nil removes).
-func (tx *Tx) files() (map[string][]byte, error) {
-	out := map[string][]byte{}
+// indexes above them into out.
+func (tx *Tx) files(out *commitFiles) error {
 	dirs := map[string]bool{}
 	var refs map[string]bool
 	if len(tx.order) > 0 {
 		var err error
 		if refs, err = tx.backlinkTargets(); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	for _, rel := range tx.order {
@@ -155,11 +274,13 @@ func (tx *Tx) files() (map[string][]byte, error) {
 			// (prose wiki commit repairs pages this way).
 			had = false
 		} else if err != nil && p == nil {
-			return nil, err
+			return err
 		}
 		if p == nil {
 			if had {
-				out[rel] = nil
+				if err := out.set(rel, nil); err != nil {
+					return err
+				}
 			}
 			// Gone from the Tx's view (or already gone from the branch, as
 			// a page deleted with git): its folder's index drops it.
@@ -184,12 +305,14 @@ func (tx *Tx) files() (map[string][]byte, error) {
 		}
 		data, err := tx.renderPage(rel, p)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if raw, ok, _ := tx.st.raw(rel); ok && string(raw) == string(data) {
 			continue
 		}
-		out[rel] = data
+		if err := out.set(rel, data); err != nil {
+			return err
+		}
 		markDirs(dirs, rel)
 	}
 	// The pages the Tx did not write whose "Referenced by" changed: their
@@ -211,20 +334,22 @@ func (tx *Tx) files() (map[string][]byte, error) {
 		}
 		data, err := tx.renderPage(rel, p)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if raw, ok, _ := tx.st.raw(rel); ok && string(raw) == string(data) {
 			continue
 		}
-		out[rel] = data
+		if err := out.set(rel, data); err != nil {
+			return err
+		}
 	}
 	for d := range tx.marked {
 		dirs[d] = true
 	}
-	if err := tx.indexes(dirs, out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	// The folder indexes are rendered once the pages fit (they change
+	// the Tx's view of its indexes, so they are never rendered twice).
+	out.limit = 0
+	return tx.indexes(dirs, out)
 }
 
 // materialEqual reports whether two pages have the same structured truth.
@@ -262,7 +387,7 @@ func markDirs(dirs map[string]bool, rel string) {
 // index whose content would not change is not rewritten. A folder left with
 // no pages and no subfolders loses its index unless a person wrote its
 // description.
-func (tx *Tx) indexes(dirs map[string]bool, out map[string][]byte) error {
+func (tx *Tx) indexes(dirs map[string]bool, out *commitFiles) error {
 	pending := maps.Clone(dirs)
 	for len(pending) > 0 {
 		d := ""
@@ -302,7 +427,9 @@ func (tx *Tx) indexes(dirs map[string]bool, out map[string][]byte) error {
 		}
 		if len(listing.Folders) == 0 && len(listing.Pages) == 0 && strings.TrimSpace(desc) == "" && d != "." {
 			if had {
-				out[rel] = nil
+				if err := out.set(rel, nil); err != nil {
+					return err
+				}
 				tx.setIndex(rel, nil)
 			}
 			if wasCommitted {
@@ -328,7 +455,9 @@ func (tx *Tx) indexes(dirs map[string]bool, out map[string][]byte) error {
 		if raw, ok, _ := tx.st.raw(rel); ok && string(raw) == string(data) {
 			continue
 		}
-		out[rel] = data
+		if err := out.set(rel, data); err != nil {
+			return err
+		}
 		tx.setIndex(rel, p)
 	}
 	return nil

@@ -468,8 +468,8 @@ func TestWriteCostDoesNotGrowWithWiki(t *testing.T) {
 		if _, err := tx.WriteSlot("f000/p00", "body", "<p>changed</p>"); err != nil {
 			t.Fatal(err)
 		}
-		changes, err := tx.files()
-		if err != nil {
+		out := &commitFiles{tx: tx, mem: map[string][]byte{}}
+		if err := tx.files(out); err != nil {
 			t.Fatal(err)
 		}
 		// Drop the sum cache: the first write after a clone computes it.
@@ -477,7 +477,7 @@ func TestWriteCostDoesNotGrowWithWiki(t *testing.T) {
 		if _, _, err := w.Vault().NodeFingerprints(Node, tx.st.tree); err != nil {
 			t.Fatal(err)
 		}
-		wr, err := w.Vault().WriteNode(context.Background(), Node, changes, vault.WriteOptions{Base: tx.st.base})
+		wr, err := w.Vault().WriteNode(context.Background(), Node, out.mem, vault.WriteOptions{Base: tx.st.base})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,11 +8,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/prose-store/prose/internal/durable"
 	"github.com/prose-store/prose/internal/testtmp"
@@ -36,9 +39,17 @@ func TestMain(m *testing.M) {
 			signalNoticed = func(s os.Signal) { fmt.Fprintf(os.Stderr, "%s %v\n", signalMark, s) }
 		}
 		if at := os.Getenv("PROSE_TEST_KILL_AT_RENAME"); at != "" {
-			killAtRename(at)
+			killAt(durable.StepRename, at)
+		}
+		if at := os.Getenv("PROSE_TEST_KILL_AT_WRITE"); at != "" {
+			killAt(durable.StepWrite, at)
+		}
+		stopHeap := func() {}
+		if f := os.Getenv("PROSE_TEST_LIVE_HEAP_FILE"); f != "" {
+			stopHeap = watchLiveHeap(f)
 		}
 		code := run(append([]string{"prose"}, os.Args[1:]...), os.Stdout, os.Stderr)
+		stopHeap()
 		if f := os.Getenv("PROSE_TEST_PEAK_FILE"); f != "" {
 			// The peak of this process's own memory: the rusage a parent
 			// sees also counts the parent's memory shared until the exec.
@@ -51,19 +62,53 @@ func TestMain(m *testing.M) {
 	os.Exit(testtmp.Main(m)) // a short run's temporary files on a RAM file system
 }
 
-// killAtRename makes the child SIGKILL itself just before its n-th rename
-// of a file whose path contains substr, given as "SUBSTR:N": a writer killed
-// in the middle of a checkout (step 5 of docs/vault-format.md).
-func killAtRename(spec string) {
+// watchLiveHeap records the largest live heap the collector found (the
+// heap marked live at the end of a cycle: what the program held, not when
+// the collector ran) in file, as bytes, once stop is called. It samples
+// every 5 ms; a cycle's figure stays until the next cycle, so no cycle is
+// missed unless two end within 5 ms.
+func watchLiveHeap(file string) (stop func()) {
+	done, finished := make(chan struct{}), make(chan struct{})
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	var peak uint64
+	read := func() {
+		metrics.Read(sample)
+		peak = max(peak, sample[0].Value.Uint64())
+	}
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(5 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				runtime.GC() // the heap held at the end counts too
+				read()
+				_ = os.WriteFile(file, []byte(strconv.FormatUint(peak, 10)), 0o644)
+				return
+			case <-t.C:
+				read()
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
+
+// killAt makes the child SIGKILL itself just before its n-th step (a
+// rename: PROSE_TEST_KILL_AT_RENAME; a write of a temporary file, such as
+// a git object's: PROSE_TEST_KILL_AT_WRITE) of a file whose path contains
+// substr, given as "SUBSTR:N": a writer killed in the middle of a checkout
+// (step 5 of docs/vault-format.md), or while it writes its objects.
+func killAt(at durable.Step, spec string) {
 	i := strings.LastIndexByte(spec, ':')
 	n, err := strconv.Atoi(spec[i+1:])
 	if i < 0 || err != nil {
-		panic("PROSE_TEST_KILL_AT_RENAME is SUBSTR:N, not " + spec)
+		panic("PROSE_TEST_KILL_AT_" + strings.ToUpper(string(at)) + " is SUBSTR:N, not " + spec)
 	}
 	substr := spec[:i]
 	var seen atomic.Int64
 	durable.SetFault(func(step durable.Step, path string) error {
-		if step == durable.StepRename && strings.Contains(path, substr) && seen.Add(1) == int64(n) {
+		if step == at && strings.Contains(path, substr) && seen.Add(1) == int64(n) {
 			syscall.Kill(os.Getpid(), syscall.SIGKILL)
 			select {} // the signal is on its way
 		}

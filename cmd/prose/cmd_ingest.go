@@ -12,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/prose-store/prose/canon"
 	"github.com/prose-store/prose/ingest"
 	_ "github.com/prose-store/prose/ingest/offline" // registers the offline engine
 	"github.com/prose-store/prose/ingest/source"
@@ -65,6 +66,7 @@ func ingestCommand() *cli.Command {
 			}
 			reportSkipped(c.App.ErrWriter, skipped)
 			var docs []*source.Document
+			var paths []string // the file each of docs was read from ("": standard input)
 			reported := len(skipped)
 			chrome := source.FindBoilerplate(inputs)
 			for i := range inputs {
@@ -98,6 +100,7 @@ func ingestCommand() *cli.Command {
 					d.Title = c.String("name")
 				}
 				docs = append(docs, d)
+				paths = append(paths, in.Path)
 			}
 			if len(docs) == 0 && reported == 0 {
 				return &exitError{code: 1, err: errors.New("no source to ingest: the directories named hold no files (dot-files and dot-directories are left out)")}
@@ -110,6 +113,22 @@ func ingestCommand() *cli.Command {
 				return err
 			}
 			defer v.Close()
+			if v.Algorithm() == canon.BLAKE3 {
+				// The run lets go of each file's bytes once it is parsed:
+				// the commit reads the file again to store it (checked
+				// against the id it had), so a run of thousands of
+				// sources does not hold all their bytes. A source whose
+				// stored bytes are not the file's (secrets redacted, or
+				// converted to UTF-8) is kept: reading it again would
+				// redact it again. (A vault of another algorithm hashes
+				// the bytes for its refs.)
+				for i, d := range docs {
+					if p := paths[i]; p != "" && d.Redactions == 0 && d.Encoding == "" {
+						d.Reload = reloadSource(p, d.Name, d.Kind, d.ID)
+						d.Data = nil
+					}
+				}
+			}
 			opt.DryRun, opt.Force = c.Bool("dry-run"), c.Bool("force")
 			opt.Estimate = c.Bool("estimate")
 			if opt.MaxTokens = c.Int64("max-tokens"); opt.MaxTokens < 0 {
@@ -131,6 +150,23 @@ func ingestCommand() *cli.Command {
 			}
 			return reportPipeline(c, v, opt, res, "ingest", "source")
 		},
+	}
+}
+
+// reloadSource reads the source file at p, named name, of kind, again as
+// the vault stores it (source.Stored), for the document of id: a file
+// whose bytes are those stored (no secret redacted, nothing converted)
+// is taken as it is read, without redacting it again.
+func reloadSource(p, name string, kind source.Kind, id string) func() ([]byte, error) {
+	return func() ([]byte, error) {
+		data, err := source.ReadFile(p, name)
+		if err != nil {
+			return nil, err
+		}
+		if canon.BLAKE3.Token(data) == id {
+			return data, nil
+		}
+		return source.Stored(name, data, kind)
 	}
 }
 

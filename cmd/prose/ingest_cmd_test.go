@@ -628,3 +628,49 @@ func TestIngestCountsFilesThatAreNotSources(t *testing.T) {
 		t.Errorf("a file that does not read is not named:\n%s", errs)
 	}
 }
+
+// TestIngestSourceChangedDuringTheRun: the run lets go of a source's
+// bytes once it is parsed and reads the file again when its commit
+// stores it; a source changed or moved while the model was working on it
+// (its pages are of the bytes read first) fails the run at the commit,
+// exit 1, naming the source and what to do, and nothing is written.
+func TestIngestSourceChangedDuringTheRun(t *testing.T) {
+	for _, tc := range []struct {
+		name, says string
+		change     func(src string)
+	}{
+		{"changed", "train.md changed while it was ingested", func(src string) {
+			os.WriteFile(src, []byte("# Release train\n\nWe ship every Wednesday now.\n"), 0o644)
+		}},
+		{"moved", "train.md could not be read again to be stored", func(src string) { os.Rename(src, src+".moved") }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := filepath.Join(t.TempDir(), "train.md")
+			if err := os.WriteFile(src, []byte("# Release train\n\nWe ship every Tuesday.\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			replies := scriptedIngest()
+			replies[1].Arrived = func() { tc.change(src) } // during generation
+			srv := fakeserver.New(t, fakeserver.Chat, replies...)
+			env := srv.Env()
+			t.Setenv("OPENAI_BASE_URL", env("OPENAI_BASE_URL"))
+			t.Setenv("OPENAI_API_KEY", env("OPENAI_API_KEY"))
+			dir := newIngestVault(t)
+			before := snapshotVault(t, dir)
+			out, errs, code := prose(t, "--vault", dir, "ingest", "--model", "openai-chat:fake-model", src)
+			if code != 1 || !strings.Contains(errs, tc.says) || !strings.Contains(errs, "run the ingest again") || !strings.Contains(errs, "nothing was written") {
+				t.Fatalf("exit %d, want 1 saying %q:\n%s%s", code, tc.says, out, errs)
+			}
+			after := snapshotVault(t, dir)
+			for k, v := range before {
+				if after[k] != v {
+					t.Errorf("%s changed", k)
+				}
+			}
+			if len(after) != len(before) {
+				t.Errorf("files appeared: %d → %d", len(before), len(after))
+			}
+			mustProse(t, "--vault", dir, "fsck")
+		})
+	}
+}

@@ -48,6 +48,13 @@ type Document struct {
 	// Boilerplate is the collection boilerplate left out of the document
 	// (ReadWith), nil when none was.
 	Boilerplate *Boilerplate `json:"-"`
+	// Size is the length of Data as read, kept when a caller lets go of
+	// Data (see Reload).
+	Size int `json:"-"`
+	// Reload, when set, reads Data again (the file read again through
+	// Stored): a caller that sets Data to nil once the document is parsed
+	// does not hold every source's bytes until the vault stores them.
+	Reload func() ([]byte, error) `json:"-"`
 }
 
 // Section is a heading and the blocks under it up to the next heading. A

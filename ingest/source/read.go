@@ -145,6 +145,7 @@ func read(name string, data []byte, kind Kind, b *Boilerplate, redact bool) (*Do
 		redacted = string(data)
 	}
 	d.ID = canon.BLAKE3.Token(d.Data)
+	d.Size = len(d.Data)
 	switch kind {
 	case Markdown:
 		readMarkdown(d, d.Data)
@@ -169,6 +170,28 @@ func read(name string, data []byte, kind Kind, b *Boilerplate, redact bool) (*Do
 		d.Title = TitleFromName(name)
 	}
 	return d, nil
+}
+
+// Stored returns the bytes the vault keeps of the source name read as
+// data, of kind ("" as Read takes it): what Read gives as Data (converted
+// to UTF-8, secrets redacted), without parsing it. A document read again
+// (Document.Reload) is checked against its ID by the caller.
+func Stored(name string, data []byte, kind Kind) ([]byte, error) {
+	if len(data) > MaxSize {
+		return nil, tooLarge(name, int64(len(data)), true)
+	}
+	named := kind
+	if named == "" {
+		named = KindOf(name)
+	}
+	data, _, err := decodeText(name, data, named != Conversation)
+	if err != nil {
+		return nil, err
+	}
+	if redacted, n := receipt.RedactText(string(data)); n > 0 {
+		return []byte(redacted), nil
+	}
+	return data, nil
 }
 
 // ErrEmpty is the error of a source with no text: no title, heading or
@@ -212,6 +235,8 @@ type Input struct {
 	// directory's own base name and the path below it) when it differs
 	// from Name: a vault that holds the source under it keeps it there.
 	Earlier string
+	// Path is the file the input was read from ("" for standard input).
+	Path string
 }
 
 // Skipped is a file a directory walk left out, and why.
@@ -285,7 +310,7 @@ func Collect(args []string, stdin io.Reader, stdinName string) (inputs []Input, 
 			if err != nil {
 				return nil, nil, fmt.Errorf("source %s: %w", arg, unwrapPathError(err))
 			}
-			add(Input{Name: filepath.ToSlash(filepath.Base(arg)), Data: data}, arg)
+			add(Input{Name: filepath.ToSlash(filepath.Base(arg)), Data: data, Path: arg}, arg)
 			continue
 		}
 		found, paths, sk := walk(arg, collections[arg])
@@ -469,7 +494,7 @@ func walk(dir, base string) ([]Input, []string, []Skipped) {
 			skipped = append(skipped, Skipped{Path: shown, Reason: strings.TrimPrefix(unwrapPathError(err).Error(), shown+": ")})
 			return nil
 		}
-		in := Input{Name: shown, Data: data, Found: true, Collection: filepath.Clean(dir)}
+		in := Input{Name: shown, Data: data, Found: true, Collection: filepath.Clean(dir), Path: p}
 		if earlier := filepath.ToSlash(filepath.Join(earlierBase, rel)); earlier != shown {
 			in.Earlier = earlier
 		}

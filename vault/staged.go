@@ -1,0 +1,126 @@
+package vault
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/zeebo/blake3"
+
+	"github.com/prose-store/prose/published"
+)
+
+// Staged gathers the files of a WriteNode outside memory: each file's blob
+// goes into the write's object batch as it is put (loose, then streamed
+// into one pack), and the write keeps only its id and, for a node file,
+// what it contributes to its directory's fingerprint, so a write of
+// thousands of files holds one file's bytes at a time. A WriteNode whose
+// WriteOptions.Stage puts files into it commits them with its changes.
+//
+// The blobs are temporary files of the write until its commit makes them
+// durable; a write that fails or is killed leaves them as temporary files
+// the next writer removes, or (killed between the objects' flush and the
+// ref move) as objects no ref reaches: garbage that `prose fsck` tolerates
+// and `git gc` removes, as git treats any unreachable object.
+type Staged struct {
+	v         *Vault
+	node      string
+	view      published.View
+	b         *objectBatch
+	nodeFiles map[string]published.ChangedFile
+	removed   map[string]bool
+	files     map[string]plumbing.Hash
+}
+
+func (v *Vault) newStaged(node string, b *objectBatch) *Staged {
+	return &Staged{v: v, node: node, view: viewOf(node), b: b,
+		nodeFiles: map[string]published.ChangedFile{}, removed: map[string]bool{}, files: map[string]plumbing.Hash{}}
+}
+
+// PutNode stages data as the node file at path p (relative to the node
+// directory, in normal form), checked as a write checks a change; the
+// bytes are not kept. A path put again takes the last content.
+func (s *Staged) PutNode(p string, data []byte) error {
+	if err := s.checkPath(p); err != nil {
+		return err
+	}
+	if err := published.CheckSize(p, data); err != nil {
+		return fmt.Errorf("write %s: %w", s.node, err)
+	}
+	d, kept, err := published.FileDigest(s.v.Algorithm(), s.view, p, data)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", s.node, err)
+	}
+	h, err := s.putBlob(data)
+	if err != nil {
+		return err
+	}
+	delete(s.removed, p)
+	s.nodeFiles[p] = published.ChangedFile{Entry: published.Entry{Path: p, Mode: 0o644, Size: int64(len(data)), Sum: blake3.Sum256(data), GitOID: h}, Digest: d, Kept: kept}
+	return nil
+}
+
+// RemoveNode stages the removal of the node file at path p.
+func (s *Staged) RemoveNode(p string) error {
+	if err := s.checkPath(p); err != nil {
+		return err
+	}
+	delete(s.nodeFiles, p)
+	s.removed[p] = true
+	return nil
+}
+
+// PutFile stages data as the vault file at slash path p outside
+// published/ (as WriteOptions.Files); the bytes are not kept.
+func (s *Staged) PutFile(p string, data []byte) error {
+	h, err := s.putBlob(data)
+	if err != nil {
+		return err
+	}
+	s.files[p] = h
+	return nil
+}
+
+func (s *Staged) checkPath(p string) error {
+	n, err := published.NormalizePath(p)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", s.node, err)
+	}
+	if n != p {
+		return fmt.Errorf("write %s: path %q is not in normal form (%q)", s.node, p, n)
+	}
+	return nil
+}
+
+// putBlob writes data as a blob unless the store or the batch holds it.
+// It writes rather than puts: put keeps the bytes for the checkout, which
+// reads a staged file's blob back from the store instead.
+func (s *Staged) putBlob(data []byte) (plumbing.Hash, error) {
+	h := objectHash(plumbing.BlobObject, data)
+	if s.b.has(h) {
+		return h, nil
+	}
+	err := s.b.write(h, plumbing.BlobObject, int64(len(data)), func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+	return h, err
+}
+
+// file is the staged node file at p, if any (s may be nil).
+func (s *Staged) file(p string) (published.ChangedFile, bool) {
+	if s == nil {
+		return published.ChangedFile{}, false
+	}
+	f, ok := s.nodeFiles[p]
+	return f, ok
+}
+
+// sums are what the staged node files contribute to their directories'
+// fingerprints, by path, for the write's nodeSummer (nil when s is nil).
+func (s *Staged) sums() map[string]published.ChangedFile {
+	if s == nil {
+		return nil
+	}
+	return s.nodeFiles
+}
