@@ -273,8 +273,12 @@ func TestGitLockFilesAreRemovedOnlyWhenProvablyStale(t *testing.T) {
 				id := fileIdentity(fi)
 				if !tc.sameIno {
 					// The prose lock was renamed away; git made a new one.
-					os.Remove(lock)
-					os.WriteFile(lock+".other", nil, 0o644) // keep the old inode busy
+					// Renaming keeps the old inode in use, so the new
+					// file cannot reuse it (removing it and creating
+					// another file could not promise that).
+					if err := os.Rename(lock, lock+".other"); err != nil {
+						t.Fatal(err)
+					}
 					os.WriteFile(lock, []byte("git"), 0o644)
 				}
 				record := []byte(strings.Join([]string{itoa(tc.pid), lock, id}, "\n") + "\n")
