@@ -112,18 +112,9 @@ func TestObjectsListingStatsLazily(t *testing.T) {
 		}
 	}
 	os.Remove(spare)
-	v2, err := Open(v.Root(), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer v2.Close()
-	_, tree, err := v2.NodeHead("n")
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, err := v2.NodeFiles(tree)
-	if err != nil || len(files) != 10 {
-		t.Fatalf("%d files read back (%v), want 10", len(files), err)
+	v2, files := reopenNodeFiles(t, v, "n")
+	if len(files) != 10 {
+		t.Fatalf("%d files read back, want 10", len(files))
 	}
 	for p, h := range files {
 		if _, err := v2.Blob(h); err != nil {

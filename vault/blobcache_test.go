@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // A small blob read twice is read from the object store once; each read
@@ -15,19 +17,7 @@ func TestSmallBlobsAreReadFromTheStoreOnce(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "src")
 	writeTree(t, src, map[string]string{"a.txt": "small", "b/c.txt": "also small", "big.txt": strings.Repeat("b", blobCacheMax+1)})
 	publish(t, v, "n", src, PublishOptions{})
-	v2, err := Open(v.Root(), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer v2.Close()
-	_, tree, err := v2.NodeHead("n")
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, err := v2.NodeFiles(tree)
-	if err != nil {
-		t.Fatal(err)
-	}
+	v2, files := reopenNodeFiles(t, v, "n")
 	var small, big []byte
 	for p, h := range files {
 		before := v2.storeBlobReads.Load()
@@ -62,4 +52,24 @@ func TestSmallBlobsAreReadFromTheStoreOnce(t *testing.T) {
 	if small == nil || big == nil {
 		t.Fatal("no small or no large blob read")
 	}
+}
+
+// reopenNodeFiles opens the vault at v's root afresh (closed when t ends)
+// and returns it with the files of node's head.
+func reopenNodeFiles(t *testing.T, v *Vault, node string) (*Vault, map[string]plumbing.Hash) {
+	t.Helper()
+	v2, err := Open(v.Root(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { v2.Close() })
+	_, tree, err := v2.NodeHead(node)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := v2.NodeFiles(tree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v2, files
 }
