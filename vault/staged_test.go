@@ -2,6 +2,7 @@ package vault
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"reflect"
@@ -94,5 +95,35 @@ func TestAStagedWriteIsTheWriteOfItsBytes(t *testing.T) {
 	}
 	if after, _, _ := staged.NodeHead("notes"); after != tip {
 		t.Fatal("the refused write moved the branch")
+	}
+}
+
+// A write whose context is cancelled while it stages (Ctrl-C during a
+// large ingest's commit) stops before it moves anything: it returns the
+// context's error and the node's head stays where it was.
+func TestAStagedWriteStopsWhenCancelledWhileStaging(t *testing.T) {
+	v := newVault(t)
+	first, err := v.WriteNode(context.Background(), "notes", map[string][]byte{"a.html": []byte("<p>a</p>")}, WriteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, err = v.WriteNode(ctx, "notes", nil, WriteOptions{Stage: func(s *Staged) error {
+		if err := s.PutNode("b.html", []byte("<p>b</p>")); err != nil {
+			return err
+		}
+		cancel()
+		return nil
+	}})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("write cancelled while staging: %v, want context.Canceled", err)
+	}
+	head, _, err := v.NodeHead("notes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if head != first.Commit {
+		t.Fatalf("head %s after a cancelled write, want %s", head, first.Commit)
 	}
 }

@@ -244,6 +244,11 @@ func (v *Vault) WriteNode(ctx context.Context, node string, changes map[string][
 		if err := opt.Stage(staged); err != nil {
 			return nil, err
 		}
+		// Staging a large write takes seconds: a Ctrl-C meanwhile stops
+		// it here, before anything it wrote is flushed or named.
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		for p := range staged.nodeFiles {
 			if _, ok := changes[p]; ok {
 				return nil, fmt.Errorf("write %s: %s is both staged and changed", node, p)
