@@ -12,7 +12,8 @@ import (
 // term pages of definition lists of names; no steps or pitfalls from a
 // sentence's shape, no page for a common word, a fragment, a lone
 // "Term: meaning" line, an interface listing (a dl under Options) or a
-// value ("0x2"), or an API heading (which stays an anchored
+// value ("0x2"), an identifier ("R-00013-…"), a caption's label ("Figure
+// 15", also under a heading with "Terms" in its middle), or an API heading (which stays an anchored
 // section of the source page), and a conversation's turns stay turns.
 func TestOnlyDeclaredStructureBecomesPages(t *testing.T) {
 	_, w := newWiki(t)
@@ -26,7 +27,12 @@ func TestOnlyDeclaredStructureBecomesPages(t *testing.T) {
 		"<dt>Closure</dt><dd>a function together with the data it was made with</dd></dl>\n\n" +
 		"## ffi_call\n\nImplementation restriction: A compiler may restrict the size of a call frame.\n\n" +
 		"Implementation restriction: A compiler may refuse a byte order mark.\n\n" +
-		"## Terminating statements\n\n1. A return statement.\n2. A goto statement.\n"
+		"## Terminating statements\n\n1. A return statement.\n2. A goto statement.\n\n" +
+		"## Requirements\n\n<dl><dt>R-00013-61831-22423</dt><dd>The key comes first.</dd><dt>R-00041-06536-06136</dt><dd>The table may omit rows.</dd></dl>\n\n" +
+		"## 1.8. OR-Connected Terms In The WHERE Clause\n\nFigure 15: Query With OR Constraints\n\n" +
+		"## 1.9. Joining Terms With AND\n\nThe planner reads each term.\n\nRowid lookup: the search of a table by its rowid\n\n" +
+		"## Query plans\n\nFigure 1: The first plan of the query\n\nTable 2.1: The costs of the second plan\n\n" +
+		"## 2.1 Terms used in this manual\n\nWidget: the part that holds a gadget\n\nFigure 3: The parts of a widget\n"
 	chat := `[{"role":"system","content":"You are a helpful site reliability assistant."},
 {"role":"user","content":"How do I roll back?"},
 {"role":"assistant","content":"Never roll back during the invoice run.\n\n1. Run deployctl rollback.\n2. Watch the dashboard."}]`
@@ -58,12 +64,12 @@ func TestOnlyDeclaredStructureBecomesPages(t *testing.T) {
 		}
 	}
 	got := "|" + strings.Join(titles, "|") + "|"
-	for _, want := range []string{"|procedure:Installation|", "|concept:Closure|", "|source:Library Manual|", "|source:How do I roll back?|"} {
+	for _, want := range []string{"|procedure:Installation|", "|concept:Closure|", "|source:Library Manual|", "|source:How do I roll back?|", "|concept:Widget|"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("pages %s lack %s", got, want)
 		}
 	}
-	for _, bad := range []string{":Background|", ":off|", ":bool|", "bigint", "pointer to above", "ffi_call", "Implementation restriction", "Steps:", "Terminating", "Frobnicator", "Sieve", ":0x2|", "4-byte"} {
+	for _, bad := range []string{":Background|", ":off|", ":bool|", "bigint", "pointer to above", "ffi_call", "Implementation restriction", "Steps:", "Terminating", "Frobnicator", "Sieve", ":0x2|", "4-byte", "R-000", "R-00041", ":Figure 15|", ":Figure 1|", ":Table 2.1|", ":Figure 3|", "Rowid lookup"} {
 		if strings.Contains(got, bad) {
 			t.Errorf("pages %s include %q", got, bad)
 		}

@@ -39,8 +39,13 @@ func presentsSteps(doc *source.Document, s *source.Section, b *source.Block) boo
 	return stepsHeading().MatchString(strings.TrimSpace(h))
 }
 
-// glossaryHeading names a section of definitions.
-var glossaryHeading = lazyre.New(`(?i)\b(glossary|terms|terminology|definitions?|vocabulary|concepts|roles|severity levels?|levels)\b`)
+// glossaryHeading names a section of definitions: the word that says so
+// opens the heading (after its number) or closes it — "Glossary of
+// terms", "2.1 Terms and definitions", "Key concepts", "Severity
+// levels" —, not a word in the middle of a heading about something else
+// ("1.8 OR-Connected Terms In The WHERE Clause" is about a query's WHERE
+// clause, and its figure captions are no terms).
+var glossaryHeading = lazyre.New(`(?i)^[\s\d.]*(glossary|terms|terminology|definitions?|vocabulary|concepts|roles|severity levels?|levels)\b|\b(glossary|terms|terminology|definitions?|vocabulary|concepts|roles|levels)[\s.:?!]*$`)
 
 // interfaceHeading names a section that lists an interface rather than
 // defining terms: a command's options, subcommands, arguments and exit
@@ -92,6 +97,12 @@ func isTerm(term string) bool {
 	if unicode.IsDigit([]rune(term)[0]) {
 		return false // a value or a size ("0x2", "4-byte signature"), not a name
 	}
+	if letters, digits := countLettersDigits(term); digits > letters {
+		return false // an identifier ("R-00013-61831-22423", "E1234"): a code, not a name
+	}
+	if caption().MatchString(term) {
+		return false // a caption's label ("Figure 15", "Table 2.1"), not a term
+	}
 	lower := make([]string, len(words))
 	for i, w := range words {
 		lower[i] = strings.ToLower(strings.Trim(w, ".,;:!?"))
@@ -109,6 +120,23 @@ func isTerm(term string) bool {
 		return false
 	}
 	return true
+}
+
+// caption is a figure's, table's or listing's label: its kind and its
+// number.
+var caption = lazyre.New(`(?i)^(figure|fig\.?|table|tab\.|listing|example|exhibit|diagram|chart|plate|illustration|equation|eq\.)\s+[a-z]?[\d.\-]+[a-z]?$`)
+
+// countLettersDigits counts the letters and the digits of s.
+func countLettersDigits(s string) (letters, digits int) {
+	for _, r := range s {
+		switch {
+		case unicode.IsLetter(r):
+			letters++
+		case unicode.IsDigit(r):
+			digits++
+		}
+	}
+	return letters, digits
 }
 
 // joinWord are the words a sentence joins its parts with: a term never
