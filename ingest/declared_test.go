@@ -32,7 +32,8 @@ func TestOnlyDeclaredStructureBecomesPages(t *testing.T) {
 		"## 1.8. OR-Connected Terms In The WHERE Clause\n\nFigure 15: Query With OR Constraints\n\n" +
 		"## 1.9. Joining Terms With AND\n\nThe planner reads each term.\n\nRowid lookup: the search of a table by its rowid\n\n" +
 		"## Query plans\n\nFigure 1: The first plan of the query\n\nTable 2.1: The costs of the second plan\n\n" +
-		"## 2.1 Terms used in this manual\n\nWidget: the part that holds a gadget\n\nFigure 3: The parts of a widget\n"
+		"## 2.1 Terms used in this manual\n\nWidget: the part that holds a gadget\n\nFigure 3: The parts of a widget\n\n" +
+		"There are three frame types: rows, groups and ranges\n\nNote to Windows users: the names are UTF-8\n"
 	chat := `[{"role":"system","content":"You are a helpful site reliability assistant."},
 {"role":"user","content":"How do I roll back?"},
 {"role":"assistant","content":"Never roll back during the invoice run.\n\n1. Run deployctl rollback.\n2. Watch the dashboard."}]`
@@ -69,7 +70,7 @@ func TestOnlyDeclaredStructureBecomesPages(t *testing.T) {
 			t.Errorf("pages %s lack %s", got, want)
 		}
 	}
-	for _, bad := range []string{":Background|", ":off|", ":bool|", "bigint", "pointer to above", "ffi_call", "Implementation restriction", "Steps:", "Terminating", "Frobnicator", "Sieve", ":0x2|", "4-byte", "R-000", "R-00041", ":Figure 15|", ":Figure 1|", ":Table 2.1|", ":Figure 3|", "Rowid lookup"} {
+	for _, bad := range []string{":Background|", ":off|", ":bool|", "bigint", "pointer to above", "ffi_call", "Implementation restriction", "Steps:", "Terminating", "Frobnicator", "Sieve", ":0x2|", "4-byte", "R-000", "R-00041", ":Figure 15|", ":Figure 1|", ":Table 2.1|", ":Figure 3|", "three frame types", "Windows users", "Rowid lookup"} {
 		if strings.Contains(got, bad) {
 			t.Errorf("pages %s include %q", got, bad)
 		}

@@ -114,6 +114,18 @@ func isTerm(term string) bool {
 	if joinWord()[lower[0]] || joinWord()[lower[len(lower)-1]] {
 		return false
 	}
+	// "There are three frame types": a sentence has a verb; a name has
+	// none of these.
+	for _, w := range lower[1 : len(lower)-1] {
+		if sentenceVerb()[w] {
+			return false
+		}
+	}
+	// "Note to Windows users", "Another example": a label of what
+	// follows, not a name.
+	if labelWord()[lower[0]] {
+		return false
+	}
 	// "only present when …": a lower-case adverb or verb starts it.
 	r := []rune(words[0])[0]
 	if unicode.IsLower(r) && commonWord()[lower[0]] {
@@ -145,6 +157,18 @@ var joinWord = sync.OnceValue(func() map[string]bool {
 	return set("a an the and or but nor of to in on at by for with from into onto over under above below " +
 		"as than that which who whom whose when where while if then else so not no only also just very is are was were be " +
 		"been being has have had do does did can could may might must shall should will would this these those it its")
+})
+
+// sentenceVerb are the verbs that make a run of words a sentence
+// ("There are three frame types") rather than a name.
+var sentenceVerb = sync.OnceValue(func() map[string]bool {
+	return set("is are was were isn't aren't wasn't weren't")
+})
+
+// labelWord are the words that open a label of the text after it ("Note
+// to Windows users:", "Another example:", "See also:").
+var labelWord = sync.OnceValue(func() map[string]bool {
+	return set("note notes warning caution tip hint important another example examples see")
 })
 
 // commonWord are words too common to be a term on their own: the join

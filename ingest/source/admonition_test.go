@@ -66,6 +66,36 @@ func TestPageContentsAreNavigation(t *testing.T) {
 	}
 }
 
+// SQLite's pages build their contents of <div>s, one link each, under a
+// script's toggle ("► Table Of Contents", a link with no href): that is
+// the page's own contents too, and left out; a <div> of in-page links
+// with words of its own beside them stays.
+func TestPageContentsOfDivsAreNavigation(t *testing.T) {
+	page := `<html><head><title>Atomic Commit</title></head><body>
+<div class="fancy_title">Atomic Commit</div>
+<div class="fancy_toc"><a onclick="toggle_toc()"><span class="fancy_toc_mark" id="toc_mk">&#x25ba;</span> Table Of Contents</a>
+<div id="toc_sub"><div class="fancy-toc1"><a href="#_introduction">1.  Introduction</a></div>
+<div class="fancy-toc2"><a href="#_initial_state">1.1. Initial State</a></div>
+<div class="fancy-toc1"><a href="#_rollback">2.  Rollback</a></div></div></div>
+<div>On this page: <a href="#_introduction">Introduction</a> <a href="#_rollback">Rollback</a></div>
+<h1 id="_introduction">Introduction</h1><p>A commit is atomic.</p>
+<div>Read <a href="#_rollback">Rollback</a> and <a href="#_initial_state">Initial State</a> first.</div>
+<h1 id="_rollback">Rollback</h1><p>It undoes.</p></body></html>`
+	d, err := Read("atomiccommit.html", []byte(page), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := d.Markdown()
+	for _, bad := range []string{"Table Of Contents", "Initial State\n", "►", "On this page"} {
+		if strings.Contains(md, bad) {
+			t.Errorf("the contents %q stayed:\n%s", bad, md)
+		}
+	}
+	if !strings.Contains(md, "Read Rollback and Initial State first.") {
+		t.Errorf("a div of in-page links with words of its own was lost:\n%s", md)
+	}
+}
+
 // Go's documentation gives a page's title in a leading comment holding
 // JSON (go_spec.html has no <title>): that is the title, not the first
 // heading. A JSON comment later in the page names nothing.

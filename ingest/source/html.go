@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+	"unicode"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -296,6 +297,9 @@ func (r *htmlReader) node(n *html.Node) {
 		if r.admonition(n) {
 			return
 		}
+		if n.DataAtom == atom.Div && pageContents(n) {
+			return // the page's own contents built of <div>s (SQLite's): navigation
+		}
 		if n.DataAtom == atom.Div && hasClass(n, "fragment") {
 			// Doxygen's code listing: a <div class="line"> a line.
 			var lines []string
@@ -533,7 +537,9 @@ func findAny(n *html.Node, a atom.Atom) bool {
 // lists alike, two links at least — Sphinx's "Contents" topic, a hand-made
 // list of a page's sections. It is navigation: the wiki page lists its
 // sections itself, and read as text its link words run together into a
-// line no sentence would be ("Basic Example Members Example …").
+// line no sentence would be ("Basic Example Members Example …"). A
+// contents made of <div>s, one a link, under a label ("► Table Of
+// Contents", a script's toggle: a link with no href) is one too.
 func pageContents(n *html.Node) bool {
 	links := 0
 	var only func(*html.Node) bool
@@ -541,16 +547,18 @@ func pageContents(n *html.Node) bool {
 		for c := m.FirstChild; c != nil; c = c.NextSibling {
 			switch {
 			case c.Type == html.TextNode:
-				if strings.TrimSpace(c.Data) != "" {
+				if strings.TrimSpace(c.Data) != "" && !contentsLabel(c.Data) {
 					return false
 				}
 			case c.Type != html.ElementNode:
+			case c.DataAtom == atom.A && !hasAttr(c, "href") && contentsLabel(textOf(c)):
+				// the label of the contents, a toggle of a script
 			case c.DataAtom == atom.A:
 				if !strings.HasPrefix(strings.TrimSpace(attr(c, "href")), "#") || strings.TrimSpace(textOf(c)) == "" {
 					return false
 				}
 				links++
-			case c.DataAtom == atom.Li, c.DataAtom == atom.Ul, c.DataAtom == atom.Ol, c.DataAtom == atom.P, c.DataAtom == atom.Span:
+			case c.DataAtom == atom.Li, c.DataAtom == atom.Ul, c.DataAtom == atom.Ol, c.DataAtom == atom.P, c.DataAtom == atom.Span, c.DataAtom == atom.Div:
 				if !only(c) {
 					return false
 				}
@@ -561,6 +569,18 @@ func pageContents(n *html.Node) bool {
 		return true
 	}
 	return only(n) && links >= 2
+}
+
+// contentsLabel reports a label that names a table of contents:
+// "Contents", "Table Of Contents", "On this page", marks and punctuation
+// around it aside.
+func contentsLabel(s string) bool {
+	words := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) })
+	switch strings.Join(words, " ") {
+	case "contents", "table of contents", "on this page", "in this article":
+		return true
+	}
+	return false
 }
 
 func (r *htmlReader) table(n *html.Node) {
@@ -659,6 +679,16 @@ func (r *htmlReader) inlineBreaks(n *html.Node) string {
 	}
 	walk(n)
 	return strings.TrimSpace(sb.String())
+}
+
+// hasAttr reports whether n has the attribute key, empty or not.
+func hasAttr(n *html.Node, key string) bool {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return true
+		}
+	}
+	return false
 }
 
 func attr(n *html.Node, key string) string {
