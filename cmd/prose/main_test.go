@@ -18,7 +18,15 @@ import (
 
 // The test binary never calls main: tune the collector as main
 // does, before any test or child command runs.
-func init() { gctune.Command() }
+//
+// git, run by the tests and by the commands they run in-process, never
+// asks for credentials: a refused push fails instead of waiting on a
+// terminal. It is set once here, not with t.Setenv, so that the sync tests
+// can run in parallel (syncWorld).
+func init() {
+	gctune.Command()
+	os.Setenv("GIT_TERMINAL_PROMPT", "0")
+}
 
 // prose runs one command line in-process and returns stdout, stderr and the
 // exit code.
