@@ -82,23 +82,11 @@ func hasAll(t *testing.T, where string, got, want []string) {
 	}
 }
 
-// inParallel lets t run in parallel with the other sync tests (see
-// syncWorld), except under the race detector: every command run in-process
-// applies urfave/cli's one shared help flag, whose Apply stores the same
-// two constants into it each time. That is harmless, but -race reports it,
-// so under -race the sync tests run one after another as before.
-func inParallel(t *testing.T) {
-	t.Helper()
-	if !raceDetector {
-		t.Parallel()
-	}
-}
-
 // syncWorld is a bare remote and a first vault a with one published node,
 // pushed.
 //
 // The sync tests built on syncWorld, twoVaults and wikiWorld run in
-// parallel with one another (t.Parallel), after the serial tests: each has
+// parallel with one another (inParallel), after the serial tests: each has
 // its own remote and vaults under its own temporary directory and sets no
 // environment variable, and git never prompts for credentials because the
 // test binary sets GIT_TERMINAL_PROMPT=0 for itself (main_test.go). A sync test
