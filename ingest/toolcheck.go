@@ -11,6 +11,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/prose-store/prose/ingest/plan"
+	"github.com/prose-store/prose/internal/testknob"
 	"github.com/prose-store/prose/model"
 	"github.com/prose-store/prose/published"
 	"github.com/prose-store/prose/wiki"
@@ -218,10 +219,11 @@ func (tb *toolbox) checkSlotSize(a plan.SlotArgs, appendTo bool) error {
 	return tb.spend(len(a.HTML))
 }
 
-// spend counts n bytes against the loop's MaxToolWriteBytes.
+// spend counts n bytes against the loop's MaxToolWriteBytes (which only a
+// test lowers, through internal/testknob).
 func (tb *toolbox) spend(n int) error {
-	if tb.written+n > MaxToolWriteBytes {
-		return fmt.Errorf("this run's calls wrote %d bytes already and may write at most %d: finish with what is written", tb.written, MaxToolWriteBytes)
+	if limit := testknob.ToolWriteBytes(MaxToolWriteBytes); tb.written+n > limit {
+		return fmt.Errorf("this run's calls wrote %d bytes already and may write at most %d: finish with what is written", tb.written, limit)
 	}
 	tb.written += n
 	return nil

@@ -13,6 +13,7 @@ import (
 // same commit, and goes from it in the commit that removes it; prose wiki
 // backlinks lists the linkers.
 func TestWikiReferencedByThroughTheCLI(t *testing.T) {
+	inParallel(t)
 	needGit(t)
 	vdir := filepath.Join(t.TempDir(), "v")
 	mustProse(t, "init", vdir)

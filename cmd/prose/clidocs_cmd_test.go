@@ -17,6 +17,7 @@ import (
 
 // `prose X help Y` shows what `prose help X Y` does, at every level.
 func TestSubcommandHelp(t *testing.T) {
+	inParallel(t)
 	for _, c := range []struct{ sub, top []string }{
 		{[]string{"wiki", "help", "search"}, []string{"help", "wiki", "search"}},
 		{[]string{"wiki", "review", "help", "take"}, []string{"help", "wiki", "review", "take"}},
@@ -39,6 +40,7 @@ func TestSubcommandHelp(t *testing.T) {
 // Every visible command's help ends with examples, and each example names a
 // command that exists with flags it has.
 func TestEveryCommandHasAnExample(t *testing.T) {
+	inParallel(t)
 	app := newApp(io.Discard, io.Discard)
 	global := map[string]bool{"--help": true, "-h": true, "--version": true}
 	for _, f := range app.Flags {
@@ -152,6 +154,7 @@ func findCommand(app *cli.App, path []string) *cli.Command {
 
 // The wiki examples run, in order, in a new vault: they are real commands.
 func TestWikiExamplesRun(t *testing.T) {
+	inParallel(t)
 	needGit(t)
 	dir := filepath.Join(t.TempDir(), "v")
 	mustProse(t, "init", dir)
@@ -220,6 +223,7 @@ func shellWords(s string) ([]string, error) {
 // The committed reference (docs/cli.md, docs/man, docs/completions) is what
 // the command tree generates now.
 func TestGeneratedDocsCurrent(t *testing.T) {
+	inParallel(t)
 	files, err := generatedDocs(newApp(io.Discard, io.Discard))
 	if err != nil {
 		t.Fatal(err)
@@ -250,6 +254,7 @@ func TestGeneratedDocsCurrent(t *testing.T) {
 // `prose completion SHELL` prints a script the shell loads and that
 // completes commands, subcommands and flags.
 func TestCompletionScripts(t *testing.T) {
+	inParallel(t)
 	_, errs, code := prose(t, "completion", "tcsh")
 	if code != 2 || !strings.Contains(errs, "bash, fish, zsh") {
 		t.Errorf("completion tcsh: exit %d, %q; want exit 2 naming the shells", code, errs)
@@ -332,6 +337,7 @@ func TestCompletionScripts(t *testing.T) {
 // and in the generated docs alike: never urfave/cli's bare "value" nor the
 // docs' "VALUE" (the placeholder is the backquoted word of its Usage).
 func TestEveryFlagNamesItsValue(t *testing.T) {
+	inParallel(t)
 	app := newApp(io.Discard, io.Discard)
 	type owner struct {
 		name  string

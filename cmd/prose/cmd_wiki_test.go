@@ -44,6 +44,7 @@ func cleanAndFsck(t *testing.T, vdir string) {
 // vault with --json: each real write is one receipt, an identical write
 // none, and git status is clean and fsck passes after each.
 func TestWikiEveryOperationThroughTheCLI(t *testing.T) {
+	inParallel(t)
 	vdir := filepath.Join(t.TempDir(), "v")
 	mustProse(t, "init", vdir)
 	w := func(wantReceipts int, args ...string) map[string]any {
@@ -148,6 +149,7 @@ func TestWikiEveryOperationThroughTheCLI(t *testing.T) {
 // TestWikiDiffMarkdownGolden shows a wiki change through the wiki's view:
 // pages and slots, never the shell.
 func TestWikiDiffMarkdownGolden(t *testing.T) {
+	inParallel(t)
 	vdir := filepath.Join(t.TempDir(), "v")
 	mustProse(t, "init", vdir)
 	mustProse(t, "--vault", vdir, "wiki", "new", "ml/attention", "--template", "concept", "--title", "Attention")
@@ -175,6 +177,7 @@ func TestWikiDiffMarkdownGolden(t *testing.T) {
 }
 
 func TestScoreText(t *testing.T) {
+	inParallel(t)
 	for score, want := range map[float64]string{0.282: "0.282", 1.1e-05: "<0.001", 0.0004999: "<0.001", 0.0005: "0.001", 0: "0.000", 12.3456: "12.346"} {
 		if got := scoreText(score); got != want {
 			t.Errorf("scoreText(%g) = %q, want %q", score, got, want)
@@ -185,6 +188,7 @@ func TestScoreText(t *testing.T) {
 // Messages a new user met: a folder that does not exist, a negative
 // budget, argument counts in the singular.
 func TestWikiAndIngestUsageMessages(t *testing.T) {
+	inParallel(t)
 	vdir := filepath.Join(t.TempDir(), "v")
 	mustProse(t, "init", vdir)
 	src := filepath.Join(t.TempDir(), "a.md")
@@ -224,6 +228,7 @@ func TestWikiAndIngestUsageMessages(t *testing.T) {
 }
 
 func TestHandEditFixNamesTheRightCommand(t *testing.T) {
+	inParallel(t)
 	for _, c := range []struct{ where, reason, want string }{
 		{"published/wiki/a/b.html", "modified by hand", "keep it with `prose wiki commit`, or restore it with `git checkout -- published/wiki/a/b.html`"},
 		{"published/wiki/a/c.html", "added by hand (not in any receipt)", "keep it with `prose wiki commit`, or remove the file with `rm published/wiki/a/c.html`"},

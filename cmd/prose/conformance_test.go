@@ -12,6 +12,7 @@ import (
 )
 
 func TestReactorLedgersVerify(t *testing.T) {
+	inParallel(t)
 	shared := refdata.Shared(t)
 	var ledgers []string
 	filepath.WalkDir(filepath.Join(shared, "reference-data"), func(p string, d os.DirEntry, err error) error {

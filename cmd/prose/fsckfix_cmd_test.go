@@ -11,6 +11,7 @@ import (
 // Every fsck finding names the command that fixes it: in its reason, or in
 // the fix after it (the "fix" field of --json).
 func TestEveryFsckFindingNamesItsFix(t *testing.T) {
+	inParallel(t)
 	requireGitCLI(t)
 	tmp := t.TempDir()
 	vdir := filepath.Join(tmp, "v")
@@ -60,6 +61,7 @@ func TestEveryFsckFindingNamesItsFix(t *testing.T) {
 // it repaired, and its summary says nothing moved rather than "moved ".
 // A broken file in the render is named as the render's.
 func TestPublishReplacesABrokenCommittedCopy(t *testing.T) {
+	inParallel(t)
 	requireGitCLI(t)
 	tmp := t.TempDir()
 	vdir := filepath.Join(tmp, "v")

@@ -31,6 +31,7 @@ func editPage(t *testing.T, dir, page string, fn func(string) string) {
 // out of its form, and a slot given twice, are refused naming the line,
 // and nothing is written.
 func TestHandEditsOfTheShellAndLineEnds(t *testing.T) {
+	inParallel(t)
 	dir := filepath.Join(t.TempDir(), "vault")
 	mustProse(t, "init", dir)
 	mustProse(t, "--vault", dir, "wiki", "new", "ml/attention", "--template", "note", "--title", "Attention")

@@ -14,6 +14,7 @@ import (
 // TestPublishEmptyNeedsAllowEmpty: publishing an empty directory over a node
 // is refused with exit 1 naming --allow-empty, and goes through with it.
 func TestPublishEmptyNeedsAllowEmpty(t *testing.T) {
+	inParallel(t)
 	tmp := t.TempDir()
 	vdir := filepath.Join(tmp, "v")
 	mustProse(t, "init", vdir)
@@ -40,6 +41,7 @@ func TestPublishEmptyNeedsAllowEmpty(t *testing.T) {
 // fsck names the command that repairs it, and that publish says what it
 // restored.
 func TestPublishSaysWhatItRepaired(t *testing.T) {
+	inParallel(t)
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
 	}
@@ -67,6 +69,7 @@ func TestPublishSaysWhatItRepaired(t *testing.T) {
 // TestReactorFIFOIsRefused: a named pipe given to --reactor is refused at
 // once instead of waiting for a writer.
 func TestReactorFIFOIsRefused(t *testing.T) {
+	inParallel(t)
 	fifo := filepath.Join(t.TempDir(), "fifo")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Skip("no named pipes:", err)

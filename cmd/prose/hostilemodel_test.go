@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/prose-store/prose/ingest"
+	"github.com/prose-store/prose/internal/testknob"
 	"github.com/prose-store/prose/model/fakeserver"
 	"github.com/prose-store/prose/wiki"
 )
@@ -391,11 +392,19 @@ func TestMemoKeyHoldsModelAndPrompts(t *testing.T) {
 // TestHostileModelWriteBudget: the calls of one loop write at most
 // MaxToolWriteBytes of slot HTML and meta in all, however they spread it
 // over answers; the writes beyond are error results and the run commits.
+// The full run writes at the product's limit in slot-sized chunks; a short
+// run lowers the limit to a 32nd (internal/testknob) and writes chunks a
+// 32nd the size, the same 64 writes spread over the same answers.
 func TestHostileModelWriteBudget(t *testing.T) {
-	chunk := "<p>" + strings.Repeat("w", ingest.MaxToolSlotBytes-16) + "</p>"
+	budget, slot := ingest.MaxToolWriteBytes, ingest.MaxToolSlotBytes
+	if testing.Short() {
+		budget, slot = budget/32, slot/32
+		defer testknob.SetToolWriteBytes(budget)()
+	}
+	chunk := "<p>" + strings.Repeat("w", slot-16) + "</p>"
 	replies := []fakeserver.Reply{planOf("ops/big.html"), fakeserver.Calls(newPage("n", "ops/big.html"))}
 	perAnswer := 28 // under the answer bound of the transport
-	turns := ingest.MaxToolWriteBytes/len(chunk)/perAnswer + 2
+	turns := budget/len(chunk)/perAnswer + 2
 	for i := range turns {
 		var calls []fakeserver.Call
 		for j := range perAnswer {
@@ -422,7 +431,7 @@ func TestHostileModelWriteBudget(t *testing.T) {
 			t.Fatalf("call %s: %s", r.CallID, r.Content)
 		}
 	}
-	if want := ingest.MaxToolWriteBytes / len(chunk); done != want || refused != turns*perAnswer-want {
+	if want := budget / len(chunk); done != want || refused != turns*perAnswer-want {
 		t.Fatalf("%d writes done, %d refused; want %d done", done, refused, want)
 	}
 }

@@ -18,7 +18,32 @@ import (
 
 // The test binary never calls main: tune the collector as main
 // does, before any test or child command runs.
-func init() { gctune.Command() }
+//
+// git, run by the tests and by the commands they run in-process, never
+// asks for credentials: a refused push fails instead of waiting on a
+// terminal. It is set once here, not with t.Setenv, so that the sync tests
+// can run in parallel (syncWorld).
+func init() {
+	gctune.Command()
+	os.Setenv("GIT_TERMINAL_PROMPT", "0")
+}
+
+// inParallel lets t run in parallel with the other tests that call it,
+// after the serial tests (t.Parallel). A test may call it when neither it
+// nor its helpers set an environment variable (t.Setenv panics after
+// t.Parallel; newIngestVault sets PROSE_NOW), a fault hook, a test knob or
+// the working directory, and it measures no memory or time: the commands
+// it runs in-process then share nothing with the other tests' but the
+// process. Not under the race detector: every command run in-process
+// applies urfave/cli's one shared help flag, whose Apply stores the same
+// two constants into it each time; that is harmless, but -race reports it,
+// so under -race these tests run one after another as before.
+func inParallel(t *testing.T) {
+	t.Helper()
+	if !raceDetector {
+		t.Parallel()
+	}
+}
 
 // prose runs one command line in-process and returns stdout, stderr and the
 // exit code.

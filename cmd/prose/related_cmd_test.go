@@ -65,6 +65,7 @@ func shellLinks(t *testing.T, file string) []string {
 // the entry naming the removed page, and lint reports a related entry left
 // naming a missing page (wiki rm without --unlink).
 func TestRelatedFollowsMovesAndRemovals(t *testing.T) {
+	inParallel(t)
 	dir := filepath.Join(t.TempDir(), "vault")
 	mustProse(t, "init", dir)
 	for _, p := range []string{"ml/a", "ml/b", "ml/d"} {

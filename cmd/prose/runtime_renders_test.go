@@ -311,8 +311,12 @@ func TestModelHintAlias(t *testing.T) {
 // TestModelRenderTimeout: ### Runtime timeout bounds a model render; a
 // model that never answers fails the render saying so.
 func TestModelRenderTimeout(t *testing.T) {
+	timeout := "1s"
+	if testing.Short() {
+		timeout = "200ms" // the model never answers: any timeout shows it
+	}
 	slow := "---\nname: slow\nkind: responsibility\nid: 01M8SXGDYSF1SBSJXHPWMMD6VS\n---\n\n# Slow\n\n### Requires\n\n- `items`: from feed\n\n" +
-		"### Maintains\n\n- `out`: anything\n\n### Runtime\n\n- render: model\n- model: openai-chat:slow\n- timeout: 1s\n"
+		"### Maintains\n\n- `out`: anything\n\n### Runtime\n\n- render: model\n- model: openai-chat:slow\n- timeout: " + timeout + "\n"
 	v := renderVault(t, map[string]string{"feed.prose.md": feedGateway, "slow.prose.md": slow}, map[string]string{})
 	srv := fakeserver.New(t, fakeserver.Chat, fakeserver.Reply{Hang: true})
 	for _, k := range []string{"OPENAI_BASE_URL", "OPENAI_API_KEY"} {
@@ -321,7 +325,7 @@ func TestModelRenderTimeout(t *testing.T) {
 	payload := filepath.Join(t.TempDir(), "p")
 	writeFiles(t, payload, map[string]string{"items.json": `[1]`})
 	out, errs, code := prose(t, "--vault", v, "trigger", "feed", payload)
-	if code != 1 || !strings.Contains(out, "slow  failed     cold start: no receipt yet; failed: timed out after 1s (### Runtime timeout)") {
+	if code != 1 || !strings.Contains(out, "slow  failed     cold start: no receipt yet; failed: timed out after "+timeout+" (### Runtime timeout)") {
 		t.Fatalf("exit %d\n%s%s", code, out, errs)
 	}
 }

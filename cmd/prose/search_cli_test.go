@@ -11,6 +11,7 @@ import (
 // (in any slot), ten by default and all of them with --limit 0, and no
 // page that says "ffi" and "call" apart; a negative limit is refused.
 func TestWikiSearchFindsEveryPageSayingAnIdentifier(t *testing.T) {
+	inParallel(t)
 	vdir := filepath.Join(t.TempDir(), "v")
 	mustProse(t, "init", vdir)
 	wiki := func(args ...string) string {

@@ -84,9 +84,15 @@ func hasAll(t *testing.T, where string, got, want []string) {
 
 // syncWorld is a bare remote and a first vault a with one published node,
 // pushed.
+//
+// The sync tests built on syncWorld, twoVaults and wikiWorld run in
+// parallel with one another (inParallel), after the serial tests: each has
+// its own remote and vaults under its own temporary directory and sets no
+// environment variable, and git never prompts for credentials because the
+// test binary sets GIT_TERMINAL_PROMPT=0 for itself (main_test.go). A sync test
+// that sets one (PROSE_NOW, a git identity: cloneWorld) stays serial.
 func syncWorld(t *testing.T) (root, remote, a string) {
 	needGit(t)
-	t.Setenv("GIT_TERMINAL_PROMPT", "0")
 	root = t.TempDir()
 	remote = filepath.Join(root, "remote.git")
 	syncGit(t, root, "init", "--quiet", "--bare", remote)
@@ -109,6 +115,7 @@ func publishFiles(t *testing.T, root, vaultDir, node string, files map[string]st
 }
 
 func TestSyncCloneFastForwardPushPull(t *testing.T) {
+	inParallel(t)
 	root, remote, a := syncWorld(t)
 	// remote add wrote the refspecs: plain git push carries the ledger.
 	cfg := syncGit(t, a, "config", "--get-all", "remote.origin.push")
@@ -175,6 +182,7 @@ func TestSyncCloneFastForwardPushPull(t *testing.T) {
 }
 
 func TestSyncDivergedMergesNodesChangedOnOneSide(t *testing.T) {
+	inParallel(t)
 	root, remote, a := syncWorld(t)
 	b := filepath.Join(root, "b")
 	mustProse(t, "clone", remote, b)
@@ -230,6 +238,7 @@ func TestSyncDivergedMergesNodesChangedOnOneSide(t *testing.T) {
 }
 
 func TestSyncSameNodeOnBothSidesIsRefusedAndChangesNothing(t *testing.T) {
+	inParallel(t)
 	root, remote, a := syncWorld(t)
 	b := filepath.Join(root, "b")
 	mustProse(t, "clone", remote, b)
@@ -257,6 +266,7 @@ func TestSyncSameNodeOnBothSidesIsRefusedAndChangesNothing(t *testing.T) {
 }
 
 func TestSyncRejectedPushAndUnreachableRemote(t *testing.T) {
+	inParallel(t)
 	root, remote, a := syncWorld(t)
 	publishFiles(t, root, a, "notes", map[string]string{"x.txt": "second\n"})
 	hook := filepath.Join(remote, "hooks", "pre-receive")
@@ -334,6 +344,7 @@ func TestSyncRejectedPushAndUnreachableRemote(t *testing.T) {
 }
 
 func TestDoctorNamesARemoteWithoutProseRefspecs(t *testing.T) {
+	inParallel(t)
 	root, remote, a := syncWorld(t)
 	// A clone by plain git, its remote added by git: no prose refspecs.
 	c := filepath.Join(root, "c")
@@ -367,6 +378,7 @@ func waitListening(t *testing.T, addr string) {
 }
 
 func TestSyncOverGitDaemonAndSmartHTTP(t *testing.T) {
+	inParallel(t)
 	root, remote, a := syncWorld(t)
 	syncGit(t, remote, "config", "http.receivepack", "true")
 	syncGit(t, remote, "config", "daemon.receivepack", "true")
@@ -489,6 +501,7 @@ func mergeOf(t *testing.T, r map[string]any) map[string]any {
 // whose diff names the head not taken, and every check passes on every
 // side with no receipt lost.
 func TestSyncResolveWorldModelNodeBothWays(t *testing.T) {
+	inParallel(t)
 	root, remote, a := syncWorld(t)
 	b := filepath.Join(root, "b")
 	mustProse(t, "clone", remote, b)
@@ -553,6 +566,7 @@ func TestSyncResolveWorldModelNodeBothWays(t *testing.T) {
 // published with the same files merges without a resolve, joined by a
 // merge receipt taken "both".
 func TestSyncSameFilesOnBothSidesJoinWithAMergeReceipt(t *testing.T) {
+	inParallel(t)
 	root, remote, a := syncWorld(t)
 	b := filepath.Join(root, "b")
 	mustProse(t, "clone", remote, b)
@@ -585,6 +599,7 @@ func TestSyncSameFilesOnBothSidesJoinWithAMergeReceipt(t *testing.T) {
 // sides, the first resolve is kept and lands nothing, naming the node
 // still to settle; the second lands the merge with both choices.
 func TestSyncResolveTwoNodesOneAtATime(t *testing.T) {
+	inParallel(t)
 	root, remote, a := syncWorld(t)
 	b := filepath.Join(root, "b")
 	mustProse(t, "clone", remote, b)

@@ -17,8 +17,7 @@ import (
 // pushed, and b cloned from the remote.
 func twoVaults(t *testing.T, seed func(root, a string)) (root, a, b string) {
 	t.Helper()
-	needGit(t)
-	t.Setenv("GIT_TERMINAL_PROMPT", "0")
+	needGit(t) // GIT_TERMINAL_PROMPT=0: see syncWorld
 	root = t.TempDir()
 	remote := filepath.Join(root, "remote.git")
 	syncGit(t, root, "init", "--quiet", "--bare", remote)
@@ -67,6 +66,7 @@ func branchRefsUnchanged(t *testing.T, dir, before string) {
 // one wiki merge receipt taken both — with both sides' pages, catalog and
 // review items, and every check passes on every side with no receipt lost.
 func TestSyncTwoIngestsIntoOneWikiMerge(t *testing.T) {
+	inParallel(t)
 	_, a, b, ingest := wikiWorld(t)
 	for round := range 2 {
 		ingest(a, fmt.Sprintf("a%d", round), "alpha.md", fmt.Sprintf("Alpha%d", round))
@@ -153,6 +153,7 @@ func slotOfPage(t *testing.T, dir, page, slot string) string {
 // --theirs and, in a second round, --ours; each step leaves every check
 // passing on every side with no receipt lost.
 func TestSyncWikiSlotMergeConflictAndResolve(t *testing.T) {
+	inParallel(t)
 	_, a, b := twoVaults(t, func(root, a string) {
 		mustProse(t, "--vault", a, "wiki", "new", "ml/attention", "--template", "concept", "--title", "Attention")
 		mustProse(t, "--vault", a, "wiki", "new", "ops/deploy", "--template", "note", "--title", "Deploying")
@@ -265,6 +266,7 @@ func TestSyncWikiSlotMergeConflictAndResolve(t *testing.T) {
 // TestSyncWikiConflictResolvedAsAWholeNode: a slot conflict can still be
 // settled by taking one side's whole wiki.
 func TestSyncWikiConflictResolvedAsAWholeNode(t *testing.T) {
+	inParallel(t)
 	_, a, b, _ := wikiWorld(t)
 	page := strings.TrimSpace(mustProse(t, "--vault", a, "wiki", "find", "omega"))
 	if i := strings.IndexAny(page, " \t\n"); i > 0 {
@@ -294,6 +296,7 @@ func TestSyncWikiConflictResolvedAsAWholeNode(t *testing.T) {
 // conflict of the page (no --slot), and the merge lands when both pages
 // are settled.
 func TestSyncWikiMetaAndRemovalConflictsPerPage(t *testing.T) {
+	inParallel(t)
 	_, a, b := twoVaults(t, func(root, a string) {
 		mustProse(t, "--vault", a, "wiki", "new", "ml/attention", "--template", "concept", "--title", "Attention")
 		mustProse(t, "--vault", a, "wiki", "new", "ml/gone", "--template", "note", "--title", "Gone")
@@ -354,6 +357,7 @@ func TestSyncWikiMetaAndRemovalConflictsPerPage(t *testing.T) {
 // two links to a page each side dropped one of: neither side's file of
 // the linked page changed, but the merged wiki's does.
 func TestSyncWikiMergeRendersOnlyWhatChanged(t *testing.T) {
+	inParallel(t)
 	write := func(v, page, slot, html string) {
 		t.Helper()
 		mustProse(t, "--vault", v, "wiki", "write-slot", page, slot, "--content", html)
@@ -531,6 +535,7 @@ func TestSyncReviewQueueMergesThroughAPull(t *testing.T) {
 // nothing, --key with --slot is a usage error, and --slot --ours lands
 // the merge with the remote's title and this vault's summary.
 func TestSyncResolveOneMetaKey(t *testing.T) {
+	inParallel(t)
 	_, a, b := twoVaults(t, func(root, a string) {
 		mustProse(t, "--vault", a, "wiki", "new", "ml/attention", "--template", "concept", "--title", "Attention")
 	})

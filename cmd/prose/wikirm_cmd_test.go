@@ -10,6 +10,7 @@ import (
 // --force remove it; wiki lint --fix turns the links --force left broken
 // into plain text.
 func TestWikiRmRefusesLinkedPagesAndLintFixUnlinks(t *testing.T) {
+	inParallel(t)
 	needGit(t)
 	vdir := filepath.Join(t.TempDir(), "v")
 	mustProse(t, "init", vdir)
