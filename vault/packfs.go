@@ -139,12 +139,7 @@ func (fs *packFS) openIndex(name string) (billy.File, error) {
 		// before are the bytes the file holds.
 		return &memFile{Reader: bytes.NewReader(data), name: name}, nil
 	}
-	f, err := openFile(filepath.Join(fs.root, filepath.FromSlash(name)), os.O_RDONLY, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err = io.ReadAll(f)
+	data, err := readWhole(filepath.Join(fs.root, filepath.FromSlash(name)))
 	if err != nil {
 		return nil, err
 	}

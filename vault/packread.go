@@ -29,20 +29,24 @@ const fastBlobMax = 1 << 20
 
 var zlibReaders sync.Pool // of io.ReadCloser implementing zlib.Resetter
 
-// inflate returns the size bytes zlib-compressed at the start of r.
-func inflate(r io.Reader, size int64) ([]byte, bool) {
-	var zr io.ReadCloser
+// zlibReader returns a zlib reader of r from the pool (a new one is ≈ 40
+// KiB of tables and window); give it back with zlibReaders.Put.
+func zlibReader(r io.Reader) (io.ReadCloser, bool) {
 	if z, ok := zlibReaders.Get().(io.ReadCloser); ok {
 		if z.(zlib.Resetter).Reset(r, nil) != nil {
 			return nil, false
 		}
-		zr = z
-	} else {
-		z, err := zlib.NewReader(r)
-		if err != nil {
-			return nil, false
-		}
-		zr = z
+		return z, true
+	}
+	z, err := zlib.NewReader(r)
+	return z, err == nil
+}
+
+// inflate returns the size bytes zlib-compressed at the start of r.
+func inflate(r io.Reader, size int64) ([]byte, bool) {
+	zr, ok := zlibReader(r)
+	if !ok {
+		return nil, false
 	}
 	defer zlibReaders.Put(zr)
 	data := make([]byte, size)
@@ -79,11 +83,11 @@ func (v *Vault) looseBlob(h plumbing.Hash) ([]byte, bool) {
 	if _, err := io.ReadFull(f, raw); err != nil {
 		return nil, false
 	}
-	zr, err := zlib.NewReader(bytes.NewReader(raw))
-	if err != nil {
+	zr, ok := zlibReader(bytes.NewReader(raw))
+	if !ok {
 		return nil, false
 	}
-	defer zr.Close()
+	defer zlibReaders.Put(zr)
 	out, err := io.ReadAll(io.LimitReader(zr, fastBlobMax+32))
 	if err != nil {
 		return nil, false
