@@ -130,7 +130,7 @@ func (v *Vault) publishChanged(ctx context.Context, h *publishHead) (res *Publis
 	}
 	view := viewOf(h.node)
 	sums := v.loadSumCache(h.node, view)
-	if _, ok := sums.known[newSumKey("", h.oldNode)]; !ok {
+	if _, ok := sums.peek(newSumKey("", h.oldNode)); !ok {
 		return nil, false, nil
 	}
 	cs, err := published.ReadChanged(ctx, h.absDir, published.Options{Algorithm: v.Algorithm(), View: view}, h.opt.Changed)

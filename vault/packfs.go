@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"os"
@@ -31,6 +32,9 @@ type packFS struct {
 
 	mu    sync.Mutex
 	packs map[string]*os.File
+	idx   map[string][]byte // the pack indexes read, by name (packread.go)
+	// listed: packread.go listed the packs (once per vault)
+	listed bool
 }
 
 func newPackFS(fs billy.Filesystem, root string) *packFS {
@@ -42,10 +46,22 @@ func isPackFile(name string) bool {
 	return strings.HasSuffix(name, ".pack") && path.Dir(name) == "objects/pack"
 }
 
-// Open opens name; a packfile through the shared file.
+func isPackIndex(name string) bool {
+	name = filepath.ToSlash(name)
+	return strings.HasSuffix(name, ".idx") && path.Dir(name) == "objects/pack"
+}
+
+// Open opens name; a packfile through the shared file, a pack index read
+// whole into memory, any other file read-only without the poller.
 func (fs *packFS) Open(name string) (billy.File, error) {
-	if !isPackFile(name) {
+	if filepath.IsAbs(name) || !filepath.IsLocal(name) {
 		return fs.Filesystem.Open(name)
+	}
+	if isPackIndex(name) {
+		return fs.openIndex(name)
+	}
+	if !isPackFile(name) {
+		return fs.openRead(name)
 	}
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
@@ -86,6 +102,68 @@ func (fs *packFS) close() error {
 }
 
 var errPackReadOnly = errors.New("a packfile is read-only")
+
+// openRead opens name to read. os.Open registers every file with the
+// runtime's poller, which refuses a regular file after three fcntl and an
+// epoll_ctl; go-git opens ≈ 40 files (refs, loose objects, config) in a
+// write-slot.
+func (fs *packFS) openRead(name string) (billy.File, error) {
+	f, err := openFile(filepath.Join(fs.root, filepath.FromSlash(name)), os.O_RDONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	return &readFile{File: f, name: name}, nil
+}
+
+// readFile is a file opened read-only. go-git locks only files it opens to
+// write, so Lock and Unlock do nothing.
+type readFile struct {
+	*os.File
+	name string
+}
+
+func (f *readFile) Name() string  { return f.name }
+func (f *readFile) Lock() error   { return nil }
+func (f *readFile) Unlock() error { return nil }
+
+// openIndex reads the pack index name whole. go-git decodes an index with
+// one read(2) per field — ≈ 1,000 reads for a 32 KB index, the most
+// frequent system call of a write-slot — and keeps what it decodes in
+// memory anyway.
+func (fs *packFS) openIndex(name string) (billy.File, error) {
+	fs.mu.Lock()
+	data, ok := fs.idx[filepath.ToSlash(name)]
+	fs.mu.Unlock()
+	if ok {
+		// A pack's index is named by the pack's hash: the bytes read
+		// before are the bytes the file holds.
+		return &memFile{Reader: bytes.NewReader(data), name: name}, nil
+	}
+	data, err := readWhole(filepath.Join(fs.root, filepath.FromSlash(name)))
+	if err != nil {
+		return nil, err
+	}
+	fs.mu.Lock()
+	if fs.idx == nil {
+		fs.idx = map[string][]byte{}
+	}
+	fs.idx[filepath.ToSlash(name)] = data
+	fs.mu.Unlock()
+	return &memFile{Reader: bytes.NewReader(data), name: name}, nil
+}
+
+// memFile is a read-only file held in memory.
+type memFile struct {
+	*bytes.Reader
+	name string
+}
+
+func (f *memFile) Name() string              { return f.name }
+func (f *memFile) Write([]byte) (int, error) { return 0, errPackReadOnly }
+func (f *memFile) Truncate(int64) error      { return errPackReadOnly }
+func (f *memFile) Lock() error               { return nil }
+func (f *memFile) Unlock() error             { return nil }
+func (f *memFile) Close() error              { return nil }
 
 // packCursor reads a shared packfile from an offset of its own.
 type packCursor struct {

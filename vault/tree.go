@@ -328,6 +328,9 @@ func (v *Vault) blob(h plumbing.Hash) ([]byte, error) {
 // storeBlob reads a whole blob from the object store.
 func (v *Vault) storeBlob(h plumbing.Hash) ([]byte, error) {
 	v.storeBlobReads.Add(1)
+	if data, ok := v.fastBlob(h); ok {
+		return data, nil
+	}
 	var data []byte
 	err := v.read(func() error {
 		bl, err := object.GetBlob(v.storage, h)

@@ -257,7 +257,7 @@ func (w *writer) release() {
 // readRef returns the hash a ref points at, or the zero hash when the ref
 // does not exist yet.
 func (v *Vault) readRef(name plumbing.ReferenceName) (plumbing.Hash, error) {
-	data, err := os.ReadFile(filepath.Join(v.gitDir, filepath.FromSlash(string(name))))
+	data, err := readWhole(filepath.Join(v.gitDir, filepath.FromSlash(string(name))))
 	if err == nil {
 		s := string(data)
 		if len(s) >= 40 && plumbing.IsHash(s[:40]) {

@@ -57,29 +57,51 @@ type dirSum struct {
 // missing or damaged file is rebuilt from the trees. Past its size limit
 // the file is rewritten with only the entries the current write used: the
 // state around the change, so the next writes miss little.
+//
+// The loaded records stay as the file's bytes with a table of record
+// numbers by key hash: a write looks up a few dozen of a node's thousands
+// of records, and a map of every record (a page fault per 4 KiB of it, and
+// its growth) cost more than the lookups. A record's checksum is checked
+// when it is looked up.
 type recCache[K comparable, V comparable] struct {
 	file  string
 	id    string // what the entries depend on (algorithm, view); another id's are useless
 	limit *int
 	codec recCodec[K, V]
-	known map[K]V
-	added map[K]V
+	data  []byte     // the loaded records, whole ones only
+	slots []uint32   // open addressing by key hash: 1 + record number, 0 empty
+	added map[K]V    // entries put by this process
 	used  map[K]bool // entries read or added by this process
 	size  int        // bytes of the file when loaded; -1: missing, or of another id
 	torn  bool       // the file ends in part of a record
 }
 
-// recCodec lays out one record of a recCache.
+// recCodec lays out one record of a recCache: its key's keyLen bytes
+// (written by key) first.
 type recCodec[K comparable, V comparable] struct {
-	size int
-	dec  func(b []byte) (K, V)
-	enc  func(b []byte, k K, v V) []byte
+	size   int
+	keyLen int
+	key    func(b []byte, k K) []byte
+	dec    func(b []byte) (K, V)
+	enc    func(b []byte, k K, v V) []byte
+}
+
+// keyHash folds a record's key bytes.
+func keyHash(b []byte) uint64 {
+	h := uint64(14695981039346656037)
+	for ; len(b) >= 8; b = b[8:] {
+		h = (h ^ binary.LittleEndian.Uint64(b)) * 1099511628211
+	}
+	for _, c := range b {
+		h = (h ^ uint64(c)) * 1099511628211
+	}
+	return h ^ h>>29
 }
 
 func loadRecCache[K comparable, V comparable](file, id string, limit *int, codec recCodec[K, V]) *recCache[K, V] {
 	c := &recCache[K, V]{file: file, id: id + "\n", limit: limit, codec: codec,
-		known: map[K]V{}, added: map[K]V{}, used: map[K]bool{}}
-	data, err := os.ReadFile(c.file)
+		added: map[K]V{}, used: map[K]bool{}}
+	data, err := readWhole(c.file)
 	c.size = len(data)
 	if err != nil || !bytes.HasPrefix(data, []byte(c.id)) {
 		c.size = -1 // nothing to append to: the next save writes the file anew
@@ -92,19 +114,85 @@ func loadRecCache[K comparable, V comparable](file, id string, limit *int, codec
 		// so the next save writes the file anew.
 		c.torn = true
 	}
-	for ; len(data) >= n; data = data[n:] {
-		if crc32.Checksum(data[:codec.size], castagnoli()) != binary.LittleEndian.Uint32(data[codec.size:n]) {
-			continue
+	recs := len(data) / n
+	c.data = data[:recs*n]
+	if recs == 0 {
+		return c
+	}
+	size := 4
+	for size < 2*recs {
+		size <<= 1
+	}
+	c.slots = make([]uint32, size)
+	mask := uint64(size - 1)
+	for i := range recs {
+		j := keyHash(c.data[i*n:i*n+codec.keyLen]) & mask
+		for c.slots[j] != 0 {
+			j = (j + 1) & mask
 		}
-		k, v := codec.dec(data[:codec.size])
-		c.known[k] = v
+		c.slots[j] = uint32(i + 1)
 	}
 	return c
 }
 
+// record returns the loaded entry for k: of the records with its key and a
+// good checksum, the last in the file (as a load of every record in order
+// would keep).
+func (c *recCache[K, V]) record(k K) (V, bool) {
+	var zero V
+	if len(c.slots) == 0 {
+		return zero, false
+	}
+	var buf [64]byte
+	kb := c.codec.key(buf[:0], k)
+	n := c.codec.size + 4
+	mask := uint64(len(c.slots) - 1)
+	best := -1
+	for j := keyHash(kb) & mask; c.slots[j] != 0; j = (j + 1) & mask {
+		i := int(c.slots[j] - 1)
+		rec := c.data[i*n : i*n+n]
+		if i > best && bytes.Equal(rec[:c.codec.keyLen], kb) &&
+			crc32.Checksum(rec[:c.codec.size], castagnoli()) == binary.LittleEndian.Uint32(rec[c.codec.size:]) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return zero, false
+	}
+	_, v := c.codec.dec(c.data[best*n : best*n+c.codec.size])
+	return v, true
+}
+
+// peek returns the entry for k without noting it as used.
+func (c *recCache[K, V]) peek(k K) (V, bool) {
+	if v, ok := c.added[k]; ok {
+		return v, true
+	}
+	return c.record(k)
+}
+
+// all returns every entry: the loaded records in file order (a later one
+// of a key over an earlier), then the added ones.
+func (c *recCache[K, V]) all() map[K]V {
+	out := map[K]V{}
+	n := c.codec.size + 4
+	for i := 0; i+n <= len(c.data); i += n {
+		rec := c.data[i : i+n]
+		if crc32.Checksum(rec[:c.codec.size], castagnoli()) != binary.LittleEndian.Uint32(rec[c.codec.size:]) {
+			continue
+		}
+		k, v := c.codec.dec(rec[:c.codec.size])
+		out[k] = v
+	}
+	for k, v := range c.added {
+		out[k] = v
+	}
+	return out
+}
+
 // get returns the entry for k, noting it as used.
 func (c *recCache[K, V]) get(k K) (V, bool) {
-	v, ok := c.known[k]
+	v, ok := c.peek(k)
 	if ok {
 		c.used[k] = true
 	}
@@ -114,10 +202,9 @@ func (c *recCache[K, V]) get(k K) (V, bool) {
 // put records the entry for k.
 func (c *recCache[K, V]) put(k K, v V) {
 	c.used[k] = true
-	if old, ok := c.known[k]; ok && old == v {
+	if old, ok := c.peek(k); ok && old == v {
 		return
 	}
-	c.known[k] = v
 	c.added[k] = v
 }
 
@@ -135,11 +222,13 @@ func (c *recCache[K, V]) save() {
 		buf = append(buf, c.id...)
 		recs = map[K]V{}
 		for k := range c.used {
-			recs[k] = c.known[k]
+			if v, ok := c.peek(k); ok {
+				recs[k] = v
+			}
 		}
 	case c.size < 0 || c.torn:
 		buf = append(buf, c.id...)
-		recs = c.known
+		recs = c.all()
 	}
 	for k, v := range recs {
 		start := len(buf)
@@ -169,7 +258,9 @@ var sumCacheLimit = 8 << 20
 const sumRecLen = 28 + 32 + 32 + 1 + 4
 
 var sumCodec = recCodec[sumKey, dirSum]{
-	size: sumRecLen,
+	size:   sumRecLen,
+	keyLen: sumKeyLen,
+	key:    appendSumKey,
 	dec: func(b []byte) (k sumKey, s dirSum) {
 		k = decodeSumKey(b)
 		copy(s.version[:], b[28:])
@@ -235,6 +326,9 @@ func newSumKey(p string, id plumbing.Hash) sumKey {
 	return k
 }
 
+// sumKeyLen is the bytes of a sumKey in a record.
+const sumKeyLen = 20 + 8
+
 func decodeSumKey(b []byte) (k sumKey) {
 	copy(k.id[:], b)
 	copy(k.path[:], b[20:28])
@@ -253,7 +347,9 @@ type fileSumCache = recCache[sumKey, fileSum]
 var fileSumCacheLimit = 4 << 20
 
 var fileSumCodec = recCodec[sumKey, fileSum]{
-	size: 28 + 32 + 32 + 1,
+	size:   28 + 32 + 32 + 1,
+	keyLen: sumKeyLen,
+	key:    appendSumKey,
 	dec: func(b []byte) (k sumKey, s fileSum) {
 		k = decodeSumKey(b)
 		copy(s.sum[:], b[28:])

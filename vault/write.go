@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -76,6 +77,7 @@ type WriteResult struct {
 	Commit  plumbing.Hash    // the branch commit; zero when nothing was committed
 	Ledger  plumbing.Hash    // the ledger commit; zero without a receipt
 	Changed []string         // node paths whose content changed
+	Tree    plumbing.Hash    // the node's tree after the write; zero when nothing was committed
 	// BlobsRead counts committed blobs read to recompute fingerprints: it
 	// grows with the size of the directories above the changes, never with
 	// the size of the node (a test checks this).
@@ -466,7 +468,7 @@ func (v *Vault) WriteNode(ctx context.Context, node string, changes map[string][
 	}
 	s.save() // the objects it names are durable
 	v.touchHandStamp(node)
-	res.Receipt, res.Moved, res.Commit, res.Ledger = r, moved, commit, ledgerCommit
+	res.Receipt, res.Moved, res.Commit, res.Ledger, res.Tree = r, moved, commit, ledgerCommit, newNode
 	if v.cfg.Format < FormatVersion {
 		v.cfg.Format = FormatVersion
 	}
@@ -517,17 +519,25 @@ func (v *Vault) nodeHandEdits(node string) ([]HandEdit, error) {
 	}
 	dir := "published/" + published.EscapeNode(node)
 	prefix := dir + "/"
-	known := map[string]bool{}
 	var edits []HandEdit
 	ds := newDirStat(v.root)
 	defer ds.close()
+	// The directories holding the node's files: the index is sorted, so
+	// the files of one directory come together (no set of every name).
+	dirs := map[string]bool{dir: true}
+	lastDir := ""
 	for i := idx.search(prefix); i < idx.len(); i++ {
-		name := string(idx.name(i))
-		if !strings.HasPrefix(name, prefix) {
+		if !bytes.HasPrefix(idx.name(i), []byte(prefix)) {
 			break
 		}
-		known[name] = true
 		e := idx.entry(i)
+		name := e.Name
+		if d := pathpkg.Dir(name); d != lastDir {
+			lastDir = d
+			for ; len(d) >= len(dir) && !dirs[d]; d = pathpkg.Dir(d) {
+				dirs[d] = true
+			}
+		}
 		var cur indexEntry
 		if ds.entry(name, &cur) && idx.sameStat(&cur, &e) {
 			continue // unchanged since prose wrote it: no read
@@ -549,11 +559,9 @@ func (v *Vault) nodeHandEdits(node string) ([]HandEdit, error) {
 	// mtime; the others are not read, as git's untracked cache does.
 	stamp, err := os.Stat(v.handStampPath(node))
 	haveStamp := err == nil
-	dirs := map[string]bool{dir: true}
-	for name := range known {
-		for d := pathpkg.Dir(name); len(d) >= len(dir) && !dirs[d]; d = pathpkg.Dir(d) {
-			dirs[d] = true
-		}
+	known := func(p string) bool {
+		i := idx.search(p)
+		return i < idx.len() && string(idx.name(i)) == p
 	}
 	var walk func(rel string, all bool)
 	walk = func(rel string, all bool) {
@@ -576,7 +584,7 @@ func (v *Vault) nodeHandEdits(node string) ([]HandEdit, error) {
 			switch {
 			case e.IsDir() && !dirs[p]:
 				walk(p, true) // a directory made by hand: all of it is new
-			case !e.IsDir() && !known[p]:
+			case !e.IsDir() && !known(p):
 				edits = append(edits, HandEdit{p, "added by hand (not in any receipt)"})
 			}
 		}

@@ -260,3 +260,46 @@ func TestReferencedByOfAFolderIndex(t *testing.T) {
 	gitStatusClean(t, w)
 	fsckOK(t, w)
 }
+
+// A commit leaves the cache of links current for the tree it made, the
+// same bytes a rebuild from the vault writes: the next command neither
+// diffs the trees nor parses the pages again.
+func TestReferencedByCacheIsCurrentAfterACommit(t *testing.T) {
+	w := newWiki(t)
+	newPage(t, w, "t/x", "note", nil)
+	newPage(t, w, "t/y", "note", nil)
+	newPage(t, w, "a/one", "note", map[string]string{"body": `<p><a href="../t/x.html">x</a></p>`})
+	mustUpdate(t, w, func(tx *Tx) error {
+		if _, err := tx.WriteSlot("a/one", "body", `<p><a href="../t/y.html">y</a></p>`); err != nil {
+			return err
+		}
+		_, _, err := tx.Remove("t/x", true)
+		return err
+	})
+	_, tree, err := w.v.NodeHead(Node)
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved, err := os.ReadFile(w.linksPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, ok := decodeLinks(saved)
+	if !ok || l.tree != tree {
+		t.Fatalf("the cache reflects tree %v (ok %v), the branch's wiki is %v", l.tree, ok, tree)
+	}
+	os.Remove(w.linksPath())
+	if _, err := w.linkIndex(context.Background(), tree); err != nil {
+		t.Fatal(err)
+	}
+	rebuilt, err := os.ReadFile(w.linksPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(saved) != string(rebuilt) {
+		t.Fatalf("the cache a commit wrote differs from a rebuild:\n%q\n%q", saved, rebuilt)
+	}
+	if got, _ := referencedBy(t, w, "t/y"); got["../a/one.html"] != "One" {
+		t.Fatalf("t/y referenced by %v", got)
+	}
+}

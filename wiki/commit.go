@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/prose-store/prose/receipt"
 	"github.com/prose-store/prose/vault"
 )
@@ -186,8 +187,37 @@ func (tx *Tx) CommitWith(o CommitOptions) (*Result, error) {
 	if !wr.Commit.IsZero() {
 		res.Commit = wr.Commit.String()
 		res.Changed = wr.Changed
+		if !staging && len(tx.takeInFiles) == 0 {
+			tx.saveLinks(wr.Tree, changes)
+		}
 	}
 	return res, nil
+}
+
+// saveLinks writes the link cache for the tree the commit made, node tree
+// tree, whose files are the Tx's base tree with changes applied: the next
+// command finds the cache current instead of diffing the trees and parsing
+// the changed pages again. Without the base tree's links (the Tx read
+// none) the cache stays as it was, caught up by the next Tx.
+func (tx *Tx) saveLinks(tree plumbing.Hash, changes map[string][]byte) {
+	base := tx.links
+	if base == nil || base.tree != tx.st.tree || tree.IsZero() {
+		return
+	}
+	l := &linkIndex{tree: tree, pages: maps.Clone(base.pages)}
+	for rel, data := range changes {
+		if !strings.HasSuffix(rel, ".html") {
+			continue
+		}
+		delete(l.pages, rel)
+		if data == nil {
+			continue
+		}
+		if p, err := Parse(data); err == nil {
+			l.pages[rel] = pageLinks(rel, p)
+		}
+	}
+	_ = writeCache(tx.w.linksPath(), l.encode())
 }
 
 // stageAbove is how many bytes of rendered files a commit holds in
