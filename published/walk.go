@@ -135,9 +135,8 @@ func (w *walker) walk() ([]walkedFile, error) {
 	}
 	var top walkNode
 	var wg sync.WaitGroup
-	w.walkDir(h, "", &top, &wg)
+	w.walkDir(h, "", &top, &wg) // closes h
 	wg.Wait()
-	h.close()
 	var out []walkedFile
 	if err := flatten(&top, &out); err != nil {
 		return nil, err
@@ -159,9 +158,8 @@ func (w *walker) walkSub(rel string) ([]walkedFile, error) {
 	}
 	var n walkNode
 	var wg sync.WaitGroup
-	w.walkDir(h, rel, &n, &wg)
+	w.walkDir(h, rel, &n, &wg) // closes h
 	wg.Wait()
-	h.close()
 	var out []walkedFile
 	if err := flatten(&n, &out); err != nil {
 		return nil, err

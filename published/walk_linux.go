@@ -44,7 +44,9 @@ func (d dirHandle) openSub(name string) (dirHandle, error) {
 	}
 }
 
-// close releases the directory.
+// close releases the directory; call it once per handle: a second close
+// of the same number closes whatever file the process opened under it
+// since (another goroutine's directory, a test's RemoveAll).
 func (d dirHandle) close() {
 	if d.fd >= 0 {
 		unix.Close(d.fd)
