@@ -40,7 +40,26 @@ func (r *run) document(d *source.Document, p *plan.Plan, res render.Result, sect
 		names[i] = sections[i].Path
 	}
 	links := r.termLinker(tb)
-	body := links.Link(res.Page(func(i int) string { return relPath(rel, names[i]) }), rel)
+	// The links between the sources' pages, as written from the page at.
+	relink := func(h, at string) string {
+		return render.Relink(h, func(p, a string) string {
+			if p == "" { // this document's own section
+				p = rel
+				if i := res.PartOf(a); i >= 0 && !res.Parts[i].Empty {
+					p = names[i]
+					if a == res.Parts[i].Anchor {
+						a = "" // the part's own heading is its page's title
+					}
+				}
+			}
+			href := relPath(at, p)
+			if a != "" {
+				href += "#" + a
+			}
+			return href
+		})
+	}
+	body := links.Link(relink(res.Page(func(i int) string { return relPath(rel, names[i]) }), rel), rel)
 	if err := r.put(tb, d, rel, render.DocumentSlot, body); err != nil {
 		return err
 	}
@@ -72,7 +91,7 @@ func (r *run) document(d *source.Document, p *plan.Plan, res render.Result, sect
 			// of its own): its page lists them.
 			body = subsections(prel, names, res.Parts, i)
 		}
-		if err := r.put(tb, d, prel, render.DocumentSlot, links.Link(body, prel)); err != nil {
+		if err := r.put(tb, d, prel, render.DocumentSlot, links.Link(relink(body, prel), prel)); err != nil {
 			return err
 		}
 	}
@@ -193,7 +212,7 @@ const CollectionsDir = "sources/collections"
 // repeat is part of it, so when that changes the source is read again,
 // and a changed file of a collection gives the pages the whole would.
 func (r *run) memoOf(d *source.Document) string {
-	return MemoKey(d.ID, r.opt, r.prompts.version()+d.Boilerplate.Token())
+	return MemoKey(d.ID, r.opt, r.prompts.version()+d.Boilerplate.Token()+render.Revision)
 }
 
 // keepBoilerplate records the boilerplate d was read without.

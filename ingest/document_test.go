@@ -265,7 +265,7 @@ func TestAnEmptySectionListsItsSubsections(t *testing.T) {
 		t.Fatalf("functions.html:\n%s", got)
 	}
 	// A heading with nothing under it at all is listed, with no page.
-	if toc := slotOf(t, w, dir+".html", "document"); !strings.Contains(toc, "<li>Detailed Description</li>") {
+	if toc := slotOf(t, w, dir+".html", "document"); !strings.Contains(toc, `<li id="s-detailed-description">Detailed Description</li>`) {
 		t.Errorf("contents:\n%s", toc)
 	}
 	if nav := slotOf(t, w, dir+"/func8.html", "nav"); !strings.Contains(nav, `href="types.html">Types →`) {

@@ -61,6 +61,10 @@ type Options struct {
 	// "generation:NAME", "tool:NAME:N", "bookkeeping", "commit"); an error
 	// fails the run there. Tests inject failures with it.
 	Fail func(step string) error
+	// Redirects are the pages of the run's collections that only send a
+	// reader on (source.Redirect), by source name, to the source name of
+	// their target: a link to one is rendered as a link to its target.
+	Redirects map[string]string
 }
 
 // DefaultBudget is the prompt budget, in tokens (about four characters
@@ -199,8 +203,10 @@ type run struct {
 	// merged in name order.
 	base   *catalog
 	placed *placing
-	// linker links the terms of the wiki on the pages prose renders.
+	// linker links the terms of the wiki on the pages prose renders;
+	// links the pages of sources that link each other (srclinks.go).
 	linker *render.Linker
+	links  *sourceLinks
 	// raw are the sources' titles as read, by id (the catalog keeps a
 	// title's original when cleaning changed it).
 	raw map[string]string
@@ -451,6 +457,7 @@ func (r *run) ingest(ctx context.Context, docs []*source.Document) (*Result, err
 		r.runNames[d.ID] = append(r.runNames[d.ID], d.Name)
 	}
 	r.same = r.sameTextOf(docs)
+	r.links = newSourceLinks(docs, r.base, r.opt, r.same.of)
 	var todo []*source.Document
 	for _, d := range docs {
 		sr := SourceResult{Name: d.Name, ID: d.ID, Kind: string(d.Kind), Title: d.Title, Redactions: d.Redactions, Encoding: d.Encoding, Pages: []string{}, SameAs: r.same.of[d.Name]}
@@ -595,7 +602,7 @@ func (r *run) source(ctx context.Context, d *source.Document) error {
 	// bytes: rendering is deterministic): a long source's rendered text
 	// is never held beside the prompts that quote it or the model's copy
 	// of it.
-	parts := render.Document(d, render.Options{}).Parts
+	parts := render.Document(d, render.Options{Link: r.links.resolver(d)}).Parts
 	for i := range parts {
 		parts[i].HTML = ""
 	}
@@ -647,7 +654,7 @@ func (r *run) source(ctx context.Context, d *source.Document) error {
 		f.Forget() // nothing asks about this source again
 	}
 	// The source's own text, rendered by prose whatever the model wrote.
-	doc := render.Document(d, render.Options{})
+	doc := render.Document(d, render.Options{Link: r.links.resolver(d)})
 	if err := r.document(d, p, doc, sections, tb); err != nil {
 		return &StepError{"rendering of " + d.Name, err}
 	}

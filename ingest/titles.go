@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"path"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -96,6 +97,88 @@ func sharedSuffix(titles []string) string {
 	return best
 }
 
+// minMajority is the fewest titles a folder needs for a suffix most of
+// them share, not all, to be cut (mostSuffix).
+const minMajority = 5
+
+// mostSuffix is the longest suffix starting at a separator that more than
+// half of titles share (each keeping something before it), when titles
+// are at least minMajority; "" otherwise. A generator names its kinds of
+// page apart ("Span in proc_macro2 - Rust", "lib.rs - source") and leaves
+// pages of its own ("Redirection", "List of all items"): no one suffix
+// is every title's, yet one is the site's.
+func mostSuffix(titles []string) string {
+	if len(titles) < minMajority {
+		return ""
+	}
+	count := map[string]int{}
+	for _, t := range titles {
+		seen := map[string]bool{}
+		for _, sep := range separators {
+			for i := strings.Index(t, sep); i > 0; {
+				cand := t[i:]
+				if !seen[cand] && strings.TrimSpace(t[:i]) != "" && (sep != " (" || strings.HasSuffix(cand, ")")) {
+					seen[cand] = true
+					count[cand]++
+				}
+				j := strings.Index(t[i+1:], sep)
+				if j < 0 {
+					break
+				}
+				i += 1 + j
+			}
+		}
+	}
+	best := ""
+	for cand, n := range count {
+		if 2*n > len(titles) && (len(cand) > len(best) || len(cand) == len(best) && cand < best) {
+			best = cand
+		}
+	}
+	return best
+}
+
+// cutMostSuffixes cuts, folder by folder of a collection (the shallowest
+// first), the suffix most of the folder's titles share (mostSuffix) from
+// those that have it. titles are the collection's titles by source name,
+// changed in place; the catalog's known titles take part and are cut too.
+func cutMostSuffixes(titles map[string]string) {
+	folders := map[string][]string{} // folder → the names below it
+	for name := range titles {
+		for dir := path.Dir(name); dir != "." && dir != "/"; dir = path.Dir(dir) {
+			folders[dir] = append(folders[dir], name)
+		}
+	}
+	order := make([]string, 0, len(folders))
+	for f := range folders {
+		order = append(order, f)
+	}
+	slices.SortFunc(order, func(a, b string) int {
+		if c := strings.Count(a, "/") - strings.Count(b, "/"); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	for _, f := range order {
+		names := folders[f]
+		ts := make([]string, len(names))
+		for i, n := range names {
+			ts[i] = titles[n]
+		}
+		suffix := mostSuffix(ts)
+		if suffix == "" {
+			continue
+		}
+		for _, n := range names {
+			if t := titles[n]; strings.HasSuffix(t, suffix) {
+				if cut := strings.TrimSpace(strings.TrimSuffix(t, suffix)); cut != "" {
+					titles[n] = cut
+				}
+			}
+		}
+	}
+}
+
 // sharedPrefix is the same for a prefix ending at a separator ("libffi:
 // Closures").
 func sharedPrefix(titles []string) string {
@@ -150,17 +233,33 @@ func cleanTitles(docs []*source.Document, known map[string]string) {
 			}
 		}
 		suffix, prefix := sharedSuffix(titles), sharedPrefix(titles)
-		for _, d := range ds {
-			t := d.Title
+		cut := func(t string) string {
+			c := t
 			if suffix != "" {
-				t = strings.TrimSpace(strings.TrimSuffix(t, suffix))
+				c = strings.TrimSpace(strings.TrimSuffix(c, suffix))
 			}
 			if prefix != "" {
-				t = strings.TrimSpace(strings.TrimPrefix(t, prefix))
+				c = strings.TrimSpace(strings.TrimPrefix(c, prefix))
 			}
-			if t != "" {
-				d.Title = t
+			if c == "" {
+				return t
 			}
+			return c
+		}
+		// Then the suffixes most of a folder's titles share, the
+		// catalog's titles of the collection taking part as above.
+		byName := map[string]string{}
+		for name, t := range known {
+			if !inRun[name] && strings.HasPrefix(name, c+"/") && path.Ext(name) != "" {
+				byName[name] = cut(cleanTitle(t))
+			}
+		}
+		for _, d := range ds {
+			byName[d.Name] = cut(d.Title)
+		}
+		cutMostSuffixes(byName)
+		for _, d := range ds {
+			d.Title = byName[d.Name]
 		}
 	}
 }

@@ -80,3 +80,35 @@ func TestOriginKeyIsTheWikis(t *testing.T) {
 		t.Fatalf("plan.MetaOrigin %q, wiki.KeyOrigin %q", plan.MetaOrigin, wiki.KeyOrigin)
 	}
 }
+
+// A generator that titles its kinds of page apart ("Span in proc_macro2 -
+// Rust", "lib.rs - source") and adds pages of its own ("List of all
+// items") gives no suffix every title shares; the one most of a folder's
+// titles share is still the site's, and is cut from those that have it.
+func TestTitlesLoseTheSuffixMostOfAFolderShares(t *testing.T) {
+	_, w := newWiki(t)
+	var docs []*source.Document
+	for _, n := range []string{"Span", "Ident", "Group", "Literal", "Punct"} {
+		docs = append(docs, htmlDoc(t, "doc/pm/struct."+n+".html", n+" in pm - Rust", "<p>The "+n+" type.</p>"))
+	}
+	docs = append(docs, htmlDoc(t, "doc/pm/all.html", "List of all items in this crate", "<p>Everything.</p>"))
+	for _, n := range []string{"lib", "parse", "wrapper", "fallback", "detection"} {
+		docs = append(docs, htmlDoc(t, "doc/src/pm/"+n+".rs.html", n+".rs - source", "<pre>fn "+n+"() {}</pre>"))
+	}
+	// A suffix fewer than half of a folder's titles share is theirs.
+	docs = append(docs, htmlDoc(t, "doc/notes/a.html", "Start - Draft", "<p>One.</p>"), htmlDoc(t, "doc/notes/b.html", "End - Draft", "<p>Two.</p>"))
+	for _, n := range []string{"Middle", "Top", "Bottom"} {
+		docs = append(docs, htmlDoc(t, "doc/notes/"+strings.ToLower(n)+".html", n, "<p>"+n+" words.</p>"))
+	}
+	res, err := ingest.Ingest(context.Background(), w, docs, opts(offline.Engine{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"doc/pm/struct.Span.html": "Span in pm", "doc/pm/all.html": "List of all items in this crate",
+		"doc/src/pm/lib.rs.html": "lib.rs", "doc/notes/a.html": "Start - Draft"}
+	for _, s := range res.Sources {
+		if w, ok := want[s.Name]; ok && s.Title != w {
+			t.Errorf("%s is titled %q, want %q", s.Name, s.Title, w)
+		}
+	}
+}

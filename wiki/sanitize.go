@@ -39,6 +39,9 @@ var (
 		// Headings may carry an anchor in the source's namespace (see
 		// headingID), so a page links into a rendered source.
 		"h2": {"id"}, "h3": {"id"}, "h4": {"id"}, "h5": {"id"}, "h6": {"id"},
+		// as may an entry of a split source's contents, where a link to
+		// a section now on a page of its own lands.
+		"li": {"id"},
 		// as may the term of a definition that names an API (ffi_call),
 		// which a folder's index of names links to.
 		"dt": {"id"},
@@ -63,7 +66,7 @@ var (
 )
 
 // headingElements are the elements an anchor (headingID) may sit on.
-var headingElements = []string{"h2", "h3", "h4", "h5", "h6", "dt"}
+var headingElements = []string{"h2", "h3", "h4", "h5", "h6", "dt", "li"}
 
 // Sanitize returns html with everything outside the slot allowlist
 // removed, and a description of what was removed (empty when nothing

@@ -144,6 +144,14 @@ func ingestCommand() *cli.Command {
 				}
 				opt.Into = clean
 			}
+			for _, sk := range skipped {
+				if sk.RedirectTo != "" {
+					if opt.Redirects == nil {
+						opt.Redirects = map[string]string{}
+					}
+					opt.Redirects[sk.Path] = sk.RedirectTo
+				}
+			}
 			res, err := ingest.Ingest(c.Context, w, docs, opt)
 			if err != nil {
 				return pipelineError(c, "ingest", err)
@@ -417,13 +425,25 @@ const listedUnsupported = 5
 // unreadable file, the vault's own folder) by name, and the files that
 // are simply not documents by name when few, else as one line of counts.
 func reportSkipped(w io.Writer, skipped []source.Skipped) {
-	var unsupported []source.Skipped
+	var unsupported, redirects []source.Skipped
 	for _, s := range skipped {
-		if s.Unsupported {
+		switch {
+		case s.Unsupported:
 			unsupported = append(unsupported, s)
+			continue
+		case s.Redirect:
+			redirects = append(redirects, s)
 			continue
 		}
 		fmt.Fprintf(w, "prose: skipped %s: %s\n", s.Path, s.Reason)
+	}
+	if len(redirects) <= listedUnsupported {
+		for _, s := range redirects {
+			fmt.Fprintf(w, "prose: skipped %s: %s\n", s.Path, s.Reason)
+		}
+	} else {
+		fmt.Fprintf(w, "prose: skipped %d pages that only redirect to another (such as %s: %s); a link to one leads to its target\n",
+			len(redirects), redirects[0].Path, redirects[0].Reason)
 	}
 	if len(unsupported) <= listedUnsupported {
 		for _, s := range unsupported {

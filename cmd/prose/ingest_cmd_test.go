@@ -674,3 +674,40 @@ func TestIngestSourceChangedDuringTheRun(t *testing.T) {
 		})
 	}
 }
+
+// TestIngestFollowsRedirectPages: a generator's pages that only redirect
+// (rustdoc leaves one per re-exported item) make no page — counted in one
+// line when many — and a link to one leads to the page of its target.
+func TestIngestFollowsRedirectPages(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "api")
+	redirect := func(to string) string {
+		return `<html><head><meta http-equiv="refresh" content="0;URL=` + to + `"><title>Redirection</title></head><body><p>Redirecting to <a href="` + to + `">` + to + `</a>...</p></body></html>`
+	}
+	files := map[string]string{
+		"index.html":        `<html><head><title>API</title></head><body><h1>API</h1><p>Start with <a href="old/thing.html">the thing</a>.</p></body></html>`,
+		"struct.Thing.html": `<html><head><title>Thing</title></head><body><h1>Thing</h1><p>A thing holds things.</p></body></html>`,
+	}
+	for i := 0; i < 7; i++ {
+		files[fmt.Sprintf("old/r%d.html", i)] = redirect("../struct.Thing.html")
+	}
+	files["old/thing.html"] = redirect("../struct.Thing.html")
+	writeFiles(t, src, files)
+	dir := newIngestVault(t)
+	_, errs, code := prose(t, "--vault", dir, "ingest", src)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errs)
+	}
+	if !strings.Contains(errs, "skipped 8 pages that only redirect to another") {
+		t.Errorf("the redirect pages are not counted in one line:\n%s", errs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "published", "wiki", "api", "old")); !os.IsNotExist(err) {
+		t.Errorf("redirect pages became pages (%v)", err)
+	}
+	page, err := os.ReadFile(filepath.Join(dir, "published", "wiki", "api", "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(page), `<a href="struct-thing.html">the thing</a>`) {
+		t.Errorf("the link to a redirect does not lead to its target:\n%s", page)
+	}
+}

@@ -24,6 +24,13 @@ import (
 	"github.com/prose-store/prose/wiki"
 )
 
+// Revision names how Document renders, and is part of each source's memo
+// key: a source ingested before a change of it is read again by the next
+// ingest, and its pages rendered the new way. Revision 2 links a
+// collection's sources to each other (Options.Link) and gives a split
+// source's contents its sections' anchors.
+const Revision = "render-2"
+
 // SplitAt is the size of rendered HTML past which a document is split
 // into section pages.
 const SplitAt = 64 << 10
@@ -91,10 +98,65 @@ func (r Result) Page(href func(i int) string) string {
 	return r.HTML + toc(r.Parts, href)
 }
 
+// PartOf is the index of the part whose page holds anchor (its own
+// heading's or one inside it), -1 when none does (the source page's).
+func (r Result) PartOf(anchor string) int {
+	for i, p := range r.Parts {
+		if p.Anchor == anchor {
+			return i
+		}
+		for _, h := range p.headings {
+			if h.anchor == anchor {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
 // Options tune a rendering.
 type Options struct {
 	// SplitAt overrides SplitAt (tests); 0 means SplitAt.
 	SplitAt int
+	// Link, when set, is offered each link of the source that is not a
+	// web address (a path relative to the source, an in-page "#name"):
+	// the href it returns, when ok, makes it a link — LinkScheme and a
+	// wiki path, which Relink makes relative to the page it lands on;
+	// else the link's text stays, as with no Link.
+	Link func(url string) (string, bool)
+}
+
+// LinkScheme starts the href of a link Options.Link resolved, until
+// Relink rewrites it: "prose-link:" and the wiki path of the page linked
+// to (empty: the page of the document itself), then "#" and its anchor.
+const LinkScheme = "prose-link:"
+
+// Relink rewrites each LinkScheme href in h with to(path, anchor), the
+// href that page writes (its own path relative to the page, its anchor).
+func Relink(h string, to func(path, anchor string) string) string {
+	const attr = `href="` + LinkScheme
+	if !strings.Contains(h, attr) {
+		return h
+	}
+	var sb strings.Builder
+	sb.Grow(len(h))
+	for {
+		i := strings.Index(h, attr)
+		if i < 0 {
+			sb.WriteString(h)
+			return sb.String()
+		}
+		sb.WriteString(h[:i+len(`href="`)])
+		h = h[i+len(attr):]
+		j := strings.IndexByte(h, '"')
+		if j < 0 {
+			j = len(h)
+		}
+		target := html.UnescapeString(h[:j])
+		p, a, _ := strings.Cut(target, "#")
+		sb.WriteString(html.EscapeString(to(p, a)))
+		h = h[j:]
+	}
 }
 
 // section is one section of the document, rendered.
@@ -114,7 +176,7 @@ func Document(d *source.Document, opt Options) Result {
 	if limit <= 0 {
 		limit = SplitAt
 	}
-	link := func(s string) string { return s }
+	link := func(s string) string { return source.InlineHTMLLinked(s, opt.Link) }
 	secs := sections(d, link)
 	total := 0
 	for _, s := range secs {
@@ -311,15 +373,18 @@ func toc(parts []Part, href func(int) string) string {
 			break
 		}
 		if p.Empty {
-			fmt.Fprintf(&sb, "<li>%s</li>", html.EscapeString(p.Title))
+			fmt.Fprintf(&sb, `<li id="%s">%s</li>`, p.Anchor, html.EscapeString(p.Title))
 			continue
 		}
 		h := href(i)
-		fmt.Fprintf(&sb, `<li><a href="%s">%s</a>`, html.EscapeString(h), html.EscapeString(p.Title))
+		// Each entry carries its heading's anchor: a link to the source
+		// page at a section now on a page of its own lands on the entry
+		// that leads there.
+		fmt.Fprintf(&sb, `<li id="%s"><a href="%s">%s</a>`, p.Anchor, html.EscapeString(h), html.EscapeString(p.Title))
 		if len(p.headings) > 0 && sb.Len() < MaxContents {
 			sb.WriteString("<ul>")
 			for _, e := range p.headings {
-				fmt.Fprintf(&sb, `<li class="toc-%d"><a href="%s#%s">%s</a></li>`, min(e.level, 6), html.EscapeString(h), e.anchor, html.EscapeString(e.text))
+				fmt.Fprintf(&sb, `<li class="toc-%d" id="%s"><a href="%s#%s">%s</a></li>`, min(e.level, 6), e.anchor, html.EscapeString(h), e.anchor, html.EscapeString(e.text))
 			}
 			sb.WriteString("</ul>")
 		}
@@ -327,6 +392,27 @@ func toc(parts []Part, href func(int) string) string {
 	}
 	sb.WriteString("</ol></div>\n")
 	return sb.String()
+}
+
+// Anchors are the anchors Document gives d's sections, one per section
+// ("" for a section whose heading is not shown: none, the page's title,
+// a conversation's question).
+func Anchors(d *source.Document) []string {
+	used := map[string]int{}
+	out := make([]string, len(d.Sections))
+	firstHeading := true
+	for i, s := range d.Sections {
+		if s.Heading == "" {
+			continue
+		}
+		a := anchor(s.Heading, used)
+		title := firstHeading && s.Level == 1 && s.Heading == d.Title
+		firstHeading = false
+		if d.Kind != source.Conversation && !title {
+			out[i] = a
+		}
+	}
+	return out
 }
 
 // sections renders each section of d: its heading (shown unless it is the
@@ -404,7 +490,7 @@ func Anchor(heading string) string { return "s-" + plan.Slug(heading) }
 // "s-def-" and the name's slug, distinct by names (nil: no anchors), so
 // a folder's index of names links to it.
 func block(b source.Block, link func(string) string, names map[string]int) string {
-	text := func(s string) string { return link(source.InlineHTML(s)) }
+	text := link // inline Markdown → HTML
 	var sb strings.Builder
 	switch b.Kind {
 	case source.Paragraph:

@@ -60,7 +60,7 @@ func TestPageContentsAreNavigation(t *testing.T) {
 		t.Fatal(err)
 	}
 	md := d.Markdown()
-	want := "# Groups\n\nGroups gather members.\n\n- See Basic Example first.\n- Members Example\n\n## Basic Example\n\nThe members option lists members.\n"
+	want := "# Groups\n\nGroups gather members.\n\n- See [Basic Example](<#basic>) first.\n- [Members Example](<#members>)\n\n## Basic Example\n\nThe members option lists members.\n"
 	if md != want {
 		t.Errorf("got\n%s\nwant\n%s", md, want)
 	}
@@ -91,7 +91,7 @@ func TestPageContentsOfDivsAreNavigation(t *testing.T) {
 			t.Errorf("the contents %q stayed:\n%s", bad, md)
 		}
 	}
-	if !strings.Contains(md, "Read Rollback and Initial State first.") {
+	if !strings.Contains(md, "Read [Rollback](<#_rollback>) and [Initial State](<#_initial_state>) first.") {
 		t.Errorf("a div of in-page links with words of its own was lost:\n%s", md)
 	}
 }

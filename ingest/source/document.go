@@ -63,6 +63,11 @@ type Section struct {
 	Level   int
 	Heading string
 	Blocks  []Block
+	// IDs are the source's own names for places in this section (an HTML
+	// element's id, an <a name>): a link to one (page.html#name) leads
+	// to the section. An id met before a heading with no text between
+	// them names the heading's section.
+	IDs []string `json:",omitempty"`
 }
 
 // BlockKind says what a block holds.

@@ -61,6 +61,7 @@ func readHTML(d *Document, src []byte, b *Boilerplate) error {
 	r := htmlReader{d: d, skip: b.skipped(doc)}
 	r.children(root)
 	r.flush()
+	r.settle(false)
 	if title != "" {
 		d.Title = title
 	} else if d.Title == "" {
@@ -156,6 +157,20 @@ type htmlReader struct {
 	d     *Document
 	skip  map[*html.Node]bool // the collection's boilerplate
 	loose strings.Builder     // inline text met directly inside a container
+	// pending are ids met outside any block, not yet given a section:
+	// the next heading's when no text comes first, else the section they
+	// were met in.
+	pending []pendingID
+	// headingIDs are the ids of containers that name the heading they
+	// hold first (mark).
+	headingIDs map[*html.Node][]string
+}
+
+// pendingID is an id met at a place of the document: sections and the
+// last section's blocks counted then.
+type pendingID struct {
+	id               string
+	sections, blocks int
 }
 
 func isChrome(n *html.Node) bool {
@@ -212,7 +227,16 @@ func (r *htmlReader) node(n *html.Node) {
 	switch n.DataAtom {
 	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
 		r.flush()
+		ahead := r.settle(true)
 		r.d.addSection(int(n.Data[1]-'0'), trimMarks(Plain(r.inline(n))))
+		s := &r.d.Sections[len(r.d.Sections)-1]
+		s.IDs = append(append(ahead, r.headingIDs[n]...), subtreeIDs(n, nil)...)
+		return
+	case atom.Div, atom.Section, atom.Article, atom.Main, atom.Body, atom.Html, atom.Figure, atom.Details, atom.A, atom.Span:
+		r.mark(n)
+	}
+	defer r.own(n)
+	switch n.DataAtom {
 	case atom.P:
 		r.flush()
 		var lines []string
@@ -318,6 +342,116 @@ func (r *htmlReader) node(n *html.Node) {
 	default:
 		r.children(n)
 	}
+}
+
+// mark notes n's own id (or an <a>'s name) as pending; a container's id
+// names the first heading inside it (a Sphinx or rustdoc <section id>
+// holding a link or a label before its heading), when it holds one.
+func (r *htmlReader) mark(n *html.Node) {
+	ids := ownIDs(n)
+	if len(ids) == 0 {
+		return
+	}
+	if n.DataAtom != atom.A && n.DataAtom != atom.Span {
+		if h := firstHeading(n); h != nil {
+			if r.headingIDs == nil {
+				r.headingIDs = map[*html.Node][]string{}
+			}
+			r.headingIDs[h] = append(r.headingIDs[h], ids...)
+			return
+		}
+	}
+	for _, id := range ids {
+		r.pending = append(r.pending, pendingID{id, len(r.d.Sections), r.blocks()})
+	}
+}
+
+// own gives the ids inside a block element n the section the block went
+// to. Containers read through r.node (a <div>, a <section>) have had their
+// children's ids noted already; their own was marked.
+func (r *htmlReader) own(n *html.Node) {
+	switch n.DataAtom {
+	case atom.P, atom.Ul, atom.Ol, atom.Dl, atom.Table, atom.Pre, atom.Blockquote:
+	default:
+		return
+	}
+	if len(r.d.Sections) == 0 {
+		return
+	}
+	s := &r.d.Sections[len(r.d.Sections)-1]
+	s.IDs = subtreeIDs(n, s.IDs)
+}
+
+func (r *htmlReader) blocks() int {
+	if len(r.d.Sections) == 0 {
+		return 0
+	}
+	return len(r.d.Sections[len(r.d.Sections)-1].Blocks)
+}
+
+// settle gives each pending id its section: with heading (a heading is
+// about to start a section), the ids no text followed are returned for
+// it; the others go to the section they were met in.
+func (r *htmlReader) settle(heading bool) (ahead []string) {
+	for _, p := range r.pending {
+		if heading && p.sections == len(r.d.Sections) && p.blocks == r.blocks() {
+			ahead = append(ahead, p.id)
+			continue
+		}
+		i := p.sections - 1
+		if i < 0 {
+			i = 0
+		}
+		if i < len(r.d.Sections) {
+			r.d.Sections[i].IDs = append(r.d.Sections[i].IDs, p.id)
+		}
+	}
+	r.pending = r.pending[:0]
+	return ahead
+}
+
+// firstHeading is the first heading element below n, nil when none is.
+func firstHeading(n *html.Node) *html.Node {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode {
+			continue
+		}
+		if isHeading(c) {
+			return c
+		}
+		if h := firstHeading(c); h != nil {
+			return h
+		}
+	}
+	return nil
+}
+
+// ownIDs are the names n gives its place: its id, an <a>'s name.
+func ownIDs(n *html.Node) []string {
+	var ids []string
+	for _, a := range n.Attr {
+		if a.Namespace == "" && (a.Key == "id" || a.Key == "name" && n.DataAtom == atom.A) {
+			if v := strings.TrimSpace(a.Val); v != "" && len(v) <= maxIDLen {
+				ids = append(ids, v)
+			}
+		}
+	}
+	return ids
+}
+
+// maxIDLen bounds an id kept: longer ones are no names a link uses.
+const maxIDLen = 256
+
+// subtreeIDs appends the ids of n and everything below it to ids.
+func subtreeIDs(n *html.Node, ids []string) []string {
+	if n.Type != html.ElementNode {
+		return ids
+	}
+	ids = append(ids, ownIDs(n)...)
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		ids = subtreeIDs(c, ids)
+	}
+	return ids
 }
 
 // admonitions are the classes DocBook gives a note box, and the word
@@ -640,8 +774,13 @@ func emptyCells(header []string, rows [][]string) bool {
 func (r *htmlReader) anchor(a *html.Node) string {
 	text := strings.ReplaceAll(r.inlineBreaks(a), "\n", " ")
 	href := strings.TrimSpace(attr(a, "href"))
-	if href == "" || strings.HasPrefix(href, "#") || strings.TrimSpace(text) == "" {
-		return text // an in-page link, or an icon's: no text to show
+	if href == "" || strings.TrimSpace(text) == "" {
+		return text // an anchor, or an icon's link: no text to show
+	}
+	if strings.HasPrefix(href, "#") {
+		// An in-page link: kept for the page, which links its sections
+		// (Section.IDs); no link to another document.
+		return linkText(text, href)
 	}
 	r.d.Links = append(r.d.Links, Link{Text: clean(Plain(text)), URL: href})
 	return linkText(text, href)

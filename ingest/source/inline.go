@@ -328,23 +328,31 @@ func writePlain(sb *strings.Builder, spans []span) {
 // <code>, links to http, https and mailto URLs as <a href>; a link to
 // anything else (javascript:, data:, a path relative to the source's own
 // site) is rendered as its text alone.
-func InlineHTML(s string) string {
+func InlineHTML(s string) string { return InlineHTMLLinked(s, nil) }
+
+// InlineHTMLLinked is InlineHTML with each link SafeURL refuses offered
+// to resolve (nil: none is): the href it returns, when ok, makes it a
+// link (a page of the wiki in place of the source's own relative link).
+func InlineHTMLLinked(s string, resolve func(url string) (string, bool)) string {
 	var sb strings.Builder
-	writeHTML(&sb, parseInline(s, false))
+	writeHTML(&sb, parseInline(s, false), resolve)
 	return sb.String()
 }
 
-func writeHTML(sb *strings.Builder, spans []span) {
+func writeHTML(sb *strings.Builder, spans []span, resolve func(string) (string, bool)) {
 	for _, sp := range spans {
 		switch {
 		case sp.code:
 			sb.WriteString("<code>" + html.EscapeString(sp.text) + "</code>")
 		case sp.link:
 			href, ok := SafeURL(sp.url)
+			if !ok && resolve != nil {
+				href, ok = resolve(sp.url)
+			}
 			if ok {
 				sb.WriteString(`<a href="` + html.EscapeString(href) + `">`)
 			}
-			writeHTML(sb, sp.kids)
+			writeHTML(sb, sp.kids, resolve)
 			if ok {
 				sb.WriteString("</a>")
 			}

@@ -247,6 +247,12 @@ type Skipped struct {
 	// source kind (an image, a stylesheet): expected in a manual's
 	// folder, so a caller may count these rather than name each.
 	Unsupported bool
+	// RedirectTo is, for a page that only redirects (Redirect), the
+	// source name its target has in the collection ("" when it leads
+	// elsewhere): a link to the page is a link to its target.
+	RedirectTo string
+	// Redirect is set for such a page.
+	Redirect bool
 }
 
 // Collect gathers the sources named by args: files, directories (walked
@@ -493,6 +499,16 @@ func walk(dir, base string) ([]Input, []string, []Skipped) {
 		if err != nil {
 			skipped = append(skipped, Skipped{Path: shown, Reason: strings.TrimPrefix(unwrapPathError(err).Error(), shown+": ")})
 			return nil
+		}
+		if KindOf(p) == HTML {
+			if target, ok := Redirect(data); ok {
+				sk := Skipped{Path: shown, Reason: "a page that only redirects (to " + target + "), no text of its own", Redirect: true}
+				if name, _, ok := RelativeTarget(shown, target); ok {
+					sk.RedirectTo = name
+				}
+				skipped = append(skipped, sk)
+				return nil
+			}
 		}
 		in := Input{Name: shown, Data: data, Found: true, Collection: filepath.Clean(dir), Path: p}
 		if earlier := filepath.ToSlash(filepath.Join(earlierBase, rel)); earlier != shown {
