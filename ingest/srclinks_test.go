@@ -52,7 +52,7 @@ func TestLinksBetweenSourcesAreLinksBetweenTheirPages(t *testing.T) {
 				}
 			}
 			for _, text := range []string{"a picture", "a lost name"} {
-				if regexp.MustCompile(`<a [^>]*>` + text).MatchString(a) || !strings.Contains(a, text) {
+				if regexp.MustCompile(`<a [^>]*>`+text).MatchString(a) || !strings.Contains(a, text) {
 					t.Errorf("%q is not plain text on site/a.html:\n%s", text, a)
 				}
 			}
