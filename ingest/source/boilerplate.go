@@ -71,17 +71,26 @@ type candidate struct {
 // at the document's edge.
 func candidates(root *html.Node) []candidate {
 	lens := map[*html.Node]int{}
-	var size func(*html.Node) int
-	size = func(n *html.Node) int {
+	// headed are the elements holding a heading: a part of the document
+	// with a title of its own (rustdoc's "impl Copy for Spacing", whose
+	// shape with its links as # recurs on most pages) is never a bar.
+	headed := map[*html.Node]bool{}
+	var size func(*html.Node) (int, bool)
+	size = func(n *html.Node) (int, bool) {
 		if n.Type == html.TextNode {
-			return len(n.Data)
+			return len(n.Data), false
 		}
-		s := 0
+		s, h := 0, isHeading(n)
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			s += size(c)
+			cs, ch := size(c)
+			s += cs
+			h = h || ch
 		}
 		lens[n] = s
-		return s
+		if h {
+			headed[n] = true
+		}
+		return s, h
 	}
 	size(root)
 	var out []candidate
@@ -101,7 +110,7 @@ func candidates(root *html.Node) []candidate {
 				continue
 			}
 			l := lens[c]
-			if candidateTags[c.DataAtom] && l > 0 && l <= maxShape && nest < maxNest && lens[n] != l {
+			if candidateTags[c.DataAtom] && l > 0 && l <= maxShape && nest < maxNest && lens[n] != l && !headed[c] {
 				if k := shape(c); k != "" {
 					t := top
 					if nest == 0 {

@@ -1,6 +1,9 @@
 package source
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // A page whose head sends the reader on at once and that says little
 // else is a redirect, with its target; a page that waits first, or says
@@ -85,5 +88,28 @@ func TestSectionIDs(t *testing.T) {
 				break
 			}
 		}
+	}
+}
+
+// A part of a page with a heading of its own is the page's text, however
+// alike its shape is across the collection: rustdoc ends every type's page
+// with "impl Copy for Spacing", "impl Eq for Spacing" … (links as #: "impl
+// # for #" on each), which must not be left out as a bar.
+func TestBoilerplateKeepsHeadedParts(t *testing.T) {
+	var ins []Input
+	for _, ty := range []string{"Span", "Ident", "Group", "Punct"} {
+		page := `<html><body><div class="nav"><p>Crates: <a href="a.html">a</a> <a href="b.html">b</a></p></div><h1>` + ty + `</h1><p>The ` + ty + ` type holds ` + ty + `s.</p>` +
+			`<section id="impl-Copy"><h3>impl <a href="../core/Copy.html">Copy</a> for <a href="x.html">` + ty + `</a></h3></section>` +
+			`<section id="impl-Eq"><h3>impl <a href="../core/Eq.html">Eq</a> for <a href="x.html">` + ty + `</a></h3></section></body></html>`
+		ins = append(ins, Input{Name: "doc/" + ty + ".html", Data: []byte(page), Found: true, Collection: "doc"})
+	}
+	b := FindBoilerplate(ins)["doc"]
+	d, err := ReadWith(ins[0].Name, ins[0].Data, "", b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := d.Markdown()
+	if !strings.Contains(md, "impl Copy for Span") || !strings.Contains(md, "impl Eq for Span") {
+		t.Errorf("the headed parts were left out:\n%s", md)
 	}
 }
