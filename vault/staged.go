@@ -33,6 +33,9 @@ type Staged struct {
 }
 
 func (v *Vault) newStaged(node string, b *objectBatch) *Staged {
+	if b.sources.spool == nil {
+		b.sources.spool = newBlobSpool(v.StatePath("tmp"))
+	}
 	return &Staged{v: v, node: node, view: viewOf(node), b: b,
 		nodeFiles: map[string]published.ChangedFile{}, removed: map[string]bool{}, files: map[string]plumbing.Hash{}}
 }
@@ -94,7 +97,8 @@ func (s *Staged) checkPath(p string) error {
 
 // putBlob writes data as a blob unless the store or the batch holds it.
 // It writes rather than puts: put keeps the bytes for the checkout, which
-// reads a staged file's blob back from the store instead.
+// takes a staged file's content from its spool file instead (see
+// blobSpool), or reads it back from the store.
 func (s *Staged) putBlob(data []byte) (plumbing.Hash, error) {
 	h := objectHash(plumbing.BlobObject, data)
 	if s.b.has(h) {
@@ -104,6 +108,9 @@ func (s *Staged) putBlob(data []byte) (plumbing.Hash, error) {
 		_, err := w.Write(data)
 		return err
 	})
+	if err == nil {
+		s.b.sources.spool.put(h, data)
+	}
 	return h, err
 }
 
