@@ -46,6 +46,9 @@ func TestAStagedWriteChecksOutFromItsSpool(t *testing.T) {
 		var after func(*Staged)
 		if gone {
 			after = func(s *Staged) {
+				if err := s.wait(); err != nil { // every put made
+					t.Fatal(err)
+				}
 				if err := os.RemoveAll(s.b.sources.spool.dir); err != nil {
 					t.Fatal(err)
 				}
@@ -82,4 +85,69 @@ func TestAStagedWriteChecksOutFromItsSpool(t *testing.T) {
 			checkGitClean(t, v)
 		}
 	}
+}
+
+// TestAStagedWriteKeepsTheOrderOfItsPuts: the puts and removals of a
+// staged write take effect in the order they were made, though a worker
+// makes them (a path put, removed and put again holds the last content),
+// and an error of a put the worker made after the call returned (a JSON
+// file that does not parse) fails the write, which then moves nothing.
+func TestAStagedWriteKeepsTheOrderOfItsPuts(t *testing.T) {
+	v := newVault(t)
+	_, err := v.WriteNode(context.Background(), "notes", nil, WriteOptions{Stage: func(s *Staged) error {
+		for i := range 40 {
+			p := fmt.Sprintf("p%02d.html", i%5)
+			var err error
+			if i%3 == 2 {
+				err = s.RemoveNode(p)
+			} else {
+				err = s.PutNode(p, fmt.Appendf(nil, "<p>%d</p>", i))
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{}
+	for i := range 40 {
+		p := fmt.Sprintf("p%02d.html", i%5)
+		if i%3 == 2 {
+			delete(want, p)
+		} else {
+			want[p] = fmt.Sprintf("<p>%d</p>", i)
+		}
+	}
+	checkWorktreeHolds(t, v, "notes", want, "")
+	for i := range 5 {
+		p := fmt.Sprintf("p%02d.html", i)
+		if _, ok := want[p]; !ok {
+			if _, err := os.Stat(v.Root() + "/published/notes/" + p); err == nil {
+				t.Fatalf("%s was removed last but is in the working tree", p)
+			}
+		}
+	}
+	tip, _, err := v.NodeHead("notes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = v.WriteNode(context.Background(), "notes", nil, WriteOptions{Stage: func(s *Staged) error {
+		if err := s.PutNode("bad.json", []byte("{")); err != nil {
+			return err
+		}
+		for i := range 10 {
+			s.PutNode(fmt.Sprintf("q%d.html", i), []byte("<p>q</p>")) // may return the error
+		}
+		return nil
+	}})
+	if err == nil || !strings.Contains(err.Error(), "bad.json") {
+		t.Fatalf("a staged put that fails: %v", err)
+	}
+	if after, _, _ := v.NodeHead("notes"); after != tip {
+		t.Fatal("the failed write moved the branch")
+	}
+	checkNoTemps(t, v)
 }
