@@ -105,6 +105,9 @@ func (v *Vault) newBatch() *objectBatch {
 type blobSources struct {
 	paths map[plumbing.Hash]string
 	data  map[plumbing.Hash][]byte
+	// spool holds the files a staged write spooled its blobs to, which
+	// the checkout renames into place (nil: none).
+	spool *blobSpool
 }
 
 // maxInlineSource bounds the bytes a batch keeps for its checkout; blobs
@@ -481,6 +484,7 @@ func syncFile(path string) error {
 }
 
 func (b *objectBatch) abort() {
+	b.sources.spool.remove()
 	b.packs.release()
 	clear(b.held)
 	for _, p := range b.pending {

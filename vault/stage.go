@@ -221,6 +221,16 @@ func (v *Vault) writeNew(full string, c change, src blobSources) (indexEntry, er
 	if c.New.Mode == filemode.Executable {
 		perm = 0o755
 	}
+	if sp := src.spool.take(c.New.Hash); sp != "" && placeSpooled(sp, full, perm, true) {
+		// The blob's spool file, renamed in: its stat data is read after
+		// the rename, which sets its ctime.
+		v.filesSpooled.Add(1)
+		fi, err := os.Lstat(full)
+		if err == nil {
+			fillStat(fi, &e)
+		}
+		return e, err
+	}
 	f, err := openFile(full, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
 		return e, err

@@ -3,6 +3,7 @@ package vault
 import (
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/zeebo/blake3"
@@ -30,16 +31,35 @@ type Staged struct {
 	nodeFiles map[string]published.ChangedFile
 	removed   map[string]bool
 	files     map[string]plumbing.Hash
+	// queue hands the puts, in the order they were made, to one worker
+	// that digests, hashes and compresses each file into the batch while
+	// the caller renders the next: a large commit keeps two cores busy.
+	// It holds at most stageQueue files' bytes. err is the worker's first
+	// error; once set, the puts after it are not made.
+	queue   chan func() error
+	done    sync.WaitGroup
+	errMu   sync.Mutex
+	err     error
+	stopped bool
 }
 
+// stageQueue is how many puts wait for the worker at most.
+const stageQueue = 4
+
 func (v *Vault) newStaged(node string, b *objectBatch) *Staged {
+	if b.sources.spool == nil {
+		b.sources.spool = newBlobSpool(v.StatePath("tmp"))
+	}
 	return &Staged{v: v, node: node, view: viewOf(node), b: b,
 		nodeFiles: map[string]published.ChangedFile{}, removed: map[string]bool{}, files: map[string]plumbing.Hash{}}
 }
 
 // PutNode stages data as the node file at path p (relative to the node
-// directory, in normal form), checked as a write checks a change; the
-// bytes are not kept. A path put again takes the last content.
+// directory, in normal form), checked as a write checks a change. The
+// bytes are held until the worker has written them (the caller must not
+// change them), never to the commit. A path put again takes the last
+// content. An error of an earlier put may be returned by a later call;
+// the write returns it in any case.
 func (s *Staged) PutNode(p string, data []byte) error {
 	if err := s.checkPath(p); err != nil {
 		return err
@@ -47,17 +67,19 @@ func (s *Staged) PutNode(p string, data []byte) error {
 	if err := published.CheckSize(p, data); err != nil {
 		return fmt.Errorf("write %s: %w", s.node, err)
 	}
-	d, kept, err := published.FileDigest(s.v.Algorithm(), s.view, p, data)
-	if err != nil {
-		return fmt.Errorf("write %s: %w", s.node, err)
-	}
-	h, err := s.putBlob(data)
-	if err != nil {
-		return err
-	}
-	delete(s.removed, p)
-	s.nodeFiles[p] = published.ChangedFile{Entry: published.Entry{Path: p, Mode: 0o644, Size: int64(len(data)), Sum: blake3.Sum256(data), GitOID: h}, Digest: d, Kept: kept}
-	return nil
+	return s.enqueue(func() error {
+		d, kept, err := published.FileDigest(s.v.Algorithm(), s.view, p, data)
+		if err != nil {
+			return fmt.Errorf("write %s: %w", s.node, err)
+		}
+		h, err := s.putBlob(data)
+		if err != nil {
+			return err
+		}
+		delete(s.removed, p)
+		s.nodeFiles[p] = published.ChangedFile{Entry: published.Entry{Path: p, Mode: 0o644, Size: int64(len(data)), Sum: blake3.Sum256(data), GitOID: h}, Digest: d, Kept: kept}
+		return nil
+	})
 }
 
 // RemoveNode stages the removal of the node file at path p.
@@ -65,20 +87,71 @@ func (s *Staged) RemoveNode(p string) error {
 	if err := s.checkPath(p); err != nil {
 		return err
 	}
-	delete(s.nodeFiles, p)
-	s.removed[p] = true
-	return nil
+	return s.enqueue(func() error {
+		delete(s.nodeFiles, p)
+		s.removed[p] = true
+		return nil
+	})
 }
 
 // PutFile stages data as the vault file at slash path p outside
-// published/ (as WriteOptions.Files); the bytes are not kept.
+// published/ (as WriteOptions.Files); the bytes are held as PutNode's.
 func (s *Staged) PutFile(p string, data []byte) error {
-	h, err := s.putBlob(data)
-	if err != nil {
+	return s.enqueue(func() error {
+		h, err := s.putBlob(data)
+		if err != nil {
+			return err
+		}
+		s.files[p] = h
+		return nil
+	})
+}
+
+// enqueue hands one put to the worker, started by the first.
+func (s *Staged) enqueue(put func() error) error {
+	if err := s.failed(); err != nil {
 		return err
 	}
-	s.files[p] = h
+	if s.stopped {
+		return fmt.Errorf("write %s: staged after the staging ended", s.node)
+	}
+	if s.queue == nil {
+		s.queue = make(chan func() error, stageQueue)
+		s.done.Go(func() {
+			for put := range s.queue {
+				if s.failed() != nil {
+					continue // drained: nothing after an error is put
+				}
+				if err := put(); err != nil {
+					s.errMu.Lock()
+					s.err = err
+					s.errMu.Unlock()
+				}
+			}
+		})
+	}
+	s.queue <- put
 	return nil
+}
+
+func (s *Staged) failed() error {
+	s.errMu.Lock()
+	defer s.errMu.Unlock()
+	return s.err
+}
+
+// wait ends the staging: it returns once every put is made, with the
+// first error of any. The write calls it when its Stage returns, however
+// it returns.
+func (s *Staged) wait() error {
+	if !s.stopped {
+		s.stopped = true
+		if s.queue != nil {
+			close(s.queue)
+			s.done.Wait()
+		}
+	}
+	return s.failed()
 }
 
 func (s *Staged) checkPath(p string) error {
@@ -94,7 +167,8 @@ func (s *Staged) checkPath(p string) error {
 
 // putBlob writes data as a blob unless the store or the batch holds it.
 // It writes rather than puts: put keeps the bytes for the checkout, which
-// reads a staged file's blob back from the store instead.
+// takes a staged file's content from its spool file instead (see
+// blobSpool), or reads it back from the store.
 func (s *Staged) putBlob(data []byte) (plumbing.Hash, error) {
 	h := objectHash(plumbing.BlobObject, data)
 	if s.b.has(h) {
@@ -104,6 +178,9 @@ func (s *Staged) putBlob(data []byte) (plumbing.Hash, error) {
 		_, err := w.Write(data)
 		return err
 	})
+	if err == nil {
+		s.b.sources.spool.put(h, data)
+	}
 	return h, err
 }
 

@@ -85,6 +85,9 @@ type Vault struct {
 	// staged whole (see stage.go) and files written by temp file and
 	// rename one at a time.
 	stagedDirs, filesOneByOne atomic.Int64
+	// filesSpooled counts working-tree files renamed in from a staged
+	// write's spool (see blobSpool) rather than written from the store.
+	filesSpooled atomic.Int64
 	// treesDropped counts trees a write built but no commit of it
 	// reached: dropped at the flush, never written (tests check that a
 	// write builds only the trees it commits).

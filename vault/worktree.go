@@ -581,6 +581,18 @@ func (v *Vault) checkout(rel string, e *object.TreeEntry, src blobSources, seen 
 		}
 	}
 	v.filesOneByOne.Add(1)
+	if sp := src.spool.take(e.Hash); sp != "" {
+		// The blob's spool file, written when it was staged, goes into
+		// place as the temp file would.
+		if err := durable.Inject(durable.StepRename, full); err != nil {
+			os.Remove(sp)
+			return fmt.Errorf("update working tree: %w", err)
+		}
+		if placeSpooled(sp, full, perm, false) {
+			v.filesSpooled.Add(1)
+			return nil
+		}
+	}
 	tmpDir := v.StatePath("tmp")
 	tmpName := filepath.Join(tmpDir, "co-"+randomName())
 	f, err := openFile(tmpName, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)

@@ -243,7 +243,11 @@ func (v *Vault) WriteNode(ctx context.Context, node string, changes map[string][
 	var staged *Staged
 	if opt.Stage != nil {
 		staged = v.newStaged(node, b)
-		if err := opt.Stage(staged); err != nil {
+		err := opt.Stage(staged)
+		if werr := staged.wait(); err == nil {
+			err = werr
+		}
+		if err != nil {
 			return nil, err
 		}
 		// Staging a large write takes seconds: a Ctrl-C meanwhile stops

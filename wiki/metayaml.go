@@ -238,3 +238,124 @@ func isDate(s string) bool {
 	_, err := time.Parse("2006-1-2", s)
 	return err == nil
 }
+
+// parseMetaYAML reads the meta shape appendMetaYAML writes without
+// yaml.v3's parser: lines "key: scalar", "key:" then "  - text" lines, or
+// "key:" then "  sub: text" lines, each scalar plain (a text, true, false
+// or null), single-quoted or double-quoted without escapes. It reports
+// false for anything else, and for a reading appendMetaYAML would not
+// write back to the same bytes: whatever it reports true for is a text
+// appendMetaYAML writes as yaml.v3 does, which yaml.v3 reads back as the
+// same meta (FuzzParseMetaYAMLMatchesYAMLv3 holds it to that).
+func parseMetaYAML(body []byte) (Meta, bool) {
+	if len(body) == 0 || body[len(body)-1] != '\n' {
+		return nil, false
+	}
+	m := Meta{}
+	rest := string(body)
+	line := func() (string, bool) {
+		i := strings.IndexByte(rest, '\n')
+		if i < 0 {
+			return "", false
+		}
+		l := rest[:i]
+		rest = rest[i+1:]
+		return l, true
+	}
+	for rest != "" {
+		l, _ := line()
+		k, v, ok := strings.Cut(l, ":")
+		if !ok || k == "" || !plainKey(k) {
+			return nil, false
+		}
+		if _, dup := m[k]; dup {
+			return nil, false
+		}
+		if v != "" {
+			if v[0] != ' ' {
+				return nil, false
+			}
+			x, ok := parseScalar(v[1:], true)
+			if !ok {
+				return nil, false
+			}
+			m[k] = x
+			continue
+		}
+		// A list or a mapping: its lines are indented by two.
+		var list []any
+		var sub map[string]any
+		for strings.HasPrefix(rest, "  ") {
+			l, _ := line()
+			l = l[2:]
+			if e, ok := strings.CutPrefix(l, "- "); ok && sub == nil {
+				x, ok := parseScalar(e, false)
+				if !ok {
+					return nil, false
+				}
+				list = append(list, x)
+				continue
+			}
+			sk, sv, ok := strings.Cut(l, ": ")
+			if !ok || list != nil || sk == "" || !plainKey(sk) {
+				return nil, false
+			}
+			if sub == nil {
+				sub = map[string]any{}
+			}
+			if _, dup := sub[sk]; dup {
+				return nil, false
+			}
+			x, ok := parseScalar(sv, false)
+			if !ok {
+				return nil, false
+			}
+			sub[sk] = x
+		}
+		switch {
+		case list != nil:
+			m[k] = list
+		case sub != nil:
+			m[k] = sub
+		default:
+			return nil, false
+		}
+	}
+	if len(m) == 0 {
+		return nil, false
+	}
+	if b, ok := appendMetaYAML(make([]byte, 0, len(body)), m); !ok || string(b) != string(body) {
+		return nil, false
+	}
+	return m, true
+}
+
+// parseScalar reads one scalar as appendScalar writes it; with words,
+// plain true, false and null are a boolean and a null (else only texts).
+func parseScalar(s string, words bool) (any, bool) {
+	switch {
+	case s == "":
+		return nil, false
+	case s[0] == '"':
+		if len(s) < 2 || s[len(s)-1] != '"' {
+			return nil, false
+		}
+		return s[1 : len(s)-1], true
+	case s[0] == '\'':
+		if len(s) < 2 || s[len(s)-1] != '\'' {
+			return nil, false
+		}
+		return strings.ReplaceAll(s[1:len(s)-1], "''", "'"), true
+	}
+	if words {
+		switch s {
+		case "true":
+			return true, true
+		case "false":
+			return false, true
+		case "null":
+			return nil, true
+		}
+	}
+	return s, true
+}

@@ -2,7 +2,10 @@ package wiki
 
 import (
 	"bytes"
+	"reflect"
 	"testing"
+
+	"github.com/prose-store/prose/published"
 )
 
 // oddTexts are texts near every rule of plain YAML: indicators, comment
@@ -123,4 +126,73 @@ func BenchmarkMetaYAML(b *testing.B) {
 			}
 		})
 	}
+}
+
+// checkParseMeta holds parseMetaYAML to yaml.v3: what it reads it reads
+// as yaml.v3 does (through published.YAMLValue, as decodeMeta).
+func checkParseMeta(t *testing.T, text []byte) {
+	t.Helper()
+	got, ok := parseMetaYAML(text)
+	if !ok {
+		return
+	}
+	v, err := published.YAMLValue(text)
+	if err != nil {
+		t.Fatalf("%q: read directly as %#v, yaml.v3 refuses it: %v", text, got, err)
+	}
+	want, _ := v.(map[string]any)
+	if !reflect.DeepEqual(map[string]any(got), want) {
+		t.Fatalf("%q: read directly as %#v, yaml.v3 reads %#v", text, got, v)
+	}
+}
+
+// TestParseMetaYAMLMatchesYAMLv3: the direct reader reads every meta the
+// direct writer writes from the odd texts as yaml.v3 reads it, covers an
+// ingested page's meta, and leaves texts near the shape to yaml.v3.
+func TestParseMetaYAMLMatchesYAMLv3(t *testing.T) {
+	for _, a := range oddTexts {
+		for _, b := range []string{"x", "2026-01-31", a} {
+			for _, m := range metaShapes(a, b) {
+				if y, ok := appendMetaYAML(nil, m); ok {
+					checkParseMeta(t, y)
+				}
+				if y, err := m.yamlv3(); err == nil {
+					checkParseMeta(t, y)
+				}
+			}
+			for _, text := range []string{a + ": " + b + "\n", "k: " + a + "\n", "k:\n  - " + a + "\n", "k:\n  " + a + ": " + b + "\n", a + "\n"} {
+				checkParseMeta(t, []byte(text))
+			}
+		}
+	}
+	page := Meta{
+		"created": "2026-01-31", "updated": "2026-01-31", "template": "concept", "title": "Chapter 3: queue part 3",
+		"origin": "term:alerts rule 147-1", "source_kind": "markdown", "source_mark": "from-6194566a", "draft": true, "gone": nil,
+		"source_section": "2. How to use bzip2", "sources": []any{"blake3:e662f007e0e19a7a01f1"}, "tags": []any{"glossary", "it's"},
+		"generated": map[string]any{"body": "blake3:14d2c7d0", "meta.title": "blake3:166b5a74"},
+	}
+	y, ok := appendMetaYAML(nil, page)
+	if !ok {
+		t.Fatal("the direct encoder does not cover the page's meta")
+	}
+	got, ok := parseMetaYAML(y)
+	if !ok || !reflect.DeepEqual(got, page) {
+		t.Fatalf("the direct reader reads %q as %#v (%v)", y, got, ok)
+	}
+	checkParseMeta(t, y)
+}
+
+func FuzzParseMetaYAMLMatchesYAMLv3(f *testing.F) {
+	for i, a := range oddTexts {
+		f.Add("k: "+a+"\n", a, oddTexts[(i*7+3)%len(oddTexts)])
+	}
+	f.Add("a: x\nb:\n  - y\n  - 'z'''\nc:\n  d: \"e f\"\n", "", "")
+	f.Fuzz(func(t *testing.T, text, a, b string) {
+		checkParseMeta(t, []byte(text))
+		for _, m := range metaShapes(a, b) {
+			if y, ok := appendMetaYAML(nil, m); ok {
+				checkParseMeta(t, y)
+			}
+		}
+	})
 }

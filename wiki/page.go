@@ -193,7 +193,11 @@ func encodeMeta(m Meta) ([]byte, error) {
 
 // decodeMeta reads the escaped YAML of a meta block.
 func decodeMeta(body []byte) (Meta, error) {
-	v, err := published.YAMLValue([]byte(commentUnescaper.Replace(string(body))))
+	text := commentUnescaper.Replace(string(body))
+	if m, ok := parseMetaYAML([]byte(text)); ok {
+		return m, nil // the shape prose writes, read without yaml.v3
+	}
+	v, err := published.YAMLValue([]byte(text))
 	if err != nil {
 		return nil, err
 	}
