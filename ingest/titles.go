@@ -19,7 +19,9 @@ import (
 //     the site's or the manual's name ("Closures (libffi: the portable
 //     foreign function interface library)", "Install — Sphinx docs"),
 //     found by comparing the titles of the collection's documents in the
-//     run and those the catalog knows of it, and cut only at a separator.
+//     run and those the catalog knows of it, and cut only at a separator;
+//     then, folder by folder, a suffix or a prefix more than half of a
+//     folder's titles share ("Span - Rust", "libsigc++: Member List").
 //
 // A title left empty keeps the document's own. Titles are display only:
 // a page is found by its origin, so a cleaned title moves nothing.
@@ -107,7 +109,18 @@ const minMajority = 5
 // page apart ("Span in proc_macro2 - Rust", "lib.rs - source") and leaves
 // pages of its own ("Redirection", "List of all items"): no one suffix
 // is every title's, yet one is the site's.
-func mostSuffix(titles []string) string {
+func mostSuffix(titles []string) string { return mostAffix(titles, false) }
+
+// mostPrefix is the same for a prefix ending at a separator: Doxygen
+// names each page "PROJECT: title" ("libsigc++: Member List") beside
+// pages of its own and a hand-written start page.
+func mostPrefix(titles []string) string { return mostAffix(titles, true) }
+
+// mostAffix counts, for each title, every suffix that starts at a
+// separator (a prefix that ends at one, when prefix is set) and leaves
+// the title something else, and returns the longest that more than half
+// of titles have (the least in byte order among the longest).
+func mostAffix(titles []string, prefix bool) string {
 	if len(titles) < minMajority {
 		return ""
 	}
@@ -115,9 +128,15 @@ func mostSuffix(titles []string) string {
 	for _, t := range titles {
 		seen := map[string]bool{}
 		for _, sep := range separators {
+			if prefix && sep == " (" {
+				continue
+			}
 			for i := strings.Index(t, sep); i > 0; {
-				cand := t[i:]
-				if !seen[cand] && strings.TrimSpace(t[:i]) != "" && (sep != " (" || strings.HasSuffix(cand, ")")) {
+				cand, rest := t[i:], t[:i]
+				if prefix {
+					cand, rest = t[:i+len(sep)], t[i+len(sep):]
+				}
+				if !seen[cand] && strings.TrimSpace(rest) != "" && (sep != " (" || strings.HasSuffix(cand, ")")) {
 					seen[cand] = true
 					count[cand]++
 				}
@@ -140,8 +159,9 @@ func mostSuffix(titles []string) string {
 
 // cutMostSuffixes cuts, folder by folder of a collection (the shallowest
 // first), the suffix most of the folder's titles share (mostSuffix) from
-// those that have it. titles are the collection's titles by source name,
-// changed in place; the catalog's known titles take part and are cut too.
+// those that have it, then the prefix most of them share (mostPrefix).
+// titles are the collection's titles by source name, changed in place;
+// the catalog's known titles take part and are cut too.
 func cutMostSuffixes(titles map[string]string) {
 	folders := map[string][]string{} // folder → the names below it
 	for name := range titles {
@@ -165,14 +185,21 @@ func cutMostSuffixes(titles map[string]string) {
 		for i, n := range names {
 			ts[i] = titles[n]
 		}
-		suffix := mostSuffix(ts)
-		if suffix == "" {
-			continue
+		if suffix := mostSuffix(ts); suffix != "" {
+			for i, n := range names {
+				if t := titles[n]; strings.HasSuffix(t, suffix) {
+					if cut := strings.TrimSpace(strings.TrimSuffix(t, suffix)); cut != "" {
+						titles[n], ts[i] = cut, cut
+					}
+				}
+			}
 		}
-		for _, n := range names {
-			if t := titles[n]; strings.HasSuffix(t, suffix) {
-				if cut := strings.TrimSpace(strings.TrimSuffix(t, suffix)); cut != "" {
-					titles[n] = cut
+		if prefix := mostPrefix(ts); prefix != "" {
+			for _, n := range names {
+				if t := titles[n]; strings.HasPrefix(t, prefix) {
+					if cut := strings.TrimSpace(strings.TrimPrefix(t, prefix)); cut != "" {
+						titles[n] = cut
+					}
 				}
 			}
 		}

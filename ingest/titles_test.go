@@ -27,7 +27,8 @@ func htmlDoc(t *testing.T, name, title, body string) *source.Document {
 // collection shares (the manual's name), without pilcrows or a section
 // number; a changed file of the collection ingested alone keeps the
 // suffix cut (the catalog remembers the collection's titles); two pages of
-// one title in a folder are told apart in its listing by file name.
+// one title in a folder are told apart in its listing by file name, even
+// when the folder's order does not put them side by side.
 func TestTitlesAreTheDocumentsOwn(t *testing.T) {
 	_, w := newWiki(t)
 	const site = " (libffi: the portable foreign function interface library)"
@@ -36,6 +37,8 @@ func TestTitlesAreTheDocumentsOwn(t *testing.T) {
 		htmlDoc(t, "manual/Types.html", "2.1 Types"+site, "<h1>Types</h1><p>Types describe arguments.</p>"),
 		htmlDoc(t, "manual/Intro.html", "Introduction"+site, "<h1>Introduction</h1><p>What the library does.</p>"),
 		htmlDoc(t, "manual/Introduction.html", "Introduction"+site, "<h1>Introduction</h1><p>Another introduction, elsewhere.</p>"),
+		// The collection's order puts a page between the two.
+		htmlDoc(t, "manual/Intro_Notes.html", "Notes"+site, "<h1>Notes</h1><p>Notes on the introduction.</p>"),
 	}
 	if _, err := ingest.Ingest(context.Background(), w, docs, opts(offline.Engine{})); err != nil {
 		t.Fatal(err)
@@ -110,5 +113,40 @@ func TestTitlesLoseTheSuffixMostOfAFolderShares(t *testing.T) {
 		if w, ok := want[s.Name]; ok && s.Title != w {
 			t.Errorf("%s is titled %q, want %q", s.Name, s.Title, w)
 		}
+	}
+}
+
+func TestTitlesLoseThePrefixMostOfAFolderShares(t *testing.T) {
+	_, w := newWiki(t)
+	var docs []*source.Document
+	docs = append(docs, htmlDoc(t, "sigc/index.html", "libsigc++", "<p>Start here.</p>"))
+	for _, n := range []string{"Member List", "sigc::slot Class Reference", "Functions", "Typedefs", "sigc Namespace Reference"} {
+		docs = append(docs, htmlDoc(t, "sigc/reference/"+strings.NewReplacer(" ", "", ":", "").Replace(n)+".html", "libsigc++: "+n, "<p>About "+n+".</p>"))
+	}
+	docs = append(docs, htmlDoc(t, "sigc/reference/Deprecated.html", "Deprecated List", "<p>Old things.</p>"))
+	// A prefix fewer than half of a folder's titles share is theirs.
+	for _, n := range []string{"Start", "End"} {
+		docs = append(docs, htmlDoc(t, "sigc/notes/"+strings.ToLower(n)+".html", "Draft: "+n, "<p>"+n+".</p>"))
+	}
+	for _, n := range []string{"Middle", "Top", "Bottom"} {
+		docs = append(docs, htmlDoc(t, "sigc/notes/"+strings.ToLower(n)+".html", n, "<p>"+n+" words.</p>"))
+	}
+	res, err := ingest.Ingest(context.Background(), w, docs, opts(offline.Engine{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"sigc/reference/MemberList.html": "Member List", "sigc/reference/sigcslotClassReference.html": "sigc::slot Class Reference",
+		"sigc/reference/Deprecated.html": "Deprecated List", "sigc/index.html": "libsigc++", "sigc/notes/start.html": "Draft: Start"}
+	seen := 0
+	for _, s := range res.Sources {
+		if w, ok := want[s.Name]; ok {
+			seen++
+			if s.Title != w {
+				t.Errorf("%s is titled %q, want %q", s.Name, s.Title, w)
+			}
+		}
+	}
+	if seen != len(want) {
+		t.Errorf("%d of the %d sources looked for are in the result", seen, len(want))
 	}
 }

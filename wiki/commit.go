@@ -582,15 +582,15 @@ func (tx *Tx) listing(d string) (*FolderListing, error) {
 	slices.SortFunc(l.Folders, func(a, b FolderEntry) int { return strings.Compare(a.Name, b.Name) })
 	slices.SortFunc(l.Pages, func(a, b PageEntry) int { return comparePages(a, b, rank) })
 	// Pages of one title are told apart by what differs, their file
-	// names ("Introduction (intro.html)"), never by a number.
-	same := make([]bool, len(l.Pages))
-	for i := 1; i < len(l.Pages); i++ {
-		if strings.EqualFold(l.Pages[i-1].Title, l.Pages[i].Title) {
-			same[i-1], same[i] = true, true
-		}
+	// names ("Introduction (intro.html)"), never by a number — wherever
+	// the folder's order puts them (a collection's own order need not
+	// keep them side by side).
+	titled := make(map[string]int, len(l.Pages))
+	for _, p := range l.Pages {
+		titled[strings.ToLower(p.Title)]++
 	}
 	for i := range l.Pages {
-		if same[i] {
+		if titled[strings.ToLower(l.Pages[i].Title)] > 1 {
 			l.Pages[i].Title += " (" + l.Pages[i].Href + ")"
 		}
 	}
