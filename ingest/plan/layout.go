@@ -105,7 +105,7 @@ func SourceHome(name string, collection bool, into string) string {
 }
 
 // FileSlug is the page name of a source file: the slug of its name
-// without its extension. "README" (a folder's own index is README.html)
+// without its extension, of at most MaxFileSlug characters. "README" (a folder's own index is README.html)
 // and "index"-like names that would clash with the folder index are
 // given "-file".
 func FileSlug(file string) string {
@@ -113,7 +113,7 @@ func FileSlug(file string) string {
 	if stem == "" {
 		stem = file
 	}
-	s := Slug(stem)
+	s := slugOf(stem, MaxFileSlug)
 	if s == "readme" {
 		s += "-file"
 	}

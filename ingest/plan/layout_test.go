@@ -20,6 +20,10 @@ func TestSourceHome(t *testing.T) {
 		{"a/README.md", false, "", "notes/a/readme-file.html"},
 		{"runbook.md", false, "ops/inbox", "ops/inbox/runbook.html"},
 		{"libffi/Closure-Example.html", true, "", "libffi/closure-example.html"},
+		// A long file name keeps what tells it from its neighbours.
+		{"ref/structsigc_1_1bind__functor_3_010_00_01T__functor_00_01T__bound_00_01nil_00_01nil_00_01nil_00_0134a004909681b7eead4388b32fdece62.html", true, "",
+			"ref/structsigc-1-1bind-functor-3-010-00-01t-functor-00-01t-bound-00-01nil-00-01nil-00-01nil-00-0134a004909681b7eead4388b32fdece62.html"},
+		{"ref/" + strings.Repeat("word_", 40) + "end.html", true, "", "ref/" + strings.TrimSuffix(strings.Repeat("word-", 32), "-") + ".html"},
 	} {
 		if got := SourceHome(tc.name, tc.collection, tc.into); got != tc.want {
 			t.Errorf("SourceHome(%q, %v, %q) = %q, want %q", tc.name, tc.collection, tc.into, got, tc.want)

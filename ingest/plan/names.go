@@ -30,7 +30,16 @@ const maxSlugBytes = 180
 // "page-" and a short hash of the title, distinct per title; so does a
 // slug the world-model path rules refuse. A Windows device name ("con",
 // "nul") gets "-page" added.
-func Slug(title string) string {
+func Slug(title string) string { return slugOf(title, MaxSlug) }
+
+// MaxFileSlug is the most characters a page keeps of its source file's
+// name (FileSlug): a title is cut for reading, a file name is the
+// source's own, and generators tell their files apart late in long names
+// (Doxygen's "structsigc_1_1bind__functor_3_010_00_01T__functor_…_01_4").
+const MaxFileSlug = 160
+
+// slugOf is Slug with at most max characters.
+func slugOf(title string, max int) string {
 	s := fold(strings.ToLower(norm.NFC.String(title)))
 	var b strings.Builder
 	dash := false
@@ -47,7 +56,7 @@ func Slug(title string) string {
 		if sep {
 			chars, size = 2, size+1
 		}
-		if n+chars > MaxSlug || b.Len()+size > maxSlugBytes {
+		if n+chars > max || b.Len()+size > maxSlugBytes {
 			cut = !sep
 			break
 		}
