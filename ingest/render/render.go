@@ -28,8 +28,9 @@ import (
 // key: a source ingested before a change of it is read again by the next
 // ingest, and its pages rendered the new way. Revision 2 links a
 // collection's sources to each other (Options.Link) and gives a split
-// source's contents its sections' anchors.
-const Revision = "render-2"
+// source's contents its sections' anchors; revision 3 leaves out table
+// rows whose cells are all empty.
+const Revision = "render-3"
 
 // SplitAt is the size of rendered HTML past which a document is split
 // into section pages.

@@ -162,3 +162,41 @@ func TestTermsSharingAMeaning(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// A table row whose cells are all empty says nothing and is left out
+// (Doxygen puts one between the members of its tables); the other rows
+// stay as they were, empty cells and all.
+func TestEmptyTableRowsAreLeftOut(t *testing.T) {
+	page := `<html><head><title>Signal</title></head><body><h1>Signal</h1>
+<table class="memberdecls"><tr class="heading"><td colspan="2"><h2 class="groupheader">Public Member Functions</h2></td></tr>
+<tr class="memitem"><td class="memItemLeft">iterator</td><td class="memItemRight">connect (slot_type slot)</td></tr>
+<tr class="memdesc"><td class="mdescLeft">&#160;</td><td class="mdescRight">Add a slot.</td></tr>
+<tr class="separator"><td class="memSeparator" colspan="2">&#160;</td></tr>
+<tr class="memitem"><td class="memItemLeft">void</td><td class="memItemRight">clear ()</td></tr>
+<tr class="separator"><td class="memSeparator" colspan="2">&#160;</td></tr>
+</table></body></html>`
+	d, err := Read("signal.html", []byte(page), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tables []Block
+	for _, sec := range d.Sections {
+		for _, b := range sec.Blocks {
+			if b.Kind == Table {
+				tables = append(tables, b)
+			}
+		}
+	}
+	if len(tables) != 1 {
+		t.Fatalf("%d tables, want 1:\n%s", len(tables), d.Markdown())
+	}
+	md := d.Markdown()
+	for _, want := range []string{"connect (slot", "Add a slot.", "clear ()"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the table lost %q:\n%s", want, md)
+		}
+	}
+	if n := len(tables[0].Rows); n != 4 {
+		t.Errorf("the table has %d rows, want 4 (the heading, two members and a description, no separators): %q", n, tables[0].Rows)
+	}
+}

@@ -735,9 +735,13 @@ func (r *htmlReader) table(n *html.Node) {
 						allTh = allTh && cell.DataAtom == atom.Th
 					}
 				}
-				if header == nil && rows == nil && allTh {
+				switch {
+				case emptyCells(nil, [][]string{cells}):
+					// A row of empty cells says nothing: Doxygen
+					// separates each member of its tables by one.
+				case header == nil && rows == nil && allTh:
 					header = cells
-				} else if len(cells) > 0 {
+				default:
 					rows = append(rows, cells)
 				}
 			}
