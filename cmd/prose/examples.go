@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -93,15 +94,44 @@ func addExamples(app *cli.App) {
 	walk = func(cmds []*cli.Command, path string) {
 		for _, c := range cmds {
 			p := strings.TrimSpace(path + " " + c.Name)
-			if ex := commandExamples[p]; len(ex) > 0 {
-				desc := strings.TrimRight(c.Description, "\n")
-				if desc != "" {
-					desc += "\n\n"
-				}
-				c.Description = desc + "Examples:\n  " + strings.Join(ex, "\n  ")
-			}
+			addCommandExamples(c, p)
 			walk(c.Subcommands, p)
 		}
 	}
 	walk(app.Commands, "")
 }
+
+// addCommandExamples appends the examples of the command at path to c's
+// description, unless it ends with them already.
+func addCommandExamples(c *cli.Command, path string) {
+	ex := commandExamples[path]
+	if len(ex) == 0 {
+		return
+	}
+	block := "Examples:\n  " + strings.Join(ex, "\n  ")
+	if strings.HasSuffix(c.Description, block) {
+		return
+	}
+	desc := strings.TrimRight(c.Description, "\n")
+	if desc != "" {
+		desc += "\n\n"
+	}
+	c.Description = desc + block
+}
+
+// helpWithExamples is urfave/cli's help printer, adding a command's
+// examples to its description first: a command line's tree
+// (newCommandTree) has none until its help is printed. urfave/cli has
+// named the command "prose PATH" (HelpName) by then.
+func helpWithExamples(print func(io.Writer, string, any)) func(io.Writer, string, any) {
+	return func(w io.Writer, templ string, data any) {
+		if c, ok := data.(*cli.Command); ok {
+			if path, ok := strings.CutPrefix(c.HelpName, "prose "); ok {
+				addCommandExamples(c, path)
+			}
+		}
+		print(w, templ, data)
+	}
+}
+
+func init() { cli.HelpPrinter = helpWithExamples(cli.HelpPrinter) }
