@@ -1,6 +1,8 @@
 package vault
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,4 +66,30 @@ func TestInitRefusesToClobber(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
 		t.Fatal(".git created by a refused init")
 	}
+}
+
+// A new vault holds the 256 loose-object directories, so its first writes
+// make none; a write whose directory is gone (git gc removes the empty
+// ones) makes it again, and git reads the vault.
+func TestInitMakesTheLooseObjectDirectories(t *testing.T) {
+	requireGit(t)
+	v := newVault(t)
+	objects := filepath.Join(v.Root(), ".git", "objects")
+	for i := range 256 {
+		if fi, err := os.Stat(filepath.Join(objects, fmt.Sprintf("%02x", i))); err != nil || !fi.IsDir() {
+			t.Fatalf("objects/%02x: %v", i, err)
+		}
+	}
+	git(t, v.Root(), "prune") // removes the empty ones, as gc does
+	if ents, _ := os.ReadDir(objects); len(ents) > 40 {
+		t.Fatalf("git prune left %d entries in objects/", len(ents))
+	}
+	changes := map[string][]byte{}
+	for i := range 30 {
+		changes[fmt.Sprintf("f%02d.txt", i)] = []byte(fmt.Sprintf("file %d\n", i))
+	}
+	if _, err := v.WriteNode(context.Background(), "notes", changes, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	checkGitClean(t, v)
 }
