@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
 )
 
 func initIn(t *testing.T, files map[string]string) (string, *Vault, error) {
@@ -90,6 +92,37 @@ func TestInitMakesTheLooseObjectDirectories(t *testing.T) {
 	}
 	if _, err := v.WriteNode(context.Background(), "notes", changes, WriteOptions{}); err != nil {
 		t.Fatal(err)
+	}
+	checkGitClean(t, v)
+}
+
+// A loose object of up to storeBelow bytes is written in zlib's stored
+// blocks (it takes one file-system block either way), a larger one
+// compressed; git reads both.
+func TestSmallLooseObjectsAreStored(t *testing.T) {
+	requireGit(t)
+	v := newVault(t)
+	small := []byte(strings.Repeat("small and very repetitive text ", 60))[:1500]
+	large := []byte(strings.Repeat("large and very repetitive text ", 400))
+	if _, err := v.WriteNode(context.Background(), "notes", map[string][]byte{"small.txt": small, "large.txt": large}, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		data   []byte
+		stored bool
+	}{{small, true}, {large, false}} {
+		h := objectHash(plumbing.BlobObject, c.data)
+		fi, err := os.Stat(v.objectPath(h))
+		if err != nil {
+			t.Fatal(err)
+		}
+		header := len(fmt.Sprintf("blob %d\x00", len(c.data)))
+		if stored := fi.Size() >= int64(header+len(c.data)); stored != c.stored {
+			t.Errorf("%d-byte blob: loose file of %d bytes, stored %v, want %v", len(c.data), fi.Size(), stored, c.stored)
+		}
+		if got := git(t, v.Root(), "cat-file", "blob", h.String()); got != string(c.data) {
+			t.Errorf("git reads the %d-byte blob as %d bytes", len(c.data), len(got))
+		}
 	}
 	checkGitClean(t, v)
 }
