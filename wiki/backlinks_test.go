@@ -305,10 +305,12 @@ func TestReferencedByCacheIsCurrentAfterACommit(t *testing.T) {
 }
 
 // A commit that changes no page's title or links writes the cache of its
-// base for the new tree: the bytes a rebuild writes.
+// base for the new tree, one that moves a link encodes it anew: either way
+// the bytes a rebuild writes.
 func TestLinkCacheOfACommitThatMovesNoLinkIsARebuilds(t *testing.T) {
 	w := newWiki(t)
 	newPage(t, w, "t/x", "note", nil)
+	newPage(t, w, "t/y", "note", nil)
 	newPage(t, w, "a/one", "note", map[string]string{"body": `<p><a href="../t/x.html">x</a></p>`})
 	for i, write := range []func(tx *Tx) error{
 		func(tx *Tx) error { // the body again, with the same link
@@ -316,6 +318,14 @@ func TestLinkCacheOfACommitThatMovesNoLinkIsARebuilds(t *testing.T) {
 			return err
 		},
 		func(tx *Tx) error { _, err := tx.SetMeta("t/x", map[string]any{"rank": float64(3)}, nil); return err },
+		func(tx *Tx) error { // a link moved: the cache is encoded anew
+			_, err := tx.WriteSlot("a/one", "body", `<p><a href="../t/y.html">y</a></p>`)
+			return err
+		},
+		func(tx *Tx) error { // and back
+			_, err := tx.WriteSlot("a/one", "body", `<p><a href="../t/x.html">x</a></p>`)
+			return err
+		},
 	} {
 		mustUpdate(t, w, write)
 		_, tree, err := w.v.NodeHead(Node)
