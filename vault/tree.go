@@ -236,10 +236,16 @@ func (v *Vault) tree(h plumbing.Hash) (*object.Tree, error) {
 	}
 	v.storeTreeReads.Add(1)
 	var t *object.Tree
-	err := v.read(func() (err error) {
-		t, err = object.GetTree(v.storage, h)
-		return err
-	})
+	var err error
+	if data, ok := v.fastObject(h, plumbing.TreeObject); ok {
+		t, err = object.DecodeTree(v.storage, memoryObject(plumbing.TreeObject, data))
+	}
+	if t == nil || err != nil {
+		err = v.read(func() (err error) {
+			t, err = object.GetTree(v.storage, h)
+			return err
+		})
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read tree %s: %w", h, err)
 	}
@@ -254,10 +260,16 @@ func (v *Vault) commit(h plumbing.Hash) (*object.Commit, error) {
 	}
 	v.storeCommitReads.Add(1)
 	var c *object.Commit
-	err := v.read(func() (err error) {
-		c, err = object.GetCommit(v.storage, h)
-		return err
-	})
+	var err error
+	if data, ok := v.fastObject(h, plumbing.CommitObject); ok {
+		c, err = object.DecodeCommit(v.storage, memoryObject(plumbing.CommitObject, data))
+	}
+	if c == nil || err != nil {
+		err = v.read(func() (err error) {
+			c, err = object.GetCommit(v.storage, h)
+			return err
+		})
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read commit %s: %w", h, err)
 	}
@@ -505,4 +517,13 @@ func (v *Vault) walkFiles(h plumbing.Hash, prefix string, fn func(path string, e
 		}
 	}
 	return nil
+}
+
+// memoryObject wraps the content of an object of type t read without
+// go-git, for go-git's decoders.
+func memoryObject(t plumbing.ObjectType, data []byte) *plumbing.MemoryObject {
+	o := &plumbing.MemoryObject{}
+	o.SetType(t)
+	o.Write(data)
+	return o
 }

@@ -73,6 +73,9 @@ type linkIndex struct {
 	tree  plumbing.Hash
 	pages map[string]*linkRec
 	rev   map[string][]string // target → the pages linking to it (unsorted)
+	// raw is the cache file's bytes when they are this index's encoding
+	// (read back as they were, or just written), else nil.
+	raw []byte
 }
 
 // encodeLinks writes the cache: the version line, the tree, the page
@@ -101,6 +104,17 @@ func (l *linkIndex) encode() []byte {
 		}
 	}
 	return binary.LittleEndian.AppendUint32(out, crc32.Checksum(out, castagnoli()))
+}
+
+// retree returns the encoding of an index of the same pages and links
+// as raw's (an encoding) for tree tree: the tree and the checksum change,
+// nothing else does.
+func retree(raw []byte, tree plumbing.Hash) []byte {
+	out := slices.Clone(raw)
+	copy(out[len(linksVersion):], tree[:])
+	body := out[:len(out)-4]
+	binary.LittleEndian.PutUint32(out[len(body):], crc32.Checksum(body, castagnoli()))
+	return out
 }
 
 // decodeLinks reads a cache file; ok is false when it is damaged or of
@@ -148,6 +162,7 @@ func (w *Wiki) linkIndex(ctx context.Context, tree plumbing.Hash) (*linkIndex, e
 		l, ok = decodeLinks(data)
 	}
 	if ok && l.tree == tree {
+		l.raw = data
 		return l, nil
 	}
 	from := plumbing.ZeroHash
@@ -186,7 +201,8 @@ func (w *Wiki) linkIndex(ctx context.Context, tree plumbing.Hash) (*linkIndex, e
 	l.tree = tree
 	// A cache: written whole and renamed into place; a failed write only
 	// means the next Tx catches up again.
-	_ = writeCache(path, l.encode())
+	l.raw = l.encode()
+	_ = writeCache(path, l.raw)
 	return l, nil
 }
 

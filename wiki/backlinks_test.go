@@ -303,3 +303,55 @@ func TestReferencedByCacheIsCurrentAfterACommit(t *testing.T) {
 		t.Fatalf("t/y referenced by %v", got)
 	}
 }
+
+// A commit that changes no page's title or links writes the cache of its
+// base for the new tree, one that moves a link encodes it anew: either way
+// the bytes a rebuild writes.
+func TestLinkCacheOfACommitThatMovesNoLinkIsARebuilds(t *testing.T) {
+	w := newWiki(t)
+	newPage(t, w, "t/x", "note", nil)
+	newPage(t, w, "t/y", "note", nil)
+	newPage(t, w, "a/one", "note", map[string]string{"body": `<p><a href="../t/x.html">x</a></p>`})
+	for i, write := range []func(tx *Tx) error{
+		func(tx *Tx) error { // the body again, with the same link
+			_, err := tx.WriteSlot("a/one", "body", `<p>Now <a href="../t/x.html">x</a> again.</p>`)
+			return err
+		},
+		func(tx *Tx) error { _, err := tx.SetMeta("t/x", map[string]any{"rank": float64(3)}, nil); return err },
+		func(tx *Tx) error { // a link moved: the cache is encoded anew
+			_, err := tx.WriteSlot("a/one", "body", `<p><a href="../t/y.html">y</a></p>`)
+			return err
+		},
+		func(tx *Tx) error { // and back
+			_, err := tx.WriteSlot("a/one", "body", `<p><a href="../t/x.html">x</a></p>`)
+			return err
+		},
+	} {
+		mustUpdate(t, w, write)
+		_, tree, err := w.v.NodeHead(Node)
+		if err != nil {
+			t.Fatal(err)
+		}
+		saved, err := os.ReadFile(w.linksPath())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l, ok := decodeLinks(saved); !ok || l.tree != tree {
+			t.Fatalf("write %d: the cache is damaged (%v) or of another tree", i, ok)
+		}
+		os.Remove(w.linksPath())
+		if _, err := w.linkIndex(context.Background(), tree); err != nil {
+			t.Fatal(err)
+		}
+		rebuilt, err := os.ReadFile(w.linksPath())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(saved) != string(rebuilt) {
+			t.Fatalf("write %d: the cache a commit wrote differs from a rebuild:\n%q\n%q", i, saved, rebuilt)
+		}
+	}
+	if got, _ := referencedBy(t, w, "t/x"); got["../a/one.html"] != "One" {
+		t.Fatalf("t/x referenced by %v", got)
+	}
+}

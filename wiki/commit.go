@@ -204,17 +204,35 @@ func (tx *Tx) saveLinks(tree plumbing.Hash, changes map[string][]byte) {
 	if base == nil || base.tree != tx.st.tree || tree.IsZero() {
 		return
 	}
-	l := &linkIndex{tree: tree, pages: maps.Clone(base.pages)}
+	// The changed pages' links; same says each is the base's (the commit
+	// changed no page's title or links: most writes of a slot or a meta
+	// value), so the cache is the base's bytes for the new tree.
+	recs := map[string]*linkRec{}
+	same := base.raw != nil
 	for rel, data := range changes {
 		if !strings.HasSuffix(rel, ".html") {
 			continue
 		}
-		delete(l.pages, rel)
-		if data == nil {
-			continue
+		var r *linkRec
+		if data != nil {
+			if p, err := Parse(data); err == nil {
+				r = pageLinks(rel, p)
+			}
 		}
-		if p, err := Parse(data); err == nil {
-			l.pages[rel] = pageLinks(rel, p)
+		recs[rel] = r
+		if old := base.pages[rel]; r == nil || old == nil || old.title != r.title || !slices.Equal(old.targets, r.targets) {
+			same = false
+		}
+	}
+	if same {
+		_ = writeCache(tx.w.linksPath(), retree(base.raw, tree))
+		return
+	}
+	l := &linkIndex{tree: tree, pages: maps.Clone(base.pages)}
+	for rel, r := range recs {
+		delete(l.pages, rel)
+		if r != nil {
+			l.pages[rel] = r
 		}
 	}
 	_ = writeCache(tx.w.linksPath(), l.encode())
