@@ -130,7 +130,7 @@ func Extract(prompt, name string) (value string, attrs map[string]string, ok boo
 		return "", nil, false
 	}
 	rest := prompt[loc[1]:]
-	end := strings.LastIndex(rest, "\n</"+name+">")
+	end := lastIndex(rest, "\n</"+name+">")
 	if end < 0 {
 		return "", nil, false
 	}
@@ -139,6 +139,24 @@ func Extract(prompt, name string) (value string, attrs map[string]string, ok boo
 		attrs[a[1]] = unescapeAttr(a[2])
 	}
 	return rest[:end], attrs, true
+}
+
+// lastIndex is strings.LastIndex(s, sub), found by the forward search,
+// which runs many times faster on a long text: a field's closing tag
+// often comes long before the prompt's end (a generation prompt's
+// analysis comes before the source it quotes, of up to 16 MiB), where
+// the backward search read all of what follows it.
+func lastIndex(s, sub string) int {
+	last := -1
+	for from := 0; from <= len(s); {
+		i := strings.Index(s[from:], sub)
+		if i < 0 {
+			break
+		}
+		last = from + i
+		from = last + 1
+	}
+	return last
 }
 
 var attrPattern = lazyre.New(`([a-z_]+)="([^"]*)"`)
