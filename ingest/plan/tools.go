@@ -177,11 +177,18 @@ func openTag(name string) *regexp.Regexp {
 
 // Attr escapes an attribute value for Extract.
 func Attr(s string) string {
-	return strings.NewReplacer("&", "&amp;", `"`, "&quot;", "\n", " ").Replace(s)
+	return attrEscaper.Replace(s)
 }
 
+// The replacers of Attr and unescapeAttr, built once: building one took
+// longer than most of its uses.
+var (
+	attrEscaper   = strings.NewReplacer("&", "&amp;", `"`, "&quot;", "\n", " ")
+	attrUnescaper = strings.NewReplacer("&quot;", `"`, "&amp;", "&")
+)
+
 func unescapeAttr(s string) string {
-	return strings.NewReplacer("&quot;", `"`, "&amp;", "&").Replace(s)
+	return attrUnescaper.Replace(s)
 }
 
 // reasonItem reads the {"path", "reason"} form of a review item.
