@@ -6,10 +6,10 @@ import (
 	"testing"
 )
 
-func TestLastIndexIsStringsLastIndex(t *testing.T) {
+func TestLastLineIndexIsStringsLastIndex(t *testing.T) {
 	cases := [][2]string{{"", ""}, {"a", ""}, {"", "a"}, {"aaa", "aa"}, {"abab", "ab"}, {"x\n</a>\n</a>", "\n</a>"}, {"\n</a", "\n</a>"}}
 	r := rand.New(rand.NewPCG(1, 2))
-	parts := []string{"a", "b", "\n", "</", ">", "\n</source>"}
+	parts := []string{"a", "b", "\n", "</", "<", ">", "\n</source>", "/source>"}
 	for range 5000 {
 		var s, sub strings.Builder
 		for k := r.IntN(20); k > 0; k-- {
@@ -21,8 +21,9 @@ func TestLastIndexIsStringsLastIndex(t *testing.T) {
 		cases = append(cases, [2]string{s.String(), sub.String()})
 	}
 	for _, c := range cases {
-		if got, want := lastIndex(c[0], c[1]), strings.LastIndex(c[0], c[1]); got != want {
-			t.Fatalf("lastIndex(%q, %q) = %d, strings.LastIndex gives %d", c[0], c[1], got, want)
+		tag := "<" + c[1]
+		if got, want := lastLineIndex(c[0], tag), strings.LastIndex(c[0], "\n"+tag); got != want {
+			t.Fatalf("lastLineIndex(%q, %q) = %d, strings.LastIndex gives %d", c[0], tag, got, want)
 		}
 	}
 }

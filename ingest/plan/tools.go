@@ -130,7 +130,7 @@ func Extract(prompt, name string) (value string, attrs map[string]string, ok boo
 		return "", nil, false
 	}
 	rest := prompt[loc[1]:]
-	end := lastIndex(rest, "\n</"+name+">")
+	end := lastLineIndex(rest, "</"+name+">")
 	if end < 0 {
 		return "", nil, false
 	}
@@ -141,20 +141,24 @@ func Extract(prompt, name string) (value string, attrs map[string]string, ok boo
 	return rest[:end], attrs, true
 }
 
-// lastIndex is strings.LastIndex(s, sub), found by the forward search,
-// which runs many times faster on a long text: a field's closing tag
-// often comes long before the prompt's end (a generation prompt's
-// analysis comes before the source it quotes, of up to 16 MiB), where
-// the backward search read all of what follows it.
-func lastIndex(s, sub string) int {
+// lastLineIndex is strings.LastIndex(s, "\n"+tag), found by the forward
+// search, which runs many times faster on a long text: a field's closing
+// tag often comes long before the prompt's end (a generation prompt's
+// analysis comes before the source it quotes, of up to 16 MiB), where the
+// backward search read all of what follows it. The search runs on the
+// tag (its '<' is rarer than a newline) and keeps the matches a newline
+// comes before.
+func lastLineIndex(s, tag string) int {
 	last := -1
-	for from := 0; from <= len(s); {
-		i := strings.Index(s[from:], sub)
+	for from := 1; from <= len(s); {
+		i := strings.Index(s[from:], tag)
 		if i < 0 {
 			break
 		}
-		last = from + i
-		from = last + 1
+		if s[from+i-1] == '\n' {
+			last = from + i - 1
+		}
+		from += i + 1
 	}
 	return last
 }
