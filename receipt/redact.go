@@ -297,12 +297,26 @@ func replaceInSpans(s string, spans [][2]int, re *regexp.Regexp, replace func(st
 	if len(spans) == 0 {
 		return s
 	}
+	// The text is built only from the first span a replacement changes
+	// (most documents have none: s itself is returned, not a copy).
 	var b strings.Builder
-	last := 0
+	started, last := false, 0
 	for _, r := range spans {
+		seg := s[r[0]:r[1]]
+		out := re.ReplaceAllStringFunc(seg, replace)
+		if !started {
+			if out == seg {
+				continue
+			}
+			started = true
+			b.Grow(len(s))
+		}
 		b.WriteString(s[last:r[0]])
-		b.WriteString(re.ReplaceAllStringFunc(s[r[0]:r[1]], replace))
+		b.WriteString(out)
 		last = r[1]
+	}
+	if !started {
+		return s
 	}
 	b.WriteString(s[last:])
 	return b.String()
@@ -352,17 +366,30 @@ func hintWords(s string, hints []string) [][2]int {
 // and the line after each: the same text when no match of re crosses a
 // line end or begins on a line without a hint.
 func replaceInLinesBy(s, lower string, hints []string, replaceAll func(string) string) string {
+	// As in replaceInSpans, the text is built only from the first line a
+	// replacement changes.
 	var b strings.Builder
-	last := 0
+	started, last := false, 0
 	for _, r := range hintLines(lower, hints) {
 		if r[0] < last {
 			r[0] = last
 		}
+		seg := s[r[0]:r[1]]
+		out := replaceAll(seg)
+		if !started {
+			if out == seg {
+				last = r[1]
+				continue
+			}
+			started = true
+			b.Grow(len(s))
+			last = 0
+		}
 		b.WriteString(s[last:r[0]])
-		b.WriteString(replaceAll(s[r[0]:r[1]]))
+		b.WriteString(out)
 		last = r[1]
 	}
-	if last == 0 {
+	if !started {
 		return s
 	}
 	b.WriteString(s[last:])

@@ -75,6 +75,13 @@ func promptText(req model.Request) string {
 		}
 	}
 	var sb strings.Builder
+	n := len(req.System)
+	for _, m := range req.Messages {
+		if m.Role == model.RoleUser {
+			n += 1 + len(m.Text)
+		}
+	}
+	sb.Grow(n)
 	sb.WriteString(req.System)
 	for _, m := range req.Messages {
 		if m.Role == model.RoleUser {

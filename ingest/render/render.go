@@ -231,6 +231,14 @@ func (p *part) render() (string, []tocEntry) {
 	// The part's page is titled by its first heading: the headings under
 	// it move up, the first level below it becoming h2.
 	shift := max(p.level, 0)
+	n := 0 // the blocks' bytes, and room for the headings: one allocation
+	for _, s := range p.secs {
+		n += 64 + len(s.heading)
+		for _, b := range s.blocks {
+			n += len(b)
+		}
+	}
+	sb.Grow(n)
 	for i, s := range p.secs {
 		first := i == 0 && p.skipFirst
 		if !first && s.shown {

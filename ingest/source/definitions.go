@@ -4,16 +4,67 @@ import (
 	"github.com/prose-store/prose/internal/lazyre"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // definitionLine is "term: meaning" or "term — meaning".
 var definitionLine = lazyre.New(`^\s*([^:—–]{1,60}?)\s*(?::|\s[—–]\s|\s-\s)\s+(\S.*)$`)
 
-// maySeparate reports whether line holds a byte one of definitionLine's
-// separators (":", " — ", " – ", " - ") starts with or holds: ':', '-'
-// or 0xE2, the lead byte of the two dashes in UTF-8.
+// maySeparate reports whether definitionLine could match line, by what
+// the expression needs near the line's start, found without running it:
+// after the leading white space (\s: tab, newline, form feed, return,
+// space), a term of at most 60 runes holding no ':', '—' or '–', then
+// white space, then a separator followed by white space: ": ", or a
+// white space, '-', '—' or '–' and two white spaces (" -  "). A long
+// paragraph's line whose first colon is far into it is refused at once
+// (the expression's backtracking over such lines was a tenth of reading
+// a text).
 func maySeparate(line string) bool {
-	return strings.IndexByte(line, ':') >= 0 || strings.IndexByte(line, '-') >= 0 || strings.IndexByte(line, 0xE2) >= 0
+	i := 0
+	for i < len(line) && reSpace(line[i]) {
+		i++
+	}
+	// stop: where the longest term can end (60 runes on, or at the first
+	// ':', '—' or '–', which no term holds).
+	stop, runes := i, 0
+	for stop < len(line) && runes < 60 && line[stop] != ':' && !emDash(line, stop) {
+		_, n := utf8.DecodeRuneInString(line[stop:])
+		stop += n
+		runes++
+	}
+	end := stop // the white space after the term may run on past stop
+	for end < len(line) && reSpace(line[end]) {
+		end++
+	}
+	for c := 0; c <= end && c < len(line); c++ {
+		switch {
+		case line[c] == ':':
+			if c+1 < len(line) && reSpace(line[c+1]) {
+				return true
+			}
+		case reSpace(line[c]) && c+1 < len(line):
+			n := 0
+			if line[c+1] == '-' {
+				n = 1
+			} else if emDash(line, c+1) {
+				n = 3
+			}
+			if n > 0 && c+n+2 < len(line) && reSpace(line[c+n+1]) && reSpace(line[c+n+2]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// reSpace is \s of Go's regular expressions.
+func reSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
+}
+
+// emDash reports whether line holds '—' or '–' at i.
+func emDash(line string, i int) bool {
+	return i+2 < len(line) && line[i] == 0xE2 && line[i+1] == 0x80 && (line[i+2] == 0x94 || line[i+2] == 0x93)
 }
 
 // notTerms are words that end in a colon without introducing a definition:

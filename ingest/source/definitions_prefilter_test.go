@@ -1,12 +1,21 @@
 package source
 
-import "testing"
+import (
+	"os"
+	"strings"
+	"testing"
+)
 
 // separatorSeeds are lines around every separator of definitionLine.
 var separatorSeeds = []string{
 	"Term: a meaning here", "Term — a meaning here", "Term – a meaning here", "Term - a meaning here",
 	"Term\t-\ta meaning", "  x:  y z", "a:b c", "no separator in this line at all", "`Env: \"X\"` to y",
 	"Term —  a meaning here", "Term –  a meaning here", "Term -  a meaning here", "Term—a meaning", "Term -a meaning", "- **X**: y z", "", ":", "—", "–", "-",
+	// terms of 60 runes and of 61, white space on both sides of them
+	strings.Repeat("é", 60) + ": a meaning here", strings.Repeat("é", 61) + ": a meaning here",
+	"  " + strings.Repeat("x", 60) + "   \t :  a meaning", " \t" + strings.Repeat("x", 59) + " -  a b",
+	strings.Repeat("w ", 30) + "—  a b", strings.Repeat("w ", 31) + "—  a b", "x\xff\xfe: a b", "x: —  a b", "x —: a b",
+	"a long paragraph's line of many words, more than sixty runes before its first colon: a meaning",
 }
 
 // checkPrefilter: a line definitionLine matches is one maySeparate keeps,
@@ -37,4 +46,24 @@ func FuzzDefinitionLineNeedsASeparator(f *testing.F) {
 		f.Add(l)
 	}
 	f.Fuzz(checkPrefilter)
+}
+
+// TestPrefilterOnRealLines holds maySeparate to definitionLine on every
+// line of the fixtures and of testdata.
+func TestPrefilterOnRealLines(t *testing.T) {
+	lines, kept := 0, 0
+	for _, f := range quotedSources(t) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(string(data), "\n") {
+			checkPrefilter(t, l)
+			lines++
+			if maySeparate(l) {
+				kept++
+			}
+		}
+	}
+	t.Logf("%d lines, %d kept", lines, kept)
 }

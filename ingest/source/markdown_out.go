@@ -3,6 +3,8 @@ package source
 import (
 	"fmt"
 	"strings"
+
+	"github.com/prose-store/prose/internal/spaces"
 )
 
 // Markdown renders the document's outline as Markdown: the form prompts
@@ -54,12 +56,17 @@ func (d *Document) writeMarkdown(sb *strings.Builder) {
 func writeBlock(sb *strings.Builder, b Block) {
 	switch b.Kind {
 	case Paragraph:
-		sb.WriteString(oneLine(b.Text) + "\n")
+		sb.WriteString(oneLine(b.Text))
+		sb.WriteByte('\n')
 	case Quote:
-		sb.WriteString("> " + oneLine(b.Text) + "\n")
+		sb.WriteString("> ")
+		sb.WriteString(oneLine(b.Text))
+		sb.WriteByte('\n')
 	case List:
 		for _, it := range b.Items {
-			sb.WriteString("- " + oneLine(it) + "\n")
+			sb.WriteString("- ")
+			sb.WriteString(oneLine(it))
+			sb.WriteByte('\n')
 		}
 	case Steps:
 		for i, it := range b.Items {
@@ -117,7 +124,7 @@ func writeBlock(sb *strings.Builder, b Block) {
 // character that would start a block of its own there (a heading, list
 // item, rule or quote) escaped.
 func oneLine(s string) string {
-	s = clean(s)
+	s = spaces.Shared(s) // clean(s), without a copy of a clean text
 	switch {
 	case s == "":
 		return s

@@ -53,6 +53,16 @@ func Collapse(s string) string {
 	return sb.String()
 }
 
+// Shared is Collapse(s), but s itself, not a copy, when s is collapsed
+// already: for a text used at once and let go (the Markdown a document's
+// blocks are written as), whose copy would only be more garbage.
+func Shared(s string) string {
+	if collapsed(s) {
+		return s
+	}
+	return Collapse(s)
+}
+
 // collapsed reports whether Collapse(s) is s.
 func collapsed(s string) bool {
 	prevSpace := true // no space at the start

@@ -25,6 +25,9 @@ func TestCollapseIsJoinFields(t *testing.T) {
 		if got, want := Collapse(s), reference(s); got != want {
 			t.Fatalf("Collapse(%q) = %q, want %q", s, got, want)
 		}
+		if got, want := Shared(s), reference(s); got != want {
+			t.Fatalf("Shared(%q) = %q, want %q", s, got, want)
+		}
 	}
 }
 
@@ -34,6 +37,12 @@ func BenchmarkCollapse(b *testing.B) {
 	b.Run("Collapse", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			Collapse(text)
+		}
+	})
+	b.Run("Shared", func(b *testing.B) {
+		clean := Collapse(text)
+		for i := 0; i < b.N; i++ {
+			Shared(clean)
 		}
 	})
 	b.Run("JoinFields", func(b *testing.B) {
