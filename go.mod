@@ -65,5 +65,3 @@ require (
 	golang.org/x/crypto v0.57.0 // indirect
 	gopkg.in/warnings.v0 v0.1.2 // indirect
 )
-
-replace github.com/klauspost/cpuid/v2 => ./internal/cpuid

@@ -88,9 +88,7 @@ func buildProse(t *testing.T) string {
 // initializers cost every command start time stay out of the binary
 // (bluemonday is the slot sanitizer's reference in wiki's tests only), and
 // the release build's tag (scripts/release.sh) leaves out urfave/cli's
-// man-page writer and its blackfriday. klauspost/cpuid, whose initializer
-// ran some forty CPUID instructions for blake3's two questions, is built
-// from prose's stand-in (internal/cpuid, go.mod's replace).
+// man-page writer and its blackfriday.
 func TestUnlinkedLibraries(t *testing.T) {
 	plain := buildProse(t)
 	tagged := filepath.Join(t.TempDir(), "prose")
@@ -112,21 +110,12 @@ func TestUnlinkedLibraries(t *testing.T) {
 			if slices.Contains(gone, d.Path) {
 				t.Errorf("%s links %s (docs/benchmarks.md says what it cost at start)", bin, d.Path)
 			}
-			if want, ok := standIns[d.Path]; ok && (d.Replace == nil || d.Replace.Path != want) {
-				t.Errorf("%s links %s itself, not prose's stand-in %s (docs/benchmarks.md says what it cost at start)", bin, d.Path, want)
-			}
 		}
 	}
 	out, err := exec.Command(tagged, "--version").CombinedOutput()
 	if err != nil || !strings.HasPrefix(string(out), "prose ") {
 		t.Fatalf("the release build's prose --version: %v\n%s", err, out)
 	}
-}
-
-// standIns are the libraries built from prose's own stand-ins (go.mod's
-// replace directives): module path → the stand-in's directory.
-var standIns = map[string]string{
-	"github.com/klauspost/cpuid/v2": "./internal/cpuid",
 }
 
 var unlinked = []string{

@@ -1,5 +1,0 @@
-module github.com/klauspost/cpuid/v2
-
-go 1.26
-
-require golang.org/x/sys v0.50.0
