@@ -736,7 +736,7 @@ func (r *htmlReader) table(n *html.Node) {
 					}
 				}
 				switch {
-				case emptyCells(nil, [][]string{cells}):
+				case blankRow(cells):
 					// A row of empty cells says nothing: Doxygen
 					// separates each member of its tables by one.
 				case header == nil && rows == nil && allTh:
@@ -758,16 +758,22 @@ func (r *htmlReader) table(n *html.Node) {
 
 // emptyCells reports a table with no text in any cell.
 func emptyCells(header []string, rows [][]string) bool {
-	for _, c := range header {
-		if strings.TrimSpace(c) != "" {
+	if !blankRow(header) {
+		return false
+	}
+	for _, row := range rows {
+		if !blankRow(row) {
 			return false
 		}
 	}
-	for _, row := range rows {
-		for _, c := range row {
-			if strings.TrimSpace(c) != "" {
-				return false
-			}
+	return true
+}
+
+// blankRow reports a row with no text in any cell.
+func blankRow(cells []string) bool {
+	for _, c := range cells {
+		if strings.TrimSpace(c) != "" {
+			return false
 		}
 	}
 	return true
