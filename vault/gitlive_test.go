@@ -438,8 +438,32 @@ func TestPublishesBesideGitCommands(t *testing.T) {
 	}
 	rep, err := v.Fsck(context.Background())
 	if err != nil || !rep.OK() {
+		out, _ := gitTry(v.Root(), "log", "--format=%h %an %s", "--stat", "--", "published/")
+		t.Logf("commits that touched published/ (author, subject):\n%s", out)
 		t.Fatalf("fsck: %+v %v", rep, err)
 	}
 	git(t, v.Root(), "fsck", "--strict", "--no-progress")
 	t.Logf("%d receipts beside %d user commits with a 1999 committer date, git gc, prune and repack", len(recs), userCommits)
+}
+
+// A read that loses to a repack beside it fails while the pack list it
+// holds names a deleted pack; read lists the packs again and retries, more
+// than once, since one fresh list can still predate the deletion.
+func TestReadRetriesOnFreshPackLists(t *testing.T) {
+	v := newVault(t)
+	calls := 0
+	err := v.read(func() error {
+		calls++
+		if calls <= readRetries {
+			return errors.New("packfile not found")
+		}
+		return nil
+	})
+	if err != nil || calls != readRetries+1 {
+		t.Fatalf("read after %d failures: err %v after %d calls", readRetries, err, calls)
+	}
+	calls = 0
+	if err := v.read(func() error { calls++; return errors.New("object not found") }); err == nil || calls != readRetries+1 {
+		t.Fatalf("a read that always fails: err %v after %d calls, want an error after %d", err, calls, readRetries+1)
+	}
 }

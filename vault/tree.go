@@ -364,19 +364,27 @@ func (v *Vault) storeBlob(h plumbing.Hash) ([]byte, error) {
 }
 
 // read runs fn, which reads the object store, under v.mu. A failure is
-// tried once more after the list of packs is read again: a `git gc` beside
-// prose replaces packs, and go-git keeps the list it read first.
+// tried again after the list of packs is read again: a `git gc` or `git
+// repack -a -d` beside prose replaces packs, and go-git keeps the list it
+// read first. A list read just before the old pack was deleted still names
+// it, so the read is tried up to readRetries times, each on a fresh list.
 func (v *Vault) read(fn func() error) error {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	err := fn()
-	if err != nil {
+	for i := 0; err != nil && i < readRetries; i++ {
 		v.storage.Reindex()
 		v.coStorage.Reindex()
 		err = fn()
 	}
 	return err
 }
+
+// readRetries bounds the re-reads of the pack list after a failed read: a
+// missing object costs that many listings of .git/objects/pack, and a read
+// loses to a concurrent repack only if each listing falls between that
+// repack's new pack and its deletion of the old.
+const readRetries = 3
 
 // reindex makes go-git read the list of packs again.
 func (v *Vault) reindex() {
