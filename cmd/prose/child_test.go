@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/prose-store/prose/internal/durable"
+	"github.com/prose-store/prose/internal/progress"
 	"github.com/prose-store/prose/internal/testtmp"
 )
 
@@ -43,6 +44,9 @@ func TestMain(m *testing.M) {
 		}
 		if at := os.Getenv("PROSE_TEST_KILL_AT_WRITE"); at != "" {
 			killAt(durable.StepWrite, at)
+		}
+		if os.Getenv("PROSE_TEST_PROGRESS_AT_ONCE") == "1" {
+			progress.SetDefaultDelay(-1)
 		}
 		stopHeap := func() {}
 		if f := os.Getenv("PROSE_TEST_LIVE_HEAP_FILE"); f != "" {
@@ -228,12 +232,6 @@ func runChild(t *testing.T, addressMB int, args ...string) childResult {
 // draws it on a terminal (a pseudo-terminal from script(1)), naming the
 // step under way, and draws nothing when stderr is a pipe.
 func TestProgressOnATerminalOnly(t *testing.T) {
-	if testing.Short() {
-		// 8,000 files to outlast the bar's delay; internal/progress's
-		// tests cover drawing on a terminal only, and this package's
-		// publish tests the command without one.
-		t.Skip("-short: a publish of 8,000 files on a pseudo-terminal (internal/progress covers the bar)")
-	}
 	script, err := exec.LookPath("script")
 	if err != nil {
 		if os.Getenv("CI") == "true" {
@@ -243,14 +241,17 @@ func TestProgressOnATerminalOnly(t *testing.T) {
 	}
 	dir := t.TempDir()
 	src := filepath.Join(dir, "src")
-	// Large enough to outlast the bar's 300 ms delay on a fast machine.
-	for i := 0; i < 8000; i++ {
+	// The child draws its bars at once (PROSE_TEST_PROGRESS_AT_ONCE): a
+	// publish of any size would have to outlast the 300 ms delay on every
+	// machine, and one of 8,000 files did not on a quiet one.
+	for i := 0; i < 400; i++ {
 		p := filepath.Join(src, "d"+strconv.Itoa(i%80), "f"+strconv.Itoa(i)+".md")
 		os.MkdirAll(filepath.Dir(p), 0o755)
 		os.WriteFile(p, []byte(strings.Repeat("text ", 200)+strconv.Itoa(i)), 0o644)
 	}
 	publishIn := func(vault string, tty bool) string {
 		t.Helper()
+		t.Setenv("PROSE_TEST_PROGRESS_AT_ONCE", "1")
 		if r := runChild(t, 0, "init", vault); r.code != 0 {
 			t.Fatalf("init: %s", r.stderr)
 		}
@@ -264,7 +265,7 @@ func TestProgressOnATerminalOnly(t *testing.T) {
 		}
 		out := filepath.Join(dir, "typescript")
 		cmd := exec.Command(script, "-q", "-e", "-c", strings.Join(args, " "), out)
-		cmd.Env = append(os.Environ(), "PROSE_TEST_CHILD=1")
+		cmd.Env = append(os.Environ(), "PROSE_TEST_CHILD=1", "PROSE_TEST_PROGRESS_AT_ONCE=1")
 		if b, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("publish on a terminal: %v\n%s", err, b)
 		}

@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -37,8 +38,22 @@ type Options struct {
 	// Force draws even when the writer is not a terminal (tests only).
 	Force bool
 	// Delay hides the bar until the work has run this long, so quick
-	// commands stay silent. Zero means 300 ms; negative draws at once.
+	// commands stay silent. Zero means the default (300 ms unless a test
+	// changed it with SetDefaultDelay); negative draws at once.
 	Delay time.Duration
+}
+
+var defaultDelay atomic.Int64
+
+func init() { defaultDelay.Store(int64(300 * time.Millisecond)) }
+
+// SetDefaultDelay makes d the delay of every bar whose Options leave it zero
+// and returns a function that restores the previous one. Only tests call it:
+// a test of a command's bar on a terminal cannot rely on the work outlasting
+// 300 ms on a fast machine.
+func SetDefaultDelay(d time.Duration) (restore func()) {
+	old := defaultDelay.Swap(int64(d))
+	return func() { defaultDelay.Store(old) }
 }
 
 // Bar is a progress bar, or nothing. The zero value and nil are disabled.
@@ -82,7 +97,7 @@ func New(w io.Writer, total int64, desc string, unit Unit, opt ...Options) *Bar 
 		return &Bar{}
 	}
 	if o.Delay == 0 {
-		o.Delay = 300 * time.Millisecond
+		o.Delay = time.Duration(defaultDelay.Load())
 	}
 	return &Bar{on: true, w: w, total: total, desc: desc, unit: unit, start: time.Now(), delay: o.Delay}
 }
