@@ -77,6 +77,18 @@ func (v *Vault) takeGitLock(target, kind string) (*gitLock, error) {
 	}
 }
 
+// tryGitLock takes target's lock file if it is free at once, and returns
+// nil otherwise: for a cache update that is fine to skip.
+func (v *Vault) tryGitLock(target, kind string) *gitLock {
+	l := &gitLock{path: target + ".lock", target: target, owner: v.StatePath(kind + ".owner")}
+	f, err := v.createGitLock(l)
+	if err != nil {
+		return nil
+	}
+	l.f = f
+	return l
+}
+
 // gitLockTempPrefix names the proof names of prose's lock files in .git/
 // (see gitLock); repair removes those of dead holders.
 const gitLockTempPrefix = "prose_lock_"

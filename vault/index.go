@@ -499,6 +499,78 @@ func fillStat(fi fs.FileInfo, e *indexEntry) {
 	}
 }
 
+// sameStatData reports whether a and b hold the same stat data (racy or
+// not).
+func sameStatData(a, b *indexEntry) bool {
+	return a.CtimeS == b.CtimeS && a.CtimeN == b.CtimeN && a.MtimeS == b.MtimeS && a.MtimeN == b.MtimeN &&
+		a.Dev == b.Dev && a.Ino == b.Ino && a.UID == b.UID && a.GID == b.GID && a.Size == b.Size && a.Mode == b.Mode
+}
+
+// setStatData copies the stat data of src into dst.
+func setStatData(dst, src *indexEntry) {
+	dst.CtimeS, dst.CtimeN, dst.MtimeS, dst.MtimeN = src.CtimeS, src.CtimeN, src.MtimeS, src.MtimeN
+	dst.Dev, dst.Ino, dst.UID, dst.GID, dst.Size, dst.Mode = src.Dev, src.Ino, src.UID, src.GID, src.Size, src.Mode
+}
+
+// refreshed is an index entry whose file was hashed and found to hold the
+// entry's content under other stat data: old as the index had it, new with
+// the stat data taken before the hash.
+type refreshed struct{ old, new indexEntry }
+
+// refreshIndex stores the stat data of files found unchanged by hash, as
+// `git update-index --refresh` does, so the next look trusts the stat data
+// instead of reading every file again: a vault copied with `cp -a` or
+// restored from a backup has new inodes and ctimes everywhere. It is a
+// cache update, skipped whenever it cannot be done at once and safely: it
+// takes index.lock only if it is free, keeps an entry only if the index
+// still holds it as it was hashed, and writes nothing when another entry
+// is racy, since the newer index mtime would make that entry's stat data
+// trusted without a look.
+func (v *Vault) refreshIndex(fresh []refreshed) {
+	l := v.tryGitLock(v.indexPath(), "index.lock")
+	if l == nil {
+		return
+	}
+	idx, err := v.readIndex()
+	if err != nil {
+		l.release()
+		return
+	}
+	idx.lock = l
+	defer idx.release()
+	verified := make(map[string]bool, len(fresh))
+	for _, r := range fresh {
+		verified[r.new.Name] = true
+	}
+	for i := 0; i < idx.len(); i++ {
+		if idx.racyAt(i) && !verified[string(idx.name(i))] {
+			return
+		}
+	}
+	n := 0
+	for _, r := range fresh {
+		i := idx.search(r.new.Name)
+		if i >= idx.len() || string(idx.name(i)) != r.new.Name {
+			continue
+		}
+		if e := idx.entry(i); e.OID != r.old.OID || !sameStatData(&e, &r.old) || e.Flags != r.old.Flags || e.ExtFlags != r.old.ExtFlags {
+			continue
+		}
+		idx.put(r.new)
+		n++
+	}
+	if n > 0 {
+		_ = v.writeIndex(idx)
+	}
+}
+
+// racyAt reports whether entry i is racy (see racy), without decoding it.
+func (idx *gitIndex) racyAt(i int) bool {
+	b := idx.body[idx.offs[i]:]
+	e := indexEntry{MtimeS: binary.BigEndian.Uint32(b[8:]), MtimeN: binary.BigEndian.Uint32(b[12:])}
+	return idx.racy(&e)
+}
+
 // statMatches reports whether the file's stat data equals what the index
 // recorded, so its content is known without reading it. A racy entry never
 // matches.

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -339,4 +341,68 @@ func cleanPlan(t *testing.T, v *Vault, c1, c2 plumbing.Hash) ([]change, *gitInde
 		t.Fatalf("checkClean: %v %v", edits, err)
 	}
 	return changes, idx
+}
+
+// A vault copied with `cp -a` (or restored from a backup) has new inodes
+// and ctimes everywhere. The first hand-edit check hashes its files and
+// stores their new stat data in the git index, as `git update-index
+// --refresh` does, so later checks trust the stat data instead of reading
+// every page again; a file edited after the copy is still found, and its
+// entry is left as it was.
+func TestACopiedVaultIsHashedOnce(t *testing.T) {
+	v := newVault(t)
+	src := filepath.Join(t.TempDir(), "render")
+	files := map[string]string{}
+	for i := 0; i < 12; i++ {
+		files[fmt.Sprintf("d%d/page-%02d.md", i%3, i)] = fmt.Sprintf("page %d\n", i)
+	}
+	writeTree(t, src, files)
+	publish(t, v, "n", src, PublishOptions{})
+	time.Sleep(30 * time.Millisecond) // past the file system's timestamp tick: no entry is racy
+	dst := filepath.Join(t.TempDir(), "copy")
+	if out, err := exec.Command("cp", "-a", v.Root(), dst).CombinedOutput(); err != nil {
+		t.Fatalf("cp -a: %v\n%s", err, out)
+	}
+	edited := "published/n/d1/page-04.md"
+	if err := os.WriteFile(filepath.Join(dst, filepath.FromSlash(edited)), []byte("changed\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Open(dst, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale := func() []string {
+		t.Helper()
+		idx, err := c.readIndex()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for i := 0; i < idx.len(); i++ {
+			e := idx.entry(i)
+			if !strings.HasPrefix(e.Name, "published/n/") {
+				continue
+			}
+			fi, err := os.Lstat(filepath.Join(dst, filepath.FromSlash(e.Name)))
+			if err != nil || !idx.statMatches(fi, &e) {
+				out = append(out, e.Name)
+			}
+		}
+		return out
+	}
+	if got := stale(); len(got) != len(files) {
+		t.Fatalf("before the check, %d index entries match their copied files, want none: stale %v", len(files)-len(got), got)
+	}
+	for round := 1; round <= 2; round++ {
+		edits, err := c.NodeHandEdits("n")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(edits) != 1 || edits[0].Path != edited || edits[0].Reason != "modified by hand" {
+			t.Fatalf("round %d: hand edits %v, want only %s modified", round, edits, edited)
+		}
+		if got := stale(); len(got) != 1 || got[0] != edited {
+			t.Fatalf("round %d: entries whose stat data is not the file's: %v, want only %s", round, got, edited)
+		}
+	}
 }

@@ -524,6 +524,7 @@ func (v *Vault) nodeHandEdits(node string) ([]HandEdit, error) {
 	dir := "published/" + published.EscapeNode(node)
 	prefix := dir + "/"
 	var edits []HandEdit
+	var fresh []refreshed
 	ds := newDirStat(v.root)
 	defer ds.close()
 	// The directories holding the node's files: the index is sorted, so
@@ -543,7 +544,8 @@ func (v *Vault) nodeHandEdits(node string) ([]HandEdit, error) {
 			}
 		}
 		var cur indexEntry
-		if ds.entry(name, &cur) && idx.sameStat(&cur, &e) {
+		statted := ds.entry(name, &cur)
+		if statted && idx.sameStat(&cur, &e) {
 			continue // unchanged since prose wrote it: no read
 		}
 		oid, exists, err := v.worktreeOID(name, idx)
@@ -555,7 +557,16 @@ func (v *Vault) nodeHandEdits(node string) ([]HandEdit, error) {
 			edits = append(edits, HandEdit{name, "deleted by hand"})
 		case oid != e.OID:
 			edits = append(edits, HandEdit{name, "modified by hand"})
+		case statted && cur.Mode == e.Mode && cur.Size == e.Size && !sameStatData(&cur, &e):
+			// The same content under new stat data (a copied or restored
+			// vault, a touch): remember the stat taken before the hash.
+			r := e
+			setStatData(&r, &cur)
+			fresh = append(fresh, refreshed{old: e, new: r})
 		}
+	}
+	if len(fresh) > 0 {
+		v.refreshIndex(fresh)
 	}
 	// Files added by hand: only a directory modified after the node's last
 	// write finished (the stamp file's mtime, from the same file-system
