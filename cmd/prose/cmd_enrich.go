@@ -22,7 +22,7 @@ func enrichCommand() *cli.Command {
 			&cli.IntFlag{Name: "limit", Usage: "at most `N` pages"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "list the pages the run would ask the model to improve; ask nothing, write nothing"},
 			&cli.BoolFlag{Name: "estimate", Usage: "ask no model and write nothing: estimate each page's calls and tokens from the prompt it would send"},
-			&cli.Int64Flag{Name: "max-tokens", Usage: "token budget `N` of the run: pages past it by their estimates are not started (the others land; the output names those left)"},
+			&cli.Int64Flag{Name: "max-tokens", Usage: "token budget `N` of the run: pages past it by their estimates are not started (the others land; the output names those left); 0: no limit"},
 			jobsFlag("pages"),
 		),
 		Action: func(c *cli.Context) error {

@@ -51,7 +51,7 @@ func ingestCommand() *cli.Command {
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the plan and write nothing (with a provider: makes the analysis calls alone and prints their tokens)"},
 			&cli.StringFlag{Name: "into", Usage: "wiki `FOLDER` for the pages of files named on their own (default: notes; a directory's files mirror its path)"},
 			&cli.BoolFlag{Name: "force", Usage: "ingest sources again even when their memo key was seen"},
-			&cli.Int64Flag{Name: "max-tokens", Usage: "token budget `N` of the run: a source whose estimate would pass what is left is not started (the others land; the output names those left)"},
+			&cli.Int64Flag{Name: "max-tokens", Usage: "token budget `N` of the run: a source whose estimate would pass what is left is not started (the others land; the output names those left); 0: no limit"},
 			&cli.BoolFlag{Name: "estimate", Usage: "ask no model and write nothing: estimate each source's calls and tokens from the prompts it would send"},
 			jobsFlag("sources"),
 		),

@@ -59,3 +59,31 @@ func TestHelpShowsTheExamplesOfTheWholeTree(t *testing.T) {
 		t.Fatalf("only %d commands have examples; the walk may have missed the tree", withExamples)
 	}
 }
+
+// A flag's line in a command's help states its default once, and never a
+// default that says nothing: "(default: false)" on a switch, "(default:
+// 0)" after a usage that already names the default.
+func TestHelpStatesEachDefaultOnce(t *testing.T) {
+	inParallel(t)
+	app := newApp(io.Discard, io.Discard)
+	lines := 0
+	for _, path := range append(allCommands(app.Commands, nil), nil) {
+		args := append(append([]string{"prose"}, path...), "--help")
+		var out, errs bytes.Buffer
+		if code := run(args, &out, &errs); code != 0 {
+			t.Fatalf("%s: exit %d\n%s", strings.Join(args, " "), code, errs.String())
+		}
+		for _, line := range strings.Split(out.String(), "\n") {
+			if !strings.HasPrefix(strings.TrimSpace(line), "--") {
+				continue
+			}
+			lines++
+			if strings.Count(line, "(default:") > 1 || strings.HasSuffix(line, "(default: false)") || strings.HasSuffix(line, "(default: 0)") {
+				t.Errorf("%s: %s", strings.Join(args, " "), strings.TrimSpace(line))
+			}
+		}
+	}
+	if lines < 100 {
+		t.Fatalf("only %d flag lines in the whole tree's help: the walk missed it", lines)
+	}
+}

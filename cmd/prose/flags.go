@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -136,4 +137,28 @@ func encodeJSON(w io.Writer, v any) error {
 	}
 	_, err := io.WriteString(w, jsonSafe(b.String()))
 	return err
+}
+
+// urfaveFlagString is urfave/cli's own flag line, which flagString trims.
+var urfaveFlagString = cli.FlagStringer
+
+func init() { cli.FlagStringer = flagString }
+
+// flagString is a flag's line in a command's help: urfave/cli's, without
+// the "(default: …)" it appends when it says nothing (false, 0, empty) or
+// when the usage already says what the default is — the rule the
+// generated docs follow (internal/clidocs).
+func flagString(f cli.Flag) string {
+	s := urfaveFlagString(f)
+	i := strings.LastIndex(s, " (default: ")
+	if i < 0 || !strings.HasSuffix(s, ")") {
+		return s
+	}
+	switch d := s[i+len(" (default: ") : len(s)-1]; {
+	case d == "false", d == "0", d == `""`, d == "[]", d == "":
+		return s[:i]
+	case strings.Contains(s[:i], "(default:") || strings.Contains(s[:i], "default $") || strings.Contains(s[:i], "(default "):
+		return s[:i]
+	}
+	return s
 }
