@@ -75,7 +75,7 @@ func (v *Vault) CommitFiles(ctx context.Context, who, message string, files map[
 		return plumbing.ZeroHash, err
 	}
 	if len(edits) > 0 {
-		return plumbing.ZeroHash, handEditError(edits)
+		return plumbing.ZeroHash, v.handEditsAt(edits, tip)
 	}
 	sig := v.signature(time.Now())
 	ch, err := b.putCommit(&object.Commit{Author: sig, Committer: sig, Message: message, TreeHash: root, ParentHashes: []plumbing.Hash{tip}})

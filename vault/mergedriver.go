@@ -345,5 +345,14 @@ func (v *Vault) lockWriterChecked(ctx context.Context, who string) (*writer, err
 		w.release()
 		return nil, err
 	}
+	// A `git commit` that landed since the repair moved the branch past
+	// the working tree; the write would take prose's own last files for
+	// hand edits of the new tip. Bring the working tree along once more.
+	for try := 0; try < 3 && !v.worktreeInStep(); try++ {
+		if err := v.repair(); err != nil {
+			w.release()
+			return nil, err
+		}
+	}
 	return w, nil
 }

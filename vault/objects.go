@@ -480,17 +480,34 @@ func (b *objectBatch) finalPath(i int) string {
 // (run by `git gc`) removes empty fan-out directories at any moment, so the
 // directory is created at the rename, and the rename tried again when it
 // vanished in between.
+//
+// A `git gc` beside the write runs prune-packed and prune one after the
+// other, and each removes the directory again, so a loaded machine can lose
+// the race several times: the rename is tried up to renameTries times, and
+// a temporary file that is itself gone is named as such.
 func renameObject(tmp, final string) error {
-	for attempt := 0; ; attempt++ {
+	for attempt := 1; ; attempt++ {
 		err := os.Rename(tmp, final)
-		if err == nil || attempt == 3 || !errors.Is(err, fs.ErrNotExist) {
+		if err == nil || !errors.Is(err, fs.ErrNotExist) {
 			return err
+		}
+		if _, serr := os.Lstat(tmp); serr != nil {
+			return fmt.Errorf("the temporary object %s was removed while prose wrote it (by a command outside prose): %w", tmp, serr)
+		}
+		if attempt == renameTries {
+			return fmt.Errorf("%w (its directory %s was removed %d times in a row while prose created it: is a `git gc` or `git prune-packed` running in a loop?)", err, filepath.Dir(final), attempt)
 		}
 		if err := os.Mkdir(filepath.Dir(final), 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 			return err
 		}
+		if attempt > 2 {
+			time.Sleep(time.Duration(attempt) * time.Millisecond) // let the sweep pass the directory
+		}
 	}
 }
+
+// renameTries bounds renameObject's tries.
+const renameTries = 20
 
 func syncFile(path string) error {
 	f, err := openFile(path, os.O_RDONLY, 0)

@@ -401,7 +401,7 @@ func (v *Vault) landPublish(ctx context.Context, h *publishHead, b *objectBatch,
 			return nil, plumbing.ZeroHash, err
 		}
 		if len(edits) > 0 {
-			return nil, plumbing.ZeroHash, handEditError(edits)
+			return nil, plumbing.ZeroHash, v.handEditsAt(edits, h.tip)
 		}
 	}
 	clock.mark("trees+check")
@@ -442,6 +442,17 @@ func (v *Vault) landPublish(ctx context.Context, h *publishHead, b *objectBatch,
 // emptySourceError refuses the publish of a source directory with no files.
 func emptySourceError(node, dir string) error {
 	return fmt.Errorf("publish %s: %s: %w; publishing it would remove every file of published/%s (a render that failed before writing leaves an empty directory): check the render, or pass --allow-empty if the world-model really is empty", node, dir, ErrEmptySource, published.EscapeNode(node))
+}
+
+// handEditsAt is the error of a write from tip that found edits: a hand
+// edit, unless the branch has moved since tip — a `git commit` landed while
+// the write ran, and the working tree is still the one of the commit
+// before, which the next try brings along.
+func (v *Vault) handEditsAt(edits []HandEdit, tip plumbing.Hash) error {
+	if cur, err := v.readRef(v.Branch()); err == nil && cur != tip {
+		return fmt.Errorf("%w: a commit outside prose moved it to %s while prose was writing from %s; nothing was published, run the command again", ErrRefMoved, cur, tip)
+	}
+	return handEditError(edits)
 }
 
 func handEditError(edits []HandEdit) error {
