@@ -499,6 +499,11 @@ func fillStat(fi fs.FileInfo, e *indexEntry) {
 	}
 }
 
+// emptyBlob is the id of the empty blob: the one content an entry of size 0
+// may be trusted to hold (git and refreshIndex smudge a racy entry's size to
+// 0).
+var emptyBlob = plumbing.NewHash("e69de29bb2d1d6434b8b29ae775ad8c2e48c5391")
+
 // sameStatData reports whether a and b hold the same stat data (racy or
 // not).
 func sameStatData(a, b *indexEntry) bool {
@@ -523,9 +528,9 @@ type refreshed struct{ old, new indexEntry }
 // restored from a backup has new inodes and ctimes everywhere. It is a
 // cache update, skipped whenever it cannot be done at once and safely: it
 // takes index.lock only if it is free, keeps an entry only if the index
-// still holds it as it was hashed, and writes nothing when another entry
-// is racy, since the newer index mtime would make that entry's stat data
-// trusted without a look.
+// still holds it as it was hashed, and smudges every other racy entry (as
+// git does), since the newer index mtime would make its stat data trusted
+// without a look.
 func (v *Vault) refreshIndex(fresh []refreshed) {
 	l := v.tryGitLock(v.indexPath(), "index.lock")
 	if l == nil {
@@ -542,10 +547,21 @@ func (v *Vault) refreshIndex(fresh []refreshed) {
 	for _, r := range fresh {
 		verified[r.new.Name] = true
 	}
+	// The new index file's mtime makes every entry that is racy now
+	// trusted; one that was not hashed is smudged first, as git does: size
+	// 0 matches no non-empty file, and sameStat trusts size 0 only for the
+	// empty blob, which every empty file holds.
+	var smudge []indexEntry
 	for i := 0; i < idx.len(); i++ {
-		if idx.racyAt(i) && !verified[string(idx.name(i))] {
-			return
+		if !idx.racyAt(i) || verified[string(idx.name(i))] {
+			continue
 		}
+		e := idx.entry(i)
+		if e.Size == 0 {
+			continue
+		}
+		e.Size = 0
+		smudge = append(smudge, e)
 	}
 	n := 0
 	for _, r := range fresh {
@@ -560,6 +576,9 @@ func (v *Vault) refreshIndex(fresh []refreshed) {
 		n++
 	}
 	if n > 0 {
+		for _, e := range smudge {
+			idx.put(e)
+		}
 		_ = v.writeIndex(idx)
 	}
 }
@@ -583,8 +602,8 @@ func (idx *gitIndex) statMatches(fi fs.FileInfo, e *indexEntry) bool {
 // sameStat reports whether cur, stat data just read, equals what the index
 // recorded in e (never for a racy entry).
 func (idx *gitIndex) sameStat(cur, e *indexEntry) bool {
-	if idx.racy(e) {
-		return false
+	if idx.racy(e) || e.Size == 0 && e.OID != emptyBlob {
+		return false // racy, or smudged by git or by refreshIndex
 	}
 	return cur.MtimeS == e.MtimeS && cur.MtimeN == e.MtimeN && cur.CtimeS == e.CtimeS &&
 		cur.CtimeN == e.CtimeN && cur.Ino == e.Ino && cur.Size == e.Size && cur.Mode == e.Mode

@@ -350,6 +350,15 @@ func cleanPlan(t *testing.T, v *Vault, c1, c2 plumbing.Hash) ([]change, *gitInde
 // every page again; a file edited after the copy is still found, and its
 // entry is left as it was.
 func TestACopiedVaultIsHashedOnce(t *testing.T) {
+	// apart: the index is written a tick after the files. sameTick: the
+	// files and the index share one mtime (a coarse clock or a fast disk),
+	// so every entry is racy: the refresh still stores what it hashed, and
+	// the edited file's entry, racy and not hashed, must not become trusted.
+	t.Run("apart", func(t *testing.T) { testCopiedVaultHashedOnce(t, false) })
+	t.Run("sameTick", func(t *testing.T) { testCopiedVaultHashedOnce(t, true) })
+}
+
+func testCopiedVaultHashedOnce(t *testing.T, sameTick bool) {
 	v := newVault(t)
 	src := filepath.Join(t.TempDir(), "render")
 	files := map[string]string{}
@@ -358,12 +367,22 @@ func TestACopiedVaultIsHashedOnce(t *testing.T) {
 	}
 	writeTree(t, src, files)
 	publish(t, v, "n", src, PublishOptions{})
-	time.Sleep(30 * time.Millisecond) // past the file system's timestamp tick: no entry is racy
+	edited := "published/n/d1/page-04.md"
+	if sameTick {
+		fi, err := os.Lstat(filepath.Join(v.Root(), filepath.FromSlash(edited)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(v.indexPath(), fi.ModTime(), fi.ModTime()); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		time.Sleep(30 * time.Millisecond) // past the file system's timestamp tick: no entry is racy
+	}
 	dst := filepath.Join(t.TempDir(), "copy")
 	if out, err := exec.Command("cp", "-a", v.Root(), dst).CombinedOutput(); err != nil {
 		t.Fatalf("cp -a: %v\n%s", err, out)
 	}
-	edited := "published/n/d1/page-04.md"
 	if err := os.WriteFile(filepath.Join(dst, filepath.FromSlash(edited)), []byte("changed\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -404,5 +423,76 @@ func TestACopiedVaultIsHashedOnce(t *testing.T) {
 		if got := stale(); len(got) != 1 || got[0] != edited {
 			t.Fatalf("round %d: entries whose stat data is not the file's: %v, want only %s", round, got, edited)
 		}
+	}
+}
+
+// TestARefreshSmudgesWhatItDidNotHash: a file changed in the tick its entry
+// was staged in (same size and stat data, other content) is racy, so it is
+// hashed and reported; a refresh of another entry writes a newer index,
+// after which that stat data would be trusted, so the refresh smudges the
+// entry (size 0, as git does) and the change is still reported next time.
+func TestARefreshSmudgesWhatItDidNotHash(t *testing.T) {
+	// same size: only the smudge tells; empty: the entry has size 0 like
+	// a smudged one, and only the empty blob may be trusted at size 0.
+	for name, content := range map[string]string{"sameSize": "PAGE B\n", "empty": ""} {
+		t.Run(name, func(t *testing.T) { testRefreshSmudges(t, content) })
+	}
+}
+
+func testRefreshSmudges(t *testing.T, changed string) {
+	v := newVault(t)
+	src := filepath.Join(t.TempDir(), "render")
+	writeTree(t, src, map[string]string{"a.md": "page a\n", "b.md": "page b\n"})
+	publish(t, v, "n", src, PublishOptions{})
+	a := filepath.Join(v.Root(), "published", "n", "a.md")
+	b := filepath.Join(v.Root(), "published", "n", "b.md")
+	if err := os.WriteFile(b, []byte(changed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Times in the past: no write of this test shares their tick.
+	tick, earlier := time.Now().Add(-30*time.Minute), time.Now().Add(-time.Hour)
+	if err := os.Chtimes(b, tick, tick); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(a, earlier, earlier); err != nil { // a: same content, new stat data
+		t.Fatal(err)
+	}
+	idx, err := v.openIndex()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := *idx.get("published/n/b.md")
+	fi, err := os.Lstat(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fillStat(fi, &e) // staged in the tick the file changed in: the stat data is the file's
+	idx.put(e)
+	if err := v.writeIndex(idx); err != nil {
+		t.Fatal(err)
+	}
+	idx.release()
+	if err := os.Chtimes(v.indexPath(), fi.ModTime(), fi.ModTime()); err != nil { // one tick
+		t.Fatal(err)
+	}
+	for round := 1; round <= 2; round++ {
+		edits, err := v.NodeHandEdits("n")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(edits) != 1 || edits[0].Path != "published/n/b.md" {
+			t.Fatalf("round %d: hand edits %v, want published/n/b.md modified", round, edits)
+		}
+	}
+	idx, err = v.readIndex()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err = os.Lstat(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ea := idx.get("published/n/a.md"); ea == nil || !idx.statMatches(fi, ea) {
+		t.Fatal("the refresh did not store a.md's new stat data")
 	}
 }
