@@ -240,15 +240,19 @@ func (tx *Tx) changedLinks() (map[string]*linkRec, map[string][]string) {
 		return tx.txLinks, tx.txRev
 	}
 	fwd, rev := map[string]*linkRec{}, map[string][]string{}
-	for rel, p := range tx.pages {
-		if p == nil {
-			continue
-		}
-		r := pageLinks(rel, p)
+	add := func(rel string, r *linkRec) {
 		fwd[rel] = r
 		for _, t := range r.targets {
 			rev[t] = append(rev[t], rel)
 		}
+	}
+	for rel, p := range tx.pages {
+		if p != nil {
+			add(rel, pageLinks(rel, p))
+		}
+	}
+	for rel, s := range tx.spilled {
+		add(rel, s.links)
 	}
 	tx.txLinks, tx.txRev, tx.linkGen = fwd, rev, tx.gen
 	return fwd, rev
@@ -258,7 +262,7 @@ func (tx *Tx) changedLinks() (map[string]*linkRec, map[string][]string) {
 // the links of the written pages current without computing them again.
 func (tx *Tx) setIndex(rel string, p *Page) {
 	current := tx.txLinks != nil && tx.linkGen == tx.gen
-	tx.pages[rel] = p
+	tx.hold(rel, p)
 	tx.gen++
 	if !current {
 		return
@@ -295,7 +299,7 @@ func (tx *Tx) backlinks(rel string) ([]Backlink, error) {
 	fwd, rev := tx.changedLinks()
 	var out []Backlink
 	for _, q := range base.rev[rel] {
-		if _, changed := tx.pages[q]; !changed {
+		if changed, _ := tx.wrote(q); !changed {
 			out = append(out, Backlink{q, base.pages[q].title})
 		}
 	}
@@ -378,7 +382,9 @@ func (tx *Tx) backlinkTargets() (map[string]bool, error) {
 	}
 	fwd, _ := tx.changedLinks()
 	out := map[string]bool{}
-	for rel := range tx.pages {
+	var written []string
+	tx.eachWritten(func(rel string, _ bool) { written = append(written, rel) })
+	for _, rel := range written {
 		old, now := base.pages[rel], fwd[rel]
 		switch {
 		case old == nil && now == nil:

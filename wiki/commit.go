@@ -59,6 +59,7 @@ func (tx *Tx) CommitWith(o CommitOptions) (*Result, error) {
 		return nil, err
 	}
 	tx.done = true
+	defer tx.closeSpill()
 	// The files are rendered into memory up to stageAbove bytes; a
 	// larger commit (its pages' slots alone pass it, or their rendering
 	// does) renders them under the writer lock, each file's blob written
@@ -142,10 +143,10 @@ func (tx *Tx) CommitWith(o CommitOptions) (*Result, error) {
 				created, removed = nil, nil
 				break
 			}
-			switch p := tx.pages[rel]; {
-			case p == nil && had:
+			switch _, alive := tx.wrote(rel); {
+			case !alive && had:
 				removed = append(removed, rel)
-			case p != nil && !had:
+			case alive && !had:
 				created = append(created, rel)
 			}
 		}
@@ -254,6 +255,8 @@ func (tx *Tx) slotBytes() int {
 			for _, s := range p.Slots {
 				n += len(s.HTML)
 			}
+		} else if s, ok := tx.spilled[rel]; ok {
+			n += s.slots
 		}
 	}
 	return n
@@ -315,7 +318,10 @@ func (tx *Tx) files(out *commitFiles) error {
 		}
 	}
 	for _, rel := range tx.order {
-		p := tx.pages[rel]
+		p, _, err := tx.written(rel)
+		if err != nil {
+			return err
+		}
 		old, had, err := tx.st.page(rel)
 		if err != nil && p != nil && !errors.Is(err, ErrNotOwned) {
 			// A broken committed page is replaced by the one the Tx built
@@ -346,10 +352,14 @@ func (tx *Tx) files(out *commitFiles) error {
 		if had && old != nil && !tx.rebuild && !tx.force[rel] && !refs[rel] && materialEqual(old, p) {
 			continue // nothing material: the file and its date stay
 		}
+		was, hadDate := p.Meta[KeyUpdated]
 		if !(had && old != nil && materialEqual(old, p)) {
 			p.Meta[KeyUpdated] = tx.w.today()
 		} else if u, ok := old.Meta[KeyUpdated]; ok {
 			p.Meta[KeyUpdated] = u
+		}
+		if _, out := tx.spilled[rel]; out && (!hadDate || !reflect.DeepEqual(was, p.Meta[KeyUpdated])) {
+			tx.hold(rel, p) // the folder's listing reads the date
 		}
 		data, err := tx.renderPage(rel, p)
 		if err != nil {
@@ -367,7 +377,7 @@ func (tx *Tx) files(out *commitFiles) error {
 	// shells are re-rendered in the same commit, nothing material (their
 	// date stays), and a folder index's by the indexes below.
 	for _, rel := range slices.Sorted(maps.Keys(refs)) {
-		if _, ok := tx.pages[rel]; ok {
+		if ok, _ := tx.wrote(rel); ok {
 			markDirs(dirs, rel) // the folder's index lists the terms that link to its pages
 			continue
 		}
@@ -541,19 +551,19 @@ func (tx *Tx) listing(d string) (*FolderListing, error) {
 	if dir != "" {
 		prefix = dir + "/"
 	}
-	for rel, p := range tx.pages {
+	tx.eachWritten(func(rel string, alive bool) {
 		if !strings.HasPrefix(rel, prefix) {
-			continue
+			return
 		}
 		rest := rel[len(prefix):]
 		if i := strings.IndexByte(rest, '/'); i >= 0 {
-			if p != nil {
+			if alive {
 				folders[rest[:i]] = true
 			}
-			continue
+			return
 		}
-		files[rest] = p != nil
-	}
+		files[rest] = alive
+	})
 	l := &FolderListing{}
 	terms := &folderTerms{tx: tx, dir: dir, seen: map[string]bool{}}
 	names := &folderNames{}
@@ -628,6 +638,11 @@ func (tx *Tx) folderAlive(dir string) (bool, error) {
 			return true, nil
 		}
 	}
+	for rel := range tx.spilled {
+		if strings.HasPrefix(rel, dir+"/") {
+			return true, nil
+		}
+	}
 	ents, err := tx.w.v.NodeDir(tx.st.tree, dir)
 	if err != nil {
 		return false, err
@@ -640,7 +655,7 @@ func (tx *Tx) folderAlive(dir string) (bool, error) {
 			}
 			continue
 		}
-		if p, ok := tx.pages[rel]; !ok || p != nil {
+		if ok, alive := tx.wrote(rel); !ok || alive {
 			return true, nil
 		}
 	}

@@ -20,15 +20,22 @@ import (
 // them all (with the folder indexes they touch) as one commit carrying one
 // receipt. Discard, or an error from Commit, leaves the vault as it was.
 type Tx struct {
-	w       *Wiki
-	ctx     context.Context
-	st      *state
-	pages   map[string]*Page // pages written in this Tx (nil: removed)
-	order   []string         // pages in first-write order
-	removed map[string][]string
-	ops     []string
-	rebuild bool
-	done    bool
+	w     *Wiki
+	ctx   context.Context
+	st    *state
+	pages map[string]*Page // pages written in this Tx held in memory (nil: removed)
+	order []string         // pages in first-write order
+	// The written pages spilled out of memory (spill.go): a path is in
+	// pages or in spilled, never both.
+	spilled   map[string]spilled
+	spillTo   *spillFile
+	hot       []string // pages held since the last spill
+	heldBytes int      // what the pages held in memory come to
+	noSpill   bool     // the spill file failed: every page stays in memory
+	removed   map[string][]string
+	ops       []string
+	rebuild   bool
+	done      bool
 	// Folders whose indexes a rebuild renders beyond those of the pages
 	// it writes (RebuildMerged: the folders of removed files).
 	marked map[string]bool
@@ -145,15 +152,52 @@ func (tx *Tx) check() error {
 }
 
 // Discard abandons the Tx; nothing was written.
-func (tx *Tx) Discard() { tx.done = true }
+func (tx *Tx) Discard() {
+	tx.done = true
+	tx.closeSpill()
+}
 
 // page returns the page at wiki path rel as the Tx sees it; ok is false
 // when it does not exist.
 func (tx *Tx) page(rel string) (*Page, bool, error) {
-	if p, ok := tx.pages[rel]; ok {
-		return p, p != nil, nil
+	if p, written, err := tx.written(rel); written || err != nil {
+		return p, p != nil, err
 	}
 	return tx.st.page(rel)
+}
+
+// written returns the page the Tx wrote at rel (nil: removed); written is
+// false when the Tx did not write rel.
+func (tx *Tx) written(rel string) (p *Page, written bool, err error) {
+	if p, ok := tx.pages[rel]; ok {
+		return p, true, nil
+	}
+	if s, ok := tx.spilled[rel]; ok {
+		p, err := tx.unspill(rel, s)
+		return p, true, err
+	}
+	return nil, false, nil
+}
+
+// wrote reports whether the Tx wrote rel, and alive whether it left a
+// page there (false: it removed it).
+func (tx *Tx) wrote(rel string) (wrote, alive bool) {
+	if p, ok := tx.pages[rel]; ok {
+		return true, p != nil
+	}
+	_, ok := tx.spilled[rel]
+	return ok, ok
+}
+
+// eachWritten calls fn with every path the Tx wrote and whether it left a
+// page there, in no order.
+func (tx *Tx) eachWritten(fn func(rel string, alive bool)) {
+	for rel, p := range tx.pages {
+		fn(rel, p != nil)
+	}
+	for rel := range tx.spilled {
+		fn(rel, true)
+	}
 }
 
 // page reads and parses a committed page.
@@ -178,10 +222,10 @@ func (s *state) page(rel string) (*Page, bool, error) {
 }
 
 func (tx *Tx) put(rel string, p *Page, op string) {
-	if _, ok := tx.pages[rel]; !ok {
+	if ok, _ := tx.wrote(rel); !ok {
 		tx.order = append(tx.order, rel)
 	}
-	tx.pages[rel] = p
+	tx.hold(rel, p)
 	tx.gen++
 	if op != "" {
 		tx.ops = append(tx.ops, op)
@@ -194,8 +238,8 @@ func (tx *Tx) put(rel string, p *Page, op string) {
 func (tx *Tx) Resolve(name string) (string, error) { return tx.resolve(name) }
 
 func (tx *Tx) exists(rel string) (bool, error) {
-	if p, ok := tx.pages[rel]; ok {
-		return p != nil, nil
+	if ok, alive := tx.wrote(rel); ok {
+		return alive, nil
 	}
 	_, ok, err := tx.st.raw(rel)
 	return ok, err
@@ -239,15 +283,15 @@ func (tx *Tx) allPages() ([]string, error) {
 	}
 	var out []string
 	for p := range files {
-		if _, ok := tx.pages[p]; !ok && strings.HasSuffix(p, ".html") {
+		if ok, _ := tx.wrote(p); !ok && strings.HasSuffix(p, ".html") {
 			out = append(out, p)
 		}
 	}
-	for p, pg := range tx.pages {
-		if pg != nil {
+	tx.eachWritten(func(p string, alive bool) {
+		if alive {
 			out = append(out, p)
 		}
-	}
+	})
 	slices.Sort(out)
 	return out, nil
 }
@@ -416,7 +460,7 @@ func (tx *Tx) checkNoFolderClash(rel string) error {
 	segs := strings.Split(rel, "/")
 	for k := 1; k < len(segs); k++ {
 		dir := strings.Join(segs[:k], "/")
-		if p, ok := tx.pages[dir]; ok && p != nil {
+		if _, alive := tx.wrote(dir); alive {
 			return fmt.Errorf("%w: %s is a file, not a folder", ErrUnsafe, dir)
 		}
 		if _, ok, err := tx.st.raw(dir); err != nil {

@@ -26,3 +26,22 @@ func SetToolWriteBytes(n int) (restore func()) {
 	old := toolWriteBytes.Swap(int64(n))
 	return func() { toolWriteBytes.Store(old) }
 }
+
+var spillBytes atomic.Int64
+
+// SpillBytes is how many bytes of written pages a wiki transaction holds
+// in memory before it spills them to a file: limit, unless a test lowered
+// it.
+func SpillBytes(limit int) int {
+	if n := spillBytes.Load(); n > 0 {
+		return int(n)
+	}
+	return limit
+}
+
+// SetSpillBytes makes SpillBytes n (0: the product's limit) and returns a
+// function that restores the previous value. Use it only in tests.
+func SetSpillBytes(n int) (restore func()) {
+	old := spillBytes.Swap(int64(n))
+	return func() { spillBytes.Store(old) }
+}
