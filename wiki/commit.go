@@ -359,7 +359,7 @@ func (tx *Tx) files(out *commitFiles) error {
 			p.Meta[KeyUpdated] = u
 		}
 		if _, out := tx.spilled[rel]; out && (!hadDate || !reflect.DeepEqual(was, p.Meta[KeyUpdated])) {
-			tx.hold(rel, p) // the folder's listing reads the date
+			tx.respill(rel, p) // the folder's listing reads the date
 		}
 		data, err := tx.renderPage(rel, p)
 		if err != nil {

@@ -72,7 +72,8 @@ func (tx *Tx) hold(rel string, p *Page) {
 func (tx *Tx) spill() error {
 	hot := tx.hot
 	tx.hot = nil
-	var buf []byte
+	buf := tx.spillBuf
+	defer func() { tx.spillBuf = buf }()
 	for _, rel := range hot {
 		p, ok := tx.pages[rel]
 		if !ok || p == nil {
@@ -125,12 +126,36 @@ func (tx *Tx) spillWrite(b []byte) (int64, error) {
 	return at, nil
 }
 
+// respill writes p, read back from the spill file and changed in what
+// its links do not depend on (its updated date), there again; held in
+// memory when the spill file fails it.
+func (tx *Tx) respill(rel string, p *Page) {
+	s := tx.spilled[rel]
+	b, err := appendPage(tx.spillBuf[:0], p)
+	if err != nil {
+		tx.hold(rel, p)
+		return
+	}
+	tx.spillBuf = b
+	at, err := tx.spillWrite(b)
+	if err != nil {
+		tx.noSpill, tx.hot = true, nil
+		tx.hold(rel, p)
+		return
+	}
+	s.off, s.n = at, len(b)
+	tx.spilled[rel] = s
+}
+
 // unspill reads back the page spilled as s.
 func (tx *Tx) unspill(rel string, s spilled) (*Page, error) {
 	if tx.spillTo == nil {
 		return nil, fmt.Errorf("wiki: read back the written page %s: the transaction is over", rel)
 	}
-	b := make([]byte, s.n)
+	if cap(tx.spillBuf) < s.n {
+		tx.spillBuf = make([]byte, s.n)
+	}
+	b := tx.spillBuf[:s.n]
 	if _, err := tx.spillTo.f.ReadAt(b, s.off); err != nil {
 		return nil, fmt.Errorf("wiki: read back the written page %s: %w", rel, err)
 	}

@@ -29,6 +29,7 @@ type Tx struct {
 	// pages or in spilled, never both.
 	spilled   map[string]spilled
 	spillTo   *spillFile
+	spillBuf  []byte   // a record's bytes, written or read
 	hot       []string // pages held since the last spill
 	heldBytes int      // what the pages held in memory come to
 	noSpill   bool     // the spill file failed: every page stays in memory
