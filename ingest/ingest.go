@@ -269,6 +269,11 @@ func Ingest(ctx context.Context, w *wiki.Wiki, docs []*source.Document, opt Opti
 	}
 	return runQueued(ctx, w, opt, refs, func(r *run) (*Result, error) {
 		for i, d := range docs {
+			// An earlier attempt let go of the text of the sources it
+			// worked (release): each is read again, refused if changed.
+			if err := d.Reread(); err != nil {
+				return nil, &StepError{"read the sources", err}
+			}
 			d.Title = raw[i] // cleaned again against the catalog of this attempt
 		}
 		r.raw = map[string]string{}
@@ -466,6 +471,7 @@ func (r *run) ingest(ctx context.Context, docs []*source.Document) (*Result, err
 			sr.Status = "skipped"
 			sr.Pages = append(sr.Pages, r.cat.pagesOf(d.ID)...)
 			r.res.Sources = append(r.res.Sources, sr)
+			r.release(d)
 			bar.Add(1)
 			continue
 		}
@@ -535,6 +541,7 @@ func (r *run) ingest(ctx context.Context, docs []*source.Document) (*Result, err
 		if err != nil {
 			return nil, err
 		}
+		r.release(d)
 		bar.Add(1)
 	}
 	if f, ok := r.opt.Model.(forgetter); ok {
@@ -740,6 +747,16 @@ func (r *run) source(ctx context.Context, d *source.Document) error {
 	r.keepBoilerplate(d)
 	r.storeSource(d)
 	return nil
+}
+
+// release lets go of d's parsed text once its turn is over, keeping what
+// the later sources need of it (the anchors they link to): a run holds
+// one source's sections at a time. A source that could not be read again
+// keeps its text (Document.Release); one released is read again only by
+// another attempt of the run (Ingest).
+func (r *run) release(d *source.Document) {
+	r.links.keep(d)
+	d.Release()
 }
 
 // storeSource records d's bytes for the commit: the bytes the run holds,

@@ -136,7 +136,24 @@ func (l *sourceLinks) anchor(d *source.Document, frag string) string {
 	if frag == "" {
 		return ""
 	}
+	return l.anchorsOf(d)[frag]
+}
+
+// keep computes the anchors of d's sections, so that d may let go of its
+// sections (Document.Release) and the sources linking to it still find
+// them.
+func (l *sourceLinks) keep(d *source.Document) {
+	if l != nil {
+		l.anchorsOf(d)
+	}
+}
+
+// anchorsOf maps the names the source d gives its places (its anchors, a
+// Markdown heading's GitHub slug, an HTML id) to the anchors of d's
+// sections, computed once.
+func (l *sourceLinks) anchorsOf(d *source.Document) map[string]string {
 	l.mu.Lock()
+	defer l.mu.Unlock()
 	m, ok := l.anchors[d]
 	if !ok {
 		m = map[string]string{}
@@ -162,8 +179,7 @@ func (l *sourceLinks) anchor(d *source.Document, frag string) string {
 		}
 		l.anchors[d] = m
 	}
-	l.mu.Unlock()
-	return m[frag]
+	return m
 }
 
 // githubSlug is the id GitHub (and most Markdown renderers) give a

@@ -55,6 +55,10 @@ type Document struct {
 	// Stored): a caller that sets Data to nil once the document is parsed
 	// does not hold every source's bytes until the vault stores them.
 	Reload func() ([]byte, error) `json:"-"`
+	// asked is the kind the document was read as asked ("": by its name
+	// or bytes), for Reread; released is set by Release.
+	asked    Kind
+	released bool
 }
 
 // Section is a heading and the blocks under it up to the next heading. A

@@ -119,6 +119,7 @@ func ReadQuoted(name string, data []byte) (*Document, error) {
 }
 
 func read(name string, data []byte, kind Kind, b *Boilerplate, redact bool) (*Document, error) {
+	asked := kind
 	named := kind
 	if named == "" {
 		named = KindOf(name)
@@ -134,7 +135,7 @@ func read(name string, data []byte, kind Kind, b *Boilerplate, redact bool) (*Do
 			kind = Sniff(data)
 		}
 	}
-	d := &Document{Name: name, Kind: kind, Data: data, Encoding: encoding}
+	d := &Document{Name: name, Kind: kind, Data: data, Encoding: encoding, asked: asked}
 	var redacted string // the text as a string, for the readers of one
 	if redact {
 		redacted, d.Redactions = receipt.RedactText(string(data))
