@@ -374,6 +374,9 @@ func topFolders(paths []string) []string {
 	return out
 }
 
+// catalogField makes a text one field of a catalog line.
+var catalogField = strings.NewReplacer("\t", " ", "\n", " ", "\r", " ")
+
 // encodePages returns the page files that changed since they were read:
 // each a header line, then one page a line, sorted; nil removes a file
 // whose folder has no page left.
@@ -383,7 +386,7 @@ func (c *catalog) encodePages() map[string][]byte {
 		name := shardPath(topOf(p))
 		byShard[name] = append(byShard[name], p)
 	}
-	field := strings.NewReplacer("\t", " ", "\n", " ", "\r", " ")
+	field := catalogField
 	out := map[string][]byte{}
 	for name, paths := range byShard {
 		sort.Strings(paths)

@@ -228,6 +228,9 @@ func allows(list []attrRule, a html.Attribute) bool {
 	return i >= 0 && (list[i].ok == nil || list[i].ok(a.Val))
 }
 
+// lineEnds removes the line ends of a text.
+var lineEnds = strings.NewReplacer("\r", "", "\n", "")
+
 // safeURL returns raw as net/url writes it back, and whether it may stay:
 // it parses, and its scheme is http, https, mailto or an image's data:, or
 // it has none (a relative URL).
@@ -239,7 +242,7 @@ func safeURL(raw string) (string, bool) {
 		}
 		// A data: URL's base64 may be wrapped over lines.
 		if i := strings.IndexByte(raw, ','); i >= 0 && strings.HasSuffix(raw[:i], ";base64") {
-			raw = raw[:i+1] + strings.NewReplacer("\r", "", "\n", "").Replace(raw[i+1:])
+			raw = raw[:i+1] + lineEnds.Replace(raw[i+1:])
 		}
 	}
 	u, err := url.Parse(raw)

@@ -106,11 +106,14 @@ func identParts(word string) []string {
 	return parts
 }
 
+// apostrophes removes the apostrophes of a word.
+var apostrophes = strings.NewReplacer("'", "", "’", "")
+
 // stem is a word's Porter stem, for words of ASCII letters; other words
 // are their own stem. A possessive "'s" is dropped first.
 func stem(word string) string {
 	word = strings.TrimSuffix(strings.TrimSuffix(word, "'s"), "’s")
-	word = strings.NewReplacer("'", "", "’", "").Replace(word)
+	word = apostrophes.Replace(word)
 	for i := 0; i < len(word); i++ {
 		if c := word[i]; c < 'a' || c > 'z' {
 			return word

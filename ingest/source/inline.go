@@ -77,9 +77,12 @@ func linkText(text, u string) string {
 	if strings.TrimSpace(text) == "" {
 		text = EscapeText(u)
 	}
-	u = strings.NewReplacer("\\", "\\\\", "<", "\\<", ">", "\\>", "\n", " ").Replace(u)
-	return "[" + text + "](<" + u + ">)"
+	return "[" + text + "](<" + linkURLEscaper.Replace(u) + ">)"
 }
+
+// linkURLEscaper writes a URL as the destination of a Markdown link in
+// angle brackets.
+var linkURLEscaper = strings.NewReplacer("\\", "\\\\", "<", "\\<", ">", "\\>", "\n", " ")
 
 // unescapeMarkdown resolves the backslash escapes and character references
 // of raw Markdown text: what the text says.
