@@ -292,15 +292,16 @@ func (w *workspace) link(cs []candidate) {
 				addLink(target{path: d.page.Path, title: d.page.Title})
 			}
 		}
-		var lower string
+		var lower func() string
 		var words []string
 		if c.kind == "source" {
-			// The whole document's text: lowered and split once per
-			// source, not once per call.
+			// The whole document's text: split once per source, not once
+			// per call, and lowered only when a title of several words
+			// is looked for in it.
 			lower, words = w.q.lowerWords()
 		} else {
-			lower = strings.ToLower(c.text)
-			words = distinctWords(lower)
+			l := strings.ToLower(c.text)
+			lower, words = func() string { return l }, distinctWords(l)
 		}
 		cands := append([]int{}, byFirst[""]...)
 		for _, word := range words {
@@ -329,7 +330,7 @@ func (w *workspace) link(cs []candidate) {
 					return false
 				}
 			}
-			return containsPhrase(lower, t.lower)
+			return containsPhrase(lower(), t.lower)
 		}
 		for _, k := range cands {
 			if t := targets[k]; !linked[t.path] && !titled[t.lower] && present(t) {
@@ -583,12 +584,22 @@ type quotedDoc struct {
 func (q *quotedDoc) prose() string { return q.doc.Prose() }
 
 // lowerWords are the document's text in lower case (made again on each
-// call: a 16 MiB source's is not kept) and its distinct words (split as
-// the engine splits words, kept), in order.
-func (q *quotedDoc) lowerWords() (string, []string) {
-	lower := strings.ToLower(q.prose())
-	q.wordsOnce.Do(func() { q.words = distinctWords(lower) })
-	return lower, q.words
+// call, on the first call of the function returned: a 16 MiB source's is
+// not kept) and its distinct words (split as the engine splits words,
+// kept), in order.
+func (q *quotedDoc) lowerWords() (func() string, []string) {
+	var lower string
+	made := false
+	q.wordsOnce.Do(func() {
+		lower, made = strings.ToLower(q.prose()), true
+		q.words = distinctWords(lower)
+	})
+	return func() string {
+		if !made {
+			lower, made = strings.ToLower(q.prose()), true
+		}
+		return lower
+	}, q.words
 }
 
 // titleCounts is how often each of the title's words (titleWords, of
@@ -610,14 +621,59 @@ func (q *quotedDoc) titleCounts(titleWords []string, title string) map[string]in
 func distinctWords(lower string) []string {
 	var out []string
 	seen := map[string]bool{}
-	for word := range strings.FieldsFuncSeq(lower, func(r rune) bool { return !isWordRune(r) }) {
-		if !seen[word] {
+	for i := 0; i < len(lower); {
+		n := wordRuneAt(lower, i)
+		if n == 0 {
+			// A rune that is not a letter or a digit (an invalid byte is
+			// read as U+FFFD, one byte long, as strings.FieldsFunc does).
+			if lower[i] < utf8.RuneSelf {
+				i++
+			} else {
+				_, size := utf8.DecodeRuneInString(lower[i:])
+				i += size
+			}
+			continue
+		}
+		j := i + n
+		for j < len(lower) {
+			m := wordRuneAt(lower, j)
+			if m == 0 {
+				break
+			}
+			j += m
+		}
+		if word := lower[i:j]; !seen[word] {
 			seen[word] = true
 			out = append(out, strings.Clone(word)) // not a part of lower: kept with the source
 		}
+		i = j
 	}
 	return out
 }
+
+// wordRuneAt is the length of the rune at s[i] when it is a letter or a
+// digit (isWordRune), else 0.
+func wordRuneAt(s string, i int) int {
+	if c := s[i]; c < utf8.RuneSelf {
+		if asciiWord[c] {
+			return 1
+		}
+		return 0
+	}
+	r, n := utf8.DecodeRuneInString(s[i:])
+	if isWordRune(r) {
+		return n
+	}
+	return 0
+}
+
+// asciiWord are the ASCII bytes isWordRune reports.
+var asciiWord = func() (t [utf8.RuneSelf]bool) {
+	for c := range t {
+		t[c] = isWordRune(rune(c))
+	}
+	return t
+}()
 
 // readQuoted reads a prompt's quoted source. The document is shared: the
 // engine only reads it.

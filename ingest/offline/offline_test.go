@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand"
 	"regexp"
 	"slices"
 	"strings"
@@ -253,4 +254,43 @@ func TestLinkNeedsTheTitlesPhrase(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("links %v, want %v", got, want)
 	}
+}
+
+// distinctWordsBefore is distinctWords as it was before it read ASCII
+// bytes by a table: strings.FieldsFuncSeq split at what isWordRune is not.
+// The reference the byte loop must match.
+func distinctWordsBefore(lower string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for word := range strings.FieldsFuncSeq(lower, func(r rune) bool { return !isWordRune(r) }) {
+		if !seen[word] {
+			seen[word] = true
+			out = append(out, strings.Clone(word))
+		}
+	}
+	return out
+}
+
+func TestDistinctWordsAsFieldsFunc(t *testing.T) {
+	parts := []string{"a", "b", "Z", "9", " ", "-", "_", ".", "é", "ß", "٣", "\u00a0", "\u2003", "\xff", "\xe2", "\x80", "字", "İ", "\x00", "\x7f", "word", "word "}
+	r := rand.New(rand.NewSource(3))
+	for n := 0; n < 50000; n++ {
+		var sb strings.Builder
+		for k := r.Intn(16); k > 0; k-- {
+			sb.WriteString(parts[r.Intn(len(parts))])
+		}
+		s := sb.String()
+		if got, want := distinctWords(s), distinctWordsBefore(s); !slices.Equal(got, want) {
+			t.Fatalf("distinctWords(%q) = %q, want %q", s, got, want)
+		}
+	}
+}
+
+func FuzzDistinctWords(f *testing.F) {
+	f.Add("deploy the canary, canary-release 2 v2 \xff straße")
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := distinctWords(s), distinctWordsBefore(s); !slices.Equal(got, want) {
+			t.Fatalf("distinctWords(%q) = %q, want %q", s, got, want)
+		}
+	})
 }
