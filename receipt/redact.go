@@ -244,12 +244,15 @@ func RedactText(s string) (string, int) {
 	}
 	// The lowered text is made once, and again only after a pattern
 	// changed the text: a document is lowered once, not once per pattern.
+	// Which hints it holds is found in one reading of it too (and again
+	// after a change), not in one search per hint.
 	lower := asciiLower(s)
+	held := docHints().held(lower)
 	for _, p := range secretPatterns() {
 		if p.in&inDocuments == 0 {
 			continue
 		}
-		if len(p.hints) > 0 && !hasHint(lower, p.hints) {
+		if len(p.hints) > 0 && held&docHints().mask(p.hints) == 0 {
 			continue
 		}
 		before := s
@@ -267,9 +270,10 @@ func RedactText(s string) (string, int) {
 		}
 		if s != before {
 			lower = asciiLower(s)
+			held = docHints().held(lower)
 		}
 	}
-	if !hasHint(lower, namedHints) {
+	if held&docHints().mask(namedHints) == 0 {
 		return s, n
 	}
 	replace := func(m string) string {
@@ -449,6 +453,89 @@ func hasHint(lower string, hints []string) bool {
 }
 
 var foldHints = strings.NewReplacer("\u212A", "k", "\u017F", "s")
+
+// hintSet finds which of a list of hints a text holds in one reading of
+// it: RedactText asks about some twenty hints of every document, and a
+// search of a 16 MiB text for each was a twentieth of reading it.
+type hintSet struct {
+	hints []string
+	// pairs are the hints' first two bytes; first lists the hints (their
+	// indexes) by their first byte.
+	pairs [1 << 16 / 64]uint64
+	first [256][]uint8
+}
+
+// docHints are the hints of the patterns RedactText uses, and the named
+// values' hints.
+var docHints = sync.OnceValue(func() *hintSet {
+	var hints []string
+	for _, p := range secretPatterns() {
+		if p.in&inDocuments != 0 {
+			hints = append(hints, p.hints...)
+		}
+	}
+	return newHintSet(append(hints, namedHints...))
+})
+
+// newHintSet makes the set of hints (at most 64, each of two bytes or
+// more).
+func newHintSet(hints []string) *hintSet {
+	h := &hintSet{}
+	for _, x := range hints {
+		if slices.Contains(h.hints, x) {
+			continue
+		}
+		if len(x) < 2 || len(h.hints) == 64 {
+			panic("receipt: a hint of fewer than two bytes, or more than 64 hints")
+		}
+		k := uint16(x[0])<<8 | uint16(x[1])
+		h.pairs[k/64] |= 1 << (k % 64)
+		h.first[x[0]] = append(h.first[x[0]], uint8(len(h.hints)))
+		h.hints = append(h.hints, x)
+	}
+	return h
+}
+
+// mask is the bits of hints (which are all of the set's).
+func (h *hintSet) mask(hints []string) uint64 {
+	var m uint64
+	for _, x := range hints {
+		m |= 1 << slices.Index(h.hints, x)
+	}
+	return m
+}
+
+// held is the bits of the hints that lower (lowered by asciiLower) holds,
+// as hasHint reads it: a hint spelled with the Kelvin sign or the long s
+// counts.
+func (h *hintSet) held(lower string) uint64 {
+	m := h.in(lower)
+	if strings.Contains(lower, "\u212A") || strings.Contains(lower, "\u017F") {
+		m |= h.in(foldHints.Replace(lower))
+	}
+	return m
+}
+
+// in is the bits of the hints that s holds.
+func (h *hintSet) in(s string) uint64 {
+	var m uint64
+	all := uint64(1)<<len(h.hints) - 1
+	for i := 0; i+1 < len(s); i++ {
+		k := uint16(s[i])<<8 | uint16(s[i+1])
+		if h.pairs[k/64]&(1<<(k%64)) == 0 {
+			continue
+		}
+		for _, j := range h.first[s[i]] {
+			if m&(1<<j) == 0 && strings.HasPrefix(s[i:], h.hints[j]) {
+				m |= 1 << j
+				if m == all {
+					return m
+				}
+			}
+		}
+	}
+	return m
+}
 
 // hintLines returns the byte ranges, in order and merged, of each line of
 // s holding one of hints, together with the line after it.

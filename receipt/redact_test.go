@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"math/rand"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -291,5 +292,36 @@ func TestRedactTextLinesMatchWholeText(t *testing.T) {
 	got, n := RedactText(texts[1])
 	if n != 2 || strings.Contains(got, "s3cr3t") || strings.Contains(got, "pw12345678") {
 		t.Errorf("RedactText redacted %d passwords:\n%s", n, got[len(got)-400:])
+	}
+}
+
+// TestHintSetAsHasHint: the hints one reading finds are those hasHint
+// finds, a search per hint, for every pattern's hints and the named
+// values'.
+func TestHintSetAsHasHint(t *testing.T) {
+	h := docHints()
+	lists := [][]string{namedHints}
+	for _, p := range secretPatterns() {
+		if p.in&inDocuments != 0 && len(p.hints) > 0 {
+			lists = append(lists, p.hints)
+		}
+	}
+	parts := []string{"a", " ", "\n", "-", "_", ":", "/", "k", "s", "\u212A", "\u017F", "\u212Aey", "\u017Fk-", "ey", "sk", "gh", "p_", "github", "_pat", "xo", "x", "akia", "aiz", "a", "bearer", "toke", "n", "secret", "passw", "credential", "private key", "-----", "://", "é"}
+	for _, x := range h.hints {
+		parts = append(parts, x)
+	}
+	r := rand.New(rand.NewSource(4))
+	for n := 0; n < 50000; n++ {
+		var sb strings.Builder
+		for k := r.Intn(10); k > 0; k-- {
+			sb.WriteString(parts[r.Intn(len(parts))])
+		}
+		lower := asciiLower(sb.String())
+		held := h.held(lower)
+		for _, hints := range lists {
+			if got, want := held&h.mask(hints) != 0, hasHint(lower, hints); got != want {
+				t.Fatalf("%q holds one of %q: %v, want %v", lower, hints, got, want)
+			}
+		}
 	}
 }
