@@ -212,12 +212,22 @@ func (p *inlineParser) parse(s string, inLink bool) []span {
 				continue
 			}
 		}
-		lit.WriteByte(c)
-		i++
+		// The literal text up to the next byte that may start an
+		// escape, a code span or a link, written at once.
+		j := i + 1
+		for j < len(s) && !parseStarts[s[j]] {
+			j++
+		}
+		lit.WriteString(s[i:j])
+		i = j
 	}
 	flush()
 	return out
 }
+
+// parseStarts are the bytes parse looks at: what may start an escape,
+// a code span or a link.
+var parseStarts = [256]bool{'\\': true, '`': true, '[': true}
 
 func backticks(s string) int {
 	n := 0

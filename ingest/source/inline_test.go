@@ -1,6 +1,7 @@
 package source
 
 import (
+	"math/rand"
 	"reflect"
 	"strings"
 	"testing"
@@ -185,4 +186,82 @@ func TestInlineOfUnclosedMarkupIsLinear(t *testing.T) {
 		}
 		_ = InlineHTML(s)
 	}
+}
+
+// parseBefore is inlineParser.parse as it was before it wrote literal
+// text a run at a time: byte by byte. The reference parse must match.
+func (p *inlineParser) parseBefore(s string, inLink bool) []span {
+	var out []span
+	var lit strings.Builder
+	flush := func() {
+		if lit.Len() > 0 {
+			out = append(out, span{text: lit.String()})
+			lit.Reset()
+		}
+	}
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == '\\' && i+1 < len(s) && isASCIIPunct(s[i+1]):
+			lit.WriteByte(s[i+1])
+			i += 2
+			continue
+		case c == '`':
+			n := backticks(s[i:])
+			if end := p.closing(s, i+n, n); end >= 0 {
+				flush()
+				code := s[i+n : end]
+				if len(code) >= 2 && code[0] == ' ' && code[len(code)-1] == ' ' && strings.Trim(code, " ") != "" {
+					code = code[1 : len(code)-1]
+				}
+				out = append(out, span{code: true, text: code})
+				i = end + n
+				continue
+			}
+			lit.WriteString(s[i : i+n])
+			i += n
+			continue
+		case c == '[' && !inLink:
+			if text, u, n, ok := p.linkAt(s[i:]); ok {
+				flush()
+				out = append(out, span{link: true, url: u, kids: (&inlineParser{noClose: map[int]bool{}}).parseBefore(text, true)})
+				i += n
+				continue
+			}
+		}
+		lit.WriteByte(c)
+		i++
+	}
+	flush()
+	return out
+}
+
+func TestParseInlineAsByteWise(t *testing.T) {
+	parts := []string{"a", "bc ", " ", "\\", "\\`", "\\[", "\\a", "`", "``", "[", "]", "(", ")", "<", ">", "](", "](<", "https://x.y", "*", "_", "é", "\n", "&amp;"}
+	r := rand.New(rand.NewSource(5))
+	for n := 0; n < 100000; n++ {
+		var sb strings.Builder
+		for k := r.Intn(14); k > 0; k-- {
+			sb.WriteString(parts[r.Intn(len(parts))])
+		}
+		s := sb.String()
+		for _, inLink := range []bool{false, true} {
+			got := parseInline(s, inLink)
+			want := (&inlineParser{noClose: map[int]bool{}}).parseBefore(s, inLink)
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("parseInline(%q, %v) = %+v, want %+v", s, inLink, got, want)
+			}
+		}
+	}
+}
+
+func FuzzParseInlineAsByteWise(f *testing.F) {
+	f.Add("a `b` [c](d) \\[e\\] [`f`](<g>) h")
+	f.Fuzz(func(t *testing.T, s string) {
+		got := parseInline(s, false)
+		want := (&inlineParser{noClose: map[int]bool{}}).parseBefore(s, false)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("parseInline(%q) = %+v, want %+v", s, got, want)
+		}
+	})
 }
