@@ -1,6 +1,7 @@
 package canon
 
 import (
+	"math/rand"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -37,4 +38,19 @@ func FuzzCollapseSpace(f *testing.F) {
 			t.Fatalf("collapseSpace(%q) = %q, want %q", s, got, want)
 		}
 	})
+}
+
+func TestCollapseSpaceAsByRune(t *testing.T) {
+	parts := []string{"a", "bc", " ", "  ", "\t", "\n", "\r", "\v", "\f", "\u00a0", "\u2003", "\u3000", "\u2028", "\ufeff", "\u0085", "é", "字", ".", "word"}
+	r := rand.New(rand.NewSource(6))
+	for n := 0; n < 50000; n++ {
+		var sb strings.Builder
+		for k := r.Intn(14); k > 0; k-- {
+			sb.WriteString(parts[r.Intn(len(parts))])
+		}
+		s := sb.String()
+		if got, want := collapseSpace(s), collapseByRune(s); got != want {
+			t.Fatalf("collapseSpace(%q) = %q, want %q", s, got, want)
+		}
+	}
 }

@@ -359,25 +359,41 @@ func collapseSpace(s string) string {
 	b.Grow(len(s))
 	pending := false
 	for i := 0; i < len(s); {
-		// ASCII byte by byte; a rune decoded only past it.
-		c, r, size := s[i], rune(s[i]), 1
-		if c >= utf8.RuneSelf {
-			r, size = utf8.DecodeRuneInString(s[i:])
-		}
-		i += size
-		if c < utf8.RuneSelf && (c == ' ' || c >= '\t' && c <= '\r') || c >= utf8.RuneSelf && isSpace(r) {
+		if n := spaceLen(s, i); n > 0 {
 			pending = b.Len() > 0
+			i += n
 			continue
+		}
+		// A run of what is not white space, written at once (s is valid
+		// UTF-8: its runes' bytes are what WriteRune writes).
+		j := i + 1
+		for j < len(s) && spaceLen(s, j) == 0 {
+			j++
 		}
 		if pending {
 			b.WriteByte(' ')
 			pending = false
 		}
-		if c < utf8.RuneSelf {
-			b.WriteByte(c)
-		} else {
-			b.WriteRune(r)
-		}
+		b.WriteString(s[i:j])
+		i = j
 	}
 	return b.String()
+}
+
+// spaceLen is the length of the white space (isSpace) starting at s[i],
+// 0 when what starts there is not; ASCII is read byte by byte, a rune
+// decoded only past it.
+func spaceLen(s string, i int) int {
+	c := s[i]
+	if c < utf8.RuneSelf {
+		if c == ' ' || c >= '\t' && c <= '\r' {
+			return 1
+		}
+		return 0
+	}
+	r, n := utf8.DecodeRuneInString(s[i:])
+	if isSpace(r) {
+		return n
+	}
+	return 0
 }
