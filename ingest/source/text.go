@@ -2,11 +2,12 @@ package source
 
 import (
 	"github.com/prose-store/prose/internal/lazyre"
-	"regexp"
 	"strings"
 	"unicode"
 )
 
+// numbered and bulleted are the items' lines, as numberedItem and
+// bulletedItem read them without the expressions.
 var (
 	numbered  = lazyre.New(`^\s*(?:\d{1,3}|[a-z])[.)]\s+(\S.*)$`)
 	bulleted  = lazyre.New(`^\s*[-*•+]\s+(\S.*)$`)
@@ -62,10 +63,10 @@ func readText(d *Document, src string) {
 // definitions). Plain text is text: every character Markdown would read as
 // markup is escaped (EscapeText).
 func plainBlock(lines []string) Block {
-	if items, ok := matchAll(lines, numbered()); ok {
+	if items, ok := matchAll(lines, numberedItem); ok {
 		return listBlock(escapeAll(items), true)
 	}
-	if items, ok := matchAll(lines, bulleted()); ok {
+	if items, ok := matchAll(lines, bulletedItem); ok {
 		return listBlock(escapeAll(items), false)
 	}
 	return textBlock(escapeAll(lines))
@@ -79,13 +80,14 @@ func escapeAll(lines []string) []string {
 	return out
 }
 
-// matchAll returns the first submatch of every line when each line
-// matches re (a line that does not match continues the item before it).
-func matchAll(lines []string, re *regexp.Regexp) ([]string, bool) {
+// matchAll returns the item of every line when each line is one (item
+// is numberedItem or bulletedItem; a line that is not continues the item
+// before it).
+func matchAll(lines []string, item func(string) (string, bool)) ([]string, bool) {
 	var items []string
 	for _, l := range lines {
-		if m := re.FindStringSubmatch(l); m != nil {
-			items = append(items, m[1])
+		if m, ok := item(l); ok {
+			items = append(items, m)
 		} else if len(items) > 0 && (strings.HasPrefix(l, " ") || strings.HasPrefix(l, "\t")) {
 			items[len(items)-1] += " " + strings.TrimSpace(l)
 		} else {
@@ -95,18 +97,84 @@ func matchAll(lines []string, re *regexp.Regexp) ([]string, bool) {
 	return items, len(items) > 0
 }
 
+// bulletedItem is bulleted's first submatch of line, and whether it
+// matches, read without running the expression: what follows the white
+// space after a bullet that the line's white space leads to.
+func bulletedItem(line string) (string, bool) {
+	i := reSpaces(line, 0)
+	switch {
+	case i < len(line) && (line[i] == '-' || line[i] == '*' || line[i] == '+'):
+		i++
+	case strings.HasPrefix(line[i:], "•"):
+		i += len("•")
+	default:
+		return "", false
+	}
+	return itemAfter(line, i)
+}
+
+// numberedItem is numbered's first submatch of line, and whether it
+// matches, read as bulletedItem reads a bullet: one to three digits or
+// one lower-case ASCII letter, then '.' or ')'.
+func numberedItem(line string) (string, bool) {
+	i := reSpaces(line, 0)
+	switch {
+	case i < len(line) && 'a' <= line[i] && line[i] <= 'z':
+		i++
+	case i < len(line) && '0' <= line[i] && line[i] <= '9':
+		j := i
+		for j < len(line) && j-i < 3 && '0' <= line[j] && line[j] <= '9' {
+			j++
+		}
+		i = j
+	default:
+		return "", false
+	}
+	if i >= len(line) || line[i] != '.' && line[i] != ')' {
+		return "", false
+	}
+	return itemAfter(line, i+1)
+}
+
+// itemAfter is the item of a line whose marker ends at i: the text after
+// the white space (at least one byte of it) that follows, which must
+// not be empty; as (\S.*)$ reads it, no line end may follow.
+func itemAfter(line string, i int) (string, bool) {
+	j := reSpaces(line, i)
+	if j == i || j == len(line) || strings.IndexByte(line[j:], '\n') >= 0 {
+		return "", false
+	}
+	return line[j:], true
+}
+
+// reSpaces is the offset of the first byte at or after i that is not
+// white space as \s reads it (tab, line feed, form feed, carriage return,
+// space).
+func reSpaces(s string, i int) int {
+	for i < len(s) && reSpace(s[i]) {
+		i++
+	}
+	return i
+}
+
 // shortLine is a line that could be a heading: at most twelve words, not
 // ending like a sentence.
 func shortLine(s string) bool {
 	s = strings.TrimSpace(s)
 	return s != "" && len(strings.Fields(s)) <= 12 && !strings.HasSuffix(s, ".") && !strings.HasSuffix(s, ",") &&
-		!strings.HasSuffix(s, ";") && !bulleted().MatchString(s) && !numbered().MatchString(s)
+		!strings.HasSuffix(s, ";") && !isItem(bulletedItem, s) && !isItem(numberedItem, s)
 }
 
 // directive is a line of markup a text's own tool reads, not words: one
 // token holding "::" or brackets (AsciiDoc's include::urls.txt[],
 // REMOTES[[REMOTES]], a reST role). It is no heading and no title; it
 // stays in the text, where the reader sees it as written.
+// isItem reports whether line is an item as item reads it.
+func isItem(item func(string) (string, bool), line string) bool {
+	_, ok := item(line)
+	return ok
+}
+
 func directive(s string) bool {
 	s = strings.TrimSpace(s)
 	return !strings.ContainsAny(s, " \t") && (strings.Contains(s, "::") || strings.ContainsAny(s, "[]{}<>"))
