@@ -31,14 +31,32 @@ func EscapeText(s string) string {
 		return s
 	}
 	var sb strings.Builder
-	for i := 0; i < len(s); i++ {
-		if strings.IndexByte(inlineSpecial, s[i]) >= 0 {
+	sb.Grow(len(s) + 8)
+	for i := 0; i < len(s); {
+		if escaped[s[i]] {
 			sb.WriteByte('\\')
+			sb.WriteByte(s[i])
+			i++
+			continue
 		}
-		sb.WriteByte(s[i])
+		// The run up to the next byte escaped, written at once.
+		j := i + 1
+		for j < len(s) && !escaped[s[j]] {
+			j++
+		}
+		sb.WriteString(s[i:j])
+		i = j
 	}
 	return sb.String()
 }
+
+// escaped are the bytes of inlineSpecial.
+var escaped = func() (t [256]bool) {
+	for i := range len(inlineSpecial) {
+		t[inlineSpecial[i]] = true
+	}
+	return t
+}()
 
 // codeSpan writes code as a code span: a run of backticks longer or
 // shorter than any in the code, padded with a space where the code starts

@@ -265,3 +265,34 @@ func FuzzParseInlineAsByteWise(f *testing.F) {
 		}
 	})
 }
+
+// escapeTextBefore is EscapeText as it was before it wrote runs at once:
+// byte by byte. The reference EscapeText must match.
+func escapeTextBefore(s string) string {
+	if !strings.ContainsAny(s, inlineSpecial) {
+		return s
+	}
+	var sb strings.Builder
+	for i := 0; i < len(s); i++ {
+		if strings.IndexByte(inlineSpecial, s[i]) >= 0 {
+			sb.WriteByte('\\')
+		}
+		sb.WriteByte(s[i])
+	}
+	return sb.String()
+}
+
+func TestEscapeTextAsByteWise(t *testing.T) {
+	parts := []string{"a", "bc ", " ", "\\", "`", "*", "_", "[", "]", "<", ">", "&", "~", "#", "é", "\xff", "|", "word"}
+	r := rand.New(rand.NewSource(8))
+	for n := 0; n < 100000; n++ {
+		var sb strings.Builder
+		for k := r.Intn(12); k > 0; k-- {
+			sb.WriteString(parts[r.Intn(len(parts))])
+		}
+		s := sb.String()
+		if got, want := EscapeText(s), escapeTextBefore(s); got != want {
+			t.Fatalf("EscapeText(%q) = %q, want %q", s, got, want)
+		}
+	}
+}
