@@ -516,6 +516,25 @@ func (h *hintSet) held(lower string) uint64 {
 	return m
 }
 
+// namedHintSet is the set of the named values' hints.
+var namedHintSet = sync.OnceValue(func() *hintSet { return newHintSet(namedHints) })
+
+// holds reports whether s holds one of the hints.
+func (h *hintSet) holds(s string) bool {
+	for i := 0; i+1 < len(s); i++ {
+		k := uint16(s[i])<<8 | uint16(s[i+1])
+		if h.pairs[k/64]&(1<<(k%64)) == 0 {
+			continue
+		}
+		for _, j := range h.first[s[i]] {
+			if strings.HasPrefix(s[i:], h.hints[j]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // in is the bits of the hints that s holds.
 func (h *hintSet) in(s string) uint64 {
 	var m uint64
@@ -541,6 +560,13 @@ func (h *hintSet) in(s string) uint64 {
 // s holding one of hints, together with the line after it.
 func hintLines(s string, hints []string) [][2]int {
 	var out [][2]int
+	// A text without the Kelvin sign and the long s has none in a line:
+	// each line is then read once for all hints (a set of them made
+	// once for the named values' hints), not searched once for each.
+	lineHint := func(line string) bool { return hasHint(line, hints) }
+	if slices.Equal(hints, namedHints) && !strings.Contains(s, "\u212A") && !strings.Contains(s, "\u017F") {
+		lineHint = namedHintSet().holds
+	}
 	for start := 0; start < len(s); {
 		end := strings.IndexByte(s[start:], '\n')
 		if end < 0 {
@@ -548,7 +574,7 @@ func hintLines(s string, hints []string) [][2]int {
 		} else {
 			end += start + 1
 		}
-		if hasHint(s[start:end], hints) {
+		if lineHint(s[start:end]) {
 			stop := end
 			if next := strings.IndexByte(s[end:], '\n'); next >= 0 {
 				stop = end + next + 1

@@ -7,6 +7,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -322,6 +323,50 @@ func TestHintSetAsHasHint(t *testing.T) {
 			if got, want := held&h.mask(hints) != 0, hasHint(lower, hints); got != want {
 				t.Fatalf("%q holds one of %q: %v, want %v", lower, hints, got, want)
 			}
+		}
+	}
+}
+
+// hintLinesBefore is hintLines as it was before it read a line once for
+// all hints: hasHint on each line. The reference hintLines must match.
+func hintLinesBefore(s string, hints []string) [][2]int {
+	var out [][2]int
+	for start := 0; start < len(s); {
+		end := strings.IndexByte(s[start:], '\n')
+		if end < 0 {
+			end = len(s)
+		} else {
+			end += start + 1
+		}
+		if hasHint(s[start:end], hints) {
+			stop := end
+			if next := strings.IndexByte(s[end:], '\n'); next >= 0 {
+				stop = end + next + 1
+			} else {
+				stop = len(s)
+			}
+			if len(out) > 0 && out[len(out)-1][1] >= start {
+				out[len(out)-1][1] = max(out[len(out)-1][1], stop)
+			} else {
+				out = append(out, [2]int{start, stop})
+			}
+		}
+		start = end
+	}
+	return out
+}
+
+func TestHintLinesAsByLine(t *testing.T) {
+	parts := []string{"a", " ", "\n", "\n\n", "k", "ey", "key", "tok", "en", "token", "secret", "passw", "credential", "cred", "\u212Aey", "\u017Fecret", "é", "x"}
+	r := rand.New(rand.NewSource(9))
+	for n := 0; n < 50000; n++ {
+		var sb strings.Builder
+		for k := r.Intn(16); k > 0; k-- {
+			sb.WriteString(parts[r.Intn(len(parts))])
+		}
+		s := sb.String()
+		if got, want := hintLines(s, namedHints), hintLinesBefore(s, namedHints); !slices.Equal(got, want) {
+			t.Fatalf("hintLines(%q) = %v, want %v", s, got, want)
 		}
 	}
 }
