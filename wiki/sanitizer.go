@@ -150,7 +150,7 @@ func sanitizeOnce(s string, rem *[]string) string {
 				continue
 			}
 			if !skipping {
-				b.WriteString(t.String())
+				writeToken(&b, &t)
 			}
 		case html.EndTagToken:
 			if lastStart == t.Data {
@@ -173,7 +173,7 @@ func sanitizeOnce(s string, rem *[]string) string {
 				continue
 			}
 			if !skipping {
-				b.WriteString(t.String())
+				writeToken(&b, &t)
 			}
 		case html.SelfClosingTagToken:
 			if t.Data == "script" || t.Data == "style" || !r.elements[t.Data] {
@@ -186,11 +186,11 @@ func sanitizeOnce(s string, rem *[]string) string {
 				continue
 			}
 			if !skipping {
-				b.WriteString(t.String())
+				writeToken(&b, &t)
 			}
 		case html.TextToken:
 			if !skipping && lastStart != "script" && lastStart != "style" {
-				b.WriteString(t.String())
+				writeToken(&b, &t)
 			}
 		}
 	}
@@ -226,6 +226,35 @@ func (r *slotRules) keepAttrs(element string, attrs []html.Attribute) []html.Att
 func allows(list []attrRule, a html.Attribute) bool {
 	i := slices.IndexFunc(list, func(r attrRule) bool { return r.name == a.Key })
 	return i >= 0 && (list[i].ok == nil || list[i].ok(a.Val))
+}
+
+// writeToken writes t as t.String() does (a start, end or self-closing
+// tag, or text), without making the string first.
+func writeToken(b *strings.Builder, t *html.Token) {
+	switch t.Type {
+	case html.TextToken:
+		b.WriteString(html.EscapeString(t.Data))
+		return
+	case html.StartTagToken, html.SelfClosingTagToken:
+		b.WriteByte('<')
+	case html.EndTagToken:
+		b.WriteString("</")
+	default:
+		b.WriteString(t.String())
+		return
+	}
+	b.WriteString(t.Data)
+	for _, a := range t.Attr {
+		b.WriteByte(' ')
+		b.WriteString(a.Key)
+		b.WriteString(`="`)
+		b.WriteString(html.EscapeString(a.Val))
+		b.WriteByte('"')
+	}
+	if t.Type == html.SelfClosingTagToken {
+		b.WriteByte('/')
+	}
+	b.WriteByte('>')
 }
 
 // lineEnds removes the line ends of a text.
