@@ -494,6 +494,13 @@ func anchor(heading string, used map[string]int) string {
 // Anchor is the anchor Document gives the first heading with this text.
 func Anchor(heading string) string { return "s-" + plan.Slug(heading) }
 
+// wrap writes inner between open and end, without joining them first.
+func wrap(sb *strings.Builder, open, inner, end string) {
+	sb.WriteString(open)
+	sb.WriteString(inner)
+	sb.WriteString(end)
+}
+
 // block renders one block; a definition whose term names an API
 // (wiki.APIName: ffi_call, "Function: void ffi_call (…)") gets an anchor
 // "s-def-" and the name's slug, distinct by names (nil: no anchors), so
@@ -503,9 +510,9 @@ func block(b source.Block, link func(string) string, names map[string]int) strin
 	var sb strings.Builder
 	switch b.Kind {
 	case source.Paragraph:
-		sb.WriteString("<p>" + text(b.Text) + "</p>")
+		wrap(&sb, "<p>", text(b.Text), "</p>")
 	case source.Quote:
-		sb.WriteString("<blockquote><p>" + text(b.Text) + "</p></blockquote>")
+		wrap(&sb, "<blockquote><p>", text(b.Text), "</p></blockquote>")
 	case source.List, source.Steps:
 		tag := "ul"
 		if b.Kind == source.Steps {
@@ -513,7 +520,7 @@ func block(b source.Block, link func(string) string, names map[string]int) strin
 		}
 		sb.WriteString("<" + tag + ">")
 		for _, it := range b.Items {
-			sb.WriteString("<li>" + text(it) + "</li>")
+			wrap(&sb, "<li>", text(it), "</li>")
 		}
 		sb.WriteString("</" + tag + ">")
 	case source.Definitions:
@@ -529,7 +536,7 @@ func block(b source.Block, link func(string) string, names map[string]int) strin
 			if i+1 < len(b.Defs) && b.Defs[i+1].Meaning == d.Meaning {
 				continue
 			}
-			sb.WriteString("<dd>" + text(d.Meaning) + "</dd>")
+			wrap(&sb, "<dd>", text(d.Meaning), "</dd>")
 		}
 		sb.WriteString("</dl>")
 	case source.Table:
@@ -537,7 +544,7 @@ func block(b source.Block, link func(string) string, names map[string]int) strin
 		if len(b.Header) > 0 {
 			sb.WriteString("<thead><tr>")
 			for _, h := range b.Header {
-				sb.WriteString("<th>" + text(h) + "</th>")
+				wrap(&sb, "<th>", text(h), "</th>")
 			}
 			sb.WriteString("</tr></thead>")
 		}
@@ -545,7 +552,7 @@ func block(b source.Block, link func(string) string, names map[string]int) strin
 		for _, r := range b.Rows {
 			sb.WriteString("<tr>")
 			for _, c := range r {
-				sb.WriteString("<td>" + text(c) + "</td>")
+				wrap(&sb, "<td>", text(c), "</td>")
 			}
 			sb.WriteString("</tr>")
 		}
