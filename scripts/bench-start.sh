@@ -4,7 +4,10 @@
 # reports the package initializers' total (GODEBUG=inittrace), `prose
 # --version` against hello-world, `prose wiki write-slot` / `set-meta` on a
 # 1,000-page wiki against `git add FILE && git commit` in a git repository
-# of the same pages, and `prose wiki search` against `prose --version`.
+# of the same pages (and against the same git flushing its objects and
+# refs, `-c core.fsync=committed,reference`, since prose makes a receipt
+# durable before it returns and git by default does not), and `prose wiki
+# search` against `prose --version`.
 # The two sides of each ratio run alternately; figures are medians.
 # Goals: init ≤ 5 ms, --version ≤ 5× hello, write-slot/set-meta ≤ 1.5×
 # git, search ≤ 2× --version.
