@@ -1,9 +1,12 @@
 package ingest_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 
+	"github.com/prose-store/prose/ingest"
+	"github.com/prose-store/prose/ingest/offline"
 	"github.com/prose-store/prose/ingest/source"
 )
 
@@ -129,5 +132,76 @@ func TestLabelledPartsAreNoTerms(t *testing.T) {
 		if !strings.Contains(src, want) {
 			t.Errorf("the source page lost %q:\n%s", want, src)
 		}
+	}
+}
+
+// Several numbered lists under one heading that presents steps make one
+// procedure each, each with its own list: the pages are found by their
+// origin, not by the title they share.
+func TestEachProcedureHasItsOwnSteps(t *testing.T) {
+	_, w := newWiki(t)
+	doc := "# Service manual\n\nHow the service runs.\n\n## How to restart the service\n\nOn the primary:\n\n" +
+		"1. Drain the primary.\n2. Restart the primary.\n\nOn a replica:\n\n1. Detach the replica.\n2. Restart the replica.\n3. Attach the replica.\n\n" +
+		"Afterwards:\n\n1. Check the dashboard.\n2. Close the ticket.\n"
+	d := readDoc(t, "manual.md", doc)
+	ingestDocs(t, w, d)
+	pages, err := w.Pages()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var steps []string
+	for _, info := range pages {
+		_, pg, err := w.Read(info.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pg.Meta.Template() == "procedure" {
+			steps = append(steps, slotOf(t, w, info.Path, "steps"))
+		}
+	}
+	got := strings.Join(steps, "\n")
+	if len(steps) != 3 {
+		t.Fatalf("%d procedures, want 3:\n%s", len(steps), got)
+	}
+	for _, want := range []string{"Drain the primary.", "Detach the replica.", "Check the dashboard."} {
+		if strings.Count(got, want) != 1 {
+			t.Errorf("the steps %q are on %d procedure pages, want 1:\n%s", want, strings.Count(got, want), got)
+		}
+	}
+}
+
+// revisedEngine is the offline engine under another revision.
+type revisedEngine struct {
+	offline.Engine
+	rev string
+}
+
+func (e revisedEngine) Revision() string { return e.rev }
+
+// A source ingested by one revision of the offline engine is worked again
+// by the next revision (the revision is in its memo key), and skipped by
+// the same revision.
+func TestAnEngineRevisionWorksSourcesAgain(t *testing.T) {
+	_, w := newWiki(t)
+	d := readDoc(t, "manual.md", "# Service manual\n\nHow the service runs.\n")
+	run := func(rev string) string {
+		t.Helper()
+		res, err := ingest.Ingest(context.Background(), w, []*source.Document{d}, opts(revisedEngine{rev: rev}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Sources) != 1 {
+			t.Fatalf("%d sources in the result", len(res.Sources))
+		}
+		return res.Sources[0].Status
+	}
+	if got := run("r1"); got == "skipped" {
+		t.Fatalf("first ingest: %s", got)
+	}
+	if got := run("r1"); got != "skipped" {
+		t.Fatalf("the same revision again: %s, want skipped", got)
+	}
+	if got := run("r2"); got == "skipped" {
+		t.Fatal("a new engine revision skipped the source its old revision worked")
 	}
 }

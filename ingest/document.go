@@ -211,8 +211,15 @@ const CollectionsDir = "sources/collections"
 // memoOf is d's memo key: the boilerplate its collection's documents
 // repeat is part of it, so when that changes the source is read again,
 // and a changed file of a collection gives the pages the whole would.
+//
+// A model that names a revision of its own (the offline engine: how it
+// derives pages) has it in the key too.
 func (r *run) memoOf(d *source.Document) string {
-	return MemoKey(d.ID, r.opt, r.prompts.version()+d.Boilerplate.Token()+render.Revision)
+	rev := ""
+	if m, ok := r.opt.Model.(interface{ Revision() string }); ok {
+		rev = "|" + m.Revision()
+	}
+	return MemoKey(d.ID, r.opt, r.prompts.version()+d.Boilerplate.Token()+render.Revision+rev)
 }
 
 // keepBoilerplate records the boilerplate d was read without.

@@ -24,11 +24,21 @@ func init() {
 	})
 }
 
+// Revision names how the engine derives pages from a source, and is part
+// of each source's memo key (ingest reads it through a Revision method),
+// so a vault the engine wrote before a change gets the new pages on its
+// next ingest. Revision 2 writes each procedure from its own numbered
+// list (several lists under one heading had each been given the last).
+const Revision = "offline-2"
+
 // Engine is the offline model.
 type Engine struct{}
 
 // Name reports "offline".
 func (Engine) Name() string { return Name }
+
+// Revision reports Revision.
+func (Engine) Revision() string { return Revision }
 
 // Call answers an analysis prompt with a plan, a generation prompt with
 // the tool calls that write the plan's pages, and an enrichment prompt

@@ -74,10 +74,7 @@ func (e Engine) generate(prompt string, results []model.ToolResult, turns int) (
 // conflicts asks for review where this source wrote into a page another
 // source already wrote (a term both define), saying what it did there.
 func (w *workspace) conflicts(p *plan.Plan, existing map[string]PageView) []plan.ReviewItem {
-	cands := map[string]candidate{}
-	for _, c := range w.candidates() {
-		cands[c.page.Title] = c
-	}
+	cands := w.candidateIndex()
 	var out []plan.ReviewItem
 	for _, pg := range p.Pages {
 		if pg.Action != plan.Update {
@@ -88,7 +85,7 @@ func (w *workspace) conflicts(p *plan.Plan, existing map[string]PageView) []plan
 		if len(srcs) == 0 || contains(srcs, w.sourceID) {
 			continue
 		}
-		c, ok := cands[pg.Title]
+		c, ok := cands.find(pg)
 		if !ok {
 			continue
 		}
@@ -106,6 +103,50 @@ func (w *workspace) conflicts(p *plan.Plan, existing map[string]PageView) []plan
 	return out
 }
 
+// candIndex finds the candidate a planned page was made from by the page's
+// identity, its origin: one section can give several procedures of one
+// title (three numbered lists under one heading), each from its own list.
+// A plan page whose origin matches none (a plan the engine did not make
+// itself) is found by title.
+type candIndex struct{ byKey, byTitle map[string]candidate }
+
+func (w *workspace) candidateIndex() candIndex {
+	ix := candIndex{byKey: map[string]candidate{}, byTitle: map[string]candidate{}}
+	for _, c := range w.candidates() {
+		ix.byKey[candKey(c.page)] = c
+		if _, ok := ix.byTitle[c.page.Title]; !ok {
+			ix.byTitle[c.page.Title] = c
+		}
+	}
+	return ix
+}
+
+func (ix candIndex) find(pg plan.Page) (candidate, bool) {
+	if c, ok := ix.byKey[candKey(pg)]; ok {
+		return c, true
+	}
+	c, ok := ix.byTitle[pg.Title]
+	return c, ok
+}
+
+// candKey is what the pipeline keeps of a candidate's origin (ingest's
+// originOf qualifies "#s-x" as "NAME#s-x/procedure"): a term's origin,
+// the source page, or a section's anchor with its template.
+func candKey(pg plan.Page) string {
+	o := pg.Origin
+	switch {
+	case plan.IsTermOrigin(o):
+		return o
+	case pg.Template == "source":
+		return "source"
+	}
+	o = plan.Derived(o, pg.Template)
+	if i := strings.LastIndexByte(plan.Underived(o), '#'); i >= 0 {
+		return o[i:]
+	}
+	return "title:" + pg.Title
+}
+
 func contains(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {
@@ -117,13 +158,10 @@ func contains(list []string, s string) bool {
 
 // writes are the tool calls that write the plan's pages.
 func (w *workspace) writes(p *plan.Plan, existing map[string]PageView) []model.ToolCall {
-	cands := map[string]candidate{}
-	for _, c := range w.candidates() {
-		cands[c.page.Title] = c
-	}
+	cands := w.candidateIndex()
 	var cs []model.ToolCall
 	for _, pg := range p.Pages {
-		c, ok := cands[pg.Title]
+		c, ok := cands.find(pg)
 		if !ok {
 			continue // a plan the engine did not make: nothing to say
 		}
