@@ -7,8 +7,9 @@ prose's own readers -- and the wiki's pages, and prints per collection:
 the share of the sources' 8-word runs readable in the wiki, search recall
 over the sources' code spans (prose wiki search --json, no limit), and
 for the wiki: pages named after navigation words, titles with a pilcrow or
-a suffix many titles share, duplicate and near-empty pages, folder depth
-against the input's.
+a suffix three or more different titles share (a site name), pages sharing
+one title, duplicate and near-empty pages, folder depth against the
+input's.
 
 Markdown sources are rendered with markdown-it-py (CommonMark) when it is
 installed, so link targets and markup do not count as text; without it
@@ -149,12 +150,24 @@ def main():
     for r in nav_pages:
         print(f"nav-word page: {r}", file=sys.stderr)
     pilcrow = [r for r, (t, _) in content.items() if "¶" in t or "§" in t]
-    suffixes = collections.Counter()
+    # A site suffix ("Title - Site", "Title (Manual)") ends three or more
+    # different titles; one title a collection gives several pages itself
+    # (Doxygen's "Class Members - Functions" on each letter's page) is
+    # counted apart, as repeated titles.
+    suffixes = collections.defaultdict(set)
     for t, _ in content.values():
         m = re.search(r"(\s[-–—|:]\s.+|\s\([^()]+\))$", t)
         if m:
-            suffixes[m.group(1)] += 1
-    shared = sum(n for s, n in suffixes.items() if n >= 3)
+            suffixes[m.group(1)].add(t)
+    site = {s for s, ts in suffixes.items() if len(ts) >= 3}
+    shared = 0
+    for t, _ in content.values():
+        m = re.search(r"(\s[-–—|:]\s.+|\s\([^()]+\))$", t)
+        if m and m.group(1) in site:
+            shared += 1
+            print(f"title with a site suffix: {t}", file=sys.stderr)
+    titles = collections.Counter(t for t, _ in content.values())
+    repeated = sum(n for n in titles.values() if n > 1)
     bodies = collections.Counter(re.sub(r"\s+", " ", b).strip() for _, b in content.values())
     dups = sum(n - 1 for n in bodies.values() if n > 1)
     near_empty = sum(1 for _, b in content.values() if len(words(b)) < 25)
@@ -204,7 +217,7 @@ def main():
             print(f"|   worst: {rel} | {100 * share_f:.0f} % | e.g. lost: {example} |", file=sys.stderr)
     print()
     print(f"wiki: {len(content)} pages; named after navigation words: {len(nav_pages)}; titles with ¶/§: {len(pilcrow)}; "
-          f"titles sharing a suffix (3+): {shared}; duplicate pages: {dups}; near-empty (<25 words): {near_empty}; folder depth: {wiki_depth}")
+          f"titles with a site suffix (one ending 3+ different titles): {shared}; pages sharing their title with another: {repeated}; duplicate pages: {dups}; near-empty (<25 words): {near_empty}; folder depth: {wiki_depth}")
 
 
 if __name__ == "__main__":
