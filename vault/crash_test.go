@@ -239,7 +239,7 @@ func TestCrashSafetySIGKILL(t *testing.T) {
 // branch ref moves (both refs' lock files are written and flushed with the
 // objects) leaves the previous committed state and the ledger as it was. A
 // fault once the branch has moved (at its directory fsync, or at the
-// ledger's rename or directory fsync) leaves the new version committed: the publish
+// ledger's rename) leaves the new version committed: the publish
 // says so with a *LandedError naming the receipt, and the next writer's
 // repair records the receipt in the ledger. Paths are matched under the
 // vault's .git, so a case never matches another directory by accident.
@@ -261,7 +261,6 @@ func TestFaultInjectionLeavesPreviousState(t *testing.T) {
 		{durable.StepWrite, "refs/prose", false},
 		{durable.StepFsync, "refs/prose", false},
 		{durable.StepRename, "refs/prose", true},
-		{durable.StepDirSync, "refs/prose", true},
 	}
 	for _, s := range steps {
 		t.Run(string(s.step)+"@"+strings.ReplaceAll(s.path, "/", "_"), func(t *testing.T) {

@@ -60,9 +60,10 @@ type landed struct {
 // passes, that the changes overwrite no hand edit.
 func (v *Vault) land(l *landing) (*landed, error) {
 	// The refs' lock files are taken and written first, so one flush makes
-	// them durable together with the objects: four flushes in all (objects
-	// and lock files; the objects' renames; each ref's directory), the
-	// fewest the order above allows.
+	// them durable together with the objects: three flushes in all (objects
+	// and lock files; the objects' renames; the branch's directory), the
+	// fewest the order above allows; a ledger move with no branch move
+	// flushes the ledger's directory instead.
 	var branch, ledger *refUpdate
 	var err error
 	if !l.branch.New.IsZero() {
@@ -108,7 +109,13 @@ func (v *Vault) land(l *landing) (*landed, error) {
 	}
 	mark("land:branch")
 	if ledger != nil && unfinished == nil {
-		moved, err := v.commitRef(ledger)
+		// After a branch move the ledger's directory is not flushed: a
+		// power cut that loses its rename leaves the case of a crash
+		// between the two moves, and repair appends the very same commit
+		// (same tree, parents, message and dates), so nothing anyone saw
+		// changes. A ledger move alone (a skipped or failed receipt) is
+		// the receipt's only record and is flushed.
+		moved, err := v.commitRefSync(ledger, branch == nil)
 		switch {
 		case err != nil && !moved && branch == nil:
 			return nil, err // nothing took effect

@@ -248,3 +248,65 @@ func TestPublishRefusesTheVaultAsItsOwnSource(t *testing.T) {
 		}
 	}
 }
+
+// A rendered publish leaves the ledger's rename unflushed (the branch
+// commit carries the receipt): a power cut that loses the rename must be
+// undone exactly — repair appends the very commit the ledger had, so a
+// ledger someone pushed or read before the cut is the one after it. A
+// ledger move alone (a skipped receipt) is the receipt's only record, and
+// its directory is flushed.
+func TestALostLedgerRenameIsPutBackExactly(t *testing.T) {
+	requireGit(t)
+	v := newVault(t)
+	src := filepath.Join(t.TempDir(), "src")
+	writeTree(t, src, map[string]string{"a.txt": "one"})
+	publish(t, v, "n", src, PublishOptions{})
+	before, err := v.readRef(LedgerRef)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ledgerDir := filepath.Join(v.GitDir(), "refs", "prose")
+	var synced []string
+	restore := durable.SetFault(func(step durable.Step, path string) error {
+		if step == durable.StepDirSync && strings.HasPrefix(path, filepath.Join(v.GitDir(), "refs")) {
+			synced = append(synced, path)
+		}
+		return nil
+	})
+	writeTree(t, src, map[string]string{"a.txt": "two"})
+	res := publish(t, v, "n", src, PublishOptions{})
+	if res.Receipt.Status != "rendered" {
+		t.Fatalf("second publish: %s", res.Receipt.Status)
+	}
+	for _, p := range synced {
+		if p == ledgerDir {
+			t.Fatalf("a rendered publish flushed the ledger's directory (synced %v)", synced)
+		}
+	}
+	after, err := v.readRef(LedgerRef)
+	if err != nil || after == before {
+		t.Fatalf("the ledger did not move: %v", err)
+	}
+	// The cut: the ledger file is back to the value before the rename.
+	if err := os.WriteFile(filepath.Join(ledgerDir, "ledger"), []byte(before.String()+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Repair(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := v.readRef(LedgerRef); err != nil || got != after {
+		t.Fatalf("ledger after repair %s (%v), want the lost %s exactly", got, err, after)
+	}
+	synced = nil
+	if r := publish(t, v, "n", src, PublishOptions{}); r.Receipt.Status != "skipped" {
+		t.Fatalf("third publish: %s", r.Receipt.Status)
+	}
+	restore()
+	if len(synced) != 1 || synced[0] != ledgerDir {
+		t.Fatalf("a skipped receipt's ledger move flushed %v, want only the ledger's directory", synced)
+	}
+	rep, err := v.Fsck(context.Background())
+	if err != nil || !rep.OK() {
+		t.Fatalf("fsck: %+v %v", rep, err)
+	}
+}

@@ -337,6 +337,49 @@ func (v *Vault) blob(h plumbing.Hash) ([]byte, error) {
 	return data, err
 }
 
+// blobAt reads blob h, trying the working-tree file at rel (relative to
+// the vault root) before the object store: the file is used only when it
+// is a regular file (no final symlink, no FIFO: readFlags) whose content
+// hashes to h, so a hand edit or a stale file costs one read and nothing
+// else.
+func (v *Vault) blobAt(rel string, h plumbing.Hash) ([]byte, error) {
+	if data, ok := v.recentBlob(h); ok {
+		return data, nil
+	}
+	if data, ok := v.blobs.get(h); ok {
+		return bytes.Clone(data), nil
+	}
+	if data, ok := v.worktreeBlob(rel, h); ok {
+		if len(data) <= blobCacheMax {
+			v.blobs.put(h, bytes.Clone(data))
+		}
+		return data, nil
+	}
+	return v.blob(h)
+}
+
+// worktreeBlob reads the working-tree file at rel when its content is blob
+// h.
+func (v *Vault) worktreeBlob(rel string, h plumbing.Hash) ([]byte, bool) {
+	f, err := openFile(filepath.Join(v.root, filepath.FromSlash(rel)), readFlags, 0)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > fastBlobMax {
+		return nil, false
+	}
+	data := make([]byte, fi.Size())
+	if _, err := io.ReadFull(f, data); err != nil {
+		return nil, false
+	}
+	if objectHash(plumbing.BlobObject, data) != h {
+		return nil, false
+	}
+	return data, true
+}
+
 // storeBlob reads a whole blob from the object store.
 func (v *Vault) storeBlob(h plumbing.Hash) ([]byte, error) {
 	v.storeBlobReads.Add(1)

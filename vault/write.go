@@ -148,6 +148,22 @@ func (v *Vault) NodeFile(tree plumbing.Hash, rel string) (data []byte, ok bool, 
 	return data, err == nil, err
 }
 
+// NodeFileOf is NodeFile for the tree of node, which may be the one its
+// working-tree files hold: a file there whose content hashes to the blob
+// the tree names is read instead of the object store (a read and a SHA-1
+// in place of an inflate, for the pages a wiki write lists).
+func (v *Vault) NodeFileOf(node string, tree plumbing.Hash, rel string) (data []byte, ok bool, err error) {
+	if tree.IsZero() {
+		return nil, false, nil
+	}
+	e, ok, err := v.lookup(tree, rel)
+	if err != nil || !ok || e.Mode == filemode.Dir {
+		return nil, false, err
+	}
+	data, err = v.blobAt("published/"+published.EscapeNode(node)+"/"+rel, e.Hash)
+	return data, err == nil, err
+}
+
 // Blob reads a blob by id (from NodeFiles).
 func (v *Vault) Blob(h plumbing.Hash) ([]byte, error) { return v.blob(h) }
 

@@ -180,7 +180,7 @@ func (s *state) raw(rel string) ([]byte, bool, error) {
 		d, err := s.w.v.Blob(h)
 		return d, err == nil, err
 	}
-	return s.w.v.NodeFile(s.tree, rel)
+	return s.w.v.NodeFileOf(Node, s.tree, rel)
 }
 
 // Head returns the branch commit the wiki's committed state is read from.
