@@ -19,9 +19,30 @@ type Term struct {
 // list's term included), as a whole phrase,
 // ignoring ASCII case. It looks terms up by their first word, so a page
 // costs its length, not its length times the number of terms.
+//
+// A term that is one plain lower-case word ("resolve", "ours": a merge
+// strategy a definition list names) is linked only where the page names it
+// as code (`<code>resolve</code>`): in running text the same word is the
+// ordinary one ("you will have to resolve any such failure"). A term with
+// a capital, a digit, a mark or two words links in text as above.
 type Linker struct {
 	byFirst map[string][]linkTerm
-	seen    map[string]bool // the titles added, HTML-escaped in lower case
+	// code are the plain one-word terms, by their lower-case title.
+	code map[string]string
+	seen map[string]bool // the titles added, HTML-escaped in lower case
+}
+
+// plainWord reports whether title is one word of lower-case letters only.
+func plainWord(title string) bool {
+	if title == "" {
+		return false
+	}
+	for _, r := range title {
+		if !unicode.IsLower(r) {
+			return false
+		}
+	}
+	return true
 }
 
 type linkTerm struct {
@@ -32,7 +53,7 @@ type linkTerm struct {
 // NewLinker is a Linker for terms; terms of fewer than four letters are
 // left out (they would match inside too much text).
 func NewLinker(terms []Term) *Linker {
-	l := &Linker{byFirst: map[string][]linkTerm{}, seen: map[string]bool{}}
+	l := &Linker{byFirst: map[string][]linkTerm{}, code: map[string]string{}, seen: map[string]bool{}}
 	l.Add(terms...)
 	return l
 }
@@ -49,6 +70,10 @@ func (l *Linker) Add(terms ...Term) {
 			continue
 		}
 		seen[low] = true
+		if title := strings.TrimSpace(t.Title); plainWord(title) {
+			l.code[title] = t.Path
+			continue
+		}
 		first := firstWord(low)
 		if first == "" {
 			continue
@@ -63,7 +88,7 @@ func (l *Linker) Add(terms ...Term) {
 // each term linked, relative to here, the page's wiki path; a term's own
 // page is not linked to itself.
 func (l *Linker) Link(h, here string) string {
-	if l == nil || len(l.byFirst) == 0 {
+	if l == nil || len(l.byFirst) == 0 && len(l.code) == 0 {
 		return h
 	}
 	lower := asciiLower(h)
@@ -82,6 +107,15 @@ func (l *Linker) Link(h, here string) string {
 			name := strings.TrimPrefix(tag, "/")
 			if j := strings.IndexAny(name, " \t\n/"); j >= 0 {
 				name = name[:j]
+			}
+			if name == "code" && !closing && skip == 0 {
+				if end2, path, ok := l.codeTerm(h, lower, i+end+1, here, linked); ok {
+					linked[path] = true
+					sb.WriteString(h[last:i])
+					sb.WriteString(`<a class="term" href="` + html.EscapeString(relLink(here, path)) + `">` + h[i:end2] + `</a>`)
+					last, i = end2, end2
+					continue
+				}
 			}
 			switch name {
 			case "a", "code", "pre", "h1", "h2", "h3", "h4", "h5", "h6":
@@ -132,6 +166,25 @@ func (l *Linker) Link(h, here string) string {
 	}
 	sb.WriteString(h[last:])
 	return sb.String()
+}
+
+// codeTerm reports whether the code element whose content starts at from
+// names a plain one-word term exactly (nothing else inside it, no markup)
+// that is not linked yet and not the page itself; end is where the
+// element's closing tag ends.
+func (l *Linker) codeTerm(h, lower string, from int, here string, linked map[string]bool) (end int, path string, ok bool) {
+	if len(l.code) == 0 {
+		return 0, "", false
+	}
+	close := strings.Index(lower[from:], "</code>")
+	if close < 0 || close > 64 {
+		return 0, "", false
+	}
+	path, ok = l.code[h[from:from+close]]
+	if !ok || linked[path] || path == here {
+		return 0, "", false
+	}
+	return from + close + len("</code>"), path, true
 }
 
 func isWord(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }

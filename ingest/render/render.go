@@ -29,8 +29,9 @@ import (
 // ingest, and its pages rendered the new way. Revision 2 links a
 // collection's sources to each other (Options.Link) and gives a split
 // source's contents its sections' anchors; revision 3 leaves out table
-// rows whose cells are all empty.
-const Revision = "render-3"
+// rows whose cells are all empty; revision 4 links a plain one-word term
+// only where a page names it as code (Linker).
+const Revision = "render-4"
 
 // SplitAt is the size of rendered HTML past which a document is split
 // into section pages.

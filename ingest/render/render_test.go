@@ -221,3 +221,20 @@ func TestEveryPageOfALongDocumentIsBounded(t *testing.T) {
 		})
 	}
 }
+
+// A term that is one plain lower-case word (a merge strategy "resolve" a
+// definition list names) links only where a page names it as code: the
+// verb in running text stays text. A capitalised or two-word term links in
+// text as before.
+func TestPlainWordTermsLinkOnlyAsCode(t *testing.T) {
+	l := NewLinker([]Term{{Title: "resolve", Path: "glossary/resolve.html"}, {Title: "ours", Path: "glossary/ours.html"}, {Title: "merge base", Path: "glossary/merge-base.html"}})
+	in := `<p>You will have to resolve any such merge failure at the merge base; ours is kept.</p><p>Use <code>-s ours</code>, or <code>resolve</code>, then <code>resolve</code>.</p>`
+	got := l.Link(in, "git/git-rebase.html")
+	want := `<p>You will have to resolve any such merge failure at the <a class="term" href="../glossary/merge-base.html">merge base</a>; ours is kept.</p><p>Use <code>-s ours</code>, or <a class="term" href="../glossary/resolve.html"><code>resolve</code></a>, then <code>resolve</code>.</p>`
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	if self := l.Link(in, "glossary/resolve.html"); strings.Contains(self, `resolve.html"><code>`) {
+		t.Errorf("a term page links to itself: %s", self)
+	}
+}
