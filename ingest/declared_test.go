@@ -205,3 +205,47 @@ func TestAnEngineRevisionWorksSourcesAgain(t *testing.T) {
 		t.Fatal("a new engine revision skipped the source its old revision worked")
 	}
 }
+
+// A list that defines plain words or short labels — git add's interactive
+// commands ("update", "quit"), a design note's steps "W1", "W2" — defines
+// the text's vocabulary, not terms: they stay on the source page and get
+// no glossary page; a name beside them ("Merge Base") does. The same
+// words in a glossary get their pages.
+func TestPlainWordsAndLabelsArePagesOnlyInAGlossary(t *testing.T) {
+	_, w := newWiki(t)
+	manual := readDoc(t, "git-add.html", `<html><head><title>git-add(1)</title></head><body><h1>git-add(1)</h1>
+<h2>INTERACTIVE MODE</h2><dl><dt>update</dt><dd>This shows the status information and issues an update prompt.</dd>
+<dt>quit</dt><dd>This lets you quit the interactive session.</dd><dt>W1</dt><dd>The worker reads the first entry.</dd>
+<dt>Merge Base</dt><dd>The best common ancestor of two commits.</dd></dl></body></html>`)
+	glossary := readDoc(t, "words.html", `<html><head><title>Words</title></head><body><h1>Words</h1>
+<h2>Glossary</h2><dl><dt>stash</dt><dd>A place for changes set aside for later.</dd>
+<dt>reflog</dt><dd>The record of where a ref has pointed.</dd></dl></body></html>`)
+	ingestDocs(t, w, manual, glossary)
+	pages, err := w.Pages()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var titles []string
+	for _, info := range pages {
+		_, pg, err := w.Read(info.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		titles = append(titles, pg.Meta.Template()+":"+pg.Meta.Title())
+	}
+	got := "|" + strings.Join(titles, "|") + "|"
+	for _, want := range []string{":Merge Base|", ":stash|", ":reflog|"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("pages %s lack %q", got, want)
+		}
+	}
+	for _, bad := range []string{":update|", ":quit|", ":W1|"} {
+		if strings.Contains(got, bad) {
+			t.Errorf("pages %s include %q", got, bad)
+		}
+	}
+	src := slotOf(t, w, pageOf(t, w, manual.ID, "source"), "document")
+	if !strings.Contains(src, "This lets you quit the interactive session.") {
+		t.Errorf("the source page lost the definition of quit:\n%s", src)
+	}
+}

@@ -215,6 +215,9 @@ func (w *workspace) derive() []candidate {
 				if !declaresTerm(&heads, s, trails[i], b, d) || !isTerm(d.Term) || !once[strings.ToLower(d.Term)] || wiki.APIName(d.Term) != "" {
 					continue // only a declared definition of a name; an API name (size_t) is anchored on the source page and listed in the index of names
 				}
+				if plainOrLabel(d.Term) && !inGlossary(&heads, doc, trails[i]) && !containsPhrase(strings.ToLower(s.Heading), strings.ToLower(d.Term)) {
+					continue // a word or a label a list defines ("abort", "quit", "W1"), not one its heading names: it stays on the source page
+				}
 				tmpl := "concept"
 				if isEntity(&heads, s.Heading, d.Term) {
 					tmpl = "entity"

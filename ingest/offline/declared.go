@@ -134,6 +134,47 @@ func isTerm(term string) bool {
 	return true
 }
 
+// plainOrLabel reports whether term is one plain lower-case word ("abort",
+// "resolve": a command's interactive keys, a merge strategy) or a short
+// label (two capitals, a letter and a digit: "AB", "M1", "W6"). A list
+// elsewhere defines such words and labels by the dozen — they are the
+// text's vocabulary, not its terms — so they get a page only from a
+// glossary (inGlossary) or from a heading that names them ("Sprocket
+// parts" over the definition of "sprocket").
+func plainOrLabel(term string) bool {
+	term = strings.TrimSpace(term)
+	rs := []rune(term)
+	if len(rs) == 0 {
+		return false
+	}
+	lower, upperOrDigit, digit := true, true, false
+	for _, r := range rs {
+		lower = lower && unicode.IsLower(r)
+		upperOrDigit = upperOrDigit && (unicode.IsUpper(r) || unicode.IsDigit(r))
+		digit = digit || unicode.IsDigit(r)
+	}
+	return lower || upperOrDigit && len(rs) <= 3 && (digit || len(rs) <= 2)
+}
+
+// glossaryWord names a glossary anywhere in a heading or a title
+// ("gitglossary(7)", "Terminology used here").
+var glossaryWord = lazyre.New(`(?i)glossary|terminolog|vocabular`)
+
+// inGlossary reports whether a section stands in a glossary: under a
+// heading that names one (glossaryHeading or glossaryWord), or in a
+// document whose title does.
+func inGlossary(hm *headingMemo, doc *source.Document, trail []string) bool {
+	if glossaryWord().MatchString(doc.Title) {
+		return true
+	}
+	for _, h := range trail {
+		if hm.match(glossaryHeading(), h) || hm.match(glossaryWord(), h) {
+			return true
+		}
+	}
+	return false
+}
+
 // caption is a figure's, table's or listing's label: its kind and its
 // number.
 var caption = lazyre.New(`(?i)^(figure|fig\.?|table|tab\.|listing|example|exhibit|diagram|chart|plate|illustration|equation|eq\.)\s+[a-z]?[\d.\-]+[a-z]?$`)

@@ -28,8 +28,10 @@ func init() {
 // of each source's memo key (ingest reads it through a Revision method),
 // so a vault the engine wrote before a change gets the new pages on its
 // next ingest. Revision 2 writes each procedure from its own numbered
-// list (several lists under one heading had each been given the last).
-const Revision = "offline-2"
+// list (several lists under one heading had each been given the last);
+// revision 3 gives a plain lower-case word or a short label a list defines
+// ("abort", "W1") a page only in a glossary.
+const Revision = "offline-3"
 
 // Engine is the offline model.
 type Engine struct{}
