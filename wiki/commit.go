@@ -298,8 +298,9 @@ func (c *commitFiles) set(rel string, data []byte) error {
 
 // checkInside checks every path is inside the wiki.
 func (c *commitFiles) checkInside() error {
+	seen := insideSeen{} // fresh: the tool calls' looks may be stale
 	for rel := range c.paths {
-		if err := c.tx.w.checkInside(rel); err != nil {
+		if err := c.tx.w.checkInsideSeen(rel, seen); err != nil {
 			return err
 		}
 	}

@@ -356,7 +356,7 @@ func (tx *Tx) Move(oldName, newName string) (string, string, []string, error) {
 	if err != nil {
 		return "", "", nil, err
 	}
-	if err := tx.w.checkInside(to); err != nil {
+	if err := tx.checkInside(to); err != nil {
 		return "", "", nil, err
 	}
 	if ok, err := tx.exists(to); err != nil {

@@ -49,6 +49,17 @@ type Tx struct {
 	gen, linkGen int
 	txLinks      map[string]*linkRec
 	txRev        map[string][]string
+	// The directories the tool calls' checkInside saw (Tx.checkInside).
+	inside insideSeen
+}
+
+// checkInside is the Wiki's, remembering the directories it looked at for
+// the rest of the Tx: the commit looks at every path it writes again.
+func (tx *Tx) checkInside(rel string) error {
+	if tx.inside == nil {
+		tx.inside = insideSeen{}
+	}
+	return tx.w.checkInsideSeen(rel, tx.inside)
 }
 
 // Begin starts a Tx. It refuses while pages under published/wiki/ carry
@@ -319,7 +330,7 @@ func (tx *Tx) owned(name string) (string, *Page, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	if err := tx.w.checkInside(rel); err != nil {
+	if err := tx.checkInside(rel); err != nil {
 		return "", nil, err
 	}
 	p, ok, err := tx.page(rel)
@@ -387,7 +398,7 @@ func (tx *Tx) New(name string, o NewOptions) (string, []string, error) {
 	if path.Base(rel) == IndexName {
 		return "", nil, fmt.Errorf("%w: %s is a folder index; prose writes it from the folder's contents (set its description with write-slot)", ErrUnsafe, rel)
 	}
-	if err := tx.w.checkInside(rel); err != nil {
+	if err := tx.checkInside(rel); err != nil {
 		return "", nil, err
 	}
 	if ok, err := tx.exists(rel); err != nil {

@@ -35,7 +35,7 @@ func (tx *Tx) Describe(dir, html string) (bool, error) {
 	if d := strings.Trim(dir, "/"); d != "" && d != "." {
 		rel = d + "/" + IndexName
 	}
-	if err := tx.w.checkInside(rel); err != nil {
+	if err := tx.checkInside(rel); err != nil {
 		return false, err
 	}
 	p, had, err := tx.page(rel)
