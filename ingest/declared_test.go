@@ -8,6 +8,7 @@ import (
 	"github.com/prose-store/prose/ingest"
 	"github.com/prose-store/prose/ingest/offline"
 	"github.com/prose-store/prose/ingest/source"
+	"github.com/prose-store/prose/wiki"
 )
 
 // The offline engine makes pages only of what the text declares:
@@ -106,19 +107,7 @@ func TestLabelledPartsAreNoTerms(t *testing.T) {
 <h2>clear()</h2><p>Returns: nothing at all, ever.</p><p>Throws: an error when the value is frozen.</p></body></html>`
 	d := readDoc(t, "writer.html", doc)
 	ingestDocs(t, w, d)
-	pages, err := w.Pages()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var titles []string
-	for _, info := range pages {
-		_, pg, err := w.Read(info.Path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		titles = append(titles, pg.Meta.Template()+":"+pg.Meta.Title())
-	}
-	got := "|" + strings.Join(titles, "|") + "|"
+	got := pageTitles(t, w)
 	if !strings.Contains(got, "|concept:Gadget|") {
 		t.Errorf("pages %s lack the declared term Gadget", got)
 	}
@@ -221,19 +210,7 @@ func TestPlainWordsAndLabelsArePagesOnlyInAGlossary(t *testing.T) {
 <h2>Glossary</h2><dl><dt>stash</dt><dd>A place for changes set aside for later.</dd>
 <dt>reflog</dt><dd>The record of where a ref has pointed.</dd></dl></body></html>`)
 	ingestDocs(t, w, manual, glossary)
-	pages, err := w.Pages()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var titles []string
-	for _, info := range pages {
-		_, pg, err := w.Read(info.Path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		titles = append(titles, pg.Meta.Template()+":"+pg.Meta.Title())
-	}
-	got := "|" + strings.Join(titles, "|") + "|"
+	got := pageTitles(t, w)
 	for _, want := range []string{":Merge Base|", ":stash|", ":reflog|"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("pages %s lack %q", got, want)
@@ -248,4 +225,22 @@ func TestPlainWordsAndLabelsArePagesOnlyInAGlossary(t *testing.T) {
 	if !strings.Contains(src, "This lets you quit the interactive session.") {
 		t.Errorf("the source page lost the definition of quit:\n%s", src)
 	}
+}
+
+// pageTitles lists the wiki's pages as "|template:title|…|".
+func pageTitles(t *testing.T, w *wiki.Wiki) string {
+	t.Helper()
+	pages, err := w.Pages()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var titles []string
+	for _, info := range pages {
+		_, pg, err := w.Read(info.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		titles = append(titles, pg.Meta.Template()+":"+pg.Meta.Title())
+	}
+	return "|" + strings.Join(titles, "|") + "|"
 }
