@@ -30,7 +30,8 @@ import (
 // collection's sources to each other (Options.Link) and gives a split
 // source's contents its sections' anchors; revision 3 leaves out table
 // rows whose cells are all empty; revision 4 links a plain one-word term
-// only where a page names it as code (Linker).
+// only where a page names it as code (Linker), and reads a definition
+// list that is a table of contents as the list of links it is.
 const Revision = "render-4"
 
 // SplitAt is the size of rendered HTML past which a document is split

@@ -200,3 +200,36 @@ func TestEmptyTableRowsAreLeftOut(t *testing.T) {
 		t.Errorf("the table has %d rows, want 4 (the heading, two members and a description, no separators): %q", n, tables[0].Rows)
 	}
 }
+
+// A definition list that is a table of contents — DocBook's <dl
+// class="toc">, or one whose terms are all links to places in the page —
+// defines nothing: git's user manual made "How to make a commit" a term
+// whose meaning was the next chapter's entries. It is kept as a list of
+// its links, nested chapters included; a list of links with meanings
+// stays a definition list.
+func TestAContentsListIsNoDefinitions(t *testing.T) {
+	page := `<html><head><title>Git User Manual</title></head><body><h1>Git User Manual</h1>
+<div class="toc"><dl class="toc"><dt><span class="chapter"><a href="#dev">Developing with Git</a></span></dt>
+<dd><dl><dt><span class="section"><a href="#name">Telling Git your name</a></span></dt><dt><span class="section"><a href="#commit">How to make a commit</a></span></dt></dl></dd>
+<dt><span class="chapter"><a href="#share">Sharing development</a></span></dt></dl></div>
+<dl><dt><a href="#a">Sprocket</a></dt><dd>The wheel that drives a widget.</dd><dt><a href="#b">Gear</a></dt><dd>A toothed wheel.</dd></dl>
+<dl><dt><a href="#x">One place</a></dt><dt><a href="#y">Another place</a></dt></dl>
+<h2 id="commit">How to make a commit</h2><p>Stage and commit.</p></body></html>`
+	d, err := Read("user-manual.html", []byte(page), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var terms []string
+	for _, df := range d.Definitions() {
+		terms = append(terms, df.Term)
+	}
+	if strings.Join(terms, "|") != "Sprocket|Gear" {
+		t.Errorf("definitions %q, want only Sprocket and Gear", terms)
+	}
+	md := d.Markdown()
+	for _, want := range []string{"Telling Git your name", "How to make a commit", "Sharing development", "Another place"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the contents entry %q was lost:\n%s", want, md)
+		}
+	}
+}

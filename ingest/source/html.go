@@ -267,6 +267,10 @@ func (r *htmlReader) node(n *html.Node) {
 		if r.labelledList(n) {
 			return
 		}
+		if items := r.contentsList(n); items != nil {
+			r.d.addBlock(listBlock(items, false))
+			return
+		}
 		var defs []Definition
 		// terms are the <dt>s before a <dd>: several terms may share one
 		// meaning (texinfo's @itemx), each defined by it.
@@ -600,6 +604,78 @@ func (r *htmlReader) labelledList(n *html.Node) bool {
 		}
 	}
 	return true
+}
+
+// contentsList returns the entries of a definition list that is a table
+// of contents (DocBook's <dl class="toc">, or one whose every term is a
+// link to a place in the document and nothing else), nested chapters'
+// entries included, in order; nil for any other list. Its terms are
+// section titles ("How to make a commit"), not terms, and a <dd> holds the
+// next level's entries, not a meaning: it is kept as the list of links it
+// is.
+func (r *htmlReader) contentsList(n *html.Node) []string {
+	toc := false
+	for _, c := range strings.Fields(strings.ToLower(attr(n, "class"))) {
+		toc = toc || c == "toc"
+	}
+	var items []string
+	all, dts := true, 0
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			switch c.DataAtom {
+			case atom.Dt:
+				dts++
+				all = all && onlyFragmentLink(c)
+				if t := r.inline(c); strings.TrimSpace(t) != "" {
+					items = append(items, t)
+				}
+			case atom.Dd, atom.Div:
+				for d := c.FirstChild; d != nil; d = d.NextSibling {
+					if d.DataAtom == atom.Dl {
+						walk(d)
+					} else if d.Type == html.ElementNode || d.Type == html.TextNode && strings.TrimSpace(d.Data) != "" {
+						if c.DataAtom == atom.Dd {
+							all = false // a meaning: a real definition list
+						}
+					}
+				}
+			}
+		}
+	}
+	walk(n)
+	if len(items) == 0 || !toc && !(all && dts >= 2) {
+		return nil
+	}
+	return items
+}
+
+// onlyFragmentLink reports whether n's text is all inside one link to a
+// place in the same document (href="#…").
+func onlyFragmentLink(n *html.Node) bool {
+	var link *html.Node
+	var find func(*html.Node) bool
+	find = func(m *html.Node) bool {
+		for c := m.FirstChild; c != nil; c = c.NextSibling {
+			switch {
+			case c.Type == html.TextNode:
+				if strings.TrimSpace(c.Data) != "" {
+					return false
+				}
+			case c.DataAtom == atom.A:
+				if link != nil || !strings.HasPrefix(attr(c, "href"), "#") {
+					return false
+				}
+				link = c
+			case c.Type == html.ElementNode:
+				if !find(c) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	return find(n) && link != nil
 }
 
 // onlyElement is n's one child element when it has exactly one (white
