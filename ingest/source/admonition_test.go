@@ -212,7 +212,7 @@ func TestAContentsListIsNoDefinitions(t *testing.T) {
 <div class="toc"><dl class="toc"><dt><span class="chapter"><a href="#dev">Developing with Git</a></span></dt>
 <dd><dl><dt><span class="section"><a href="#name">Telling Git your name</a></span></dt><dt><span class="section"><a href="#commit">How to make a commit</a></span></dt></dl></dd>
 <dt><span class="chapter"><a href="#share">Sharing development</a></span></dt></dl></div>
-<dl><dt><a href="#a">Sprocket</a></dt><dd>The wheel that drives a widget.</dd><dt><a href="#b">Gear</a></dt><dd>A toothed wheel.</dd></dl>
+<dl><dt><a href="sprocket.html">Sprocket</a></dt><dd>The wheel that drives a widget.</dd><dt><a href="gear.html">Gear</a></dt><dd>A toothed wheel.</dd></dl>
 <dl><dt><a href="#x">One place</a></dt><dt><a href="#y">Another place</a></dt></dl>
 <h2 id="commit">How to make a commit</h2><p>Stage and commit.</p></body></html>`
 	d, err := Read("user-manual.html", []byte(page), "")
@@ -225,6 +225,15 @@ func TestAContentsListIsNoDefinitions(t *testing.T) {
 	}
 	if strings.Join(terms, "|") != "Sprocket|Gear" {
 		t.Errorf("definitions %q, want only Sprocket and Gear", terms)
+	}
+	seen := map[string]int{}
+	for _, l := range d.Links {
+		seen[l.URL]++
+	}
+	for _, u := range []string{"sprocket.html", "gear.html"} {
+		if seen[u] != 1 {
+			t.Errorf("link %s recorded %d times, want once: a list read as definitions is read once (links %+v)", u, seen[u], d.Links)
+		}
 	}
 	md := d.Markdown()
 	for _, want := range []string{"Telling Git your name", "How to make a commit", "Sharing development", "Another place"} {

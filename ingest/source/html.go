@@ -618,35 +618,51 @@ func (r *htmlReader) contentsList(n *html.Node) []string {
 	for _, c := range strings.Fields(strings.ToLower(attr(n, "class"))) {
 		toc = toc || c == "toc"
 	}
-	var items []string
+	// First look (no text read: reading a term records its links), then
+	// take the entries.
 	all, dts := true, 0
-	var walk func(*html.Node)
-	walk = func(n *html.Node) {
+	var look func(*html.Node)
+	look = func(n *html.Node) {
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
 			switch c.DataAtom {
 			case atom.Dt:
 				dts++
 				all = all && onlyFragmentLink(c)
+			case atom.Dd, atom.Div:
+				for d := c.FirstChild; d != nil; d = d.NextSibling {
+					switch {
+					case d.DataAtom == atom.Dl:
+						look(d)
+					case c.DataAtom == atom.Dd && (d.Type == html.ElementNode || d.Type == html.TextNode && strings.TrimSpace(d.Data) != ""):
+						all = false // a meaning: a real definition list
+					}
+				}
+			}
+		}
+	}
+	look(n)
+	if dts == 0 || !toc && !(all && dts >= 2) {
+		return nil
+	}
+	var items []string
+	var take func(*html.Node)
+	take = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			switch c.DataAtom {
+			case atom.Dt:
 				if t := r.inline(c); strings.TrimSpace(t) != "" {
 					items = append(items, t)
 				}
 			case atom.Dd, atom.Div:
 				for d := c.FirstChild; d != nil; d = d.NextSibling {
 					if d.DataAtom == atom.Dl {
-						walk(d)
-					} else if d.Type == html.ElementNode || d.Type == html.TextNode && strings.TrimSpace(d.Data) != "" {
-						if c.DataAtom == atom.Dd {
-							all = false // a meaning: a real definition list
-						}
+						take(d)
 					}
 				}
 			}
 		}
 	}
-	walk(n)
-	if len(items) == 0 || !toc && !(all && dts >= 2) {
-		return nil
-	}
+	take(n)
 	return items
 }
 
