@@ -213,6 +213,11 @@ type run struct {
 	// scripts are the sources' kept answers, by name, once their
 	// conversations ran (pool.go).
 	scripts map[string]*script
+	// placement is where the source being worked placed its pages, by
+	// origin; alias maps the paths its conversation placed them at to
+	// these, where they differ (pathAlias).
+	placement map[string]string
+	alias     map[string]string
 }
 
 func (r *run) fail(step string) error {
@@ -620,6 +625,11 @@ func (r *run) source(ctx context.Context, d *source.Document) error {
 	r.ensureSourcePage(d, p)
 	migs, sections := r.place(d, p, parts)
 	parts = nil
+	r.placement = placementOf(p, sections)
+	r.alias = nil
+	if s := r.scripts[d.Name]; s != nil {
+		r.alias = pathAlias(s.placed, r.placement)
+	}
 	if err := r.migrate(d, migs); err != nil {
 		return &StepError{"bookkeeping of " + d.Name, err}
 	}
@@ -969,6 +979,7 @@ func (r *run) analyse(ctx context.Context, d *source.Document) (*plan.Plan, erro
 func (r *run) generate(ctx context.Context, d *source.Document, p *plan.Plan) (*toolbox, error) {
 	tb := r.toolbox()
 	tb.source = d.Name
+	tb.alias = r.alias
 	tb.gone = newGoneWrites(r.gone)
 	// One loop per part of a source too long for one prompt (parts.go).
 	parts := r.quoteParts(d)

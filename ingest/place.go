@@ -412,3 +412,39 @@ func (r *run) migrate(d *source.Document, migs []migration) error {
 	}
 	return nil
 }
+
+// placementOf is where plan p and the section pages of its source put
+// each page, by origin.
+func placementOf(p *plan.Plan, sections []plan.Page) map[string]string {
+	at := map[string]string{}
+	for _, pages := range [][]plan.Page{p.Pages, sections} {
+		for _, pg := range pages {
+			if pg.Path != "" && pg.Origin != "" {
+				at[pg.Origin] = pg.Path
+			}
+		}
+	}
+	return at
+}
+
+// pathAlias maps each path a source's conversation placed a page at to
+// the path the merge placed the same page (the same origin) at, where
+// the two differ. A conversation plans against the base state alone, so
+// it cannot know that an earlier source of the run (in name order) took
+// a path first: "docs/runbook.md" and "docs/runbook.txt" both plan
+// docs/runbook.html, and the merge gives the second docs/runbook-txt.html.
+// The kept answers' tool calls name the conversation's paths; through
+// the alias they write the merge's pages, never the other source's. Nil
+// when nothing differs.
+func pathAlias(conversation, merged map[string]string) map[string]string {
+	var alias map[string]string
+	for origin, from := range conversation {
+		if to, ok := merged[origin]; ok && to != from {
+			if alias == nil {
+				alias = map[string]string{}
+			}
+			alias[from] = to
+		}
+	}
+	return alias
+}

@@ -39,9 +39,15 @@ const DefaultJobs = 4
 type script struct {
 	live    model.Model
 	answers []model.Response
-	mu      sync.Mutex
-	next    int
-	extra   model.Usage
+	// placed is where the source's conversation placed its pages, by
+	// origin: against the base state alone. The merge may place some
+	// elsewhere (an earlier source of the run took the path first:
+	// "runbook.md" beside "runbook.txt"), and the kept answers' tool
+	// calls follow the merge's places (see pathAlias).
+	placed map[string]string
+	mu     sync.Mutex
+	next   int
+	extra  model.Usage
 }
 
 func (s *script) Name() string { return s.live.Name() }
@@ -115,7 +121,7 @@ func rewound(scripts map[string]*script) map[string]*script {
 	}
 	out := make(map[string]*script, len(scripts))
 	for name, s := range scripts {
-		out[name] = &script{live: s.live, answers: s.answers}
+		out[name] = &script{live: s.live, answers: s.answers, placed: s.placed}
 	}
 	return out
 }
@@ -138,9 +144,21 @@ func (r *run) converse(ctx context.Context, todo []*source.Document) error {
 	for i, d := range todo {
 		names[i] = d.Name
 	}
-	return r.pool(ctx, names, func(ctx context.Context, i int, m model.Model) (model.Usage, error) {
-		return r.conversation(ctx, todo[i], m)
+	var mu sync.Mutex
+	placed := map[string]map[string]string{}
+	err := r.pool(ctx, names, func(ctx context.Context, i int, m model.Model) (model.Usage, error) {
+		u, at, err := r.conversation(ctx, todo[i], m)
+		mu.Lock()
+		placed[todo[i].Name] = at
+		mu.Unlock()
+		return u, err
 	})
+	for name, at := range placed {
+		if s := r.scripts[name]; s != nil && at != nil {
+			s.placed = at
+		}
+	}
+	return err
 }
 
 // pool runs work for each of names (a source's, or a page's for an
@@ -245,17 +263,18 @@ feed:
 }
 
 // conversation works d on a run of its own against the base state,
-// asking m, and returns the usage of its calls.
-func (r *run) conversation(ctx context.Context, d *source.Document, m model.Model) (model.Usage, error) {
+// asking m, and returns the usage of its calls and where it placed d's
+// pages (by origin).
+func (r *run) conversation(ctx context.Context, d *source.Document, m model.Model) (model.Usage, map[string]string, error) {
 	c, err := r.apart(ctx, m)
 	if err != nil {
-		return c.usage, err
+		return c.usage, nil, err
 	}
 	defer c.tx.Discard()
 	sr := SourceResult{Name: d.Name, ID: d.ID, Kind: string(d.Kind), Title: d.Title, Pages: []string{}}
 	c.res.Sources = append(c.res.Sources, sr)
 	err = c.source(ctx, d)
-	return c.usage, err
+	return c.usage, c.placement, err
 }
 
 // apart is a run of its own against the base state, asking m: what a

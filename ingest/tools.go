@@ -65,6 +65,10 @@ type toolbox struct {
 	checked bool
 	names   nameIndex
 	written int // bytes of slot HTML and meta the loop's calls wrote
+	// alias maps page paths the calls name to the pages they mean: the
+	// kept answers of a conversation name its places, which the merge
+	// may have moved (pathAlias). Nil: the paths are the pages.
+	alias map[string]string
 }
 
 // searchHit is one search result as the search tool returns it.
@@ -79,6 +83,14 @@ func newToolbox(tx *wiki.Tx, w *wiki.Wiki) *toolbox {
 }
 
 func (tb *toolbox) tools(write bool) []model.Tool {
+	ts := tb.pageTools(write)
+	for i := range ts {
+		ts[i].Run = tb.aliased(ts[i].Run)
+	}
+	return ts
+}
+
+func (tb *toolbox) pageTools(write bool) []model.Tool {
 	ts := []model.Tool{
 		{Name: plan.ToolReadPage, Description: "Read a page: its template, meta and slots.", Schema: json.RawMessage(schemaPath), Run: tb.readPage},
 		{Name: plan.ToolSearch, Description: "Search the wiki's pages by words; returns paths, titles and snippets.", Schema: json.RawMessage(schemaSearch), Run: tb.search},
@@ -94,6 +106,45 @@ func (tb *toolbox) tools(write bool) []model.Tool {
 		model.Tool{Name: plan.ToolSetMeta, Description: "Merge keys into a page's meta; any key may be set, null removes one.", Schema: json.RawMessage(schemaSetMeta), Run: tb.setMeta},
 		model.Tool{Name: plan.ToolMovePage, Description: "Move (rename) a page; links to it are rewritten.", Schema: json.RawMessage(schemaMove), Run: tb.movePage},
 	)
+}
+
+// aliasedKeys are the arguments of the page tools that name a page.
+var aliasedKeys = []string{"path", "from", "to"}
+
+// aliased is run with the page paths of its arguments taken through
+// tb.alias first (a path named with or without ".html" alike). Arguments
+// that are not an object, or name no aliased page, go as they came.
+func (tb *toolbox) aliased(run func(context.Context, json.RawMessage) (string, error)) func(context.Context, json.RawMessage) (string, error) {
+	return func(ctx context.Context, args json.RawMessage) (string, error) {
+		if len(tb.alias) == 0 {
+			return run(ctx, args)
+		}
+		var fields map[string]json.RawMessage
+		if json.Unmarshal(args, &fields) != nil {
+			return run(ctx, args)
+		}
+		changed := false
+		for _, k := range aliasedKeys {
+			var p string
+			if raw, ok := fields[k]; !ok || json.Unmarshal(raw, &p) != nil {
+				continue
+			}
+			to, ok := tb.alias[p]
+			if !ok && !strings.HasSuffix(p, ".html") {
+				to, ok = tb.alias[p+".html"]
+			}
+			if ok {
+				fields[k], _ = json.Marshal(to)
+				changed = true
+			}
+		}
+		if changed {
+			if out, err := json.Marshal(fields); err == nil {
+				args = out
+			}
+		}
+		return run(ctx, args)
+	}
 }
 
 // step runs the failure hook for one write and counts it.

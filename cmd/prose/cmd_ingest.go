@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +18,7 @@ import (
 	_ "github.com/prose-store/prose/ingest/offline" // registers the offline engine
 	"github.com/prose-store/prose/ingest/source"
 	"github.com/prose-store/prose/internal/gctune"
+	"github.com/prose-store/prose/internal/parallel"
 	"github.com/prose-store/prose/model"
 	_ "github.com/prose-store/prose/model/anthropic" // registers anthropic
 	_ "github.com/prose-store/prose/model/openai"    // registers openai and openai-chat
@@ -68,15 +70,12 @@ func ingestCommand() *cli.Command {
 			var docs []*source.Document
 			var paths []string // the file each of docs was read from ("": standard input)
 			reported := len(skipped)
-			chrome := source.FindBoilerplate(inputs)
-			for i := range inputs {
-				// The document holds what the run needs: the bytes as
-				// read are not held while they are parsed (a redacted
-				// or converted source is a copy of its own).
-				data := inputs[i].Data
-				inputs[i].Data = nil
-				in := inputs[i]
-				d, err := source.ReadWith(in.Name, data, in.Kind, chrome[in.Collection])
+			read, err := readInputs(c.Context, inputs)
+			if err != nil {
+				return err // interrupted: nothing was written
+			}
+			for i, in := range inputs {
+				d, err := read[i].doc, read[i].err
 				if err != nil && in.Found {
 					// A file found in a directory that does not read is
 					// skipped, as one that cannot be opened is.
@@ -159,6 +158,34 @@ func ingestCommand() *cli.Command {
 			return reportPipeline(c, v, opt, res, "ingest", "source")
 		},
 	}
+}
+
+// readInput is what reading one input gave.
+type readInput struct {
+	doc *source.Document
+	err error
+}
+
+// readInputs parses every input (the blocks each collection repeats
+// found first), on every core: a document's reading depends on its bytes
+// and its collection's boilerplate alone, so the results, kept in the
+// inputs' order, are those of reading them one by one. The document
+// holds what the run needs: the bytes as read are let go once parsed (a
+// redacted or converted source is a copy of its own). An interrupt stops
+// the reading between documents.
+func readInputs(ctx context.Context, inputs []source.Input) ([]readInput, error) {
+	chrome := source.FindBoilerplate(inputs)
+	read := make([]readInput, len(inputs))
+	parallel.For(len(inputs), func(i int) {
+		data := inputs[i].Data
+		inputs[i].Data = nil
+		if ctx.Err() != nil {
+			return
+		}
+		in := &inputs[i]
+		read[i].doc, read[i].err = source.ReadWith(in.Name, data, in.Kind, chrome[in.Collection])
+	})
+	return read, ctx.Err()
 }
 
 // reloadSource reads the source file at p, named name, of kind, again as

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -221,6 +222,45 @@ func TestIngestMixedDirectory(t *testing.T) {
 // that reached the model hold the component-palette braces unchanged, the
 // recorded tool calls create pages, write slots and set meta keys no
 // schema declares, and ingest and enrich make one commit each.
+// TestRecordedIngestWritesEachSourcesOwnPage: two sources of one run
+// whose pages the layout puts at one path (docs/runbook.md and
+// docs/runbook.txt: the second gets docs/runbook-txt.html) are planned by
+// conversations against the base state, each of which places its source
+// page at docs/runbook.html. Recorded (so the offline engine works in two
+// phases, as any provider does), the run must publish the tree the
+// one-phase run does: the second source's kept tool calls write its own
+// page, not the first's.
+func TestRecordedIngestWritesEachSourcesOwnPage(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "docs")
+	os.MkdirAll(src, 0o755)
+	os.WriteFile(filepath.Join(src, "runbook.md"), []byte("# Runbook\n\nRestart the service with `svc restart`.\n\n## Checks\n\nLook at the dashboard first.\n"), 0o644)
+	os.WriteFile(filepath.Join(src, "runbook.txt"), []byte("Runbook for the batch jobs\n\nThe batch queue drains nightly. Use qctl drain to drain it by hand.\n"), 0o644)
+	published := func(dir string) string {
+		out, err := exec.Command(needGit(t), "-C", dir, "rev-parse", "HEAD:published").Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	direct := newIngestVault(t)
+	mustProse(t, "--vault", direct, "ingest", src)
+	recorded := newIngestVault(t)
+	mustProse(t, "--vault", recorded, "ingest", "--record", filepath.Join(t.TempDir(), "rec.json"), src)
+	for page, own := range map[string]string{"docs/runbook.html": "docs/runbook.md", "docs/runbook-txt.html": "docs/runbook.txt"} {
+		body, err := os.ReadFile(filepath.Join(recorded, "published", "wiki", page))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cite := regexp.MustCompile(`(?s)id="slot-citation">(.*?)</section>`).FindStringSubmatch(string(body))
+		if cite == nil || !strings.Contains(cite[1], "<code>"+own+"</code>") {
+			t.Errorf("recorded run: %s does not cite its own source %s: %q", page, own, cite)
+		}
+	}
+	if a, b := published(direct), published(recorded); a != b {
+		t.Errorf("the recorded run published tree %s; the one-phase run %s", b, a)
+	}
+}
+
 func TestIngestWithRecordedModel(t *testing.T) {
 	recIngest, _ := filepath.Abs(filepath.Join("testdata", "replay-ingest.json"))
 	recEnrich, _ := filepath.Abs(filepath.Join("testdata", "replay-enrich.json"))

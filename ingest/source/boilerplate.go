@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"github.com/prose-store/prose/canon"
+	"github.com/prose-store/prose/internal/parallel"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
@@ -205,7 +206,8 @@ func contentRoot(doc *html.Node) *html.Node {
 // FindBoilerplate compares the HTML inputs of each collection (the files
 // found in one directory argument) and returns, by Input.Collection, what
 // each repeats. Collections of fewer than three HTML documents get none.
-// Each document is parsed once; the cost is linear in their bytes.
+// Each document is parsed once, on every core; the cost is linear in
+// their bytes.
 func FindBoilerplate(inputs []Input) map[string]*Boilerplate {
 	groups := map[string][]int{}
 	var order []string
@@ -224,20 +226,29 @@ func FindBoilerplate(inputs []Input) map[string]*Boilerplate {
 		if len(idx) < 3 {
 			continue
 		}
-		counts := map[string]int{}
-		var names []string
-		for _, i := range idx {
-			names = append(names, inputs[i].Name)
-			doc, err := html.Parse(bytes.NewReader(inputs[i].Data))
+		// Each document's blocks, found on every core (a document's
+		// are its own), then counted: the counts, and so what is
+		// boilerplate, do not depend on which document was read first.
+		keys := make([][]string, len(idx))
+		parallel.For(len(idx), func(k int) {
+			doc, err := html.Parse(bytes.NewReader(inputs[idx[k]].Data))
 			if err != nil {
-				continue
+				return
 			}
 			seen := map[string]bool{}
 			for _, cd := range candidates(contentRoot(doc)) {
 				if cd.edge && !seen[cd.key] {
 					seen[cd.key] = true
-					counts[cd.key]++
+					keys[k] = append(keys[k], cd.key)
 				}
+			}
+		})
+		counts := map[string]int{}
+		var names []string
+		for k, i := range idx {
+			names = append(names, inputs[i].Name)
+			for _, key := range keys[k] {
+				counts[key]++
 			}
 		}
 		need := (len(idx) + 1) / 2
