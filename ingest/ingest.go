@@ -628,7 +628,14 @@ func (r *run) source(ctx context.Context, d *source.Document) error {
 	r.placement = placementOf(p, sections)
 	r.alias = nil
 	if s := r.scripts[d.Name]; s != nil {
-		r.alias = pathAlias(s.placed, r.placement)
+		if r.sharedThisRun(d, p, sections) {
+			// The merge rule for a page two sources of the run write:
+			// the later (in name order) is generated again, by the
+			// live model, against the run's pages as merged so far.
+			s.goLive()
+		} else {
+			r.alias = pathAlias(s.placed, r.placement)
+		}
 	}
 	if err := r.migrate(d, migs); err != nil {
 		return &StepError{"bookkeeping of " + d.Name, err}

@@ -24,13 +24,14 @@ type placing struct {
 	origins map[string]string // origin → path, planned this run
 	paths   map[string]string // path → origin, planned this run
 	claimed map[string]bool   // earlier-layout pages taken over this run
+	by      map[string]string // path → the name of the source that planned it
 	// moves are the earlier-layout pages moved this run, old path → new:
 	// links the model planned to an old path follow.
 	moves map[string]string
 }
 
 func newPlacing() *placing {
-	return &placing{origins: map[string]string{}, paths: map[string]string{}, claimed: map[string]bool{}, moves: map[string]string{}}
+	return &placing{origins: map[string]string{}, paths: map[string]string{}, claimed: map[string]bool{}, moves: map[string]string{}, by: map[string]string{}}
 }
 
 // migration is an earlier-layout page a run moves to its place in the
@@ -74,6 +75,9 @@ func (r *run) place(d *source.Document, p *plan.Plan, parts []render.Part) ([]mi
 				moved[pg.Path] = at
 			}
 			pg.Action, pg.Path = plan.Update, at
+			if r.placed.by[at] == "" {
+				r.placed.by[at] = d.Name // a page of the base state, updated
+			}
 			return
 		}
 		want := layoutPath(origin, home, pg)
@@ -86,7 +90,7 @@ func (r *run) place(d *source.Document, p *plan.Plan, parts []render.Part) ([]mi
 			}
 			r.placed.claimed[want] = true
 			pg.Action, pg.Path = plan.Update, want
-			r.placed.origins[origin], r.placed.paths[want] = want, origin
+			r.placed.origins[origin], r.placed.paths[want], r.placed.by[want] = want, origin, d.Name
 			return
 		}
 		to := r.freePath(want, origin)
@@ -101,7 +105,7 @@ func (r *run) place(d *source.Document, p *plan.Plan, parts []render.Part) ([]mi
 					moved[pg.Path] = to
 				}
 				pg.Action, pg.Path = plan.Update, to
-				r.placed.origins[origin], r.placed.paths[to] = to, origin
+				r.placed.origins[origin], r.placed.paths[to], r.placed.by[to] = to, origin, d.Name
 				return
 			}
 		}
@@ -109,7 +113,7 @@ func (r *run) place(d *source.Document, p *plan.Plan, parts []render.Part) ([]mi
 			moved[pg.Path] = to
 		}
 		pg.Action, pg.Path = plan.Create, to
-		r.placed.origins[origin], r.placed.paths[to] = to, origin
+		r.placed.origins[origin], r.placed.paths[to], r.placed.by[to] = to, origin, d.Name
 	}
 	// The source page first: the pages beside it go in the folder named
 	// for where it is. Then the section pages of a split document, which
@@ -447,4 +451,20 @@ func pathAlias(conversation, merged map[string]string) map[string]string {
 		}
 	}
 	return alias
+}
+
+// sharedThisRun reports whether a page of d's plan is one an earlier
+// source of the run planned (a term both define, new or of the base
+// state): d's conversation, against the base state alone, wrote that
+// page as if the other did not, and its kept answers would write over
+// what the earlier source wrote there.
+func (r *run) sharedThisRun(d *source.Document, p *plan.Plan, sections []plan.Page) bool {
+	for _, pages := range [][]plan.Page{p.Pages, sections} {
+		for _, pg := range pages {
+			if by := r.placed.by[pg.Path]; pg.Path != "" && by != "" && by != d.Name {
+				return true
+			}
+		}
+	}
+	return false
 }

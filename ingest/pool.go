@@ -52,6 +52,15 @@ type script struct {
 
 func (s *script) Name() string { return s.live.Name() }
 
+// goLive lets the live model answer every call from now on: the kept
+// answers left were given for a plan the merge changed (see
+// run.sharedThisRun).
+func (s *script) goLive() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.next = len(s.answers)
+}
+
 func (s *script) Call(ctx context.Context, req model.Request) (model.Response, error) {
 	if err := ctx.Err(); err != nil {
 		return model.Response{}, &model.Error{Op: "call " + s.Name(), Kind: model.KindCanceled, Message: "stopped: " + err.Error(), Err: err}

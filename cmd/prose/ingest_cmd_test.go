@@ -229,12 +229,16 @@ func TestIngestMixedDirectory(t *testing.T) {
 // page at docs/runbook.html. Recorded (so the offline engine works in two
 // phases, as any provider does), the run must publish the tree the
 // one-phase run does: the second source's kept tool calls write its own
-// page, not the first's.
+// page, not the first's; and a term two sources define keeps what both
+// say (the later is generated again against the merged pages).
 func TestRecordedIngestWritesEachSourcesOwnPage(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "docs")
 	os.MkdirAll(src, 0o755)
 	os.WriteFile(filepath.Join(src, "runbook.md"), []byte("# Runbook\n\nRestart the service with `svc restart`.\n\n## Checks\n\nLook at the dashboard first.\n"), 0o644)
 	os.WriteFile(filepath.Join(src, "runbook.txt"), []byte("Runbook for the batch jobs\n\nThe batch queue drains nightly. Use qctl drain to drain it by hand.\n"), 0o644)
+	// Two sources defining one term: its one page says what each says.
+	os.WriteFile(filepath.Join(src, "alpha.md"), []byte("# Alpha guide\n\n## Glossary\n\n- **Queue depth**: the number of jobs waiting in the batch queue.\n"), 0o644)
+	os.WriteFile(filepath.Join(src, "beta.md"), []byte("# Beta guide\n\n## Glossary\n\n- **Queue depth**: how many requests wait before a worker takes them.\n"), 0o644)
 	published := func(dir string) string {
 		out, err := exec.Command(needGit(t), "-C", dir, "rev-parse", "HEAD:published").Output()
 		if err != nil {
@@ -254,6 +258,15 @@ func TestRecordedIngestWritesEachSourcesOwnPage(t *testing.T) {
 		cite := regexp.MustCompile(`(?s)id="slot-citation">(.*?)</section>`).FindStringSubmatch(string(body))
 		if cite == nil || !strings.Contains(cite[1], "<code>"+own+"</code>") {
 			t.Errorf("recorded run: %s does not cite its own source %s: %q", page, own, cite)
+		}
+	}
+	term, err := os.ReadFile(filepath.Join(recorded, "published", "wiki", "glossary", "queue-depth.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, says := range []string{"jobs waiting in the batch queue", "requests wait before a worker"} {
+		if !strings.Contains(string(term), says) {
+			t.Errorf("recorded run: the term page lost %q (one source's writes replaced the other's)", says)
 		}
 	}
 	if a, b := published(direct), published(recorded); a != b {
