@@ -262,7 +262,7 @@ func TestTornAppend(t *testing.T) {
 			if f.Cut != "" { // whole, or missing only the final newline
 				t.Fatalf("%s: a whole recording is said to be cut: %s", what, f.Cut)
 			}
-		} else if !strings.Contains(f.Cut, "as a crash while recording leaves it") {
+		} else if !strings.Contains(f.Cut, "as a crash while recording leaves it; the ") {
 			t.Fatalf("%s: a torn recording is not said to be cut (Cut %q)", what, f.Cut)
 		}
 		if len(f.Exchanges) != want {
@@ -297,7 +297,7 @@ func TestTornAppend(t *testing.T) {
 		}
 	}
 	_, err = p.Call(context.Background(), request(n-1))
-	if model.KindOf(err) != model.KindReplay || !strings.Contains(err.Error(), "the recording holds 3 exchanges; it is cut short: the file ends inside exchange 4 at byte") {
+	if model.KindOf(err) != model.KindReplay || !strings.Contains(err.Error(), "the recording holds 3 exchanges; it is cut short: the file breaks off inside exchange 4 (unexpected EOF), as a crash while recording leaves it; the 3 exchanges up to byte "+strconv.Itoa(start)+" are whole") {
 		t.Fatalf("err = %v", err)
 	}
 	var notice string

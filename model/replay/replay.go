@@ -161,8 +161,10 @@ func salvage(data []byte) (*File, bool) {
 	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
 		return nil, false
 	}
-	cut := func(what string, err error) (*File, bool) {
-		f.Cut = fmt.Sprintf("the file ends %s at byte %d (%v), as a crash while recording leaves it; the %d exchanges before are whole", what, dec.InputOffset(), err, len(f.Exchanges))
+	// whole is the offset just after the last whole exchange (or the "[").
+	whole := dec.InputOffset()
+	cut := func(how string) (*File, bool) {
+		f.Cut = fmt.Sprintf("%s, as a crash while recording leaves it; the %d exchanges up to byte %d are whole", how, len(f.Exchanges), whole)
 		return &f, true
 	}
 	for dec.More() {
@@ -171,19 +173,20 @@ func salvage(data []byte) (*File, bool) {
 			if !torn(err) {
 				return nil, false
 			}
-			return cut(fmt.Sprintf("inside exchange %d", len(f.Exchanges)+1), err)
+			return cut(fmt.Sprintf("the file breaks off inside exchange %d (%v)", len(f.Exchanges)+1, err))
 		}
 		f.Exchanges = append(f.Exchanges, ex)
+		whole = dec.InputOffset()
 	}
 	for _, want := range []json.Delim{']', '}'} {
 		if t, err := dec.Token(); err != nil || t != want {
 			if err == nil || !torn(err) {
 				return nil, false
 			}
-			return cut("inside the trailer after the last exchange", err)
+			return cut(fmt.Sprintf("the file breaks off in the trailer after the last exchange (%v)", err))
 		}
 	}
-	return cut("after a whole recording that other bytes follow", fmt.Errorf("data after the recording"))
+	return cut(fmt.Sprintf("other bytes follow the end of the recording at byte %d", dec.InputOffset()))
 }
 
 // torn says whether a decoding error is one a torn write makes: the text
