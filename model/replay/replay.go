@@ -25,9 +25,9 @@ type File struct {
 	Format    int        `json:"prose_recording"`
 	Model     string     `json:"model"` // the model that answered
 	Exchanges []Exchange `json:"exchanges"`
-	// Cut, when set, says where and why the file ended before its
-	// trailer (a crash while recording); Exchanges are the whole ones
-	// before. It is not part of the file.
+	// Cut, when set, says how the file breaks off where a crash while
+	// recording tore its last write; Exchanges are the whole ones before.
+	// It is not part of the file.
 	Cut string `json:"-"`
 }
 
@@ -426,15 +426,19 @@ func (r *Recorder) write(ex []byte) error {
 		}
 		r.out, r.end = out, int64(len(h))
 	} else {
-		// One write over the old trailer, then fsync. A crash in between
-		// can leave any part of the chunk on disk (pages are written back
-		// in no set order, the file may grow before its data lands), so
-		// the file can end inside the new exchange or its trailer, or hold
-		// zeros there. No order of writes avoids that short of a second
-		// write and fsync per exchange, and a torn page can break even that;
-		// Parse instead reads such a file as the recording up to its last
-		// whole exchange and says so. The head and every exchange before
-		// r.end are never written again, so a torn write cannot damage them.
+		// One write over the old trailer, then fsync. A crash before the
+		// fsync completes can leave any part of the chunk on disk (pages
+		// are written back in no set order, the file may grow before its
+		// data lands), so the file can end inside the new exchange or its
+		// trailer, hold zeros there, or keep the old trailer with part of
+		// the new exchange after it. Ordering the writes would not make
+		// that parse strictly: writing the exchange after the old trailer
+		// first, fsyncing, then the few bytes that replace the trailer,
+		// costs a second fsync per exchange and still leaves, between the
+		// two, a recording with bytes after its end. So Parse reads every
+		// such file as the recording up to its last whole exchange and
+		// says so (salvage). What it relies on holds here: the head and
+		// every exchange before r.end are never written again.
 		if err := durable.Inject(durable.StepWrite, r.path); err != nil {
 			return err
 		}
