@@ -65,6 +65,10 @@ type Options struct {
 	// reader on (source.Redirect), by source name, to the source name of
 	// their target: a link to one is rendered as a link to its target.
 	Redirects map[string]string
+	// recordedModel is the spec of the model a replayed recording's
+	// answers came from (set from Model by defaults; kept by the runs
+	// of a run's conversations, whose Model wraps it).
+	recordedModel string
 }
 
 // DefaultBudget is the prompt budget, in tokens (about four characters
@@ -240,8 +244,17 @@ func (o *Options) defaults() {
 	if o.ModelSpec == "" && o.Model != nil {
 		o.ModelSpec = o.Model.Name()
 	}
+	if rec, ok := o.Model.(interface{ RecordedModel() string }); ok {
+		o.recordedModel = rec.RecordedModel()
+	}
 	if o.Budget <= 0 {
-		o.Budget = DefaultBudget(o.ModelSpec)
+		spec := o.ModelSpec
+		if o.recordedModel != "" {
+			// A recording replays with the prompts of the model it
+			// recorded: its budget decides how sources are quoted.
+			spec = o.recordedModel
+		}
+		o.Budget = DefaultBudget(spec)
 	}
 	if o.Now == nil {
 		o.Now = time.Now

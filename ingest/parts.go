@@ -6,6 +6,7 @@ import (
 
 	"github.com/prose-store/prose/ingest/plan"
 	"github.com/prose-store/prose/ingest/source"
+	"github.com/prose-store/prose/model"
 )
 
 // A model is shown a source within its prompt budget. A source whose
@@ -17,6 +18,17 @@ import (
 // (source.Document.MarkdownParts), with the plan. prose's own offline
 // engine reads the whole source from one prompt, as before: it runs
 // here, and its pages are bounded by the source limits.
+
+// quotesWhole reports whether prompts quote a source whole: for the
+// offline engine, and for a replay of its recording (whose requests were
+// built so). A replay's tool calls are still checked as any model's
+// (run.trusted): a recording is a file anyone may have written.
+func (r *run) quotesWhole() bool {
+	if r.trusted() {
+		return true
+	}
+	return r.opt.recordedModel == model.Offline
+}
 
 // minSourceRoom is the least a quoted part may take, whatever the budget.
 const minSourceRoom = 4096
@@ -31,7 +43,7 @@ func (r *run) sourceRoom() int {
 // of the whole, or (past sourceRoom, for a model other than the offline
 // engine) one per part, each saying which part it is.
 func (r *run) quoteParts(d *source.Document) []string {
-	if r.trusted() {
+	if r.quotesWhole() {
 		return []string{quoteSource(d)}
 	}
 	room := r.sourceRoom()
@@ -51,7 +63,7 @@ func (r *run) quoteParts(d *source.Document) []string {
 // when it fits, else its outline (the title and the headings that fit
 // sourceRoom, then how many more there are), marked outline="true".
 func (r *run) quoteAnalysed(d *source.Document) string {
-	if r.trusted() {
+	if r.quotesWhole() {
 		return quoteSource(d)
 	}
 	room := r.sourceRoom()

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path"
 	"sort"
 	"strings"
 
@@ -124,6 +125,10 @@ func (tb *toolbox) aliased(run func(context.Context, json.RawMessage) (string, e
 			return run(ctx, args)
 		}
 		changed := false
+		var page string // the page the call writes, as the conversation named it
+		if raw, ok := fields["path"]; ok {
+			_ = json.Unmarshal(raw, &page)
+		}
 		for _, k := range aliasedKeys {
 			var p string
 			if raw, ok := fields[k]; !ok || json.Unmarshal(raw, &p) != nil {
@@ -138,6 +143,15 @@ func (tb *toolbox) aliased(run func(context.Context, json.RawMessage) (string, e
 				changed = true
 			}
 		}
+		var h string
+		if raw, ok := fields["html"]; ok && page != "" && json.Unmarshal(raw, &h) == nil {
+			var now string
+			_ = json.Unmarshal(fields["path"], &now)
+			if moved := aliasLinks(h, page, now, tb.alias); moved != h {
+				fields["html"], _ = json.Marshal(moved)
+				changed = true
+			}
+		}
 		if changed {
 			if out, err := json.Marshal(fields); err == nil {
 				args = out
@@ -145,6 +159,66 @@ func (tb *toolbox) aliased(run func(context.Context, json.RawMessage) (string, e
 		}
 		return run(ctx, args)
 	}
+}
+
+// aliasLinks rewrites the relative links of h, HTML the conversation
+// wrote for its page at from, for the page's place in the merge (to):
+// a link to a page the alias moved goes to where it is now, and every
+// relative link is made relative to to. Links with a scheme, to an
+// anchor alone, or absolute stay as they are.
+func aliasLinks(h, from, to string, alias map[string]string) string {
+	from, to = withHTML(from), withHTML(to)
+	const attr = `href="`
+	if !strings.Contains(h, attr) {
+		return h
+	}
+	var sb strings.Builder
+	sb.Grow(len(h))
+	for {
+		i := strings.Index(h, attr)
+		if i < 0 {
+			sb.WriteString(h)
+			return sb.String()
+		}
+		sb.WriteString(h[:i+len(attr)])
+		h = h[i+len(attr):]
+		j := strings.IndexByte(h, '"')
+		if j < 0 {
+			j = len(h)
+		}
+		sb.WriteString(aliasHref(h[:j], from, to, alias))
+		h = h[j:]
+	}
+}
+
+// aliasHref is aliasLinks for one href (as written: entities kept).
+func aliasHref(href, from, to string, alias map[string]string) string {
+	target, anchor, hasAnchor := strings.Cut(href, "#")
+	if target == "" || strings.HasPrefix(target, "/") || strings.ContainsAny(target, ":?&") {
+		return href
+	}
+	abs := path.Join(path.Dir(from), target)
+	if strings.HasPrefix(abs, "../") || abs == ".." {
+		return href // outside the wiki: not a page
+	}
+	if moved, ok := alias[abs]; ok {
+		abs = withHTML(moved)
+	} else if from == to {
+		return href
+	}
+	out := relPath(to, abs)
+	if hasAnchor {
+		out += "#" + anchor
+	}
+	return out
+}
+
+// withHTML is a page path with its ".html".
+func withHTML(p string) string {
+	if p == "" || strings.HasSuffix(p, ".html") {
+		return p
+	}
+	return p + ".html"
 }
 
 // step runs the failure hook for one write and counts it.

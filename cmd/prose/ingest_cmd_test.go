@@ -235,7 +235,7 @@ func TestRecordedIngestWritesEachSourcesOwnPage(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "docs")
 	os.MkdirAll(src, 0o755)
 	os.WriteFile(filepath.Join(src, "runbook.md"), []byte("# Runbook\n\nRestart the service with `svc restart`.\n\n## Checks\n\nLook at the dashboard first.\n"), 0o644)
-	os.WriteFile(filepath.Join(src, "runbook.txt"), []byte("Runbook for the batch jobs\n\nThe batch queue drains nightly. Use qctl drain to drain it by hand.\n"), 0o644)
+	os.WriteFile(filepath.Join(src, "runbook.txt"), []byte("Runbook for the batch jobs\n\nThe batch queue drains nightly. Use qctl drain to drain it by hand.\n\nGLOSSARY\n\nDrain window: the hour in which the batch queue is emptied.\nBatch queue: the jobs waiting for the nightly run.\n"), 0o644)
 	// Two sources defining one term: its one page says what each says.
 	os.WriteFile(filepath.Join(src, "alpha.md"), []byte("# Alpha guide\n\n## Glossary\n\n- **Queue depth**: the number of jobs waiting in the batch queue.\n"), 0o644)
 	os.WriteFile(filepath.Join(src, "beta.md"), []byte("# Beta guide\n\n## Glossary\n\n- **Queue depth**: how many requests wait before a worker takes them.\n"), 0o644)
@@ -260,6 +260,15 @@ func TestRecordedIngestWritesEachSourcesOwnPage(t *testing.T) {
 			t.Errorf("recorded run: %s does not cite its own source %s: %q", page, own, cite)
 		}
 	}
+	// The term runbook.txt defines links to runbook.txt's page, where
+	// the merge put it, not to the path its conversation planned.
+	drain, err := os.ReadFile(filepath.Join(recorded, "published", "wiki", "glossary", "drain-window.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(drain), `href="../docs/runbook-txt.html"`) || strings.Contains(string(drain), `href="../docs/runbook.html"`) {
+		t.Errorf("recorded run: the term runbook.txt defines does not link to runbook.txt's page:\n%s", drain)
+	}
 	term, err := os.ReadFile(filepath.Join(recorded, "published", "wiki", "glossary", "queue-depth.html"))
 	if err != nil {
 		t.Fatal(err)
@@ -271,6 +280,36 @@ func TestRecordedIngestWritesEachSourcesOwnPage(t *testing.T) {
 	}
 	if a, b := published(direct), published(recorded); a != b {
 		t.Errorf("the recorded run published tree %s; the one-phase run %s", b, a)
+	}
+}
+
+// TestARecordingOfALongSourceReplays: the offline engine is shown a long
+// source whole; a replay of its recording builds the prompts it built
+// (the recorded model's budget and quoting, not a provider's outline and
+// parts), so the recording replays and publishes the recorded tree.
+func TestARecordingOfALongSourceReplays(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "manual")
+	os.MkdirAll(src, 0o755)
+	var b strings.Builder
+	b.WriteString("# Operations manual\n\n")
+	for i := 0; b.Len() < 300<<10; i++ {
+		fmt.Fprintf(&b, "## Procedure %d\n\nWhen queue %d backs up, drain it with `qctl drain %d` and watch the depth fall before paging anyone.\n\n", i, i, i)
+	}
+	os.WriteFile(filepath.Join(src, "manual.md"), []byte(b.String()), 0o644)
+	rec := filepath.Join(t.TempDir(), "rec.json")
+	recorded := newIngestVault(t)
+	mustProse(t, "--vault", recorded, "ingest", "--record", rec, src)
+	replayed := newIngestVault(t)
+	mustProse(t, "--vault", replayed, "ingest", "--model", "replay:"+rec, src)
+	published := func(dir string) string {
+		out, err := exec.Command(needGit(t), "-C", dir, "rev-parse", "HEAD:published").Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	if a, b := published(recorded), published(replayed); a != b {
+		t.Errorf("the replay published tree %s; the recorded run %s", b, a)
 	}
 }
 

@@ -220,6 +220,11 @@ func Open(path string) (*Player, error) {
 	return &Player{path: path, file: f, used: make([]bool, len(f.Exchanges)), left: len(f.Exchanges)}, nil
 }
 
+// RecordedModel is the spec of the model the recording's answers came
+// from ("offline", "openai:NAME"): a pipeline replaying it builds the
+// prompts it built for that model (the same prompt budget).
+func (p *Player) RecordedModel() string { return p.file.Model }
+
 // Name returns "replay:PATH".
 func (p *Player) Name() string { return "replay:" + p.path }
 
@@ -272,6 +277,23 @@ func (p *Player) Call(ctx context.Context, req model.Request) (model.Response, e
 		return model.Response{}, &model.Error{Op: op, Provider: "replay", Kind: model.KindReplay,
 			Message: fmt.Sprintf("request %d has no record: the recording holds %d exchanges%s", served+1, len(p.file.Exchanges), p.cut()), Hint: hint}
 	}
+	// The difference is shown against the unserved exchange most like
+	// the request (the longest common start): with sources worked in
+	// parallel, the first unserved one is often another source's.
+	best, bestLen := first, -1
+	for i := range p.file.Exchanges {
+		if p.used[i] {
+			continue
+		}
+		key := exact
+		if p.file.Exchanges[i].Request.Format == nil {
+			key = plain
+		}
+		if n := commonPrefix(string(p.keys[i]), string(key)); n > bestLen {
+			best, bestLen = i, n
+		}
+	}
+	first = best
 	ptr, rec, got, _ := FirstDifference(p.file.Exchanges[first].Request, lenient(p.file.Exchanges[first].Request, req))
 	return model.Response{}, &model.Error{Op: op, Provider: "replay", Kind: model.KindReplay,
 		Message: fmt.Sprintf("request %d differs from its record at %s: recorded %s, got %s%s", served+1, ptr, rec, got, p.cut()), Hint: hint}

@@ -198,3 +198,37 @@ func TestReplayByContent(t *testing.T) {
 		t.Errorf("a request served once was served again: %v", err)
 	}
 }
+
+// TestReplayShowsTheDifferenceFromTheNearestRecord: a request that matches
+// no record is shown against the record most like it (the longest common
+// start), not the first one left — with sources worked in parallel, that
+// is usually another source's request.
+func TestReplayShowsTheDifferenceFromTheNearestRecord(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "rec.json")
+	rec := replay.NewRecorder(echo{}, path)
+	ctx := context.Background()
+	for _, text := range []string{"Plan the source docs/alpha.md: its queue depth.", "Plan the source docs/beta.md: its drain window."} {
+		if _, err := rec.Call(ctx, model.Request{System: "You plan.", Messages: []model.Message{model.UserText(text)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	player, err := replay.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = player.Call(ctx, model.Request{System: "You plan.", Messages: []model.Message{model.UserText("Plan the source docs/beta.md: its drain hour.")}})
+	if model.KindOf(err) != model.KindReplay {
+		t.Fatalf("err = %v, want a replay mismatch", err)
+	}
+	if !strings.Contains(err.Error(), "drain window") || strings.Contains(err.Error(), "alpha") {
+		t.Errorf("the mismatch is not shown against the nearest record (beta's): %v", err)
+	}
+}
+
+// echo answers every request with its own text.
+type echo struct{}
+
+func (echo) Name() string { return "echo" }
+func (echo) Call(_ context.Context, req model.Request) (model.Response, error) {
+	return model.Response{Text: req.Messages[0].Text, StopReason: model.StopEnd}, nil
+}
