@@ -227,6 +227,38 @@ func TestPlainWordsAndLabelsArePagesOnlyInAGlossary(t *testing.T) {
 	}
 }
 
+// TestNumberedLabelsAndCodeAreNoTerms: a definition list's numbered
+// labels ("Case 2", "Merge 1"), a field beside its placeholder ("nonce
+// <nonce>"), declarations and command lines are the text's cases and
+// interface, not terms: no glossary page, their text stays on the source
+// page. A name the same list defines still gets its page.
+func TestNumberedLabelsAndCodeAreNoTerms(t *testing.T) {
+	_, w := newWiki(t)
+	doc := readDoc(t, "renames.html", `<html><head><title>Remembering renames</title></head><body><h1>Remembering renames</h1>
+<h2>Cases</h2><dl><dt>Case 2</dt><dd>The upstream side renamed the file during the merge.</dd>
+<dt>Merge 1</dt><dd>The first merge of the series replays the rename.</dd>
+<dt><code>nonce</code> nonce</dt><dd>The nonce string the receiving side asked for.</dd>
+<dt><code>show_commit_fn show_commit</code></dt><dd>A callback called for each commit of the walk.</dd>
+<dt><code>git sparse-checkout set MY/DIR1 SUB/DIR2</code></dt><dd>Change to cone mode with those directories.</dd>
+<dt>Rename detection</dt><dd>Finding the files a commit renamed by their content.</dd></dl></body></html>`)
+	ingestDocs(t, w, doc)
+	got := pageTitles(t, w)
+	if !strings.Contains(got, ":Rename detection|") {
+		t.Errorf("pages %s lack the term Rename detection", got)
+	}
+	for _, bad := range []string{":Case 2|", ":Merge 1|", ":nonce nonce|", ":show_commit_fn show_commit|", ":git sparse-checkout set MY/DIR1 SUB/DIR2|"} {
+		if strings.Contains(got, bad) {
+			t.Errorf("pages %s include %q", got, bad)
+		}
+	}
+	src := slotOf(t, w, pageOf(t, w, doc.ID, "source"), "document")
+	for _, kept := range []string{"The upstream side renamed the file", "A callback called for each commit"} {
+		if !strings.Contains(src, kept) {
+			t.Errorf("the source page lost %q:\n%s", kept, src)
+		}
+	}
+}
+
 // pageTitles lists the wiki's pages as "|template:title|…|".
 func pageTitles(t *testing.T, w *wiki.Wiki) string {
 	t.Helper()

@@ -103,9 +103,21 @@ func isTerm(term string) bool {
 	if caption().MatchString(term) {
 		return false // a caption's label ("Figure 15", "Table 2.1"), not a term
 	}
+	if codeLine(words) {
+		// A command line ("git sparse-checkout add SOME/DIR"), a
+		// declaration ("show_commit_fn show_commit"): an entry of the
+		// source's interface, which stays a section of its page.
+		return false
+	}
 	lower := make([]string, len(words))
 	for i, w := range words {
-		lower[i] = strings.ToLower(strings.Trim(w, ".,;:!?"))
+		lower[i] = strings.ToLower(strings.Trim(w, ".,;:!?`"))
+	}
+	if len(words) == 2 && lower[0] == lower[1] {
+		return false // "`nonce` nonce": a field and its value's placeholder
+	}
+	if len(words) == 2 && ordinal().MatchString(lower[1]) && (commonWord()[lower[0]] || labelNoun()[lower[0]]) {
+		return false // "Case 2", "Merge 1", "Step 3": a numbered label of what follows
 	}
 	if len(words) == 1 {
 		return !commonWord()[lower[0]]
@@ -178,6 +190,45 @@ func inGlossary(hm *headingMemo, doc *source.Document, trail []string) bool {
 // caption is a figure's, table's or listing's label: its kind and its
 // number.
 var caption = lazyre.New(`(?i)^(figure|fig\.?|table|tab\.|listing|example|exhibit|diagram|chart|plate|illustration|equation|eq\.)\s+[a-z]?[\d.\-]+[a-z]?$`)
+
+// codeLine reports whether the words of a term are code: every one an
+// identifier with an underscore (a declaration: "show_commit_fn
+// show_commit"), or three or more with a path or an option among them
+// (a command line: "git sparse-checkout set MY/DIR1 SUB/DIR2").
+func codeLine(words []string) bool {
+	if len(words) < 2 {
+		return false
+	}
+	declared := true
+	for _, w := range words {
+		declared = declared && strings.Contains(strings.Trim(w, "_"), "_")
+	}
+	if declared {
+		return true
+	}
+	if len(words) < 3 {
+		return false
+	}
+	for _, w := range words {
+		if strings.HasPrefix(w, "--") || pathWord().MatchString(w) {
+			return true
+		}
+	}
+	return false
+}
+
+// pathWord is a word holding a path: letters on both sides of a slash.
+var pathWord = lazyre.New(`\pL/\pL`)
+
+// ordinal is the number of a numbered label: 2, 2a, 1/2, iv.
+var ordinal = lazyre.New(`^(\d+[a-z]?(/\d+)?|[ivx]{1,5})$`)
+
+// labelNoun are the nouns a text numbers its cases, steps and examples
+// with ("Case 2", "Merge 1").
+var labelNoun = sync.OnceValue(func() map[string]bool {
+	return set("case cases step steps stage phase part round pass level option scenario rule run mode method " +
+		"approach variant merge test attempt iteration item point question answer problem solution exercise lesson chapter section appendix")
+})
 
 // countLettersDigits counts the letters and the digits of s.
 func countLettersDigits(s string) (letters, digits int) {

@@ -30,8 +30,10 @@ func init() {
 // next ingest. Revision 2 writes each procedure from its own numbered
 // list (several lists under one heading had each been given the last);
 // revision 3 gives a plain lower-case word or a short label a list defines
-// ("abort", "W1") a page only in a glossary.
-const Revision = "offline-3"
+// ("abort", "W1") a page only in a glossary; revision 4 none to a
+// numbered label ("Case 2"), a field beside its placeholder ("nonce
+// <nonce>"), a declaration or a command line.
+const Revision = "offline-4"
 
 // Engine is the offline model.
 type Engine struct{}
