@@ -144,7 +144,11 @@ def main():
         for root, dirs, files in os.walk(d):
             for f in files:
                 rel = os.path.relpath(os.path.join(root, f), d)
-                mirrored.add(os.path.splitext(rel)[0].lower())
+                stem = os.path.splitext(rel)[0].lower()
+                mirrored.add(stem)
+                # A folder's leading "_" (Sphinx's _modules, _sources) is
+                # not kept in the wiki's path.
+                mirrored.add("/".join(c.lstrip("_") or c for c in stem.split("/")))
     nav_pages = [r for r in content if re.sub(r"-\d+$", "", os.path.splitext(os.path.basename(r))[0]) in nav_words
                  and os.path.splitext(r.split("/", 1)[-1])[0].lower() not in mirrored]
     for r in nav_pages:

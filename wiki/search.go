@@ -545,21 +545,54 @@ func (w *Wiki) Search(ctx context.Context, text string, limit int) ([]Hit, error
 			avg[f] = 1
 		}
 	}
-	for _, t := range q {
-		ps, err := d.postings(t)
-		if err != nil {
-			return nil, w.damaged(err)
-		}
+	score := func(ps []posting, only map[uint32]bool) {
 		var df [nFields]float64
 		for _, p := range ps {
 			df[p.field]++
 		}
 		for _, p := range ps {
+			if only != nil && !only[p.doc] {
+				continue
+			}
 			idf := math.Log(1 + (n-df[p.field]+0.5)/(df[p.field]+0.5))
 			tf := float64(p.tf)
 			dl := float64(d.docLen(int(p.doc), int(p.field)))
 			scores[p.doc] += fieldBoost[p.field] * idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*dl/avg[p.field]))
 		}
+	}
+	var wanted []string // the terms a snippet marks
+	for _, t := range q {
+		ps, err := d.postings(t)
+		if err != nil {
+			return nil, w.damaged(err)
+		}
+		parts := identParts(t)
+		if len(ps) > 0 || len(parts) < 2 {
+			score(ps, nil)
+			wanted = append(wanted, t)
+			continue
+		}
+		// An identifier no page writes whole ("BuildEnvironment.srcdir",
+		// where the page heads its class and lists the member alone)
+		// is looked for as its words: the pages that hold every one.
+		lists := make([][]posting, len(parts))
+		var all map[uint32]bool
+		for i, part := range parts {
+			if lists[i], err = d.postings(part); err != nil {
+				return nil, w.damaged(err)
+			}
+			has := map[uint32]bool{}
+			for _, p := range lists[i] {
+				if all == nil || all[p.doc] {
+					has[p.doc] = true
+				}
+			}
+			all = has
+		}
+		for i := range parts {
+			score(lists[i], all)
+		}
+		wanted = append(wanted, parts...)
 	}
 	type scored struct {
 		doc   uint32
@@ -581,7 +614,7 @@ func (w *Wiki) Search(ctx context.Context, text string, limit int) ([]Hit, error
 		ranked = ranked[:limit]
 	}
 	want := map[string]bool{}
-	for _, t := range q {
+	for _, t := range wanted {
 		want[t] = true
 	}
 	out := make([]Hit, 0, len(ranked))

@@ -239,6 +239,44 @@ func TestSearchFindsIdentifiersInTheFullText(t *testing.T) {
 	}
 }
 
+// TestSearchFindsAQualifiedNameItsPageWritesApart: an identifier no page
+// writes whole ("BuildEnvironment.srcdir": the page heads the class and
+// lists its member alone) finds the pages that hold every one of its
+// words, and only those; one a page writes whole finds that page alone.
+func TestSearchFindsAQualifiedNameItsPageWritesApart(t *testing.T) {
+	w := newWiki(t)
+	mustUpdate(t, w, func(tx *Tx) error {
+		for path, body := range map[string]string{
+			"api/env":     "<h2>class BuildEnvironment</h2><p>Attributes</p><dl><dt>srcdir</dt><dd>Source directory.</dd></dl>",
+			"api/project": "<p>The project keeps a srcdir of its own.</p>",
+			"api/other":   "<p>A BuildEnvironment is made per build.</p>",
+			"api/whole":   "<p>Read config.srcdir first.</p>",
+		} {
+			if _, _, err := tx.New(path, NewOptions{Slots: map[string]string{"body": body}}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	for q, want := range map[string][]string{
+		"BuildEnvironment.srcdir": {"api/env.html"},
+		"config.srcdir":           {"api/whole.html"},
+		"Nosuch.srcdir":           nil,
+	} {
+		hits, err := w.Search(context.Background(), q, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var paths []string
+		for _, h := range hits {
+			paths = append(paths, h.Path)
+		}
+		if !reflect.DeepEqual(paths, want) {
+			t.Errorf("search %q: %v, want %v", q, paths, want)
+		}
+	}
+}
+
 // Any damage to the index file — a flipped byte anywhere, a cut end —
 // is noticed and the index rebuilt, with the same results.
 func TestSearchIndexDamageAnywhereIsRebuilt(t *testing.T) {

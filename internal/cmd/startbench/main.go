@@ -116,12 +116,28 @@ func main() {
 		ve = append(ve, timed(*prose, "--version"))
 	}
 	add(fmt.Sprintf("`wiki search` (%d pages) vs `prose --version`", *pages), median(se), median(ve), "≤ 2×")
+	// The Python wiki harness prose follows cannot run on this machine;
+	// its figures at 1,000 pages (docs/benchmarks.md) are quoted, wall
+	// time, with no commit on its side.
+	harness := func(name string, a sample, ms float64) {
+		rows = append(rows, row{name, a.String(), fmt.Sprintf("%.0f ms (quoted)", ms),
+			fmt.Sprintf("%.1f× faster", ms/(float64(a.wall)/float64(time.Millisecond))), "≥ 10× faster"})
+	}
+	harness("`wiki write-slot` vs the Python harness's write-slot", median(ws), harnessWriteSlotMS)
+	harness("`wiki search` vs the Python harness's search", median(se), harnessSearchMS)
 
 	fmt.Printf("| measure | prose (wall / CPU) | baseline (wall / CPU) | ratio (wall / CPU) | goal |\n|---|---|---|---|---|\n")
 	for _, r := range rows {
 		fmt.Printf("| %s | %s | %s | %s | %s |\n", r.name, r.a, r.b, r.ratio, r.goal)
 	}
 }
+
+// The Python wiki harness's wall times at 1,000 pages (the figures the
+// everyday-CLI goals were set against; it writes no commit or receipt).
+const (
+	harnessWriteSlotMS = 235
+	harnessSearchMS    = 370
+)
 
 // inits runs bin (with --version when it is prose) under inittrace and
 // returns the median over runs of the summed init clock, the bytes the
