@@ -71,8 +71,16 @@ func (g *graphView) summary() string {
 	for _, d := range g.m.Diagnostics {
 		count[d.Severity]++
 	}
-	return fmt.Sprintf("%d nodes, %d edges, %d errors, %d warnings, %d infos",
-		len(g.m.Topology.Nodes), len(g.m.Topology.Edges), count[SeverityError], count[SeverityWarning], count[SeverityInfo])
+	return strings.Join([]string{counted(len(g.m.Topology.Nodes), "node"), counted(len(g.m.Topology.Edges), "edge"),
+		counted(count[SeverityError], "error"), counted(count[SeverityWarning], "warning"), counted(count[SeverityInfo], "info")}, ", ")
+}
+
+// counted is "1 node", "2 nodes".
+func counted(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }
 
 func diagLine(d ManifestDiagnostic) string {

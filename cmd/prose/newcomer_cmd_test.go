@@ -184,6 +184,10 @@ func TestGraphDiagnosticsOnce(t *testing.T) {
 		if n := strings.Count(string(data), "unsatisfied"); code != 1 || n != 1 {
 			t.Errorf("graph --format %s into one file: exit %d, the diagnostic %d times:\n%s", format, code, n, data)
 		}
+		// The summary counts in the singular where there is one.
+		if !strings.Contains(string(data), "prose graph: 1 node, 0 edges, 1 error, 1 warning, 0 infos") {
+			t.Errorf("graph --format %s: the summary line does not count in the singular:\n%s", format, data)
+		}
 	}
 	// Apart, stderr still has them (for a graph piped into dot).
 	_, errs, _ := prose(t, "--vault", vdir, "graph", "--format", "mermaid")
