@@ -168,27 +168,7 @@ func (tb *toolbox) aliased(run func(context.Context, json.RawMessage) (string, e
 // anchor alone, or absolute stay as they are.
 func aliasLinks(h, from, to string, alias map[string]string) string {
 	from, to = withHTML(from), withHTML(to)
-	const attr = `href="`
-	if !strings.Contains(h, attr) {
-		return h
-	}
-	var sb strings.Builder
-	sb.Grow(len(h))
-	for {
-		i := strings.Index(h, attr)
-		if i < 0 {
-			sb.WriteString(h)
-			return sb.String()
-		}
-		sb.WriteString(h[:i+len(attr)])
-		h = h[i+len(attr):]
-		j := strings.IndexByte(h, '"')
-		if j < 0 {
-			j = len(h)
-		}
-		sb.WriteString(aliasHref(h[:j], from, to, alias))
-		h = h[j:]
-	}
+	return render.Hrefs(h, "", func(href string) string { return aliasHref(href, from, to, alias) })
 }
 
 // aliasHref is aliasLinks for one href (as written: entities kept).

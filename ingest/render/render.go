@@ -137,7 +137,17 @@ const LinkScheme = "prose-link:"
 // Relink rewrites each LinkScheme href in h with to(path, anchor), the
 // href that page writes (its own path relative to the page, its anchor).
 func Relink(h string, to func(path, anchor string) string) string {
-	const attr = `href="` + LinkScheme
+	return Hrefs(h, LinkScheme, func(raw string) string {
+		p, a, _ := strings.Cut(html.UnescapeString(raw), "#")
+		return html.EscapeString(to(p, a))
+	})
+}
+
+// Hrefs rewrites each double-quoted href in h that starts with prefix:
+// the attribute's value (prefix and all) becomes to(the rest of it, as
+// written, entities kept).
+func Hrefs(h, prefix string, to func(raw string) string) string {
+	attr := `href="` + prefix
 	if !strings.Contains(h, attr) {
 		return h
 	}
@@ -155,9 +165,7 @@ func Relink(h string, to func(path, anchor string) string) string {
 		if j < 0 {
 			j = len(h)
 		}
-		target := html.UnescapeString(h[:j])
-		p, a, _ := strings.Cut(target, "#")
-		sb.WriteString(html.EscapeString(to(p, a)))
+		sb.WriteString(to(h[:j]))
 		h = h[j:]
 	}
 }
