@@ -276,3 +276,44 @@ func pageTitles(t *testing.T, w *wiki.Wiki) string {
 	}
 	return "|" + strings.Join(titles, "|") + "|"
 }
+
+// A description of several blocks (Sphinx's class and its attributes, an
+// option and its example) is kept as those blocks on the source page, and
+// the attributes a class lists are no glossary terms; a glossary whose
+// list holds an entry shaped as an option ("<pathspec>") keeps its terms.
+func TestDescriptionsKeepTheirBlocksAndGlossariesTheirTerms(t *testing.T) {
+	_, w := newWiki(t)
+	api := readDoc(t, "envapi.html", `<html><head><title>Build environment API</title></head><body><h1>Build environment API</h1>
+<dl class="py class"><dt id="env.BuildEnvironment">class env.BuildEnvironment</dt><dd><p>The environment in which the project is built.</p>
+<p class="rubric">Attributes</p>
+<dl class="py attribute"><dt id="env.app">app</dt><dd><p>Reference to the Sphinx application object.</p></dd>
+<dt id="env.config">config</dt><dd><p>Reference to the Config object of the build.</p></dd></dl>
+<div class="highlight"><pre>env.doc2path(docname)
+    returns a path</pre></div></dd></dl></body></html>`)
+	gloss := readDoc(t, "gitglossary.html", `<html><head><title>gitglossary(7)</title></head><body><h1>gitglossary(7)</h1><h2>DESCRIPTION</h2>
+<dl><dt>bare repository</dt><dd><p>A repository without a working tree of its own.</p></dd>
+<dt>&lt;pathspec&gt;</dt><dd><p>A pattern used to limit paths in Git commands.</p><p>Pathspecs are used on the command line.</p></dd>
+<dt>detached HEAD</dt><dd><p>A HEAD that names a commit, not a branch.</p></dd></dl></body></html>`)
+	ingestDocs(t, w, api, gloss)
+	got := pageTitles(t, w)
+	for _, bad := range []string{":app|", ":config|"} {
+		if strings.Contains(got, bad) {
+			t.Errorf("pages %s include the attribute %q", got, bad)
+		}
+	}
+	for _, term := range []string{":bare repository|", ":detached HEAD|"} {
+		if !strings.Contains(got, term) {
+			t.Errorf("pages %s lack the glossary's term %q", got, term)
+		}
+	}
+	src := slotOf(t, w, pageOf(t, w, api.ID, "source"), "document")
+	for _, kept := range []string{
+		"<dd><p>The environment in which the project is built.</p>",
+		"<dt>app</dt><dd>Reference to the Sphinx application object.</dd>",
+		"<pre><code>env.doc2path(docname)\n    returns a path</code></pre></dd>",
+	} {
+		if !strings.Contains(src, kept) {
+			t.Errorf("the source page lacks %q:\n%s", kept, src)
+		}
+	}
+}

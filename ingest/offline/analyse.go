@@ -211,8 +211,14 @@ func (w *workspace) derive() []candidate {
 			if b.Kind != source.Definitions {
 				continue
 			}
+			// A list whose every entry is shaped as a term is a list of
+			// terms; one holding an option, a path or an expression among
+			// them ("-b", "info/refs", "%a") lists an interface, unless it
+			// is in a glossary (gitglossary's "<pathspec>" beside its
+			// "bare repository").
+			terms := shapedTerms(b) || inGlossary(&heads, doc, trails[i])
 			for _, d := range b.Defs {
-				if !declaresTerm(&heads, s, trails[i], b, d) || !isTerm(d.Term) || !once[strings.ToLower(d.Term)] || wiki.APIName(d.Term) != "" {
+				if !terms || !declaresTerm(&heads, s, trails[i], b, d) || !source.TermShaped(strings.Trim(d.Term, "*_`")) || strings.ContainsAny(d.Term, "\"/") || strings.HasSuffix(d.Term, ":") || !isTerm(d.Term) || !once[strings.ToLower(d.Term)] || wiki.APIName(d.Term) != "" {
 					continue // only a declared definition of a name; an API name (size_t) is anchored on the source page and listed in the index of names
 				}
 				if plainOrLabel(d.Term) && !inGlossary(&heads, doc, trails[i]) && !containsPhrase(strings.ToLower(s.Heading), strings.ToLower(d.Term)) {
@@ -516,6 +522,17 @@ func headingOr(s *source.Section, fallback string) string {
 		return s.Heading
 	}
 	return fallback
+}
+
+// shapedTerms reports whether every term of a definitions block is
+// shaped as one (source.TermShaped).
+func shapedTerms(b *source.Block) bool {
+	for _, d := range b.Defs {
+		if !source.TermShaped(strings.Trim(d.Term, "*_`\"")) {
+			return false
+		}
+	}
+	return true
 }
 
 func quote(s string) string { return "“" + s + "”" }

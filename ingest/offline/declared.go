@@ -50,10 +50,11 @@ var glossaryHeading = lazyre.New(`(?i)^[\s\d.]*(glossary|terms|terminology|defin
 // interfaceHeading names a section that lists an interface rather than
 // defining terms: a command's options, subcommands, arguments and exit
 // codes, a program's environment variables and configuration keys, a
-// format's fields and records. Its definition list is reference, not a
+// format's fields and records; a manual page's examples (a command line
+// and what it does). Its definition list is reference, not a
 // glossary: "add" under a manual page's SUBCOMMANDS, "0x2" under "ref
 // record". Its entries stay on the source page, anchored.
-var interfaceHeading = lazyre.New(`(?i)\b(sub-?commands?|commands?|options?|flags|switches|arguments?|parameters?|actions?|fields?|records?|environment|variables|configuration|config keys|settings|keys|messages|exit (status|codes?)|return values?|directives?)\b`)
+var interfaceHeading = lazyre.New(`(?i)\b(sub-?commands?|commands?|options?|flags|switches|arguments?|parameters?|actions?|fields?|records?|environment|variables|configuration|config keys|settings|keys|messages|exit (status|codes?)|return values?|directives?|examples?)\b`)
 
 // declaresTerm reports whether definition d of block b is declared as
 // one: in a list of two definitions or more (a definition list, a list of

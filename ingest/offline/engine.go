@@ -32,8 +32,12 @@ func init() {
 // revision 3 gives a plain lower-case word or a short label a list defines
 // ("abort", "W1") a page only in a glossary; revision 4 none to a
 // numbered label ("Case 2"), a field beside its placeholder ("nonce
-// <nonce>"), a declaration or a command line.
-const Revision = "offline-4"
+// <nonce>"), a declaration or a command line; revision 5 takes the terms
+// of a definition list that holds an option or a path among them only in
+// a glossary (gitglossary's, whose "<pathspec>" had hidden the rest), and
+// none from a manual page's examples, a quoted value, a path or a label
+// ending in a colon.
+const Revision = "offline-5"
 
 // Engine is the offline model.
 type Engine struct{}

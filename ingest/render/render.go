@@ -15,6 +15,7 @@ package render
 import (
 	"fmt"
 	"html"
+	"reflect"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -31,8 +32,10 @@ import (
 // source's contents its sections' anchors; revision 3 leaves out table
 // rows whose cells are all empty; revision 4 links a plain one-word term
 // only where a page names it as code (Linker), and reads a definition
-// list that is a table of contents as the list of links it is.
-const Revision = "render-4"
+// list that is a table of contents as the list of links it is; revision
+// 5 renders a description of several paragraphs, code or lists as those
+// blocks (Definition.Body), where it had been one run of text.
+const Revision = "render-5"
 
 // SplitAt is the size of rendered HTML past which a document is split
 // into section pages.
@@ -543,10 +546,20 @@ func block(b source.Block, link func(string) string, names map[string]int) strin
 			sb.WriteString("<dt" + id + ">" + html.EscapeString(d.Term) + "</dt>")
 			// Terms the source defines together (<dt>a</dt><dt>b</dt><dd>…)
 			// share one meaning, shown once.
-			if i+1 < len(b.Defs) && b.Defs[i+1].Meaning == d.Meaning {
+			if i+1 < len(b.Defs) && sameMeaning(b.Defs[i+1], d) {
 				continue
 			}
-			wrap(&sb, "<dd>", text(d.Meaning), "</dd>")
+			if len(d.Body) == 0 {
+				wrap(&sb, "<dd>", text(d.Meaning), "</dd>")
+				continue
+			}
+			// A description of several blocks: its first paragraph, then
+			// the rest in order, nested lists and code as they are.
+			wrap(&sb, "<dd><p>", text(d.Meaning), "</p>")
+			for _, x := range d.Body {
+				sb.WriteString(strings.TrimSuffix(block(x, link, names), "\n"))
+			}
+			sb.WriteString("</dd>")
 		}
 		sb.WriteString("</dl>")
 	case source.Table:
@@ -578,6 +591,12 @@ func block(b source.Block, link func(string) string, names map[string]int) strin
 	}
 	sb.WriteString("\n")
 	return sb.String()
+}
+
+// sameMeaning reports whether two definitions say the same: terms the
+// source defines together.
+func sameMeaning(a, b source.Definition) bool {
+	return a.Meaning == b.Meaning && reflect.DeepEqual(a.Body, b.Body)
 }
 
 // turn renders one message of a conversation: who said it, then what they

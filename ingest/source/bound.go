@@ -47,7 +47,7 @@ func blockSize(b Block) int {
 		n += len(it)
 	}
 	for _, df := range b.Defs {
-		n += len(df.Term) + len(df.Meaning)
+		n += defSize(df)
 	}
 	for _, h := range b.Header {
 		n += len(h)
@@ -56,6 +56,15 @@ func blockSize(b Block) int {
 		for _, c := range r {
 			n += len(c)
 		}
+	}
+	return n
+}
+
+// defSize is the bytes of text a definition holds, its Body's with it.
+func defSize(df Definition) int {
+	n := len(df.Term) + len(df.Meaning)
+	for _, x := range df.Body {
+		n += blockSize(x)
 	}
 	return n
 }
@@ -96,6 +105,15 @@ func cutBlock(b Block) []Block {
 		size := 0
 		cur := Block{Kind: Definitions}
 		for _, df := range b.Defs {
+			if len(df.Body) > 0 && defSize(df) <= MaxBlock {
+				if n := defSize(df); size+n > MaxBlock && len(cur.Defs) > 0 {
+					out = append(out, cur)
+					cur, size = Block{Kind: Definitions}, 0
+				}
+				cur.Defs = append(cur.Defs, df)
+				size += defSize(df)
+				continue
+			}
 			for _, m := range CutInline(df.Meaning, MaxBlock) {
 				n := len(df.Term) + len(m)
 				if size+n > MaxBlock && len(cur.Defs) > 0 {
@@ -105,8 +123,25 @@ func cutBlock(b Block) []Block {
 				cur.Defs = append(cur.Defs, Definition{Term: df.Term, Meaning: m})
 				size += n
 			}
+			if len(df.Body) > 0 {
+				// A description past MaxBlock: its later blocks follow the
+				// definition in the section, each bounded in its turn.
+				if len(cur.Defs) > 0 {
+					out = append(out, cur)
+				}
+				cur, size = Block{Kind: Definitions}, 0
+				for _, x := range df.Body {
+					if blockSize(x) <= MaxBlock {
+						out = append(out, x)
+					} else {
+						out = append(out, cutBlock(x)...)
+					}
+				}
+			}
 		}
-		out = append(out, cur)
+		if len(cur.Defs) > 0 || len(out) == 0 {
+			out = append(out, cur)
+		}
 	case Table:
 		head := 0
 		for _, h := range b.Header {

@@ -103,20 +103,31 @@ func parseDefinition(line string) (Definition, bool) {
 		return Definition{}, false
 	}
 	term, meaning := strings.Trim(clean(Plain(m[1])), "*_`\""), clean(m[2])
-	if term == "" || len(strings.Fields(term)) > 5 || len(strings.Fields(meaning)) < 2 {
-		return Definition{}, false
-	}
-	first := []rune(term)[0]
-	if !unicode.IsLetter(first) && !unicode.IsDigit(first) && first != '{' {
-		return Definition{}, false
-	}
-	lower := strings.ToLower(term)
-	if notTerms[lower] || strings.HasPrefix(lower, "step ") || strings.Contains(term, "//") ||
-		strings.HasSuffix(lower, "http") || strings.HasSuffix(lower, "https") || isNumber(term) ||
-		strings.ContainsAny(term, ".?!()[]<>=") {
+	if !TermShaped(term) || len(strings.Fields(meaning)) < 2 {
 		return Definition{}, false
 	}
 	return Definition{Term: term, Meaning: meaning}, true
+}
+
+// TermShaped reports whether a line's "term: meaning" could start with
+// term (its marks of emphasis, code and quotation trimmed): at most five
+// words, starting with a letter, a digit or a brace (an API's `{id}`),
+// no label ("Note", "Step 2"), URL scheme, number, path or expression
+// (".?!()[]<>=": "-c <key>=<value>", "%a", "fs.watch()"). The offline
+// engine asks it of a definition list's terms too: an entry of any other
+// shape stays on its source page.
+func TermShaped(term string) bool {
+	if term == "" || len(strings.Fields(term)) > 5 {
+		return false
+	}
+	first := []rune(term)[0]
+	if !unicode.IsLetter(first) && !unicode.IsDigit(first) && first != '{' {
+		return false
+	}
+	lower := strings.ToLower(term)
+	return !(notTerms[lower] || strings.HasPrefix(lower, "step ") || strings.Contains(term, "//") ||
+		strings.HasSuffix(lower, "http") || strings.HasSuffix(lower, "https") || isNumber(term) ||
+		strings.ContainsAny(term, ".?!()[]<>="))
 }
 
 func isNumber(s string) bool {

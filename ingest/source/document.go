@@ -104,10 +104,21 @@ type Block struct {
 	Rows   [][]string   `json:",omitempty"`
 }
 
-// Definition is a term and what it means.
+// Definition is a term and what it means. Meaning is inline Markdown
+// (see EscapeText): a description of one paragraph, or the first of a
+// description holding more — its later paragraphs, code, lists and
+// nested definitions (Sphinx's class and its attributes, an option and
+// its example) are Body, in the source's order, at most MaxNesting
+// descriptions deep.
 type Definition struct {
 	Term, Meaning string
+	Body          []Block `json:",omitempty"`
 }
+
+// MaxNesting is how many descriptions deep a definition's Body may
+// hold blocks of its own; a description nested deeper is read as the
+// one run of text it holds.
+const MaxNesting = 3
 
 // Link is a hyperlink found in the source.
 type Link struct {
@@ -133,21 +144,29 @@ func (d *Document) Prose() string {
 	sb.Grow(d.proseSize()) // a 16 MiB source's text, built once
 	for _, s := range d.Sections {
 		for _, b := range s.Blocks {
-			switch b.Kind {
-			case Paragraph, Quote, Turn:
-				add(&sb, b.Text)
-			case List, Steps:
-				for _, it := range b.Items {
-					add(&sb, it)
-				}
-			case Definitions:
-				for _, df := range b.Defs {
-					add(&sb, df.Term+": "+df.Meaning)
-				}
-			}
+			addProse(&sb, b)
 		}
 	}
 	return sb.String()
+}
+
+// addProse adds the running text of b to sb (see Prose).
+func addProse(sb *strings.Builder, b Block) {
+	switch b.Kind {
+	case Paragraph, Quote, Turn:
+		add(sb, b.Text)
+	case List, Steps:
+		for _, it := range b.Items {
+			add(sb, it)
+		}
+	case Definitions:
+		for _, df := range b.Defs {
+			add(sb, df.Term+": "+df.Meaning)
+			for _, x := range df.Body {
+				addProse(sb, x)
+			}
+		}
+	}
 }
 
 // proseSize is the length of Prose, or a little more.
@@ -155,17 +174,27 @@ func (d *Document) proseSize() int {
 	n := 0
 	for _, s := range d.Sections {
 		for _, b := range s.Blocks {
-			switch b.Kind {
-			case Paragraph, Quote, Turn:
-				n += len(b.Text) + 2
-			case List, Steps:
-				for _, it := range b.Items {
-					n += len(it) + 2
-				}
-			case Definitions:
-				for _, df := range b.Defs {
-					n += len(df.Term) + len(df.Meaning) + 4
-				}
+			n += blockProse(b)
+		}
+	}
+	return n
+}
+
+// blockProse is the length of b's running text in Prose, or a little more.
+func blockProse(b Block) int {
+	n := 0
+	switch b.Kind {
+	case Paragraph, Quote, Turn:
+		n += len(b.Text) + 2
+	case List, Steps:
+		for _, it := range b.Items {
+			n += len(it) + 2
+		}
+	case Definitions:
+		for _, df := range b.Defs {
+			n += len(df.Term) + len(df.Meaning) + 4
+			for _, x := range df.Body {
+				n += blockProse(x)
 			}
 		}
 	}

@@ -164,6 +164,8 @@ type htmlReader struct {
 	// headingIDs are the ids of containers that name the heading they
 	// hold first (mark).
 	headingIDs map[*html.Node][]string
+	// depth is how many descriptions (<dd>) deep the reader reads.
+	depth int
 }
 
 // pendingID is an id met at a place of the document: sections and the
@@ -287,9 +289,9 @@ func (r *htmlReader) node(n *html.Node) {
 					if len(terms) == 0 {
 						terms = last // a second meaning of the same terms
 					}
-					meaning := r.inline(c)
+					meaning, body := r.description(c)
 					for _, term := range terms {
-						defs = append(defs, Definition{Term: term, Meaning: meaning})
+						defs = append(defs, Definition{Term: term, Meaning: meaning, Body: body})
 					}
 					last, terms = terms, nil
 				case atom.Div:
@@ -604,6 +606,57 @@ func (r *htmlReader) labelledList(n *html.Node) bool {
 		}
 	}
 	return true
+}
+
+// description is what a <dd> says: the one run of text it holds, or, when
+// it holds paragraphs, code, lists or definitions of its own (an option
+// and its example, Sphinx's class and its attributes), its first
+// paragraph and the blocks after it, in order (Definition.Body). Its ids
+// are its list's (own); its links are the document's.
+func (r *htmlReader) description(dd *html.Node) (string, []Block) {
+	if r.depth >= MaxNesting || !describesInBlocks(dd) {
+		return r.inline(dd), nil
+	}
+	sub := htmlReader{d: &Document{Kind: r.d.Kind}, skip: r.skip, depth: r.depth + 1}
+	sub.children(dd)
+	sub.flush()
+	ss := sub.d.Sections
+	if len(ss) != 1 || ss[0].Heading != "" || len(ss[0].Blocks) < 2 || ss[0].Blocks[0].Kind != Paragraph {
+		// A heading inside, or no paragraph first: one run of text, as
+		// a description of one paragraph is.
+		return r.inline(dd), nil
+	}
+	r.d.Links = append(r.d.Links, sub.d.Links...)
+	return ss[0].Blocks[0].Text, ss[0].Blocks[1:]
+}
+
+// describesInBlocks reports whether n holds more than one block element
+// (paragraphs, code, lists, tables, quotes), or one that is no paragraph,
+// found through the containers around them.
+func describesInBlocks(n *html.Node) bool {
+	count, other := 0, false
+	var walk func(*html.Node) bool // true: found enough
+	walk = func(n *html.Node) bool {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.ElementNode || isChrome(c) {
+				continue
+			}
+			switch c.DataAtom {
+			case atom.P, atom.Pre, atom.Ul, atom.Ol, atom.Dl, atom.Table, atom.Blockquote:
+				count++
+				other = other || c.DataAtom != atom.P
+				if count > 1 || other {
+					return true
+				}
+			default:
+				if walk(c) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return walk(n)
 }
 
 // contentsList returns the entries of a definition list that is a table

@@ -124,6 +124,8 @@ func frontMatter(src []byte) ([]byte, string) {
 type mdReader struct {
 	d   *Document
 	src []byte
+	// depth is how many descriptions deep the reader reads.
+	depth int
 }
 
 func (r *mdReader) block(n ast.Node) {
@@ -133,6 +135,10 @@ func (r *mdReader) block(n ast.Node) {
 	case *ast.Paragraph, *ast.TextBlock:
 		r.d.addBlock(textBlock(strings.Split(r.inline(n, "\n"), "\n")))
 	case *ast.List:
+		if b, ok := r.describedList(n); ok {
+			r.d.addBlock(b)
+			return
+		}
 		var items []string
 		for it := n.FirstChild(); it != nil; it = it.NextSibling() {
 			items = append(items, r.item(it))
@@ -182,6 +188,90 @@ func (r *mdReader) block(n ast.Node) {
 			r.d.addBlock(Block{Kind: Definitions, Defs: defs})
 		}
 	}
+}
+
+// describedList reads a list of definitions: one whose every item starts
+// "**term**: meaning" (the form Document.Markdown writes a definition in,
+// whatever the term holds) or, when an item holds more than its first
+// paragraph, is a "term: meaning" line; what an item holds after its first
+// paragraph (paragraphs, code, lists indented under it) is the
+// definition's Body. ok is false for any other list, read as its items'
+// text.
+func (r *mdReader) describedList(l *ast.List) (Block, bool) {
+	if l.IsOrdered() {
+		return Block{}, false
+	}
+	more, bold := false, true
+	for it := l.FirstChild(); it != nil; it = it.NextSibling() {
+		switch it.FirstChild().(type) {
+		case *ast.Paragraph, *ast.TextBlock:
+		default:
+			return Block{}, false
+		}
+		more = more || it.FirstChild().NextSibling() != nil
+		bold = bold && boldTerm(it.FirstChild(), r.src)
+	}
+	if !more && !bold || more && r.depth >= MaxNesting {
+		return Block{}, false // deeper, a description is one run of text
+	}
+	start := len(r.d.Links)
+	var defs []Definition
+	var firsts []string
+	var bodies [][]Block
+	for it := l.FirstChild(); it != nil; it = it.NextSibling() {
+		first := it.FirstChild()
+		if bold {
+			at := len(r.d.Links)
+			lead := r.inline(first.FirstChild(), " ")
+			r.d.Links = r.d.Links[:at] // recorded again with the item's text
+			full := clean(r.inline(first, " "))
+			meaning := strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(full, clean(lead)), ":"))
+			defs = append(defs, Definition{Term: clean(Plain(lead)), Meaning: meaning})
+		} else {
+			firsts = append(firsts, clean(r.inline(first, " ")))
+		}
+		sub := mdReader{d: &Document{Kind: r.d.Kind}, src: r.src, depth: r.depth + 1}
+		for c := first.NextSibling(); c != nil; c = c.NextSibling() {
+			sub.block(c)
+		}
+		ss := sub.d.Sections
+		if len(ss) > 1 || (len(ss) == 1 && ss[0].Heading != "") {
+			r.d.Links = r.d.Links[:start]
+			return Block{}, false // a heading inside an item
+		}
+		var body []Block
+		if len(ss) == 1 {
+			body = ss[0].Blocks
+		}
+		bodies = append(bodies, body)
+		r.d.Links = append(r.d.Links, sub.d.Links...)
+	}
+	if !bold {
+		var ok bool
+		if defs, ok = allDefinitions(firsts, 1); !ok || len(defs) != len(firsts) {
+			r.d.Links = r.d.Links[:start] // read again as the list's items
+			return Block{}, false
+		}
+	}
+	for i := range defs {
+		defs[i].Body = bodies[i]
+	}
+	return Block{Kind: Definitions, Defs: defs}, true
+}
+
+// boldTerm reports whether paragraph p starts with a term in strong
+// emphasis and a colon after it: "**term**: meaning".
+func boldTerm(p ast.Node, src []byte) bool {
+	em, ok := p.FirstChild().(*ast.Emphasis)
+	if !ok || em.Level != 2 {
+		return false
+	}
+	t, ok := em.NextSibling().(*ast.Text)
+	if !ok {
+		return false
+	}
+	v := string(t.Segment.Value(src))
+	return v == ":" || strings.HasPrefix(v, ": ")
 }
 
 // item is the text of a list item or description: its blocks joined, a

@@ -43,12 +43,15 @@ func (d *Document) writeMarkdown(sb *strings.Builder) {
 		if s.Heading != "" && !(i == 0 && s.Level == 1 && s.Heading == d.Title) {
 			fmt.Fprintf(sb, "\n%s %s\n", strings.Repeat("#", min(max(s.Level, 2), 6)), plainLine(s.Heading))
 		}
+		var prev BlockKind
 		for _, b := range s.Blocks {
 			if d.Kind == Conversation && b.Kind != Turn {
 				continue // the structure of an answer is in its turn's text
 			}
+			sb.WriteString(listBreak(prev, b.Kind))
 			sb.WriteString("\n")
 			writeBlock(sb, b)
+			prev = b.Kind
 		}
 	}
 }
@@ -75,6 +78,16 @@ func writeBlock(sb *strings.Builder, b Block) {
 	case Definitions:
 		for _, df := range b.Defs {
 			fmt.Fprintf(sb, "- **%s**: %s\n", plainLine(df.Term), oneLine(df.Meaning))
+			// The description's later blocks, inside its item.
+			var prev BlockKind
+			for _, x := range df.Body {
+				var bb strings.Builder
+				bb.WriteString(listBreak(prev, x.Kind))
+				writeBlock(&bb, x)
+				sb.WriteString("\n")
+				indent(sb, bb.String(), "  ")
+				prev = x.Kind
+			}
 		}
 	case Table:
 		cols := len(b.Header)
@@ -187,13 +200,16 @@ func (d *Document) MarkdownParts(limit int) []string {
 			}
 			cont = "\n" + head + " (continued)\n"
 		}
+		var prev BlockKind
 		for _, b := range s.Blocks {
 			if d.Kind == Conversation && b.Kind != Turn {
 				continue // the structure of an answer is in its turn's text
 			}
 			var bb strings.Builder
+			bb.WriteString(listBreak(prev, b.Kind))
 			bb.WriteString("\n")
 			writeBlock(&bb, b)
+			prev = b.Kind
 			text := bb.String()
 			for text != "" {
 				room := limit - cur.Len()
@@ -240,4 +256,30 @@ func cutAt(s string, n int) string {
 		}
 	}
 	return s[:n]
+}
+
+// indent writes text with each line but an empty one after prefix.
+func indent(sb *strings.Builder, text, prefix string) {
+	for text != "" {
+		line := text
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			line = text[:i+1]
+		}
+		text = text[len(line):]
+		if line != "\n" {
+			sb.WriteString(prefix)
+		}
+		sb.WriteString(line)
+	}
+}
+
+// listBreak is what ends a list before a list of the same marker (a
+// list, or definitions, after a list or definitions; steps after steps),
+// which Markdown would read as one list with it: an empty comment.
+func listBreak(prev, next BlockKind) string {
+	bullet := func(k BlockKind) bool { return k == List || k == Definitions }
+	if bullet(prev) && bullet(next) || prev == Steps && next == Steps {
+		return "\n<!-- -->\n"
+	}
+	return ""
 }
