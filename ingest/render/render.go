@@ -572,11 +572,17 @@ func block(b source.Block, link func(string) string, names map[string]int) strin
 			sb.WriteString("</tr></thead>")
 		}
 		sb.WriteString("<tbody>")
+		cols := len(b.Header)
+		for _, r := range b.Rows {
+			cols = max(cols, len(r))
+		}
 		for _, r := range b.Rows {
 			sb.WriteString("<tr>")
 			for _, c := range r {
 				wrap(&sb, "<td>", text(c), "</td>")
 			}
+			// A short row is as wide as its table.
+			sb.WriteString(strings.Repeat("<td></td>", cols-len(r)))
 			sb.WriteString("</tr>")
 		}
 		sb.WriteString("</tbody></table>")

@@ -186,8 +186,27 @@ func oneOf(s string, set ...string) bool {
 	return false
 }
 
-// tableBlock is a table, or a definitions block for a glossary table.
+// tableBlock is a table, or a definitions block for a glossary table. A
+// header whose every cell is empty is none (the row Markdown needs above
+// a table that has no header), and a row ends at its last cell holding
+// anything (the page shows every row as wide as its table).
 func tableBlock(header []string, rows [][]string) Block {
+	empty := true
+	for _, h := range header {
+		empty = empty && strings.TrimSpace(h) == ""
+	}
+	if empty {
+		header = nil
+	}
+	// A row's empty cells at its end are the padding Markdown gives a
+	// short row: none.
+	for i, r := range rows {
+		n := len(r)
+		for n > 0 && strings.TrimSpace(r[n-1]) == "" {
+			n--
+		}
+		rows[i] = r[:n]
+	}
 	if defs, ok := glossaryTable(header, rows); ok {
 		return Block{Kind: Definitions, Defs: defs}
 	}

@@ -88,3 +88,24 @@ func TestALongDescriptionIsBounded(t *testing.T) {
 		t.Errorf("%d blocks, %d words", n, strings.Count(d.Prose(), "word"))
 	}
 }
+
+// A table with no header and rows shorter than it reads back as it was:
+// Markdown's empty header row and the padding of short rows are none.
+func TestAHeaderlessRaggedTableReadsBack(t *testing.T) {
+	src := `<html><body><h1>Notes</h1><table><tr><td>Notes: 1. Older versions omit them.</td><td>more</td></tr><tr><td>2. Test data unavailable.</td></tr></table></body></html>`
+	d, err := Read("notes.html", []byte(src), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := d.Sections[len(d.Sections)-1].Blocks[0]
+	if b.Kind != Table || b.Header != nil || len(b.Rows[1]) != 1 {
+		t.Fatalf("table %+v", b)
+	}
+	back, err := ReadQuoted("source.md", []byte(strings.TrimRight(d.Markdown(), "\n")+"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := sameOutline(quotedOutline(d), back, true); diff != "" {
+		t.Errorf("read back: %s\n%s", diff, d.Markdown())
+	}
+}
