@@ -293,10 +293,12 @@ func TestDescriptionsKeepTheirBlocksAndGlossariesTheirTerms(t *testing.T) {
 	gloss := readDoc(t, "gitglossary.html", `<html><head><title>gitglossary(7)</title></head><body><h1>gitglossary(7)</h1><h2>DESCRIPTION</h2>
 <dl><dt>bare repository</dt><dd><p>A repository without a working tree of its own.</p></dd>
 <dt>&lt;pathspec&gt;</dt><dd><p>A pattern used to limit paths in Git commands.</p><p>Pathspecs are used on the command line.</p></dd>
-<dt>detached HEAD</dt><dd><p>A HEAD that names a commit, not a branch.</p></dd></dl></body></html>`)
+<dt>detached HEAD</dt><dd><p>A HEAD that names a commit, not a branch.</p></dd>
+<dt>major : non-negative integer</dt><dd><p>The major number of the version.</p></dd>
+<dt>Example1:</dt><dd><p>A first example of the markup.</p></dd></dl></body></html>`)
 	ingestDocs(t, w, api, gloss)
 	got := pageTitles(t, w)
-	for _, bad := range []string{":app|", ":config|"} {
+	for _, bad := range []string{":app|", ":config|", ":major : non-negative integer|", ":Example1:|"} {
 		if strings.Contains(got, bad) {
 			t.Errorf("pages %s include the attribute %q", got, bad)
 		}

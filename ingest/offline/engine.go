@@ -35,8 +35,8 @@ func init() {
 // <nonce>"), a declaration or a command line; revision 5 takes the terms
 // of a definition list that holds an option or a path among them only in
 // a glossary (gitglossary's, whose "<pathspec>" had hidden the rest), and
-// none from a manual page's examples, a quoted value, a path or a label
-// ending in a colon.
+// none from a manual page's examples, a quoted value, a path, a label
+// ending in a colon or a term beside its classifier ("major : integer").
 const Revision = "offline-5"
 
 // Engine is the offline model.
