@@ -16,6 +16,10 @@ func fuzzKind(f *testing.F, name string, seeds ...string) {
 		}
 		_ = d.Prose()
 		_ = d.Definitions()
+		// Its quotation reads, and the reading quotes again.
+		if back, err := ReadQuoted("source.md", []byte(d.Markdown())); err == nil {
+			_ = back.Markdown()
+		}
 		for _, b := range blockTexts(d) {
 			checkInlineHTML(t, b, InlineHTML(b))
 		}
@@ -23,7 +27,7 @@ func fuzzKind(f *testing.F, name string, seeds ...string) {
 }
 
 func FuzzMarkdown(f *testing.F) {
-	fuzzKind(f, "f.md", "# T\n\n1. a\n2. b\n\n- **X**: y z\n\n| Term | Meaning |\n|--|--|\n|a|b c|\n", "---\ntitle: x\n---\n```go\nx\n```\n", "A\n: b c\n", "A List<String> and ![alt *x*](i.png) <b>b</b><br><script>x</script>\n\n<div>\n<name> <p>t</p>\n</div>\n\n- a\n\n  <p>x</p>\n")
+	fuzzKind(f, "f.md", "# T\n\n1. a\n2. b\n\n- **X**: y z\n\n| Term | Meaning |\n|--|--|\n|a|b c|\n", "---\ntitle: x\n---\n```go\nx\n```\n", "A\n: b c\n", "- **-b**: x y\n\n  more words\n\n  ```\n  code\n  ```\n\n  - **in**: a b\n- **c**: d e\n", "A List<String> and ![alt *x*](i.png) <b>b</b><br><script>x</script>\n\n<div>\n<name> <p>t</p>\n</div>\n\n- a\n\n  <p>x</p>\n")
 }
 
 func FuzzText(f *testing.F) {
@@ -31,7 +35,7 @@ func FuzzText(f *testing.F) {
 }
 
 func FuzzHTML(f *testing.F) {
-	fuzzKind(f, "f.html", "<title>T</title><main><h2>x</h2><dl><dt>a</dt><dd>b</dd></dl><table><tr><th>Term</th><th>Meaning</th></tr><tr><td>a</td><td>b</td></tr></table></main>", "<pre class=language-go>x</pre><a href=x>y</a>")
+	fuzzKind(f, "f.html", "<title>T</title><main><h2>x</h2><dl><dt>a</dt><dd>b</dd></dl><table><tr><th>Term</th><th>Meaning</th></tr><tr><td>a</td><td>b</td></tr></table></main>", "<pre class=language-go>x</pre><a href=x>y</a>", "<dl><dt>-b</dt><dd><p>a b</p><pre>\tx\n\n y</pre><dl><dt>in</dt><dd><p>c d</p><ul><li>e</li></ul></dd></dl></dd></dl><table><tr><td>x</td><td></td></tr><tr><td>y</td></tr></table>")
 }
 
 func FuzzConversation(f *testing.F) {

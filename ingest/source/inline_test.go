@@ -13,7 +13,16 @@ import (
 func blockTexts(d *Document) []string {
 	var out []string
 	for _, s := range d.Sections {
-		for _, b := range s.Blocks {
+		out = appendBlockTexts(out, s.Blocks)
+	}
+	return out
+}
+
+// appendBlockTexts adds the inline texts of blocks, a description's Body
+// with its definition, to out.
+func appendBlockTexts(out []string, blocks []Block) []string {
+	for _, b := range blocks {
+		{
 			switch b.Kind {
 			case Paragraph, Quote:
 				out = append(out, b.Text)
@@ -22,6 +31,7 @@ func blockTexts(d *Document) []string {
 			case Definitions:
 				for _, df := range b.Defs {
 					out = append(out, df.Meaning)
+					out = appendBlockTexts(out, df.Body)
 				}
 			case Table:
 				out = append(out, b.Header...)
