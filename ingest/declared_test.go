@@ -295,10 +295,11 @@ func TestDescriptionsKeepTheirBlocksAndGlossariesTheirTerms(t *testing.T) {
 <dt>&lt;pathspec&gt;</dt><dd><p>A pattern used to limit paths in Git commands.</p><p>Pathspecs are used on the command line.</p></dd>
 <dt>detached HEAD</dt><dd><p>A HEAD that names a commit, not a branch.</p></dd>
 <dt>major : non-negative integer</dt><dd><p>The major number of the version.</p></dd>
-<dt>Example1:</dt><dd><p>A first example of the markup.</p></dd></dl></body></html>`)
+<dt>Example1:</dt><dd><p>A first example of the markup.</p></dd>
+<dt>frobnicator</dt><dd><ul><li>a first thing it does</li><li>a second thing it does</li></ul></dd></dl></body></html>`)
 	ingestDocs(t, w, api, gloss)
 	got := pageTitles(t, w)
-	for _, bad := range []string{":app|", ":config|", ":major : non-negative integer|", ":Example1:|"} {
+	for _, bad := range []string{":app|", ":config|", ":major : non-negative integer|", ":Example1:|", ":frobnicator|"} {
 		if strings.Contains(got, bad) {
 			t.Errorf("pages %s include the attribute %q", got, bad)
 		}

@@ -218,7 +218,7 @@ func (w *workspace) derive() []candidate {
 			// "bare repository").
 			terms := shapedTerms(b) || inGlossary(&heads, doc, trails[i])
 			for _, d := range b.Defs {
-				if !terms || !declaresTerm(&heads, s, trails[i], b, d) || !source.TermShaped(strings.Trim(d.Term, "*_`")) || strings.ContainsAny(d.Term, "\"/:") || !isTerm(d.Term) || !once[strings.ToLower(d.Term)] || wiki.APIName(d.Term) != "" {
+				if !terms || strings.TrimSpace(d.Meaning) == "" || !declaresTerm(&heads, s, trails[i], b, d) || !source.TermShaped(strings.Trim(d.Term, "*_`")) || strings.ContainsAny(d.Term, "\"/:") || !isTerm(d.Term) || !once[strings.ToLower(d.Term)] || wiki.APIName(d.Term) != "" {
 					continue // only a declared definition of a name; an API name (size_t) is anchored on the source page and listed in the index of names
 				}
 				if plainOrLabel(d.Term) && !inGlossary(&heads, doc, trails[i]) && !containsPhrase(strings.ToLower(s.Heading), strings.ToLower(d.Term)) {

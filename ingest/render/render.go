@@ -555,7 +555,10 @@ func block(b source.Block, link func(string) string, names map[string]int) strin
 			}
 			// A description of several blocks: its first paragraph, then
 			// the rest in order, nested lists and code as they are.
-			wrap(&sb, "<dd><p>", text(d.Meaning), "</p>")
+			sb.WriteString("<dd>")
+			if d.Meaning != "" {
+				wrap(&sb, "<p>", text(d.Meaning), "</p>")
+			}
 			for _, x := range d.Body {
 				sb.WriteString(strings.TrimSuffix(block(x, link, names), "\n"))
 			}

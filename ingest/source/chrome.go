@@ -11,8 +11,11 @@ import (
 // navigation: texinfo's node header and panel ("Next: … Previous: … Up:
 // …"), DocBook's navigation header and footer tables, Sphinx's sidebar,
 // related bar and footer, Doxygen's navigation path and header, and the
-// header links every heading of Sphinx and MkDocs carries (the ¶).
+// header links every heading of Sphinx and MkDocs carries (the ¶), and
+// Sphinx's links between an API entry and its code ("[source]" after
+// a signature, "[docs]" in the listing of a module's code).
 var generatorChrome = map[string]bool{
+	"viewcode-link": true, "viewcode-back": true,
 	"header": true, "nav-panel": true, "navheader": true, "navfooter": true,
 	"sphinxsidebar": true, "sphinxsidebarwrapper": true, "related": true, "footer": true,
 	"navpath": true, "headerlink": true, "anchorjs-link": true, "header-anchor": true,

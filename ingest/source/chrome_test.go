@@ -58,14 +58,53 @@ func TestAnIconLinkShowsNoURL(t *testing.T) {
 	}
 }
 
-// The cells of a table inside a definition stay words apart (Doxygen's
-// parameter tables: "[in]env" then "An environment handle").
+// The cells of a table inside a definition stay cells, words apart
+// (Doxygen's parameter tables: "[in]", "env", "An environment handle"),
+// and a table inside a definition's text stays words apart.
 func TestNestedBlocksKeepTheirWordsApart(t *testing.T) {
 	d, err := Read("p.html", []byte(`<body><h1>P</h1><dl><dt>Parameters</dt><dd><table><tr><td>[in]</td><td>env</td><td>An environment handle</td></tr></table></dd></dl></body>`), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if md := d.Markdown(); !strings.Contains(md, "env An environment") {
+	if md := d.Markdown(); !strings.Contains(md, "| \\[in\\] | env | An environment handle |") {
 		t.Errorf("got\n%s", md)
+	}
+	// Past MaxNesting a description is one run of text.
+	deep := `<table><tr><td>[in]</td><td>env</td></tr></table>`
+	for i := 0; i <= MaxNesting; i++ {
+		deep = `<dl><dt>Parameters</dt><dd><p>The handle:</p>` + deep + `</dd></dl>`
+	}
+	d, err = Read("p.html", []byte(`<body><h1>P</h1>`+deep+`</body>`), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if md := d.Markdown(); !strings.Contains(md, "[in\\] env") {
+		t.Errorf("got\n%s", md)
+	}
+}
+
+// Sphinx's links between an entry and its code ("[source]" after a
+// signature, "[docs]" in a module's listing) and a listing's copy button
+// are chrome: neither the term nor the code holds them.
+func TestSphinxCodeLinksAreChrome(t *testing.T) {
+	src := `<html><head><title>API</title></head><body><h1>API</h1><dl class="py class"><dt id="x.Env">class x.Env<a class="reference internal" href="_modules/x.html#Env"><span class="viewcode-link"><span class="pre">[source]</span></span></a></dt><dd><p>The environment of the build.</p></dd></dl>
+<div class="highlight"><pre><a class="viewcode-back" href="api.html#x.Env">[docs]</a><span class="k">class</span> <span class="nc">Env</span>: pass<button class="copybtn">Copy</button></pre></div></body></html>`
+	d, err := Read("api.html", []byte(src), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var term, code string
+	for _, s := range d.Sections {
+		for _, b := range s.Blocks {
+			if b.Kind == Definitions {
+				term = b.Defs[0].Term
+			}
+			if b.Kind == Code {
+				code = b.Text
+			}
+		}
+	}
+	if term != "class x.Env" || code != "class Env: pass" {
+		t.Errorf("term %q, code %q", term, code)
 	}
 }

@@ -23,6 +23,7 @@ func TestADescriptionOfBlocksReadsBack(t *testing.T) {
   two spaces</pre>
 <ul><li>one item</li><li>another item</li></ul>
 <dl><dt>bool</dt><dd>canonicalize values as true or false</dd><dt>int</dt><dd>canonicalize values as decimal numbers</dd></dl></dd>
+<dt>Parameters:</dt><dd><ul><li>node – a node class</li><li>override – install it even if one is there</li></ul></dd>
 <dt>--deep</dt><dd><p>Nested far.</p>` + deep + `</dd></dl></body></html>`
 	d, err := Read("options.html", []byte(src), "")
 	if err != nil {
@@ -34,7 +35,7 @@ func TestADescriptionOfBlocksReadsBack(t *testing.T) {
 			defs = append(defs, b.Defs...)
 		}
 	}
-	if len(defs) != 3 || defs[0].Term != "-b" || len(defs[0].Body) != 0 {
+	if len(defs) != 4 || defs[0].Term != "-b" || len(defs[0].Body) != 0 {
 		t.Fatalf("definitions %+v", defs)
 	}
 	p := defs[1]
@@ -48,8 +49,12 @@ func TestADescriptionOfBlocksReadsBack(t *testing.T) {
 	if code := p.Body[1].Text; code != "\tgit add dir\n\n  two spaces" {
 		t.Errorf("code %q", code)
 	}
+	// A description that starts with a list has no meaning of its own.
+	if f := defs[2]; f.Meaning != "" || len(f.Body) != 1 || f.Body[0].Kind != List || len(f.Body[0].Items) != 2 {
+		t.Errorf("%q: meaning %q, body %+v", f.Term, f.Meaning, f.Body)
+	}
 	// --deep: MaxNesting descriptions hold blocks; the next is one run of text.
-	depth, x := 0, defs[2]
+	depth, x := 0, defs[3]
 	for len(x.Body) > 0 {
 		depth++
 		x = x.Body[0].Defs[0]

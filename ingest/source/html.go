@@ -312,7 +312,7 @@ func (r *htmlReader) node(n *html.Node) {
 		if c := find(n, atom.Code); c != nil && lang == "" {
 			lang = language(c)
 		}
-		r.d.addBlock(Block{Kind: Code, Lang: lang, Text: strings.Trim(textOf(n), "\n")})
+		r.d.addBlock(Block{Kind: Code, Lang: lang, Text: strings.Trim(shownText(n), "\n")})
 	case atom.Blockquote:
 		r.flush()
 		r.d.addBlock(Block{Kind: Quote, Text: r.inline(n)})
@@ -621,12 +621,18 @@ func (r *htmlReader) description(dd *html.Node) (string, []Block) {
 	sub.children(dd)
 	sub.flush()
 	ss := sub.d.Sections
-	if len(ss) != 1 || ss[0].Heading != "" || len(ss[0].Blocks) < 2 || ss[0].Blocks[0].Kind != Paragraph {
-		// A heading inside, or no paragraph first: one run of text, as
-		// a description of one paragraph is.
+	if len(ss) != 1 || ss[0].Heading != "" || len(ss[0].Blocks) == 0 ||
+		len(ss[0].Blocks) == 1 && ss[0].Blocks[0].Kind == Paragraph {
+		// A heading inside, or one paragraph: one run of text, as a
+		// description of one paragraph is.
 		return r.inline(dd), nil
 	}
 	r.d.Links = append(r.d.Links, sub.d.Links...)
+	if ss[0].Blocks[0].Kind != Paragraph {
+		// A list or code first (Sphinx's "Parameters:" and the list of
+		// them): no meaning of its own, all of it Body.
+		return "", ss[0].Blocks
+	}
 	return ss[0].Blocks[0].Text, ss[0].Blocks[1:]
 }
 
@@ -1033,6 +1039,25 @@ func textOf(n *html.Node) string {
 		}
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
 			walk(c)
+		}
+	}
+	walk(n)
+	return sb.String()
+}
+
+// shownText is the text of n without its chrome: a code listing's copy
+// button, Sphinx's "[docs]" link beside each definition of its code.
+func shownText(n *html.Node) string {
+	var sb strings.Builder
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.TextNode {
+			sb.WriteString(n.Data)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if !isChrome(c) {
+				walk(c)
+			}
 		}
 	}
 	walk(n)

@@ -77,7 +77,11 @@ func writeBlock(sb *strings.Builder, b Block) {
 		}
 	case Definitions:
 		for _, df := range b.Defs {
-			fmt.Fprintf(sb, "- **%s**: %s\n", plainLine(df.Term), oneLine(df.Meaning))
+			fmt.Fprintf(sb, "- **%s**:", plainLine(df.Term))
+			if m := oneLine(df.Meaning); m != "" {
+				sb.WriteString(" " + m)
+			}
+			sb.WriteByte('\n')
 			// The description's later blocks, inside its item.
 			var prev BlockKind
 			for _, x := range df.Body {
