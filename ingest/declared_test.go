@@ -296,10 +296,12 @@ func TestDescriptionsKeepTheirBlocksAndGlossariesTheirTerms(t *testing.T) {
 <dt>detached HEAD</dt><dd><p>A HEAD that names a commit, not a branch.</p></dd>
 <dt>major : non-negative integer</dt><dd><p>The major number of the version.</p></dd>
 <dt>Example1:</dt><dd><p>A first example of the markup.</p></dd>
-<dt>frobnicator</dt><dd><ul><li>a first thing it does</li><li>a second thing it does</li></ul></dd></dl></body></html>`)
+<dt>frobnicator</dt><dd><ul><li>a first thing it does</li><li>a second thing it does</li></ul></dd></dl>
+<h2>Paragraph styles</h2><dl><dt>rststyle-blockindent</dt><dd>The style of an indented block of text.</dd>
+<dt>rststyle-caption</dt><dd>The style of the caption of a figure.</dd></dl></body></html>`)
 	ingestDocs(t, w, api, gloss)
 	got := pageTitles(t, w)
-	for _, bad := range []string{":app|", ":config|", ":major : non-negative integer|", ":Example1:|", ":frobnicator|"} {
+	for _, bad := range []string{":app|", ":config|", ":major : non-negative integer|", ":Example1:|", ":frobnicator|", ":rststyle-caption|"} {
 		if strings.Contains(got, bad) {
 			t.Errorf("pages %s include the attribute %q", got, bad)
 		}

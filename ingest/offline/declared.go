@@ -51,10 +51,11 @@ var glossaryHeading = lazyre.New(`(?i)^[\s\d.]*(glossary|terms|terminology|defin
 // defining terms: a command's options, subcommands, arguments and exit
 // codes, a program's environment variables and configuration keys, a
 // format's fields and records; a manual page's examples (a command line
-// and what it does). Its definition list is reference, not a
+// and what it does); a writer's styles and an editor's key bindings. Its
+// definition list is reference, not a
 // glossary: "add" under a manual page's SUBCOMMANDS, "0x2" under "ref
 // record". Its entries stay on the source page, anchored.
-var interfaceHeading = lazyre.New(`(?i)\b(sub-?commands?|commands?|options?|flags|switches|arguments?|parameters?|actions?|fields?|records?|environment|variables|configuration|config keys|settings|keys|messages|exit (status|codes?)|return values?|directives?|examples?)\b`)
+var interfaceHeading = lazyre.New(`(?i)\b(sub-?commands?|commands?|options?|flags|switches|arguments?|parameters?|actions?|fields?|records?|environment|variables|configuration|config keys|settings|keys|messages|exit (status|codes?)|return values?|directives?|examples?|styles|(key )?bindings)\b`)
 
 // declaresTerm reports whether definition d of block b is declared as
 // one: in a list of two definitions or more (a definition list, a list of
