@@ -149,6 +149,10 @@ def main():
                 # A folder's leading "_" (Sphinx's _modules, _sources) is
                 # not kept in the wiki's path.
                 mirrored.add("/".join(c.lstrip("_") or c for c in stem.split("/")))
+                # A folder named with a dot (Debian's policy.html/) is kept
+                # as policy-html/ in the wiki's path.
+                parts = stem.split("/")
+                mirrored.add("/".join([c.lstrip("_").replace(".", "-") or c for c in parts[:-1]] + parts[-1:]))
     nav_pages = [r for r in content if re.sub(r"-\d+$", "", os.path.splitext(os.path.basename(r))[0]) in nav_words
                  and os.path.splitext(r.split("/", 1)[-1])[0].lower() not in mirrored]
     for r in nav_pages:
