@@ -626,10 +626,17 @@ func (r *run) source(ctx context.Context, d *source.Document) error {
 	// dropped, and rendered again once the model has written (the same
 	// bytes: rendering is deterministic): a long source's rendered text
 	// is never held beside the prompts that quote it or the model's copy
-	// of it.
-	parts := render.Document(d, render.Options{Link: r.links.resolver(d)}).Parts
-	for i := range parts {
-		parts[i].HTML = ""
+	// of it. A source short enough for one page (no parts) keeps its
+	// rendering: it is under render.SplitAt, and rendering it again would
+	// only give the same bytes at the same cost.
+	rendered := render.Document(d, render.Options{Link: r.links.resolver(d)})
+	parts := rendered.Parts
+	split := len(parts) > 0
+	if split {
+		rendered = render.Result{}
+		for i := range parts {
+			parts[i].HTML = ""
+		}
 	}
 	p, err := r.analyse(ctx, d)
 	if err != nil {
@@ -691,7 +698,10 @@ func (r *run) source(ctx context.Context, d *source.Document) error {
 		f.Forget() // nothing asks about this source again
 	}
 	// The source's own text, rendered by prose whatever the model wrote.
-	doc := render.Document(d, render.Options{Link: r.links.resolver(d)})
+	doc := rendered
+	if split {
+		doc = render.Document(d, render.Options{Link: r.links.resolver(d)})
+	}
 	if err := r.document(d, p, doc, sections, tb); err != nil {
 		return &StepError{"rendering of " + d.Name, err}
 	}

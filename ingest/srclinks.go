@@ -33,7 +33,8 @@ type sourceLinks struct {
 	once   sync.Once
 	docs   []*source.Document
 	byName map[string]*source.Document
-	homes  map[string]int // a mirrored path → how many of the run's sources it would be
+	home   map[string]string // a source's name → the path it mirrors to
+	homes  map[string]int    // a mirrored path → how many of the run's sources it would be
 
 	mu      sync.Mutex
 	anchors map[*source.Document]map[string]string
@@ -47,10 +48,12 @@ func newSourceLinks(docs []*source.Document, base *catalog, opt Options, same ma
 func (l *sourceLinks) index() {
 	l.once.Do(func() {
 		l.byName = make(map[string]*source.Document, len(l.docs))
+		l.home = make(map[string]string, len(l.docs))
 		l.homes = make(map[string]int, len(l.docs))
 		for _, d := range l.docs {
-			l.byName[d.Name] = d
-			l.homes[strings.ToLower(plan.SourceHome(d.Name, d.Collection, l.into))]++
+			h := plan.SourceHome(d.Name, d.Collection, l.into)
+			l.byName[d.Name], l.home[d.Name] = d, h
+			l.homes[strings.ToLower(h)]++
 		}
 	})
 }
@@ -119,7 +122,7 @@ func (l *sourceLinks) page(name string) (string, *source.Document) {
 	if d == nil {
 		return "", nil
 	}
-	home := plan.SourceHome(d.Name, d.Collection, l.into)
+	home := l.home[d.Name]
 	if l.homes[strings.ToLower(home)] > 1 {
 		return "", nil // two sources would mirror to one path: which is placed there depends on the plan
 	}
