@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"github.com/prose-store/prose/ingest/plan"
 	"github.com/prose-store/prose/ingest/source"
@@ -65,8 +66,8 @@ type pageIndex struct {
 	low    map[string]bool
 	titled map[string][]string
 	// examined counts the pages index looked at: how its cost grows, for
-	// tests.
-	examined int
+	// tests (atomic: a source worked ahead asks index beside the run).
+	examined atomic.Int64
 }
 
 // entrySize is the size a page takes in the prompt's index, roughly: its
@@ -158,6 +159,20 @@ func (ix *pageIndex) byTitle(c *catalog) map[string][]string {
 		}
 	}
 	return ix.titled
+}
+
+// warm builds what the catalog builds on first use (its index, the
+// lower-case paths, the pages by title, each page's title words), so the
+// reads after it change nothing and may run beside each other: the base
+// catalog, which no one writes, is read by a source worked ahead beside
+// the run's own reads.
+func (c *catalog) warm() {
+	ix := c.pages()
+	ix.lower()
+	ix.byTitle(c)
+	for _, r := range c.Pages {
+		r.titleWords()
+	}
 }
 
 // byOrigin is the page whose identity is origin, if any.
@@ -456,7 +471,7 @@ func (c *catalog) index(doc *source.Document, maxBytes int) (entries []indexEntr
 		for _, p := range ix.sorted {
 			entries = append(entries, entry(p))
 		}
-		ix.examined += len(ix.sorted)
+		ix.examined.Add(int64(len(ix.sorted)))
 		return entries, slices.Sorted(maps.Keys(ix.folders)), false
 	}
 	// The pages whose title words all occur in the source: a title's
@@ -468,7 +483,7 @@ func (c *catalog) index(doc *source.Document, maxBytes int) (entries []indexEntr
 	near := map[string]bool{}
 	for w := range words {
 		for _, p := range ix.byWord[w] {
-			ix.examined++
+			ix.examined.Add(1)
 			if titleIn(c.Pages[p].titleWords(), words) {
 				hits = append(hits, p)
 				hit[p] = true
@@ -481,7 +496,7 @@ func (c *catalog) index(doc *source.Document, maxBytes int) (entries []indexEntr
 	var others []string
 	for d := range near {
 		for _, p := range ix.byDir[d] {
-			ix.examined++
+			ix.examined.Add(1)
 			if !hit[p] {
 				others = append(others, p)
 			}

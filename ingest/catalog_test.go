@@ -191,9 +191,9 @@ func TestIndexCostFollowsTheSourceNotTheWiki(t *testing.T) {
 		c.Pages["billing/rollback.html"] = &pageRecord{Title: "Rollback", Template: "concept"}
 		doc, _ := source.Read("x.md", []byte("# Deploys\n\nA rollback undoes a release.\n"), "")
 		c.index(doc, 4000) // builds the index: linear once
-		before := c.pages().examined
+		before := c.pages().examined.Load()
 		c.index(doc, 4000)
-		return c.pages().examined - before
+		return int(c.pages().examined.Load() - before)
 	}
 	small, large := examined(1_000), examined(20_000)
 	if small == 0 || large > small {

@@ -222,6 +222,11 @@ type run struct {
 	// these, where they differ (pathAlias).
 	placement map[string]string
 	alias     map[string]string
+	// next is the source worked after this one, ahead the one being
+	// worked ahead (ahead.go).
+	next   *source.Document
+	ahead  *ahead
+	warmed bool // the base catalog is built for reads beside the run
 }
 
 func (r *run) fail(step string) error {
@@ -545,9 +550,14 @@ func (r *run) ingest(ctx context.Context, docs []*source.Document) (*Result, err
 			return nil, err
 		}
 	}
-	for _, d := range todo {
+	defer r.waitAhead()
+	for i, d := range todo {
 		if err := ctx.Err(); err != nil {
 			return nil, err
+		}
+		r.next = nil
+		if i+1 < len(todo) {
+			r.next = todo[i+1]
 		}
 		bar.Describe(d.Name)
 		var err error
@@ -629,7 +639,9 @@ func (r *run) source(ctx context.Context, d *source.Document) error {
 	// of it. A source short enough for one page (no parts) keeps its
 	// rendering: it is under render.SplitAt, and rendering it again would
 	// only give the same bytes at the same cost.
-	rendered := render.Document(d, render.Options{Link: r.links.resolver(d)})
+	rendered, a := r.takeAhead(ctx, d)
+	// The next source's analysis and rendering, while this one is worked.
+	r.startAhead(ctx, r.next)
 	parts := rendered.Parts
 	split := len(parts) > 0
 	if split {
@@ -638,7 +650,7 @@ func (r *run) source(ctx context.Context, d *source.Document) error {
 			parts[i].HTML = ""
 		}
 	}
-	p, err := r.analyse(ctx, d)
+	p, err := r.analysed(a)
 	if err != nil {
 		return &StepError{"analysis of " + d.Name, err}
 	}
@@ -693,14 +705,16 @@ func (r *run) source(ctx context.Context, d *source.Document) error {
 	// (the offline engine's document, ≈ 3 copies of the text) goes before
 	// the source is rendered, and never outlives its source, so a run's
 	// peak does not grow with the number of sources it has worked.
-	r.forget()
-	if f, ok := r.opt.Model.(forgetter); ok {
-		f.Forget() // nothing asks about this source again
+	// A short source is left to the model's own bound (the offline
+	// engine keeps four) while the next is worked ahead: forgetting now
+	// would drop what the next one's analysis read.
+	if d.Size > aheadBelow || r.ahead == nil {
+		r.forget()
 	}
 	// The source's own text, rendered by prose whatever the model wrote.
 	doc := rendered
 	if split {
-		doc = render.Document(d, render.Options{Link: r.links.resolver(d)})
+		doc = r.renderSource(d)
 	}
 	if err := r.document(d, p, doc, sections, tb); err != nil {
 		return &StepError{"rendering of " + d.Name, err}
@@ -954,14 +968,22 @@ func (r *run) makeTemplateFields() (names, details string) {
 // analysisPrompt is the analysis call of d: the run's shared system text
 // and the call's message (callparts.go).
 func (r *run) analysisPrompt(d *source.Document) (string, string, error) {
+	system, text, narrowed, err := r.analysisCall(d)
+	if narrowed {
+		r.res.Narrowed = true
+	}
+	return system, text, err
+}
+
+// analysisCall is analysisPrompt, with whether the index was narrowed
+// reported rather than recorded: it changes nothing of the run, so a
+// source's analysis may be asked ahead of its turn (ahead.go).
+func (r *run) analysisCall(d *source.Document) (system, text string, narrowed bool, err error) {
 	names, details := r.templateFields()
 	src := r.quoteAnalysed(d)
 	// The index and the tree get what the budget leaves after the rest.
 	room := r.opt.Budget*4 - len(src) - len(details) - 4096
 	entries, folders, narrowed := r.base.index(d, max(room*3/4, 2048))
-	if narrowed {
-		r.res.Narrowed = true
-	}
 	if entries == nil {
 		entries = []indexEntry{}
 	}
@@ -976,16 +998,32 @@ func (r *run) analysisPrompt(d *source.Document) (string, string, error) {
 		"source_title": d.Title, "source": src,
 	})
 	if err != nil {
-		return "", "", err
+		return "", "", narrowed, err
 	}
-	return r.shared(true, fixed, variable)
+	system, text, err = r.shared(true, fixed, variable)
+	return system, text, narrowed, err
 }
 
 // analyse asks the model for a plan.
 func (r *run) analyse(ctx context.Context, d *source.Document) (*plan.Plan, error) {
-	system, text, err := r.analysisPrompt(d)
+	return r.analysed(r.analysis(ctx, d))
+}
+
+// analysis is one source's analysis call and what it gave, not yet taken
+// into the run (analysed does).
+type analysis struct {
+	plan     *plan.Plan
+	text     string // the answer, with its review queue
+	used     model.Usage
+	narrowed bool
+	err      error
+}
+
+// analysis asks the model for d's plan. It changes nothing of the run.
+func (r *run) analysis(ctx context.Context, d *source.Document) analysis {
+	system, text, narrowed, err := r.analysisCall(d)
 	if err != nil {
-		return nil, err
+		return analysis{err: err}
 	}
 	// The plan is asked for in the provider's structured form; one that
 	// still does not parse or check gets one repair turn quoting why.
@@ -997,12 +1035,21 @@ func (r *run) analyse(ctx context.Context, d *source.Document) (*plan.Plan, erro
 			p, perr = plan.Parse(text)
 			return perr
 		})
-	r.usage = r.usage.Add(used)
-	if err != nil {
-		return nil, err
+	return analysis{plan: p, text: resp.Text, used: used, narrowed: narrowed, err: err}
+}
+
+// analysed takes an analysis into the run: its usage, its narrowing and
+// its review items.
+func (r *run) analysed(a analysis) (*plan.Plan, error) {
+	r.usage = r.usage.Add(a.used)
+	if a.narrowed {
+		r.res.Narrowed = true
 	}
-	r.addReview(plan.ReviewQueue(resp.Text))
-	return p, nil
+	if a.err != nil {
+		return nil, a.err
+	}
+	r.addReview(plan.ReviewQueue(a.text))
+	return a.plan, nil
 }
 
 // generate runs the agent loop that writes the plan's pages.

@@ -254,6 +254,12 @@ func (b *objectBatch) putFile(path string, size int64, want plumbing.Hash) error
 // loose for the first packThreshold objects of the batch, then in the pack
 // (with packFirst, in the pack from the first file blob on).
 func (b *objectBatch) write(h plumbing.Hash, t plumbing.ObjectType, size int64, fill func(io.Writer) error) error {
+	return b.writeZ(h, t, size, fill, nil)
+}
+
+// writeZ is write; an object that goes into the pack takes z, when
+// given, as its zlib stream instead of compressing what fill writes.
+func (b *objectBatch) writeZ(h plumbing.Hash, t plumbing.ObjectType, size int64, fill func(io.Writer) error, z []byte) error {
 	final := b.v.objectPath(h)
 	if err := durable.Inject(durable.StepWrite, final); err != nil {
 		return fmt.Errorf("write git object %s: %w", h, err)
@@ -266,7 +272,11 @@ func (b *objectBatch) write(h plumbing.Hash, t plumbing.ObjectType, size int64, 
 		b.pack = p
 	}
 	if b.pack != nil {
-		if err := b.pack.add(h, t, size, fill); err != nil {
+		add := func() error { return b.pack.add(h, t, size, fill) }
+		if z != nil {
+			add = func() error { return b.pack.addDeflated(h, t, size, z) }
+		}
+		if err := add(); err != nil {
 			return fmt.Errorf("write git object %s: %w", h, err)
 		}
 		b.seen[h] = true
@@ -311,6 +321,29 @@ func (b *objectBatch) write(h plumbing.Hash, t plumbing.ObjectType, size int64, 
 	b.pending = append(b.pending, pendingObject{tmp: tmp, final: final})
 	b.seen[h] = true
 	return nil
+}
+
+// writeDeflated stores the object of type t with content data, as write,
+// whose zlib stream (at zlibPool's level) z is: a pack entry takes z as
+// it is; a loose object is written from data (its stream holds the
+// object's header).
+func (b *objectBatch) writeDeflated(h plumbing.Hash, t plumbing.ObjectType, data, z []byte) error {
+	return b.writeZ(h, t, int64(len(data)), func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	}, z)
+}
+
+// deflated is data's zlib stream at zlibPool's level: a pack entry's body.
+func deflated(data []byte) []byte {
+	var buf bytes.Buffer
+	buf.Grow(len(data)/3 + 64)
+	zw := zlibPool.Get().(*zlib.Writer)
+	defer zlibPool.Put(zw)
+	zw.Reset(&buf)
+	_, _ = zw.Write(data)
+	_ = zw.Close()
+	return buf.Bytes()
 }
 
 func randomName() string {

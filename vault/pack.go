@@ -86,16 +86,9 @@ func (c *crcCounter) Write(p []byte) (int, error) {
 func (p *packWriter) add(h plumbing.Hash, t plumbing.ObjectType, size int64, fill func(io.Writer) error) error {
 	start := p.off
 	cw := &crcCounter{w: p.w}
-	hdr := make([]byte, 0, 10)
-	c := byte(t)<<4 | byte(size&0x0f)
-	for s := size >> 4; s != 0; s >>= 7 {
-		hdr = append(hdr, c|0x80)
-		c = byte(s & 0x7f)
-	}
-	hdr = append(hdr, c)
 	zw := zlibPool.Get().(*zlib.Writer)
 	defer zlibPool.Put(zw)
-	_, err := cw.Write(hdr)
+	_, err := cw.Write(packHeader(t, size))
 	if err == nil {
 		zw.Reset(cw)
 		err = fill(zw)
@@ -104,19 +97,52 @@ func (p *packWriter) add(h plumbing.Hash, t plumbing.ObjectType, size int64, fil
 		err = zw.Close()
 	}
 	if err != nil {
-		// Cut the pack back to where the object started.
-		if ferr := p.w.Flush(); ferr == nil {
-			if terr := p.f.Truncate(start); terr == nil {
-				_, _ = p.f.Seek(start, io.SeekStart)
-				p.w.Reset(p.f)
-				return err
-			}
-		}
-		return fmt.Errorf("%w (and the pack could not be cut back)", err)
+		return p.cutBack(start, err)
 	}
 	p.entries = append(p.entries, packEntry{hash: h, off: start, crc: cw.crc})
 	p.off += cw.n
 	return nil
+}
+
+// addDeflated appends one object of type t and size whose zlib stream z
+// is (compressed by the caller, at zlibPool's level).
+func (p *packWriter) addDeflated(h plumbing.Hash, t plumbing.ObjectType, size int64, z []byte) error {
+	start := p.off
+	cw := &crcCounter{w: p.w}
+	_, err := cw.Write(packHeader(t, size))
+	if err == nil {
+		_, err = cw.Write(z)
+	}
+	if err != nil {
+		return p.cutBack(start, err)
+	}
+	p.entries = append(p.entries, packEntry{hash: h, off: start, crc: cw.crc})
+	p.off += cw.n
+	return nil
+}
+
+// packHeader is a pack entry's type and size, as git encodes them.
+func packHeader(t plumbing.ObjectType, size int64) []byte {
+	hdr := make([]byte, 0, 10)
+	c := byte(t)<<4 | byte(size&0x0f)
+	for s := size >> 4; s != 0; s >>= 7 {
+		hdr = append(hdr, c|0x80)
+		c = byte(s & 0x7f)
+	}
+	return append(hdr, c)
+}
+
+// cutBack cuts the pack back to start, where a failed entry began, and
+// returns err.
+func (p *packWriter) cutBack(start int64, err error) error {
+	if ferr := p.w.Flush(); ferr == nil {
+		if terr := p.f.Truncate(start); terr == nil {
+			_, _ = p.f.Seek(start, io.SeekStart)
+			p.w.Reset(p.f)
+			return err
+		}
+	}
+	return fmt.Errorf("%w (and the pack could not be cut back)", err)
 }
 
 // finish completes the pack (object count and checksum) and writes its

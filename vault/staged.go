@@ -3,11 +3,13 @@ package vault
 import (
 	"fmt"
 	"io"
+	"runtime"
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/zeebo/blake3"
 
+	"github.com/prose-store/prose/canon"
 	"github.com/prose-store/prose/published"
 )
 
@@ -31,20 +33,39 @@ type Staged struct {
 	nodeFiles map[string]published.ChangedFile
 	removed   map[string]bool
 	files     map[string]plumbing.Hash
-	// queue hands the puts, in the order they were made, to one worker
-	// that digests, hashes and compresses each file into the batch while
-	// the caller renders the next: a large commit keeps two cores busy.
-	// It holds at most stageQueue files' bytes. err is the worker's first
-	// error; once set, the puts after it are not made.
-	queue   chan func() error
+	// The puts are made in two steps. prep runs on every core: a node
+	// file's digest, sums, git id and compressed bytes (what costs CPU);
+	// order hands the puts, in the order they were made, to one worker
+	// that writes each into the batch (the pack, the spool) and records it,
+	// while the caller renders the next file: a large commit keeps every
+	// core busy. At most stageQueue puts wait for the worker and
+	// stagePrep are prepared at once, so the bytes held stay a few
+	// files'. err is the first error; once set, the puts after it are not
+	// made.
+	prep    chan *stagedPut
+	order   chan *stagedPut
 	done    sync.WaitGroup
+	preps   sync.WaitGroup
 	errMu   sync.Mutex
 	err     error
 	stopped bool
 }
 
-// stageQueue is how many puts wait for the worker at most.
-const stageQueue = 4
+// stagedPut is one put: prepare (nil for a put with nothing to prepare)
+// runs on a prep worker, then put on the ordering worker, once ready is
+// closed.
+type stagedPut struct {
+	prepare func()
+	put     func() error
+	ready   chan struct{}
+}
+
+// stageQueue is how many puts wait for the ordering worker at most.
+const stageQueue = 8
+
+// stagePrep is how many prep workers a staged write runs: one per core,
+// at most four (the ordering worker's writes bound the rest).
+var stagePrep = min(max(runtime.GOMAXPROCS(0), 1), 4)
 
 func (v *Vault) newStaged(node string, b *objectBatch) *Staged {
 	if b.sources.spool == nil {
@@ -67,17 +88,34 @@ func (s *Staged) PutNode(p string, data []byte) error {
 	if err := published.CheckSize(p, data); err != nil {
 		return fmt.Errorf("write %s: %w", s.node, err)
 	}
-	return s.enqueue(func() error {
-		d, kept, err := published.FileDigest(s.v.Algorithm(), s.view, p, data)
-		if err != nil {
-			return fmt.Errorf("write %s: %w", s.node, err)
+	// What costs CPU is done on a prep worker: the digest, the sums, the
+	// git id and the compressed blob; the ordering worker writes it.
+	var (
+		d    canon.Digest
+		kept bool
+		derr error
+		h    plumbing.Hash
+		sum  [32]byte
+		z    []byte
+	)
+	prepare := func() {
+		d, kept, derr = published.FileDigest(s.v.Algorithm(), s.view, p, data)
+		if derr != nil {
+			return
 		}
-		h, err := s.putBlob(data)
-		if err != nil {
+		sum = blake3.Sum256(data)
+		h = objectHash(plumbing.BlobObject, data)
+		z = deflated(data)
+	}
+	return s.enqueue(prepare, func() error {
+		if derr != nil {
+			return fmt.Errorf("write %s: %w", s.node, derr)
+		}
+		if err := s.putPrepared(h, data, z); err != nil {
 			return err
 		}
 		delete(s.removed, p)
-		s.nodeFiles[p] = published.ChangedFile{Entry: published.Entry{Path: p, Mode: 0o644, Size: int64(len(data)), Sum: blake3.Sum256(data), GitOID: h}, Digest: d, Kept: kept}
+		s.nodeFiles[p] = published.ChangedFile{Entry: published.Entry{Path: p, Mode: 0o644, Size: int64(len(data)), Sum: sum, GitOID: h}, Digest: d, Kept: kept}
 		return nil
 	})
 }
@@ -87,7 +125,7 @@ func (s *Staged) RemoveNode(p string) error {
 	if err := s.checkPath(p); err != nil {
 		return err
 	}
-	return s.enqueue(func() error {
+	return s.enqueue(nil, func() error {
 		delete(s.nodeFiles, p)
 		s.removed[p] = true
 		return nil
@@ -97,7 +135,7 @@ func (s *Staged) RemoveNode(p string) error {
 // PutFile stages data as the vault file at slash path p outside
 // published/ (as WriteOptions.Files); the bytes are held as PutNode's.
 func (s *Staged) PutFile(p string, data []byte) error {
-	return s.enqueue(func() error {
+	return s.enqueue(nil, func() error {
 		h, err := s.putBlob(data)
 		if err != nil {
 			return err
@@ -107,22 +145,36 @@ func (s *Staged) PutFile(p string, data []byte) error {
 	})
 }
 
-// enqueue hands one put to the worker, started by the first.
-func (s *Staged) enqueue(put func() error) error {
+// enqueue hands one put to the workers, started by the first: prepare
+// (if any) on a prep worker, then put on the ordering worker, in the
+// order the puts were made.
+func (s *Staged) enqueue(prepare func(), put func() error) error {
 	if err := s.failed(); err != nil {
 		return err
 	}
 	if s.stopped {
 		return fmt.Errorf("write %s: staged after the staging ended", s.node)
 	}
-	if s.queue == nil {
-		s.queue = make(chan func() error, stageQueue)
+	if s.order == nil {
+		s.order = make(chan *stagedPut, stageQueue)
+		s.prep = make(chan *stagedPut)
+		for range stagePrep {
+			s.preps.Go(func() {
+				for sp := range s.prep {
+					if s.failed() == nil {
+						sp.prepare()
+					}
+					close(sp.ready)
+				}
+			})
+		}
 		s.done.Go(func() {
-			for put := range s.queue {
+			for sp := range s.order {
+				<-sp.ready
 				if s.failed() != nil {
 					continue // drained: nothing after an error is put
 				}
-				if err := put(); err != nil {
+				if err := sp.put(); err != nil {
 					s.errMu.Lock()
 					s.err = err
 					s.errMu.Unlock()
@@ -130,7 +182,13 @@ func (s *Staged) enqueue(put func() error) error {
 			}
 		})
 	}
-	s.queue <- put
+	sp := &stagedPut{prepare: prepare, put: put, ready: make(chan struct{})}
+	s.order <- sp
+	if prepare == nil {
+		close(sp.ready)
+	} else {
+		s.prep <- sp
+	}
 	return nil
 }
 
@@ -146,8 +204,10 @@ func (s *Staged) failed() error {
 func (s *Staged) wait() error {
 	if !s.stopped {
 		s.stopped = true
-		if s.queue != nil {
-			close(s.queue)
+		if s.order != nil {
+			close(s.prep)
+			close(s.order)
+			s.preps.Wait()
 			s.done.Wait()
 		}
 	}
@@ -182,6 +242,20 @@ func (s *Staged) putBlob(data []byte) (plumbing.Hash, error) {
 		s.b.sources.spool.put(h, data)
 	}
 	return h, err
+}
+
+// putPrepared writes the blob h of data, whose zlib stream z was
+// compressed already, unless the store or the batch holds it (as
+// putBlob).
+func (s *Staged) putPrepared(h plumbing.Hash, data, z []byte) error {
+	if s.b.has(h) {
+		return nil
+	}
+	if err := s.b.writeDeflated(h, plumbing.BlobObject, data, z); err != nil {
+		return err
+	}
+	s.b.sources.spool.put(h, data)
+	return nil
 }
 
 // file is the staged node file at p, if any (s may be nil).

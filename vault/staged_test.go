@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // TestAStagedWriteIsTheWriteOfItsBytes: a WriteNode whose files are
@@ -81,6 +83,17 @@ func TestAStagedWriteIsTheWriteOfItsBytes(t *testing.T) {
 		}
 		if want.Receipt == nil || got.Receipt == nil || !maps.Equal(want.Receipt.Fingerprints, got.Receipt.Fingerprints) {
 			t.Fatalf("round %d: staged fingerprints %v, want %v", r, got.Receipt, want.Receipt)
+		}
+		// Each staged blob reads back from the store (the pack its
+		// compressed bytes went into), not only from the working tree.
+		for p, data := range round.node {
+			if data == nil {
+				continue
+			}
+			back, err := staged.blob(objectHash(plumbing.BlobObject, data))
+			if err != nil || string(back) != string(data) {
+				t.Fatalf("round %d: %s reads back from the store as %q (%v), want %q", r, p, back, err, data)
+			}
 		}
 	}
 	tip, _, err := staged.NodeHead("notes")

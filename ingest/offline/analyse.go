@@ -696,19 +696,24 @@ var asciiWord = func() (t [utf8.RuneSelf]bool) {
 }()
 
 // readQuoted reads a prompt's quoted source. The document is shared: the
-// engine only reads it.
+// engine only reads it. The text is parsed outside the cache's lock, so
+// calls about different sources (a pipeline asks the next source's
+// analysis while the one before is written) do not wait for each other.
 func readQuoted(text string) (*quotedDoc, error) {
-	quoted.Lock()
-	defer quoted.Unlock()
 	k := quotedKey{len(text), sha256.Sum256([]byte(text))}
-	for i, t := range quoted.key {
-		if t == k {
-			return quoted.doc[i], nil
-		}
+	if q := cachedQuote(k); q != nil {
+		return q, nil
 	}
 	doc, err := source.ReadQuoted("source.md", []byte(text))
 	if err != nil {
 		return nil, err
+	}
+	quoted.Lock()
+	defer quoted.Unlock()
+	for i, t := range quoted.key {
+		if t == k {
+			return quoted.doc[i], nil // read meanwhile by another call
+		}
 	}
 	q := &quotedDoc{doc: doc}
 	quoted.key = append(quoted.key, k)
@@ -717,6 +722,18 @@ func readQuoted(text string) (*quotedDoc, error) {
 		quoted.key, quoted.doc = quoted.key[1:], quoted.doc[1:]
 	}
 	return q, nil
+}
+
+// cachedQuote is the source cached under k, nil when none is.
+func cachedQuote(k quotedKey) *quotedDoc {
+	quoted.Lock()
+	defer quoted.Unlock()
+	for i, t := range quoted.key {
+		if t == k {
+			return quoted.doc[i]
+		}
+	}
+	return nil
 }
 
 // candidateKey is what a workspace's candidates depend on: the source and
