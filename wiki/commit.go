@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/prose-store/prose/internal/parallel"
 	"github.com/prose-store/prose/receipt"
 	"github.com/prose-store/prose/vault"
 )
@@ -318,6 +320,38 @@ func (tx *Tx) files(out *commitFiles) error {
 			return err
 		}
 	}
+	// The pages are prepared in order (their dates, their shells: the
+	// Tx's state), rendered a chunk at a time on every core (rendering
+	// reads only the page, its template and its shell), and set in order.
+	type job struct {
+		rel  string
+		t    *Template
+		p    *Page
+		sh   shell
+		data []byte
+		err  error
+	}
+	var chunk []*job
+	flush := func() error {
+		parallel.For(len(chunk), func(i int) {
+			j := chunk[i]
+			j.data, j.err = render(j.t, j.rel, j.p, j.sh)
+		})
+		for _, j := range chunk {
+			if j.err != nil {
+				return j.err
+			}
+			if raw, ok, _ := tx.st.raw(j.rel); ok && string(raw) == string(j.data) {
+				continue
+			}
+			if err := out.set(j.rel, j.data); err != nil {
+				return err
+			}
+			markDirs(dirs, j.rel)
+		}
+		chunk = chunk[:0]
+		return nil
+	}
 	for _, rel := range tx.order {
 		p, _, err := tx.written(rel)
 		if err != nil {
@@ -362,17 +396,19 @@ func (tx *Tx) files(out *commitFiles) error {
 		if _, out := tx.spilled[rel]; out && (!hadDate || !reflect.DeepEqual(was, p.Meta[KeyUpdated])) {
 			tx.respill(rel, p) // the folder's listing reads the date
 		}
-		data, err := tx.renderPage(rel, p)
+		t, sh, err := tx.pageShell(rel, p)
 		if err != nil {
 			return err
 		}
-		if raw, ok, _ := tx.st.raw(rel); ok && string(raw) == string(data) {
-			continue
+		chunk = append(chunk, &job{rel: rel, t: t, p: p, sh: sh})
+		if len(chunk) == renderChunk {
+			if err := flush(); err != nil {
+				return err
+			}
 		}
-		if err := out.set(rel, data); err != nil {
-			return err
-		}
-		markDirs(dirs, rel)
+	}
+	if err := flush(); err != nil {
+		return err
 	}
 	// The pages the Tx did not write whose "Referenced by" changed: their
 	// shells are re-rendered in the same commit, nothing material (their
@@ -417,20 +453,33 @@ func materialEqual(a, b *Page) bool {
 }
 
 func (tx *Tx) renderPage(rel string, p *Page) ([]byte, error) {
-	t, err := tx.pageTemplate(rel, p)
+	t, sh, err := tx.pageShell(rel, p)
 	if err != nil {
 		return nil, err
+	}
+	return render(t, rel, p, sh)
+}
+
+// renderChunk is how many pages files renders at once.
+const renderChunk = 32
+
+// pageShell is the template and the derived shell (a folder index's
+// listing, the backlinks) page p at rel is rendered with.
+func (tx *Tx) pageShell(rel string, p *Page) (*Template, shell, error) {
+	t, err := tx.pageTemplate(rel, p)
+	if err != nil {
+		return nil, shell{}, err
 	}
 	var sh shell
 	if path.Base(rel) == IndexName {
 		if sh.Folder, err = tx.listing(path.Dir(rel)); err != nil {
-			return nil, err
+			return nil, shell{}, err
 		}
 	}
 	if sh.Backlinks, sh.More, err = tx.backlinkShell(rel); err != nil {
-		return nil, err
+		return nil, shell{}, err
 	}
-	return render(t, rel, p, sh)
+	return t, sh, nil
 }
 
 // markDirs marks the folder of rel. Folders above it are marked by
