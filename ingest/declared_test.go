@@ -322,3 +322,39 @@ func TestDescriptionsKeepTheirBlocksAndGlossariesTheirTerms(t *testing.T) {
 		}
 	}
 }
+
+// A glossary entry of several blocks is quoted whole on its term's page:
+// the first paragraph is the summary, the later paragraphs, lists and
+// code follow in the body in the source's order, before the line naming
+// where it comes from.
+func TestATermPageQuotesItsWholeDescription(t *testing.T) {
+	_, w := newWiki(t)
+	gloss := readDoc(t, "gitglossary.html", `<html><head><title>gitglossary(7)</title></head><body><h1>gitglossary(7)</h1><h2>DESCRIPTION</h2>
+<dl><dt>detached HEAD</dt><dd><p>A HEAD that names a commit, not a branch.</p>
+<p>Commands that build history still work while the HEAD is detached.</p>
+<ul><li>commit moves the HEAD</li><li>branch names nothing</li></ul>
+<pre>git switch --detach v1.0</pre></dd>
+<dt>bare repository</dt><dd><p>A repository without a working tree of its own.</p></dd></dl></body></html>`)
+	ingestDocs(t, w, gloss)
+	if got := slotOf(t, w, "glossary/detached-head.html", "summary"); !strings.Contains(got, "A HEAD that names a commit, not a branch.") {
+		t.Fatalf("summary %q", got)
+	}
+	body := slotOf(t, w, "glossary/detached-head.html", "body")
+	want := []string{
+		"<p>Commands that build history still work while the HEAD is detached.</p>",
+		"<ul><li>commit moves the HEAD</li><li>branch names nothing</li></ul>",
+		"<pre><code>git switch --detach v1.0</code></pre>",
+		"defines detached HEAD under",
+	}
+	at := 0
+	for _, s := range want {
+		i := strings.Index(body[at:], s)
+		if i < 0 {
+			t.Fatalf("the term page's body lacks %q after byte %d:\n%s", s, at, body)
+		}
+		at += i + len(s)
+	}
+	if b := slotOf(t, w, "glossary/bare-repository.html", "body"); strings.Count(b, "<p") != 1 {
+		t.Errorf("a description of one paragraph gives a body of the source line alone: %s", b)
+	}
+}

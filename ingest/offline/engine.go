@@ -36,8 +36,11 @@ func init() {
 // of a definition list that holds an option or a path among them only in
 // a glossary (gitglossary's, whose "<pathspec>" had hidden the rest), and
 // none from a manual page's examples, a quoted value, a path, a label
-// ending in a colon or a term beside its classifier ("major : integer").
-const Revision = "offline-5"
+// ending in a colon or a term beside its classifier ("major : integer");
+// revision 6 quotes a description of several blocks whole on its term's
+// page (its later paragraphs, lists and code), not its first paragraph
+// alone.
+const Revision = "offline-6"
 
 // Engine is the offline model.
 type Engine struct{}

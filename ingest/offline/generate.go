@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/prose-store/prose/ingest/plan"
+	"github.com/prose-store/prose/ingest/render"
 	"github.com/prose-store/prose/ingest/source"
 	"github.com/prose-store/prose/model"
 )
@@ -404,7 +405,10 @@ func (w *workspace) slots(c candidate) map[string]string {
 		summary := sentence(c.def.Meaning)
 		// The meaning is the summary; the body says where it comes from
 		// (and gathers what other sources say), never the summary again.
-		body := fmt.Sprintf("<p>%s defines %s under %s.</p>", w.sourceLink(c),
+		// A description of several blocks (a glossary entry of two
+		// paragraphs, an option and its example) is quoted whole: the
+		// summary is its first paragraph, the body the rest, in order.
+		body := render.Blocks(c.def.Body, text) + fmt.Sprintf("<p>%s defines %s under %s.</p>", w.sourceLink(c),
 			html.EscapeString(c.def.Term), html.EscapeString(quote(headingOr(c.sec, doc.Title))))
 		var uses []string
 		for _, s := range w.mentionsOf(c.def.Term, c.def.Meaning) {

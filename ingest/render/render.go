@@ -507,6 +507,17 @@ func anchor(heading string, used map[string]int) string {
 // Anchor is the anchor Document gives the first heading with this text.
 func Anchor(heading string) string { return "s-" + plan.Slug(heading) }
 
+// Blocks renders blocks as a source page shows them, without anchors,
+// their inline Markdown through link (a term page quotes a definition's
+// description this way).
+func Blocks(bs []source.Block, link func(string) string) string {
+	var sb strings.Builder
+	for _, b := range bs {
+		sb.WriteString(block(b, link, nil))
+	}
+	return sb.String()
+}
+
 // wrap writes inner between open and end, without joining them first.
 func wrap(sb *strings.Builder, open, inner, end string) {
 	sb.WriteString(open)
