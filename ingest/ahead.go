@@ -62,7 +62,7 @@ func (r *run) startAhead(ctx context.Context, d *source.Document) {
 	r.ahead = a
 	go func() {
 		defer close(a.done)
-		a.rendered = r.renderSource(d)
+		a.rendered = r.renderPlaced(d)
 		a.analysis = r.analysis(ctx, d)
 	}()
 }
@@ -77,7 +77,25 @@ func (r *run) takeAhead(ctx context.Context, d *source.Document) (render.Result,
 			return a.rendered, a.analysis
 		}
 	}
-	return r.renderSource(d), r.analysis(ctx, d)
+	rendered := r.renderPlaced(d) // before the analysis: its HTML is let go first
+	return rendered, r.analysis(ctx, d)
+}
+
+// renderPlaced is d's rendering as its placing needs it: a source short
+// enough for one page keeps its HTML (its page shows it); a long one's
+// parts keep their titles and anchors, their HTML dropped at once, so a
+// 16 MiB source's rendered text is never held beside the prompts that
+// quote it (it is rendered again once the model has written).
+func (r *run) renderPlaced(d *source.Document) render.Result {
+	res := r.renderSource(d)
+	if len(res.Parts) > 0 {
+		parts := res.Parts
+		for i := range parts {
+			parts[i].HTML = ""
+		}
+		res = render.Result{Parts: parts}
+	}
+	return res
 }
 
 // waitAhead waits for a source worked ahead whose turn did not come (the

@@ -632,11 +632,11 @@ func (r *run) source(ctx context.Context, d *source.Document) error {
 	// The source's own text, rendered by prose whatever the model writes:
 	// a long one is split into section pages, placed with the plan's.
 	// The placing needs the parts' titles and anchors, not their HTML,
-	// so the HTML is rendered here, before the model reads the source,
-	// dropped, and rendered again once the model has written (the same
-	// bytes: rendering is deterministic): a long source's rendered text
-	// is never held beside the prompts that quote it or the model's copy
-	// of it. A source short enough for one page (no parts) keeps its
+	// so the HTML is rendered before the model reads the source, dropped
+	// (renderPlaced), and rendered again once the model has written (the
+	// same bytes: rendering is deterministic): a long source's rendered
+	// text is never held beside the prompts that quote it or the model's
+	// copy of it. A source short enough for one page (no parts) keeps its
 	// rendering: it is under render.SplitAt, and rendering it again would
 	// only give the same bytes at the same cost.
 	rendered, a := r.takeAhead(ctx, d)
@@ -646,9 +646,6 @@ func (r *run) source(ctx context.Context, d *source.Document) error {
 	split := len(parts) > 0
 	if split {
 		rendered = render.Result{}
-		for i := range parts {
-			parts[i].HTML = ""
-		}
 	}
 	p, err := r.analysed(a)
 	if err != nil {
