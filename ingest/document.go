@@ -219,7 +219,7 @@ func (r *run) memoOf(d *source.Document) string {
 	if m, ok := r.opt.Model.(interface{ Revision() string }); ok {
 		rev = "|" + m.Revision()
 	}
-	return MemoKey(d.ID, r.opt, r.prompts.version()+d.Boilerplate.Token()+render.Revision+rev)
+	return MemoKey(d.ID, r.opt, r.prompts.version()+d.Boilerplate.Token()+source.Revision+render.Revision+rev)
 }
 
 // keepBoilerplate records the boilerplate d was read without.

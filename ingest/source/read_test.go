@@ -455,3 +455,38 @@ func TestDoxygenTitleAndFragments(t *testing.T) {
 		t.Errorf("code blocks %q, want one: %q", code, want)
 	}
 }
+
+// AsciiDoc as plain text (git's *.txt manuals): a listing or literal
+// block between two equal delimiter lines is one code block, kept as it
+// is — none of its lines becomes a heading, its closing delimiter no
+// underline ("HEAD is now at 427abfa Linux v2.6.17" over the listing's
+// end had become a section page) — and a one-line title ("== Usage") is
+// a heading of its level. An underline longer than its title stays one.
+func TestAsciiDocBlocksAndTitlesInPlainText(t *testing.T) {
+	text := "git-switch(1)\n=============\n\nNAME\n----\ngit-switch - Switch branches\n\n== Detached heads\n\nYou can check out a tag:\n\n" +
+		"------------------------------------------------\n$ git switch --detach v2.6.17\nNote: checking out 'v2.6.17'.\n\nHEAD is now at 427abfa Linux v2.6.17\n------------------------------------------------\n\n" +
+		"....\nliteral   text\n....\n\nUsage\n---------------\n\ntext after.\n\nOther\n---------------\n\nmore text.\n"
+	d, err := Read("git-switch.txt", []byte(text), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var heads []string
+	var code []string
+	for _, s := range d.Sections {
+		if s.Heading != "" {
+			heads = append(heads, fmt.Sprintf("%d:%s", s.Level, s.Heading))
+		}
+		for _, b := range s.Blocks {
+			if b.Kind == Code {
+				code = append(code, b.Text)
+			}
+		}
+	}
+	if got, want := strings.Join(heads, "|"), "1:git-switch(1)|2:NAME|2:Detached heads|2:Usage|2:Other"; got != want {
+		t.Errorf("headings %q, want %q", got, want)
+	}
+	want := []string{"$ git switch --detach v2.6.17\nNote: checking out 'v2.6.17'.\n\nHEAD is now at 427abfa Linux v2.6.17", "literal   text"}
+	if !reflect.DeepEqual(code, want) {
+		t.Errorf("code blocks %q, want %q", code, want)
+	}
+}

@@ -1,10 +1,18 @@
 package source
 
 import (
-	"github.com/prose-store/prose/internal/lazyre"
+	"sort"
 	"strings"
 	"unicode"
+
+	"github.com/prose-store/prose/internal/lazyre"
 )
+
+// Revision names how sources are read into documents, and is part of
+// each source's memo key, so a vault's pages of a source read before a
+// change are derived again on its next ingest. Revision 2 reads
+// AsciiDoc's delimited blocks and one-line titles in plain text.
+const Revision = "read-2"
 
 // numbered and bulleted are the items' lines, as numberedItem and
 // bulletedItem read them without the expressions.
@@ -16,10 +24,18 @@ var (
 
 // readText fills d from plain text: blank lines separate blocks; a line
 // underlined with === or --- is a heading, and so is a short line in
-// capitals standing alone; the first short line is the title; runs of
-// numbered lines are steps and bulleted lines a list.
+// capitals standing alone or one led by "= " to "===== " (AsciiDoc's
+// titles); the first short line is the title; runs of numbered lines are
+// steps and bulleted lines a list; a block between two equal lines of
+// four or more '-' or '.' (AsciiDoc's listing and literal blocks) is code,
+// kept as it is — its lines are never headings, its delimiters never
+// underlines.
 func readText(d *Document, src string) {
 	lines := strings.Split(strings.ReplaceAll(src, "\r\n", "\n"), "\n")
+	for i := range lines {
+		lines[i] = strings.TrimRight(lines[i], " \t")
+	}
+	closers := delimiters(lines)
 	var para []string
 	flush := func() {
 		if len(para) > 0 {
@@ -29,10 +45,21 @@ func readText(d *Document, src string) {
 	}
 	first := true
 	for i := 0; i < len(lines); i++ {
-		line := strings.TrimRight(lines[i], " \t")
+		line := lines[i]
 		if strings.TrimSpace(line) == "" {
 			flush()
 			continue
+		}
+		if len(para) == 0 {
+			// A delimiter starting a block (after a blank line: one
+			// right under a line of text underlines it) opens one.
+			if j := closers.after(line, i); j > i {
+				if j > i+1 {
+					d.addBlock(Block{Kind: Code, Text: strings.Join(lines[i+1:j], "\n")})
+				}
+				i, first = j, false
+				continue
+			}
 		}
 		next := ""
 		if i+1 < len(lines) {
@@ -40,6 +67,9 @@ func readText(d *Document, src string) {
 		}
 		aloneAfter := i+1 >= len(lines) || strings.TrimSpace(next) == ""
 		switch {
+		case len(para) == 0 && titleLevel(line) > 0:
+			level := titleLevel(line)
+			d.addSection(level, strings.TrimSpace(strings.TrimLeft(line, "=")))
 		case len(para) == 0 && underline().MatchString(next) && shortLine(line):
 			level := 2
 			if strings.Contains(next, "=") {
@@ -57,6 +87,58 @@ func readText(d *Document, src string) {
 		first = false
 	}
 	flush()
+}
+
+// delimited finds the delimiters of a text's delimited blocks: by line,
+// the lines of four or more '-' or '.' and nothing else, and where each
+// occurs.
+type delimited map[string][]int
+
+func delimiters(lines []string) delimited {
+	out := delimited{}
+	for i, l := range lines {
+		if isDelimiter(l) {
+			out[l] = append(out[l], i)
+		}
+	}
+	return out
+}
+
+func isDelimiter(l string) bool {
+	if len(l) < 4 || l[0] != '-' && l[0] != '.' {
+		return false
+	}
+	return strings.Count(l, l[:1]) == len(l)
+}
+
+// after is the line closing the block that line, at i, opens: the next
+// line equal to it, or -1 when line is no delimiter or none follows.
+func (dl delimited) after(line string, i int) int {
+	at := dl[line]
+	k := sort.SearchInts(at, i+1)
+	if k < len(at) {
+		return at[k]
+	}
+	return -1
+}
+
+// titleLevel is the level of an AsciiDoc one-line title ("== Usage": 2),
+// 0 for any other line: one to five '=' then a space and a short line
+// starting with a letter or digit.
+func titleLevel(line string) int {
+	n := 0
+	for n < len(line) && line[n] == '=' {
+		n++
+	}
+	if n == 0 || n > 5 || n+1 >= len(line) || line[n] != ' ' {
+		return 0
+	}
+	rest := strings.TrimSpace(line[n:])
+	r := []rune(rest)
+	if len(r) == 0 || !unicode.IsLetter(r[0]) && !unicode.IsDigit(r[0]) || !shortLine(rest) {
+		return 0
+	}
+	return n
 }
 
 // plainBlock reads a run of lines: steps, a list, or a paragraph (or
