@@ -461,9 +461,11 @@ func TestDoxygenTitleAndFragments(t *testing.T) {
 // is — none of its lines becomes a heading, its closing delimiter no
 // underline ("HEAD is now at 427abfa Linux v2.6.17" over the listing's
 // end had become a section page) — and a one-line title ("== Usage") is
-// a heading of its level. An underline longer than its title stays one.
+// a heading of its level, the anchor line above it its name and an
+// attribute line markup, not text. An underline longer than its title
+// stays one.
 func TestAsciiDocBlocksAndTitlesInPlainText(t *testing.T) {
-	text := "git-switch(1)\n=============\n\nNAME\n----\ngit-switch - Switch branches\n\n== Detached heads\n\nYou can check out a tag:\n\n" +
+	text := "git-switch(1)\n=============\n\nNAME\n----\ngit-switch - Switch branches\n\n[[detached-head]]\n== Detached heads\n\nYou can check out a tag:\n\n[source,shell]\n" +
 		"------------------------------------------------\n$ git switch --detach v2.6.17\nNote: checking out 'v2.6.17'.\n\nHEAD is now at 427abfa Linux v2.6.17\n------------------------------------------------\n\n" +
 		"....\nliteral   text\n....\n\nUsage\n---------------\n\ntext after.\n\nOther\n---------------\n\nmore text.\n"
 	d, err := Read("git-switch.txt", []byte(text), "")
@@ -484,6 +486,14 @@ func TestAsciiDocBlocksAndTitlesInPlainText(t *testing.T) {
 	}
 	if got, want := strings.Join(heads, "|"), "1:git-switch(1)|2:NAME|2:Detached heads|2:Usage|2:Other"; got != want {
 		t.Errorf("headings %q, want %q", got, want)
+	}
+	for _, s := range d.Sections {
+		if s.Heading == "Detached heads" && !reflect.DeepEqual(s.IDs, []string{"detached-head"}) {
+			t.Errorf("the anchor line above a title names it: IDs %q", s.IDs)
+		}
+	}
+	if strings.Contains(d.Markdown(), "[source") || strings.Contains(d.Markdown(), "[[detached") {
+		t.Errorf("an attribute or anchor line was kept as text:\n%s", d.Markdown())
 	}
 	want := []string{"$ git switch --detach v2.6.17\nNote: checking out 'v2.6.17'.\n\nHEAD is now at 427abfa Linux v2.6.17", "literal   text"}
 	if !reflect.DeepEqual(code, want) {

@@ -50,10 +50,16 @@ func readText(d *Document, src string) {
 			flush()
 			continue
 		}
-		if len(para) == 0 {
+		// AsciiDoc's anchor and attribute lines ("[[detached-head]]",
+		// "[preface]", "[source,c]") before a title or a delimited block
+		// belong to it: an anchor names the section, an attribute is
+		// markup, and neither is text.
+		attrs := len(para) > 0 && attributesOnly(para)
+		if len(para) == 0 || attrs {
 			// A delimiter starting a block (after a blank line: one
 			// right under a line of text underlines it) opens one.
 			if j := closers.after(line, i); j > i {
+				para = nil
 				if j > i+1 {
 					d.addBlock(Block{Kind: Code, Text: strings.Join(lines[i+1:j], "\n")})
 				}
@@ -67,15 +73,20 @@ func readText(d *Document, src string) {
 		}
 		aloneAfter := i+1 >= len(lines) || strings.TrimSpace(next) == ""
 		switch {
-		case len(para) == 0 && titleLevel(line) > 0:
-			level := titleLevel(line)
-			d.addSection(level, strings.TrimSpace(strings.TrimLeft(line, "=")))
-		case len(para) == 0 && underline().MatchString(next) && shortLine(line):
+		case (len(para) == 0 || attrs) && titleLevel(line) > 0:
+			ids := anchorsOf(para)
+			para = nil
+			d.addSection(titleLevel(line), strings.TrimSpace(strings.TrimLeft(line, "=")))
+			d.Sections[len(d.Sections)-1].IDs = ids
+		case (len(para) == 0 || attrs) && underline().MatchString(next) && shortLine(line) && !directive(line):
+			ids := anchorsOf(para)
+			para = nil
 			level := 2
 			if strings.Contains(next, "=") {
 				level = 1
 			}
 			d.addSection(level, line)
+			d.Sections[len(d.Sections)-1].IDs = ids
 			i++
 		case len(para) == 0 && first && aloneAfter && shortLine(line) && !directive(line):
 			d.addSection(1, line)
@@ -120,6 +131,33 @@ func (dl delimited) after(line string, i int) int {
 		return at[k]
 	}
 	return -1
+}
+
+// attributesOnly says whether every line is an AsciiDoc anchor or
+// attribute line: one token in square brackets ("[[id]]", "[preface]",
+// "[source,c]").
+func attributesOnly(lines []string) bool {
+	for _, l := range lines {
+		l = strings.TrimSpace(l)
+		if len(l) < 3 || l[0] != '[' || l[len(l)-1] != ']' || strings.ContainsAny(l, " \t") {
+			return false
+		}
+	}
+	return true
+}
+
+// anchorsOf is the names of the anchor lines ("[[detached-head]]") among
+// lines, nil when none is.
+func anchorsOf(lines []string) []string {
+	var out []string
+	for _, l := range lines {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "[[") && strings.HasSuffix(l, "]]") && len(l) > 4 {
+			id, _, _ := strings.Cut(l[2:len(l)-2], ",")
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // titleLevel is the level of an AsciiDoc one-line title ("== Usage": 2),
