@@ -463,11 +463,12 @@ func TestDoxygenTitleAndFragments(t *testing.T) {
 // end had become a section page) — and a one-line title ("== Usage") is
 // a heading of its level, the anchor line above it its name and an
 // attribute line markup, not text. An underline longer than its title
-// stays one.
+// stays one, and a reStructuredText title over- and underlined with '-'
+// is a title, not a block.
 func TestAsciiDocBlocksAndTitlesInPlainText(t *testing.T) {
 	text := "git-switch(1)\n=============\n\nNAME\n----\ngit-switch - Switch branches\n\n[[detached-head]]\n== Detached heads\n\nYou can check out a tag:\n\n[source,shell]\n" +
 		"------------------------------------------------\n$ git switch --detach v2.6.17\nNote: checking out 'v2.6.17'.\n\nHEAD is now at 427abfa Linux v2.6.17\n------------------------------------------------\n\n" +
-		"....\nliteral   text\n....\n\nUsage\n---------------\n\ntext after.\n\nOther\n---------------\n\nmore text.\n"
+		"....\nliteral   text\n....\n\nUsage\n---------------\n\ntext after.\n\nOther\n---------------\n\nmore text.\n\n-----------\n Overlined\n-----------\n\nlast.\n"
 	d, err := Read("git-switch.txt", []byte(text), "")
 	if err != nil {
 		t.Fatal(err)
@@ -484,7 +485,7 @@ func TestAsciiDocBlocksAndTitlesInPlainText(t *testing.T) {
 			}
 		}
 	}
-	if got, want := strings.Join(heads, "|"), "1:git-switch(1)|2:NAME|2:Detached heads|2:Usage|2:Other"; got != want {
+	if got, want := strings.Join(heads, "|"), "1:git-switch(1)|2:NAME|2:Detached heads|2:Usage|2:Other|2:Overlined"; got != want {
 		t.Errorf("headings %q, want %q", got, want)
 	}
 	for _, s := range d.Sections {
