@@ -5,9 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/prose-store/prose/ingest"
 	"github.com/prose-store/prose/ingest/source"
 	"github.com/prose-store/prose/vault"
@@ -16,14 +13,7 @@ import (
 // publishedTree is the hash of the published/ tree of commit.
 func publishedTree(t *testing.T, v *vault.Vault, commit string) string {
 	t.Helper()
-	repo, err := git.PlainOpen(v.Root())
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := repo.CommitObject(plumbing.NewHash(commit))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := commitObject(t, v, commit)
 	tree, err := c.Tree()
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/prose-store/prose/ingest"
 	"github.com/prose-store/prose/ingest/offline"
@@ -122,6 +123,12 @@ func ingestMoved(t *testing.T, docs []*source.Document) (string, error) {
 
 func commitTree(t *testing.T, v *vault.Vault, commit string) string {
 	t.Helper()
+	return commitObject(t, v, commit).TreeHash.String()
+}
+
+// commitObject is the commit of v's repository named commit.
+func commitObject(t *testing.T, v *vault.Vault, commit string) *object.Commit {
+	t.Helper()
 	repo, err := git.PlainOpen(v.Root())
 	if err != nil {
 		t.Fatal(err)
@@ -130,7 +137,7 @@ func commitTree(t *testing.T, v *vault.Vault, commit string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c.TreeHash.String()
+	return c
 }
 
 // TestIngestReadsReleasedSourcesAgain: a run lets go of each source's
