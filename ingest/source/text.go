@@ -59,16 +59,6 @@ func readText(d *Document, src string) {
 			// A delimiter starting a block (after a blank line: one
 			// right under a line of text underlines it) opens one.
 			if j := closers.after(line, i); j > i {
-				if j == i+2 && line[0] == '-' && shortLine(lines[i+1]) && !directive(lines[i+1]) {
-					// One short line over- and underlined: a
-					// reStructuredText title, not a block.
-					ids := anchorsOf(para)
-					para = nil
-					d.addSection(2, strings.TrimSpace(lines[i+1]))
-					d.Sections[len(d.Sections)-1].IDs = ids
-					i, first = j, false
-					continue
-				}
 				para = nil
 				if j > i+1 {
 					d.addBlock(Block{Kind: Code, Text: strings.Join(lines[i+1:j], "\n")})
