@@ -18,6 +18,13 @@ import (
 // it under catalog.Duplicates. When either changes so the texts differ,
 // the duplicate gets pages of its own again. This is the one case where a
 // source's pages carry another source of the run.
+//
+// A collection's markup source beside its rendering is a duplicate too
+// (a twin): git's `git-add.txt` beside `git-add.html`, Sphinx's
+// `_sources/usage.rst.txt` beside `usage.html`, a README.md beside the
+// README.html made from it — one document in two forms, whose pages are
+// the rendering's (twinOf says which). It stays one while both are in the
+// collection; once the rendering is gone it gets pages of its own.
 
 // metaSourceNames is the page meta key naming the sources whose text a
 // page is, its origin's first, when more than one has it; prose keeps it.
@@ -32,6 +39,8 @@ type dupRecord struct {
 	Kind  string `json:"kind"`
 	Title string `json:"title"`
 	Memo  string `json:"memo"`
+	// Twin says the duplicate is Of's markup source, not its text.
+	Twin bool `json:"twin,omitempty"`
 }
 
 // textKey is the token of a document's text as prompts quote it (its
@@ -49,6 +58,7 @@ type sameText struct {
 	of      map[string]string
 	key     map[string]string
 	leaving map[string]string
+	twin    map[string]bool // the duplicates that are twins
 }
 
 // sameTextOf groups docs by text against the base state, the same
@@ -58,10 +68,12 @@ type sameText struct {
 // sources of one text the first by name is the primary. A primary of the
 // base state in the run stays one (its pages are there).
 func (r *run) sameTextOf(docs []*source.Document) *sameText {
-	st := &sameText{of: map[string]string{}, key: map[string]string{}, leaving: map[string]string{}}
+	st := &sameText{of: map[string]string{}, key: map[string]string{}, leaving: map[string]string{}, twin: map[string]bool{}}
 	inRun := map[string]bool{}
+	byName := map[string]*source.Document{}
 	for _, d := range docs {
 		inRun[d.Name] = true
+		byName[d.Name] = d
 		st.key[d.Name] = textKey(d)
 	}
 	// The base state's primaries by name, with their text as it now is.
@@ -88,9 +100,20 @@ func (r *run) sameTextOf(docs []*source.Document) *sameText {
 		names = append(names, n) // a document given twice is one source
 	}
 	sort.Strings(names)
+	// Twins first, among the run's sources the base state gave no pages
+	// of their own (those keep them): a markup source is its rendering's
+	// whatever their names' order.
+	for _, n := range names {
+		if _, base := primaries[n]; base {
+			continue
+		}
+		if h := twinOf(byName[n], byName); h != "" {
+			st.of[n], st.twin[n] = h, true
+		}
+	}
 	first := map[string]string{} // a text's primary among the run's new sources
 	for _, n := range names {
-		if _, ok := primaries[n]; ok {
+		if _, ok := primaries[n]; ok || st.twin[n] {
 			continue
 		}
 		k := st.key[n]
@@ -102,6 +125,13 @@ func (r *run) sameTextOf(docs []*source.Document) *sameText {
 			first[k] = n
 		}
 	}
+	// A twin whose rendering is itself another's duplicate is that
+	// one's too.
+	for n := range st.twin {
+		if p := st.of[st.of[n]]; p != "" {
+			st.of[n] = p
+		}
+	}
 	for n, rec := range r.base.Duplicates {
 		if inRun[n] {
 			if st.of[n] != rec.Of {
@@ -109,11 +139,93 @@ func (r *run) sameTextOf(docs []*source.Document) *sameText {
 			}
 			continue
 		}
+		if _, ok := primaries[rec.Of]; rec.Twin && ok {
+			continue // its rendering is still there
+		}
 		if k, ok := primaries[rec.Of]; !ok || k != rec.Text {
 			st.leaving[n] = rec.Of // its primary changed (or is gone)
 		}
 	}
 	return st
+}
+
+// twinOf is the name of the run's HTML document that d is the markup
+// source of, "" when there is none: in d's collection, the page of d's
+// path as HTML (`git-add.txt` → `git-add.html`; a Sphinx source
+// `_sources/usage.rst.txt` → `usage.html`), whose text says at least
+// nine in ten of d's runs of eight words: a file that only shares a name
+// is no twin, and neither is a source whose markup the rendering expands
+// or leaves out (Sphinx's autodoc and toctree directives): it keeps its
+// own page, so nothing it says is lost.
+func twinOf(d *source.Document, byName map[string]*source.Document) string {
+	if d == nil || !d.Collection || d.Kind == source.HTML || d.Kind == source.Conversation {
+		return ""
+	}
+	for _, h := range twinNames(d.Name) {
+		t := byName[h]
+		if t == nil || !t.Collection || t.Kind != source.HTML {
+			continue
+		}
+		if sharedRuns(d.Prose(), t.Title+" "+t.Prose()) >= 0.9 {
+			return h
+		}
+	}
+	return ""
+}
+
+// twinNames are the names of the renderings a markup source's name may
+// have.
+func twinNames(name string) []string {
+	low := strings.ToLower(name)
+	var stems []string
+	for _, ext := range []string{".rst.txt", ".md.txt", ".txt", ".md", ".markdown", ".rst", ".adoc", ".asciidoc"} {
+		if strings.HasSuffix(low, ext) {
+			stems = append(stems, name[:len(name)-len(ext)])
+			break
+		}
+	}
+	if len(stems) == 0 {
+		return nil
+	}
+	stem := stems[0]
+	if i := strings.LastIndex(stem, "_sources/"); i >= 0 && (i == 0 || stem[i-1] == '/') {
+		stems = append(stems, stem[:i]+stem[i+len("_sources/"):])
+	}
+	var out []string
+	for _, s := range stems {
+		out = append(out, s+".html", s+".htm")
+	}
+	return out
+}
+
+// sharedRuns is the share of a's runs of eight words that b has, in the
+// same words in the same order (1 when a has none): how much of what a
+// says b says too.
+func sharedRuns(a, b string) float64 {
+	const n = 8
+	runs := func(s string) []string {
+		ws := strings.FieldsFunc(strings.ToLower(s), notWordRune)
+		var out []string
+		for i := 0; i+n <= len(ws); i++ {
+			out = append(out, strings.Join(ws[i:i+n], " "))
+		}
+		return out
+	}
+	ra := runs(a)
+	if len(ra) == 0 {
+		return 1
+	}
+	have := map[string]bool{}
+	for _, r := range runs(b) {
+		have[r] = true
+	}
+	k := 0
+	for _, r := range ra {
+		if have[r] {
+			k++
+		}
+	}
+	return float64(k) / float64(len(ra))
 }
 
 // skip reports whether d, of memo key memo, is skipped: a duplicate when
@@ -178,7 +290,7 @@ func (r *run) originPages(name string) []string {
 // a duplicate. No model is asked.
 func (r *run) duplicate(d *source.Document, of string, st *sameText) error {
 	sr := &r.res.Sources[r.sourceIndex(d)]
-	sr.SameAs = of
+	sr.SameAs, sr.MarkupOf = of, st.twin[d.Name]
 	pages := r.originPages(of)
 	sr.Pages = pages
 	for _, p := range pages {
@@ -193,7 +305,7 @@ func (r *run) duplicate(d *source.Document, of string, st *sameText) error {
 	if r.cat.Duplicates == nil {
 		r.cat.Duplicates = map[string]*dupRecord{}
 	}
-	r.cat.Duplicates[d.Name] = &dupRecord{ID: d.ID, Of: of, Text: st.key[d.Name], Kind: string(d.Kind), Title: d.Title, Memo: r.memoOf(d)}
+	r.cat.Duplicates[d.Name] = &dupRecord{ID: d.ID, Of: of, Text: st.key[d.Name], Kind: string(d.Kind), Title: d.Title, Memo: r.memoOf(d), Twin: st.twin[d.Name]}
 	for _, p := range pages {
 		pg, ok, err := r.tx.Page(p)
 		if err != nil || !ok {

@@ -98,9 +98,12 @@ type SourceResult struct {
 	Encoding string `json:"encoding,omitempty"`
 	// SameAs names the source whose pages hold this one's text (the same
 	// text after chrome; duplicates.go).
-	SameAs string   `json:"same_as,omitempty"`
-	Status string   `json:"status"` // ingested, skipped (memo key seen), unchanged (read again, its pages came out as they were), planned (dry run)
-	Pages  []string `json:"pages"`
+	SameAs string `json:"same_as,omitempty"`
+	// MarkupOf says SameAs is the rendering this source is the markup
+	// source of (a twin: git-add.txt of git-add.html).
+	MarkupOf bool     `json:"markup_of,omitempty"`
+	Status   string   `json:"status"` // ingested, skipped (memo key seen), unchanged (read again, its pages came out as they were), planned (dry run)
+	Pages    []string `json:"pages"`
 }
 
 // Move is a page moved during a run.
@@ -488,7 +491,7 @@ func (r *run) ingest(ctx context.Context, docs []*source.Document) (*Result, err
 	r.links = newSourceLinks(docs, r.base, r.opt, r.same.of)
 	var todo []*source.Document
 	for _, d := range docs {
-		sr := SourceResult{Name: d.Name, ID: d.ID, Kind: string(d.Kind), Title: d.Title, Redactions: d.Redactions, Encoding: d.Encoding, Pages: []string{}, SameAs: r.same.of[d.Name]}
+		sr := SourceResult{Name: d.Name, ID: d.ID, Kind: string(d.Kind), Title: d.Title, Redactions: d.Redactions, Encoding: d.Encoding, Pages: []string{}, SameAs: r.same.of[d.Name], MarkupOf: r.same.twin[d.Name]}
 		memo := r.memoOf(d)
 		if r.skipSame(d, memo, r.same) {
 			sr.Status = "skipped"

@@ -377,7 +377,10 @@ func printPipeline(c *cli.Context, v *vault.Vault, spec string, res *ingest.Resu
 		if s.Encoding != "" {
 			red = ", converted from " + s.Encoding + red
 		}
-		if s.SameAs != "" {
+		switch {
+		case s.MarkupOf:
+			red += ", the markup source of " + s.SameAs
+		case s.SameAs != "":
 			red += ", the same text as " + s.SameAs
 		}
 		out.printf("%-9s %s (%s%s)\n", s.Status, s.Name, s.Kind, red)
