@@ -647,9 +647,6 @@ func (r *run) source(ctx context.Context, d *source.Document) error {
 	r.startAhead(ctx, r.next)
 	parts := rendered.Parts
 	split := len(parts) > 0
-	if split {
-		rendered = render.Result{}
-	}
 	p, err := r.analysed(a)
 	if err != nil {
 		return &StepError{"analysis of " + d.Name, err}
@@ -1002,11 +999,6 @@ func (r *run) analysisCall(d *source.Document) (system, text string, narrowed bo
 	}
 	system, text, err = r.shared(true, fixed, variable)
 	return system, text, narrowed, err
-}
-
-// analyse asks the model for a plan.
-func (r *run) analyse(ctx context.Context, d *source.Document) (*plan.Plan, error) {
-	return r.analysed(r.analysis(ctx, d))
 }
 
 // analysis is one source's analysis call and what it gave, not yet taken
